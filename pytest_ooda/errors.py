@@ -1,0 +1,88 @@
+"""The exception hierarchy: every mistake a user can make surfaces as an ``OodaError``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class OodaError(Exception):
+    """Root of every error pytest-ooda raises for a user's input or environment.
+
+    ``file``/``line``/``column`` (1-based) say where the mistake is; ``hint`` is an
+    optional second line such as a "did you mean" suggestion or the expected value.
+    ``str(err)`` renders ``file:line:col: message`` followed by the hint.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        file: str | Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.file = str(file) if file is not None else None
+        self.line = line
+        self.column = column
+        self.hint = hint
+
+    @property
+    def location(self) -> str:
+        """``file:line:col`` with whatever parts are known (empty when none)."""
+        parts: list[str] = []
+        if self.file is not None:
+            parts.append(self.file)
+            if self.line is not None:
+                parts.append(str(self.line))
+                if self.column is not None:
+                    parts.append(str(self.column))
+        return ":".join(parts)
+
+    def __str__(self) -> str:
+        loc = self.location
+        text = f"{loc}: {self.message}" if loc else self.message
+        if self.hint:
+            text += f"\n  {self.hint}"
+        return text
+
+
+class ConfigError(OodaError):
+    """A config file (or environment variable, or option) is malformed or inconsistent."""
+
+
+class FragmentError(ConfigError):
+    """A fragment action cannot be resolved or loaded."""
+
+
+class TemplateError(OodaError):
+    """A Go template failed to parse (``kind == "parse"``) or execute (``kind == "exec"``).
+
+    ``template_line`` is the 1-based line inside the template source; ``message`` is
+    shaped like Go's (``template: fragment:3: unexpected EOF``).
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        kind: str,
+        template_line: int | None = None,
+        file: str | Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, file=file, line=line, column=column, hint=hint)
+        self.kind = kind
+        self.template_line = template_line
+
+
+class ScenarioError(OodaError):
+    """A scenario file is malformed, or replay asked for more than it recorded."""
+
+
+class BackendError(OodaError):
+    """An AI backend could not be started or configured."""
