@@ -1,0 +1,382 @@
+"""The ``command`` backend: runs the AI CLI as a fresh subprocess for every iteration.
+
+Process handling is the point of this module: no shell, an own process group, the prompt
+on stdin (a child that exits without reading it is normal), stdout and stderr merged
+through one pipe so their order is kept, a bounded tail buffer, an iteration timeout that
+kills the whole group, and clean-up of the group when the runner itself is interrupted.
+Everything runs on one thread with a selector, so no helper thread can be left blocked.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import selectors
+import shlex
+import shutil
+import signal
+import subprocess
+import time
+from collections import deque
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_ooda.backends import BackendResult, StreamCallback
+from pytest_ooda.errors import BackendError
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+__all__ = ["CommandBackend", "TailBuffer", "resolve_executable"]
+
+_READ_SIZE = 1 << 20
+_WRITE_SIZE = 1 << 16
+_PIPE_SIZE = 1 << 20
+_POLL = 0.1
+
+
+class TailBuffer:
+    """Keeps the last ``limit`` bytes of a stream in O(limit) memory.
+
+    Chunks are kept whole in a deque and only the oldest one is ever sliced, so appending
+    costs O(chunk) instead of shifting the whole buffer (which would make a 1 GiB stream
+    through a 10 MB buffer quadratic).
+    """
+
+    def __init__(self, limit: int) -> None:
+        if limit < 1:
+            raise ValueError("limit must be >= 1")
+        self.limit = limit
+        self.total = 0
+        self.dropped = 0
+        self._chunks: deque[bytes] = deque()
+        self._size = 0
+
+    def add(self, chunk: bytes) -> None:
+        n = len(chunk)
+        if not n:
+            return
+        self.total += n
+        if n >= self.limit:
+            self.dropped += self._size + n - self.limit
+            self._chunks.clear()
+            self._chunks.append(chunk[n - self.limit :])
+            self._size = self.limit
+            return
+        self._chunks.append(chunk)
+        self._size += n
+        while self._size > self.limit:
+            head = self._chunks[0]
+            excess = self._size - self.limit
+            if len(head) <= excess:
+                self._chunks.popleft()
+                self._size -= len(head)
+                self.dropped += len(head)
+            else:
+                self._chunks[0] = head[excess:]
+                self._size -= excess
+                self.dropped += excess
+
+    @property
+    def truncated(self) -> bool:
+        return self.dropped > 0
+
+    def getvalue(self) -> bytes:
+        return b"".join(self._chunks)
+
+
+def _search_path(env: Mapping[str, str] | None) -> str:
+    source = os.environ if env is None else env
+    return source.get("PATH", os.defpath)
+
+
+def resolve_executable(
+    argv: Sequence[str], *, workdir: Path, env: Mapping[str, str] | None = None
+) -> str:
+    """Return the path that would be executed for ``argv[0]``, or raise ``BackendError``.
+
+    A name without a slash is searched on ``PATH`` (of ``env`` when given); a name with a
+    slash is taken relative to ``workdir``, as the child's ``cwd`` would see it.
+    """
+    if not argv:
+        raise BackendError("the AI command is empty", hint="set loop.ai_cmd to a command line")
+    name = argv[0]
+    search = _search_path(env)
+    if os.sep in name:
+        candidate = Path(name) if os.path.isabs(name) else workdir / name
+        if not candidate.exists():
+            raise BackendError(f"AI command not found: {name!r} (looked for {candidate})")
+        if candidate.is_dir() or not os.access(candidate, os.X_OK):
+            raise BackendError(
+                f"AI command is not executable: {candidate}",
+                hint="make it executable (chmod +x) or run it through its interpreter",
+            )
+        return str(candidate)
+    found = shutil.which(name, path=search)
+    if found is not None:
+        return found
+    dirs = [d for d in search.split(os.pathsep) if d]
+    for directory in dirs:
+        candidate = Path(directory) / name
+        if candidate.is_file():
+            raise BackendError(
+                f"AI command is not executable: {candidate}",
+                hint="make it executable (chmod +x) or run it through its interpreter",
+            )
+    listing = "\n    ".join(dirs) if dirs else "(PATH is empty)"
+    raise BackendError(
+        f"AI command not found: {name!r}",
+        hint=f"searched PATH:\n    {listing}",
+    )
+
+
+class CommandBackend:
+    """Runs ``argv`` once per iteration; see the module docstring for the guarantees.
+
+    ``kill_grace`` is the time between SIGTERM and SIGKILL on timeout; ``drain_grace`` is
+    how long the pipe may stay open after the AI process exited (a straggling grandchild
+    holding it) before the group is killed; ``interrupt_wait`` bounds the clean-up when
+    the runner is interrupted.
+    """
+
+    def __init__(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        kill_grace: float = 5.0,
+        drain_grace: float = 1.0,
+        interrupt_wait: float = 5.0,
+    ) -> None:
+        if not argv:
+            raise BackendError("the AI command is empty", hint="set loop.ai_cmd to a command line")
+        self.argv = tuple(argv)
+        self.env = dict(env) if env is not None else None
+        self.kill_grace = kill_grace
+        self.drain_grace = drain_grace
+        self.interrupt_wait = interrupt_wait
+
+    @classmethod
+    def from_string(cls, command: str, **kwargs: float) -> CommandBackend:
+        """Split ``command`` like a POSIX shell would (without running one)."""
+        try:
+            argv = shlex.split(command)
+        except ValueError as exc:
+            raise BackendError(f"cannot split AI command {command!r}: {exc}") from None
+        return cls(argv, **kwargs)  # type: ignore[arg-type]
+
+    def __repr__(self) -> str:
+        return f"CommandBackend({shlex.join(self.argv)!r})"
+
+    def check(self, workdir: Path) -> str:
+        """Validate that the command can be started from ``workdir``; returns its path."""
+        return resolve_executable(self.argv, workdir=workdir, env=self.env)
+
+    def run(
+        self,
+        prompt: str,
+        *,
+        iteration: int,
+        workdir: Path,
+        timeout: float | None,
+        max_output: int,
+        stream: StreamCallback | None,
+    ) -> BackendResult:
+        executable = self.check(workdir)
+        data = prompt.encode("utf-8")
+        started = time.monotonic()
+        try:
+            proc = subprocess.Popen(
+                self.argv,
+                executable=executable,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                cwd=workdir,
+                env=self.env,
+                start_new_session=True,
+                bufsize=0,
+            )
+        except OSError as exc:
+            raise BackendError(
+                f"cannot start AI command {self.argv[0]!r}: {exc.strerror or exc}",
+                hint=f"command line: {shlex.join(self.argv)}",
+            ) from None
+        buffer = TailBuffer(max_output)
+        deadline = started + timeout if timeout is not None else None
+        try:
+            timed_out, broken_pipe = self._pump(proc, data, buffer, deadline, stream)
+        except BaseException:
+            # Interrupted (SIGINT/SIGTERM handler or KeyboardInterrupt): the AI's whole
+            # group must go before the runner reports `interrupted`.
+            self._terminate(proc, self.interrupt_wait)
+            raise
+        finally:
+            for pipe in (proc.stdin, proc.stdout):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
+        rc = proc.returncode if proc.returncode is not None else proc.wait()
+        return BackendResult(
+            output=buffer.getvalue().decode("utf-8", errors="replace"),
+            exit_code=rc,
+            duration=time.monotonic() - started,
+            timed_out=timed_out,
+            term_signal=-rc if rc < 0 else None,
+            truncated=buffer.truncated,
+            dropped_bytes=buffer.dropped,
+            total_bytes=buffer.total,
+            broken_pipe=broken_pipe,
+        )
+
+    def _pump(
+        self,
+        proc: subprocess.Popen[bytes],
+        data: bytes,
+        buffer: TailBuffer,
+        deadline: float | None,
+        stream: StreamCallback | None,
+    ) -> tuple[bool, bool]:
+        assert proc.stdout is not None
+        assert proc.stdin is not None
+        out_fd = proc.stdout.fileno()
+        in_fd = proc.stdin.fileno()
+        setpipe = getattr(fcntl, "F_SETPIPE_SZ", None)
+        if setpipe is not None:
+            # A bigger pipe means fewer wake-ups for chatty children; best effort only.
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(out_fd, setpipe, _PIPE_SIZE)
+        timed_out = False
+        broken_pipe = False
+        killed = False
+        kill_at: float | None = None
+        exited_at: float | None = None
+        eof = False
+        view = memoryview(data)
+        pos = 0
+        with selectors.DefaultSelector() as sel:
+            sel.register(out_fd, selectors.EVENT_READ)
+            stdin_open = True
+            if data:
+                os.set_blocking(in_fd, False)
+                sel.register(in_fd, selectors.EVENT_WRITE)
+            else:
+                proc.stdin.close()
+                stdin_open = False
+
+            def close_stdin() -> None:
+                nonlocal stdin_open
+                if stdin_open:
+                    sel.unregister(in_fd)
+                    with contextlib.suppress(OSError):
+                        proc.stdin.close()  # type: ignore[union-attr]
+                    stdin_open = False
+
+            while True:
+                now = time.monotonic()
+                if deadline is not None and not timed_out and now >= deadline:
+                    timed_out = True
+                    _signal_group(proc.pid, signal.SIGTERM)
+                    kill_at = now + self.kill_grace
+                if kill_at is not None and not killed and now >= kill_at:
+                    _signal_group(proc.pid, signal.SIGKILL)
+                    killed = True
+                if proc.poll() is not None:
+                    if eof:
+                        break
+                    if exited_at is None:
+                        exited_at = now
+                    elif now - exited_at >= self.drain_grace:
+                        if killed:
+                            # Whatever still holds the pipe escaped the group; stop waiting.
+                            break
+                        _signal_group(proc.pid, signal.SIGKILL)
+                        killed = True
+                        exited_at = now
+                wait = _POLL
+                for limit in (deadline if not timed_out else None, kill_at if not killed else None):
+                    if limit is not None:
+                        wait = max(0.0, min(wait, limit - now))
+                if eof and not stdin_open:
+                    with contextlib.suppress(subprocess.TimeoutExpired):
+                        proc.wait(timeout=wait)
+                    continue
+                for key, _ in sel.select(wait):
+                    if key.fd == out_fd:
+                        chunk = os.read(out_fd, _READ_SIZE)
+                        if not chunk:
+                            eof = True
+                            sel.unregister(out_fd)
+                            continue
+                        buffer.add(chunk)
+                        if stream is not None:
+                            stream(chunk)
+                    elif stdin_open:
+                        try:
+                            pos += os.write(in_fd, view[pos : pos + _WRITE_SIZE])
+                        except BlockingIOError:
+                            continue
+                        except BrokenPipeError:
+                            broken_pipe = True
+                            close_stdin()
+                            continue
+                        if pos >= len(view):
+                            close_stdin()
+                if eof and stdin_open and proc.poll() is not None:
+                    # The child is gone; nobody will read the rest of the prompt.
+                    broken_pipe = pos < len(view)
+                    close_stdin()
+        if timed_out or killed:
+            # Grandchildren that ignored SIGTERM or outlived the leader must not linger.
+            _signal_group(proc.pid, signal.SIGKILL)
+            _wait_group_gone(proc.pid, self.kill_grace)
+        return timed_out, broken_pipe
+
+    def _terminate(self, proc: subprocess.Popen[bytes], wait: float) -> None:
+        """SIGTERM the group, give it up to ``wait`` seconds in total, then SIGKILL it."""
+        started = time.monotonic()
+        _signal_group(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=min(wait, self.kill_grace))
+        _signal_group(proc.pid, signal.SIGKILL)
+        remaining = max(0.5, wait - (time.monotonic() - started))
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(timeout=remaining)
+        _wait_group_gone(proc.pid, max(0.5, wait - (time.monotonic() - started)))
+
+
+def _signal_group(pgid: int, sig: signal.Signals) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def _group_members(pgid: int) -> bool:
+    """Whether a live (non-zombie) process is still in group ``pgid``."""
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return True
+    # killpg(…, 0) also succeeds for zombies nobody has reaped yet (a container's PID 1
+    # may never reap them); those are dead for our purposes.
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in ("Z", "X"):
+            return True
+    return False
+
+
+def _wait_group_gone(pgid: int, budget: float) -> None:
+    deadline = time.monotonic() + budget
+    while _group_members(pgid) and time.monotonic() < deadline:
+        time.sleep(0.01)

@@ -1,0 +1,63 @@
+"""The promise signals and the outcome matrix of one iteration.
+
+Kept apart from the runner so the matrix can be read (and tested) as the table it is in
+the spec: FAILURE wins over SUCCESS, a timeout ignores both, a non-zero exit without a
+signal is a failure, and a clean exit without a signal means "keep going".
+"""
+
+from __future__ import annotations
+
+import signal as signal_module
+from dataclasses import dataclass
+
+__all__ = [
+    "FAILURE_SIGNAL",
+    "SUCCESS_SIGNAL",
+    "Outcome",
+    "decide_outcome",
+    "find_signal",
+]
+
+SUCCESS_SIGNAL = "<promise>SUCCESS</promise>"
+FAILURE_SIGNAL = "<promise>FAILURE</promise>"
+
+
+def find_signal(output: str) -> str | None:
+    """``"FAILURE"`` if the failure promise appears anywhere, else ``"SUCCESS"`` if the
+    success promise does, else ``None``."""
+    if FAILURE_SIGNAL in output:
+        return "FAILURE"
+    if SUCCESS_SIGNAL in output:
+        return "SUCCESS"
+    return None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """``kind`` is ``ok`` (continue, failures reset), ``success`` (stop) or ``failure``."""
+
+    kind: str
+    reason: str = ""
+
+
+def decide_outcome(
+    exit_code: int, signal: str | None, *, timed_out: bool = False, error: str | None = None
+) -> Outcome:
+    """Apply the outcome matrix; ``error`` is a backend's explanation of a failed call."""
+    if timed_out:
+        return Outcome("failure", "timed out")
+    if signal == "FAILURE":
+        return Outcome("failure", "FAILURE signal")
+    if signal == "SUCCESS":
+        return Outcome("success", "SUCCESS signal")
+    if exit_code != 0:
+        if error:
+            return Outcome("failure", error)
+        if exit_code < 0:
+            try:
+                name = signal_module.Signals(-exit_code).name
+            except ValueError:
+                name = f"signal {-exit_code}"
+            return Outcome("failure", f"killed by {name}")
+        return Outcome("failure", f"exit code {exit_code}")
+    return Outcome("ok")
