@@ -1,0 +1,301 @@
+"""The ``ooda`` command: a thin argparse front end over the library.
+
+Each subcommand is a pair ``_add_<cmd>_parser(subparsers)`` / ``_cmd_<cmd>(args) -> int``
+defined in this module and listed once in ``COMMANDS``. Exit codes: 0 success, 1 usage
+error (bad options), 2 configuration error (any ``OodaError``), 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from pytest_ooda import __version__
+from pytest_ooda.config import PHASES, Config, load_config, resolve_run_settings
+from pytest_ooda.errors import OodaError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+# Subcommands in the order `ooda --help` lists them. Adding one: define
+# `_add_<name>_parser` and `_cmd_<name>` below and append the name here.
+COMMANDS: tuple[str, ...] = ("list", "show", "lint")
+
+EXIT_OK = 0
+EXIT_USAGE = 1
+EXIT_CONFIG = 2
+EXIT_INTERRUPTED = 130
+
+_EPILOG = """\
+configuration tiers (highest first): command-line flags, OODA_* environment variables,
+the workspace config (./ooda-config.yml or --config FILE), the global config
+($OODA_CONFIG_HOME/ooda-config.yml, $XDG_CONFIG_HOME/ooda/ooda-config.yml or
+~/.config/ooda/ooda-config.yml), the built-in procedures.
+
+exit codes: 0 success, 1 usage error, 2 configuration error."""
+
+
+class UsageError(Exception):
+    """Bad command-line usage (exit code 1)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse exits with 2 on bad usage; we reserve 2 for configuration errors."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE``: the workspace config file to use instead of ./ooda-config.yml."""
+    parser.add_argument(
+        "--config",
+        "-c",
+        metavar="FILE",
+        help="config file to use instead of ./ooda-config.yml "
+        "(any file with the same schema, e.g. rooda-config.yml)",
+    )
+
+
+def load_from_args(args: argparse.Namespace, **overrides: Any) -> Config:
+    """Load the configuration for a command; prints config warnings to stderr."""
+    config = load_config(getattr(args, "config", None), overrides=overrides or None)
+    for warning in config.warnings:
+        print(f"warning: {warning}", file=sys.stderr)
+    return config
+
+
+# --------------------------------------------------------------------------- list
+
+
+def _add_list_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "list",
+        help="list the available procedures",
+        description="List every procedure (built-in plus workspace and global config) "
+        "with its display name and summary.",
+    )
+    add_config_option(parser)
+    parser.set_defaults(func=_cmd_list)
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    config = load_from_args(args)
+    rows = [(name, proc.title, proc.summary) for name, proc in sorted(config.procedures.items())]
+    if not rows:
+        print("no procedures defined")
+        return EXIT_OK
+    name_width = max(len(row[0]) for row in rows)
+    title_width = max(len(row[1]) for row in rows)
+    for name, title, summary in rows:
+        print(f"{name:<{name_width}}  {title:<{title_width}}  {summary}".rstrip())
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- show
+
+
+def _add_show_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "show",
+        help="print a procedure's assembled prompt",
+        description="Print the prompt a procedure sends to the AI command (without the "
+        "Iteration line), or one phase of it, or where each setting comes from.",
+    )
+    parser.add_argument("procedure", metavar="PROCEDURE", help="procedure name (see `ooda list`)")
+    parser.add_argument(
+        "--phase",
+        "-p",
+        choices=PHASES,
+        help="print only this phase's composed text",
+    )
+    parser.add_argument(
+        "--context",
+        "-x",
+        action="append",
+        default=[],
+        metavar="X",
+        help="context text, or a file whose content is included (repeatable)",
+    )
+    add_config_option(parser)
+    parser.add_argument(
+        "--provenance",
+        action="store_true",
+        help="print each resolved setting and the tier/file:line it came from "
+        "instead of the prompt",
+    )
+    parser.set_defaults(func=_cmd_show)
+
+
+def format_provenance(config: Config, procedure: str) -> str:
+    """The resolved run settings of ``procedure`` and each one's source, one per line."""
+    from pytest_ooda.config import Provenance
+
+    proc = config.procedure(procedure)
+    run = resolve_run_settings(config, procedure, require_ai=False)
+    values: list[tuple[str, str, str]] = []
+    limit = "unlimited" if run.max_iterations is None else str(run.max_iterations)
+    values.append(("max_iterations", limit, str(run.provenance["max_iterations"])))
+    timeout = "none" if run.iteration_timeout is None else f"{run.iteration_timeout}s"
+    values.append(("iteration_timeout", timeout, str(run.provenance["iteration_timeout"])))
+    for key in ("max_output_buffer", "failure_threshold", "show_ai_output"):
+        values.append((key, str(getattr(run, key)).lower(), str(run.provenance[key])))
+    if run.ai_cmd is not None:
+        import shlex
+
+        values.append(("ai_cmd", shlex.join(run.ai_cmd), str(run.provenance["ai_cmd"])))
+    elif run.ai_api is not None:
+        values.append(
+            ("ai_api", f"{run.ai_api.provider} {run.ai_api.model}", str(run.provenance["ai_api"]))
+        )
+    else:
+        values.append(("ai_cmd", "(none configured)", ""))
+    for key in ("log_level",):
+        values.append(
+            (key, str(getattr(config.loop, key)), str(config.provenance.get(f"loop.{key}", "")))
+        )
+    default = Provenance("default")
+    for phase, actions in proc.phases().items():
+        where = str(config.provenance.get(f"procedures.{procedure}.{phase}", default))
+        values.append((phase, f"{len(actions)} fragment(s)", where))
+    width = max(len(key) for key, _, _ in values)
+    vwidth = max(len(value) for _, value, _ in values)
+    lines = [f"procedure {procedure} ({proc.title})"]
+    lines += [f"  {k:<{width}}  {v:<{vwidth}}  {s}".rstrip() for k, v, s in values]
+    for phase, actions in proc.phases().items():
+        for index, action in enumerate(actions):
+            loc = action.location
+            lines.append(f"  {phase}[{index}]  {action.source_label()}  ({loc})")
+    return "\n".join(lines) + "\n"
+
+
+def _cmd_show(args: argparse.Namespace) -> int:
+    from pytest_ooda.compose import assemble_prompt, compose_phase
+
+    config = load_from_args(args)
+    proc = config.procedure(args.procedure)
+    if args.provenance:
+        sys.stdout.write(format_provenance(config, args.procedure))
+    elif args.phase:
+        text = compose_phase(proc.phases()[args.phase], procedure=proc.name, phase=args.phase)
+        sys.stdout.write(text + "\n" if text else "")
+    else:
+        sys.stdout.write(assemble_prompt(proc, context=args.context, cwd=Path.cwd()))
+    return EXIT_OK
+
+
+# --------------------------------------------------------------------------- lint
+
+
+def _add_lint_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "lint",
+        help="check procedures and fragments against the lint rules",
+        description="Check the procedures declared in the workspace config (the built-ins "
+        "when there is none) against the rules in docs/lint-rules.md. Prints one "
+        "`file:line:col: ID severity: message` line per finding and a summary; exits 1 "
+        "when any error-severity finding remains.",
+    )
+    add_config_option(parser)
+    parser.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (text)"
+    )
+    parser.add_argument(
+        "--select",
+        action="append",
+        default=[],
+        metavar="IDS",
+        help="only these rules: ids, id prefixes (OODA2) or names, comma-separated",
+    )
+    parser.add_argument(
+        "--ignore",
+        action="append",
+        default=[],
+        metavar="IDS",
+        help="skip these rules: ids, id prefixes or names, comma-separated",
+    )
+    parser.add_argument(
+        "--severity",
+        action="append",
+        default=[],
+        metavar="RULE=LEVEL",
+        help="override a rule's severity (error, warning, info, off); beats the config's "
+        "lint: section",
+    )
+    parser.add_argument(
+        "--builtin",
+        action="store_true",
+        help="also lint the built-in procedures",
+    )
+    parser.set_defaults(func=_cmd_lint)
+
+
+def _cmd_lint(args: argparse.Namespace) -> int:
+    from pytest_ooda import lint
+
+    try:
+        severities = lint.parse_severity_overrides(args.severity, source="--severity")
+        lint.parse_rule_list(args.select, source="--select")
+        lint.parse_rule_list(args.ignore, source="--ignore")
+    except OodaError as exc:
+        raise UsageError(str(exc)) from None
+    report = lint.lint_path(
+        args.config,
+        builtin=args.builtin,
+        severities=severities,
+        select=args.select,
+        ignore=args.ignore,
+    )
+    formatter = lint.format_json if args.format == "json" else lint.format_text
+    sys.stdout.write(formatter(report))
+    return report.exit_code
+
+
+# --------------------------------------------------------------------------- main
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``ooda`` argument parser with every registered subcommand."""
+    parser = _Parser(
+        prog="ooda",
+        description="Compose, inspect and run OODA prompt procedures for AI coding agents.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(
+        title="commands", dest="command", metavar="COMMAND", parser_class=_Parser
+    )
+    for name in COMMANDS:
+        globals()[f"_add_{name}_parser"](subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ooda`` console script; returns the exit code."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "func", None) is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        print(f"ooda: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OodaError as exc:
+        print(f"ooda: error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except KeyboardInterrupt:
+        print("ooda: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # `ooda show build | head` closes the pipe early; that is not an error.
+        return EXIT_OK
+
+
+if __name__ == "__main__":
+    sys.exit(main())

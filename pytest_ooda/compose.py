@@ -1,0 +1,302 @@
+"""Phase composition and the assembled prompt, with line-level source maps.
+
+``assemble_prompt`` produces exactly the text an AI command receives each iteration
+(``shared/spec/composition.md``). The ``*_mapped`` variants also return which lines of
+that text each fragment produced, so a prompt diff can name the fragment behind a
+changed line. Observers registered with :func:`add_use_observer` hear about every
+fragment rendered (the fragment-coverage report is one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_ooda.config import PHASES, FragmentAction, Procedure, located_template_error
+from pytest_ooda.errors import OodaError, TemplateError
+from pytest_ooda.fragments import load_fragment_text
+from pytest_ooda.yamlload import Mark
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from pytest_ooda.gotemplate import RenderTrace
+
+BAR = "═" * 63
+
+PREAMBLE_ROLE = """Your Role:
+You are an AI coding agent executing a structured OODA loop procedure.
+This is NOT a template or example - this is an EXECUTABLE PROCEDURE.
+You must complete all phases and produce concrete outputs.
+
+Success Signaling:
+- When you complete all tasks successfully, output: <promise>SUCCESS</promise>
+- If you cannot proceed due to blockers, output: <promise>FAILURE</promise>
+- Explanations should come AFTER the signal, not embedded in the tag
+- The loop orchestrator uses these signals to determine iteration outcome."""
+
+PHASE_HEADINGS = {
+    "observe": ("PHASE 1: OBSERVE", "Execute these observation tasks to gather information."),
+    "orient": (
+        "PHASE 2: ORIENT",
+        "Analyze the information you gathered and form your understanding.",
+    ),
+    "decide": ("PHASE 3: DECIDE", "Make decisions about what actions to take."),
+    "act": (
+        "PHASE 4: ACT",
+        "Execute the actions you decided on. Modify files, run commands, commit changes.",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Segment:
+    """Lines ``start_line..end_line`` (1-based, inclusive) of a composed text and their source.
+
+    ``source`` is a fragment's :meth:`FragmentAction.source_label` (``builtin:…``, the
+    relative path, or ``inline``), or ``preamble``, ``context``, ``marker:<phase>``.
+    """
+
+    start_line: int
+    end_line: int
+    source: str
+
+
+@dataclass(frozen=True)
+class MappedText:
+    """A composed text with the segments that produced its lines."""
+
+    text: str
+    segments: tuple[Segment, ...]
+
+    def source_of(self, line: int) -> str | None:
+        """The source of 1-based ``line``, or ``None`` for separator lines."""
+        for segment in self.segments:
+            if segment.start_line <= line <= segment.end_line:
+                return segment.source
+        return None
+
+
+@dataclass(frozen=True)
+class FragmentUse:
+    """One fragment rendered into a prompt (what observers receive)."""
+
+    action: FragmentAction
+    file: Path | None
+    procedure: str | None
+    phase: str | None
+    trace: RenderTrace | None
+
+
+_observers: list[Callable[[FragmentUse], None]] = []
+
+
+def add_use_observer(fn: Callable[[FragmentUse], None]) -> Callable[[], None]:
+    """Call ``fn`` for every fragment rendered from now on; returns a function removing it."""
+    _observers.append(fn)
+
+    def remove() -> None:
+        if fn in _observers:
+            _observers.remove(fn)
+
+    return remove
+
+
+def _where(procedure: str | None, phase: str | None, index: int | None) -> str:
+    parts = []
+    if procedure is not None:
+        parts.append(f"procedure {procedure}")
+    if phase is not None:
+        parts.append(phase if index is None else f"{phase}[{index}]")
+    return ": ".join(parts) if parts else "fragment"
+
+
+def render_action(
+    action: FragmentAction,
+    *,
+    procedure: str | None = None,
+    phase: str | None = None,
+    index: int | None = None,
+) -> str:
+    """The text of one fragment action: loaded, then rendered when it has parameters.
+
+    Not stripped; :func:`compose_phase` strips. Template errors are re-raised at the
+    fragment's config location.
+    """
+    text = load_fragment_text(action)
+    trace: RenderTrace | None = None
+    if action.parameters:
+        from pytest_ooda import gotemplate
+
+        if _observers:
+            trace = gotemplate.RenderTrace()
+        try:
+            text = gotemplate.render(text, action.parameters, name="fragment", trace=trace)
+        except TemplateError as exc:
+            loc = action.location
+            key = "path" if action.path is not None else "content"
+            key_loc = action.key_locations.get(key, loc)
+            raise located_template_error(
+                exc,
+                action,
+                _where(procedure, phase, index),
+                _display_file(loc.file),
+                Mark(key_loc.line, key_loc.column),
+            ) from None
+    if _observers:
+        use = FragmentUse(action, action.file, procedure, phase, trace)
+        for observer in tuple(_observers):
+            observer(use)
+    return text
+
+
+def _display_file(file: Path | None) -> str | None:
+    if file is None:
+        return None
+    from pytest_ooda.config import _display
+
+    return _display(file)
+
+
+def _pieces(
+    actions: Sequence[FragmentAction], procedure: str | None, phase: str | None
+) -> list[tuple[str, str]]:
+    out = []
+    for index, action in enumerate(actions):
+        text = render_action(action, procedure=procedure, phase=phase, index=index).strip()
+        out.append((text, action.source_label()))
+    return out
+
+
+def compose_phase(
+    actions: Sequence[FragmentAction], *, procedure: str | None = None, phase: str | None = None
+) -> str:
+    """One phase's text: each fragment stripped, joined with a blank line; ``""`` if empty."""
+    return "\n\n".join(text for text, _ in _pieces(actions, procedure, phase))
+
+
+class _Builder:
+    """Accumulates text blocks separated by blank lines, remembering each block's lines."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        self.segments: list[Segment] = []
+        self.line = 1
+
+    def add(self, text: str, source: str | None, *, gap: bool = True) -> None:
+        if self.blocks:
+            # A gap is a blank line between blocks; without one the block starts on the
+            # line right after the previous block.
+            self.blocks.append("\n\n" if gap else "\n")
+            self.line += 2 if gap else 1
+        self.blocks.append(text)
+        lines = text.count("\n") + 1
+        if source is not None and text:
+            self.segments.append(Segment(self.line, self.line + lines - 1, source))
+        self.line += lines - 1
+
+    def result(self, *, trailing_newline: bool) -> MappedText:
+        text = "".join(self.blocks)
+        if trailing_newline:
+            text = text.rstrip("\n") + "\n"
+        return MappedText(text, tuple(self.segments))
+
+
+def compose_phase_mapped(
+    actions: Sequence[FragmentAction], *, procedure: str | None = None, phase: str | None = None
+) -> MappedText:
+    """:func:`compose_phase` with the lines each fragment produced."""
+    builder = _Builder()
+    for text, source in _pieces(actions, procedure, phase):
+        builder.add(text, source)
+    return builder.result(trailing_newline=False)
+
+
+def _context_blocks(context: Sequence[str], cwd: Path | None) -> list[str]:
+    base = Path.cwd() if cwd is None else cwd
+    blocks = []
+    for value in context:
+        candidate = Path(value)
+        if not candidate.is_absolute():
+            candidate = base / candidate
+        text: str | None = None
+        # Context is free text unless it names a readable file; a value that merely
+        # looks like a path must not fail the run.
+        if value and "\n" not in value and len(value) < 4096:
+            try:
+                if candidate.is_file():
+                    text = candidate.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                text = None
+        if text is not None:
+            blocks.append(f"Source: {value}\n\n{text.strip()}")
+        else:
+            blocks.append(value.strip())
+    return blocks
+
+
+def assemble_prompt_mapped(
+    procedure: Procedure,
+    *,
+    iteration: int | None = None,
+    max_iterations: int | None = None,
+    context: Sequence[str] = (),
+    cwd: Path | None = None,
+) -> MappedText:
+    """:func:`assemble_prompt` with the lines each part produced."""
+    builder = _Builder()
+    head = f"{BAR}\nOODA PROCEDURE EXECUTION\n{BAR}\n\nProcedure: {procedure.title}"
+    if iteration is not None:
+        limit = f"of {max_iterations}" if max_iterations is not None else "(unlimited)"
+        head += f"\n\nIteration: {iteration} {limit}"
+    builder.add(head + "\n\n" + PREAMBLE_ROLE, "preamble")
+    if context:
+        builder.add(f"{BAR}\nCONTEXT\n{BAR}", "context")
+        for index, block in enumerate(_context_blocks(context, cwd)):
+            builder.add(block, "context", gap=index > 0)
+    for phase, actions in procedure.phases().items():
+        pieces = _pieces(actions, procedure.name, phase)
+        if not any(text for text, _ in pieces):
+            continue
+        title, instruction = PHASE_HEADINGS[phase]
+        builder.add(f"{BAR}\n{title}\n{instruction}\n{BAR}", f"marker:{phase}")
+        first = True
+        for text, source in pieces:
+            if not text:
+                # An empty piece still contributes its "\n\n" separator to the phase text.
+                builder.add("", None, gap=not first)
+                first = False
+                continue
+            builder.add(text, source, gap=not first)
+            first = False
+    return builder.result(trailing_newline=True)
+
+
+def assemble_prompt(
+    procedure: Procedure,
+    *,
+    iteration: int | None = None,
+    max_iterations: int | None = None,
+    context: Sequence[str] = (),
+    cwd: Path | None = None,
+) -> str:
+    """The whole prompt for one iteration (``iteration=None``: no ``Iteration:`` line)."""
+    return assemble_prompt_mapped(
+        procedure, iteration=iteration, max_iterations=max_iterations, context=context, cwd=cwd
+    ).text
+
+
+__all__ = [
+    "PHASES",
+    "FragmentUse",
+    "MappedText",
+    "OodaError",
+    "Segment",
+    "add_use_observer",
+    "assemble_prompt",
+    "assemble_prompt_mapped",
+    "compose_phase",
+    "compose_phase_mapped",
+    "render_action",
+]

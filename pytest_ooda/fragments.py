@@ -1,0 +1,151 @@
+"""Fragment files: ``builtin:`` and relative path resolution, and cached loading.
+
+Built-in content (``procedures/builtin.yml`` and ``fragments/``) lives at the repository
+root in a source checkout and under ``pytest_ooda/_builtin/`` inside an installed wheel;
+``builtin_root()`` finds whichever exists, so ``builtin:`` paths work from any working
+directory.
+"""
+
+from __future__ import annotations
+
+import difflib
+import functools
+import os
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING
+
+from pytest_ooda.errors import FragmentError
+from pytest_ooda.yamlload import read_text_file
+
+if TYPE_CHECKING:
+    from pytest_ooda.config import FragmentAction
+
+BUILTIN_PREFIX = "builtin:"
+PHASES = ("observe", "orient", "decide", "act")
+MAX_FRAGMENT_BYTES = 10 * 1024 * 1024
+
+_PACKAGE_DIR = Path(__file__).resolve().parent
+
+
+@functools.lru_cache(maxsize=1)
+def builtin_root() -> Path:
+    """The directory holding ``procedures/builtin.yml`` and ``fragments/``."""
+    candidates = (_PACKAGE_DIR / "_builtin", _PACKAGE_DIR.parent)
+    for candidate in candidates:
+        if (candidate / "procedures" / "builtin.yml").is_file():
+            return candidate
+    # Neither layout is complete (a checkout mid-way through adding the built-ins):
+    # point at the source tree so errors name a path a developer recognises.
+    return candidates[1]
+
+
+def builtin_procedures_file() -> Path:
+    """``procedures/builtin.yml`` inside :func:`builtin_root`."""
+    return builtin_root() / "procedures" / "builtin.yml"
+
+
+def _builtin_phase(relative: PurePosixPath) -> str | None:
+    parts = relative.parts
+    if len(parts) >= 2 and parts[0] == "fragments" and parts[1] in PHASES:
+        return parts[1]
+    return None
+
+
+def _missing_builtin_hint(path: str, relative: PurePosixPath) -> str:
+    phase = _builtin_phase(relative)
+    available = list_builtin_fragments(phase)
+    close = difflib.get_close_matches(path, available, n=1, cutoff=0.6)
+    where = f"phase {phase}" if phase else "all phases"
+    listing = ", ".join(name.rsplit("/", 1)[-1] for name in available) or "(none)"
+    hint = f"available built-ins for {where}: {listing}"
+    if close:
+        hint = f"did you mean {close[0]!r}?\n  {hint}"
+    return hint
+
+
+def resolve_fragment_path(path: str, base_dir: Path) -> Path:
+    """Resolve a fragment ``path`` as written in a config file to an existing file.
+
+    ``builtin:`` paths resolve inside :func:`builtin_root` and may not leave it; any
+    other path resolves against ``base_dir`` (the declaring config file's directory).
+    Raises ``FragmentError`` (without a location; the caller adds the config location).
+    """
+    if path.startswith(BUILTIN_PREFIX):
+        rest = path[len(BUILTIN_PREFIX) :]
+        relative = PurePosixPath(rest)
+        if (
+            not rest
+            or "\\" in rest
+            or relative.is_absolute()
+            or ".." in relative.parts
+            or rest.startswith("~")
+        ):
+            raise FragmentError(
+                f"built-in fragment path leaves the built-in tree: {path}",
+                hint="write builtin:fragments/<phase>/<name>.md",
+            )
+        root = builtin_root()
+        resolved = root.joinpath(*relative.parts)
+        if not resolved.is_file():
+            raise FragmentError(
+                f"embedded fragment not found: {path}", hint=_missing_builtin_hint(path, relative)
+            )
+        # A symlink inside the package must not smuggle in files from elsewhere.
+        if not resolved.resolve().is_relative_to(root.resolve()):
+            raise FragmentError(f"built-in fragment path leaves the built-in tree: {path}")
+        return resolved
+    if not path:
+        raise FragmentError("fragment path is empty")
+    resolved = Path(os.path.abspath(base_dir / path))
+    if not resolved.exists():
+        raise FragmentError(f"fragment file not found: {path} (resolved to {resolved})")
+    if not resolved.is_file():
+        raise FragmentError(f"fragment path is not a file: {path} (resolved to {resolved})")
+    return resolved
+
+
+_text_cache: dict[Path, tuple[int, int, str]] = {}
+
+
+def read_fragment_file(file: Path) -> str:
+    """The text of a fragment file, cached by (path, mtime, size)."""
+    try:
+        stat = file.stat()
+    except OSError as exc:
+        raise FragmentError(f"cannot read fragment file {file}: {exc.strerror or exc}") from None
+    cached = _text_cache.get(file)
+    if cached is not None and cached[0] == stat.st_mtime_ns and cached[1] == stat.st_size:
+        return cached[2]
+    text = read_text_file(
+        file, error=FragmentError, max_bytes=MAX_FRAGMENT_BYTES, what="fragment file"
+    )
+    _text_cache[file] = (stat.st_mtime_ns, stat.st_size, text)
+    return text
+
+
+def load_fragment_text(action: FragmentAction) -> str:
+    """The raw (unrendered) text of a fragment action: inline content or the file's text."""
+    if action.path is None:
+        return action.content or ""
+    file = (
+        action.file
+        if action.file is not None
+        else resolve_fragment_path(action.path, action.base_dir)
+    )
+    return read_fragment_file(file)
+
+
+def list_builtin_fragments(phase: str | None = None) -> list[str]:
+    """Sorted ``builtin:fragments/<phase>/<name>.md`` names (one phase, or all)."""
+    root = builtin_root() / "fragments"
+    phases = (phase,) if phase is not None else PHASES
+    names: list[str] = []
+    for name in phases:
+        directory = root / name
+        if directory.is_dir():
+            names.extend(
+                f"{BUILTIN_PREFIX}fragments/{name}/{entry.name}"
+                for entry in directory.iterdir()
+                if entry.is_file() and entry.suffix == ".md"
+            )
+    return sorted(names)

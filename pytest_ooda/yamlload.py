@@ -1,0 +1,344 @@
+"""YAML loading that keeps line/column marks and turns every malformation into an ``OodaError``.
+
+PyYAML composes the node graph; we build the Python values ourselves so that every mapping
+key and value, and every sequence item, keeps the 1-based position it came from. Along the
+way we reject what ``yaml.safe_load`` would silently accept or crash on: duplicate keys,
+unsupported tags, non-scalar keys, alias bombs, recursive aliases, binary junk and huge
+files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import yaml
+import yaml.nodes
+
+from pytest_ooda.errors import ConfigError, OodaError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+MAX_BYTES = 10 * 1024 * 1024
+# Alias expansion is what turns a 1 KB "billion laughs" file into gigabytes; a config
+# with more nodes than this is not something a person wrote.
+MAX_NODES = 500_000
+MAX_DEPTH = 100
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+_SCALAR_TAGS = frozenset(
+    {
+        "tag:yaml.org,2002:str",
+        "tag:yaml.org,2002:int",
+        "tag:yaml.org,2002:float",
+        "tag:yaml.org,2002:bool",
+        "tag:yaml.org,2002:null",
+    }
+)
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
+
+
+@dataclass(frozen=True)
+class Mark:
+    """A 1-based position inside a YAML file."""
+
+    line: int
+    column: int
+
+
+class YamlMapping(dict[Any, Any]):
+    """A ``dict`` that also knows where it, each key and each value sit in the file."""
+
+    def __init__(self, mark: Mark) -> None:
+        super().__init__()
+        self.mark = mark
+        self.key_marks: dict[Any, Mark] = {}
+        self.value_marks: dict[Any, Mark] = {}
+
+
+class YamlSequence(list[Any]):
+    """A ``list`` that also knows where it and each item sit in the file."""
+
+    def __init__(self, mark: Mark) -> None:
+        super().__init__()
+        self.mark = mark
+        self.item_marks: list[Mark] = []
+
+
+class _Loader(yaml.SafeLoader):
+    """SafeLoader without the timestamp resolver: dates in prompts stay the text written."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
+}
+
+
+def _mark(node: yaml.nodes.Node) -> Mark:
+    return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
+
+
+def _line_col(text: str, index: int) -> tuple[int, int]:
+    index = max(0, min(index, len(text)))
+    line = text.count("\n", 0, index) + 1
+    start = text.rfind("\n", 0, index) + 1
+    return line, index - start + 1
+
+
+def _tab_hint(problem: str) -> str | None:
+    if "\\t" in problem or "\t" in problem:
+        return "YAML does not allow tab characters for indentation; use spaces"
+    return None
+
+
+class _Builder:
+    """Turns a composed node graph into located Python values."""
+
+    def __init__(self, loader: _Loader, file: str | None, error: type[OodaError]) -> None:
+        self.loader = loader
+        self.file = file
+        self.error = error
+        self.count = 0
+        self.active: set[int] = set()
+
+    def fail(self, message: str, node: yaml.nodes.Node, hint: str | None = None) -> OodaError:
+        mark = _mark(node)
+        return self.error(message, file=self.file, line=mark.line, column=mark.column, hint=hint)
+
+    def build(self, node: yaml.nodes.Node, depth: int = 0) -> Any:
+        self.count += 1
+        if self.count > MAX_NODES:
+            raise self.fail(
+                f"document expands to more than {MAX_NODES} values (alias expansion?)", node
+            )
+        if depth > MAX_DEPTH:
+            raise self.fail(f"nesting deeper than {MAX_DEPTH} levels", node)
+        if isinstance(node, yaml.nodes.ScalarNode):
+            return self.scalar(node)
+        if id(node) in self.active:
+            raise self.fail("recursive alias: a value cannot contain itself", node)
+        self.active.add(id(node))
+        try:
+            if isinstance(node, yaml.nodes.MappingNode):
+                return self.mapping(node, depth)
+            if isinstance(node, yaml.nodes.SequenceNode):
+                return self.sequence(node, depth)
+        finally:
+            self.active.discard(id(node))
+        raise self.fail(f"unsupported YAML node {type(node).__name__}", node)
+
+    def scalar(self, node: yaml.nodes.ScalarNode) -> Any:
+        if node.tag not in _SCALAR_TAGS:
+            raise self.fail(
+                f"unsupported YAML tag {node.tag!r}",
+                node,
+                "only plain strings, numbers, booleans and null are allowed",
+            )
+        try:
+            return self.loader.construct_object(node, deep=True)
+        except (yaml.YAMLError, ValueError, TypeError, OverflowError) as exc:
+            raise self.fail(
+                f"invalid {node.tag.rsplit(':', 1)[-1]} value {node.value!r}", node
+            ) from exc
+
+    def sequence(self, node: yaml.nodes.SequenceNode, depth: int) -> YamlSequence:
+        if node.tag != _SEQ_TAG:
+            raise self.fail(f"unsupported YAML tag {node.tag!r} on a sequence", node)
+        out = YamlSequence(_mark(node))
+        for item in node.value:
+            out.append(self.build(item, depth + 1))
+            out.item_marks.append(_mark(item))
+        return out
+
+    def mapping(self, node: yaml.nodes.MappingNode, depth: int) -> YamlMapping:
+        if node.tag != _MAP_TAG:
+            raise self.fail(f"unsupported YAML tag {node.tag!r} on a mapping", node)
+        out = YamlMapping(_mark(node))
+        merged: set[Any] = set()
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                self.merge(out, merged, value_node, depth)
+                continue
+            if not isinstance(key_node, yaml.nodes.ScalarNode):
+                raise self.fail("mapping keys must be plain scalars, not collections", key_node)
+            key = self.scalar(key_node)
+            if key in out and key not in merged:
+                first = out.key_marks[key]
+                raise self.fail(
+                    f"duplicate key {key!r}",
+                    key_node,
+                    f"first defined at line {first.line}, column {first.column}",
+                )
+            merged.discard(key)
+            out[key] = self.build(value_node, depth + 1)
+            out.key_marks[key] = _mark(key_node)
+            out.value_marks[key] = _mark(value_node)
+        return out
+
+    def merge(
+        self, out: YamlMapping, merged: set[Any], value_node: yaml.nodes.Node, depth: int
+    ) -> None:
+        sources = (
+            value_node.value if isinstance(value_node, yaml.nodes.SequenceNode) else [value_node]
+        )
+        for source_node in sources:
+            source = self.build(source_node, depth + 1)
+            if not isinstance(source, YamlMapping):
+                raise self.fail(
+                    "a merge key '<<' needs a mapping or a list of mappings", source_node
+                )
+            for key, value in source.items():
+                # Explicit keys win over merged ones, and earlier merge sources over later.
+                if key in out:
+                    continue
+                out[key] = value
+                out.key_marks[key] = source.key_marks[key]
+                out.value_marks[key] = source.value_marks[key]
+                merged.add(key)
+
+
+def _marked_error(exc: yaml.MarkedYAMLError, name: str | None, error: type[OodaError]) -> OodaError:
+    mark = exc.problem_mark or exc.context_mark
+    problem = exc.problem or "invalid YAML"
+    context = exc.context or ""
+    if "expected a single document" in context:
+        problem = "expected a single YAML document, found more than one ('---')"
+    elif context and exc.context_mark is not None and exc.context_mark is not mark:
+        cm = exc.context_mark
+        problem = f"{context} (at line {cm.line + 1}, column {cm.column + 1}): {problem}"
+    elif context:
+        problem = f"{context}: {problem}"
+    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    return error(
+        f"invalid YAML: {problem}", file=name, line=line, column=col, hint=_tab_hint(problem)
+    )
+
+
+def load_yaml_text(
+    text: str, *, file: str | Path | None = None, error: type[OodaError] = ConfigError
+) -> Any:
+    """Parse one YAML document into located values; ``None`` for an empty document.
+
+    Raises ``error`` (a ``ConfigError`` by default) naming ``file:line:col`` for every
+    malformation.
+    """
+    name = str(file) if file is not None else None
+    loader: _Loader | None = None
+    try:
+        try:
+            loader = _Loader(text)
+            node = loader.get_single_node()
+        except yaml.MarkedYAMLError as exc:
+            raise _marked_error(exc, name, error) from None
+        except yaml.reader.ReaderError as exc:
+            line, col = _line_col(text, exc.position)
+            raise error(
+                f"invalid YAML: unacceptable character #x{exc.character:04x}",
+                file=name,
+                line=line,
+                column=col,
+                hint="the file must be printable UTF-8 text",
+            ) from None
+        except yaml.YAMLError as exc:
+            raise error(f"invalid YAML: {exc}", file=name, line=1, column=1) from None
+        except RecursionError:
+            raise error(
+                f"invalid YAML: nesting deeper than {MAX_DEPTH} levels", file=name, line=1, column=1
+            ) from None
+        if node is None:
+            return None
+        return _Builder(loader, name, error).build(node)
+    finally:
+        if loader is not None:
+            loader.dispose()
+
+
+def read_text_file(
+    path: str | Path,
+    *,
+    display: str | Path | None = None,
+    error: type[OodaError] = ConfigError,
+    max_bytes: int = MAX_BYTES,
+    what: str = "file",
+) -> str:
+    """Read a UTF-8 text file with the size cap and located decoding errors."""
+    name = str(display if display is not None else path)
+    try:
+        size = os.stat(path).st_size
+        if size > max_bytes:
+            raise error(
+                f"{what} is too large: {size} bytes (limit {max_bytes} bytes)",
+                file=name,
+                line=1,
+                column=1,
+            )
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        raise error(f"cannot read {what}: {exc.strerror or exc}", file=name) from None
+    if len(data) > max_bytes:
+        raise error(f"{what} is too large (limit {max_bytes} bytes)", file=name, line=1, column=1)
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        prefix = data[: exc.start].decode("utf-8", errors="replace")
+        line, col = _line_col(prefix, len(prefix))
+        raise error(
+            f"{what} is not valid UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
+            file=name,
+            line=line,
+            column=col,
+        ) from None
+    nul = text.find("\0")
+    if nul >= 0:
+        line, col = _line_col(text, nul)
+        raise error(
+            f"{what} contains a NUL byte: it looks binary, not text",
+            file=name,
+            line=line,
+            column=col,
+        )
+    return text
+
+
+def load_yaml_file(
+    path: str | Path,
+    *,
+    display: str | Path | None = None,
+    error: type[OodaError] = ConfigError,
+    max_bytes: int = MAX_BYTES,
+) -> Any:
+    """Read and parse a YAML file; ``display`` is the name used in error messages."""
+    name = display if display is not None else path
+    text = read_text_file(path, display=name, error=error, max_bytes=max_bytes, what="YAML file")
+    return load_yaml_text(text, file=name, error=error)
+
+
+def key_mark(container: YamlMapping, key: Any) -> Mark:
+    """Where ``key`` is written in ``container`` (the container's own mark if unknown)."""
+    return container.key_marks.get(key, container.mark)
+
+
+def value_mark(container: YamlMapping, key: Any) -> Mark:
+    """Where the value of ``key`` starts in ``container``."""
+    return container.value_marks.get(key, container.mark)
+
+
+def mark_of(value: Any, default: Mark | None = None) -> Mark:
+    """The mark of a located mapping or sequence, else ``default`` (or 1:1)."""
+    if isinstance(value, YamlMapping | YamlSequence):
+        return value.mark
+    return default if default is not None else Mark(1, 1)
+
+
+def to_plain(value: Any) -> Any:
+    """A deep copy of located values as plain ``dict``/``list`` objects."""
+    if isinstance(value, dict):
+        return {key: to_plain(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [to_plain(item) for item in value]
+    return value

@@ -1,0 +1,185 @@
+"""The ``ooda`` command: list, show, exit codes and help."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_ooda import cli
+from pytest_ooda.compose import BAR
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "look.md").write_text("Look at the repository.\n")
+    (tmp_path / "ooda-config.yml").write_text(
+        textwrap.dedent(
+            """
+            loop:
+              default_max_iterations: 3
+            procedures:
+              zeta:
+                display: "Zeta Proc"
+                summary: "Does zeta things"
+                observe:
+                  - path: prompts/look.md
+                act:
+                  - content: "Emit the signal."
+              alpha:
+                summary: "First"
+                act:
+                  - content: "Alpha act."
+            """
+        )
+    )
+    monkeypatch.chdir(tmp_path)
+    for var in ("OODA_CONFIG_HOME", "XDG_CONFIG_HOME"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    return tmp_path
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = cli.main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list_includes_workspace_and_builtins(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = run(capsys, "list")
+    assert code == 0
+    lines = out.splitlines()
+    names = [line.split()[0] for line in lines]
+    assert names == sorted(names)
+    assert "zeta" in names
+    assert "alpha" in names
+    assert "build" in names
+    zeta = next(line for line in lines if line.startswith("zeta"))
+    assert "Zeta Proc" in zeta
+    assert zeta.endswith("Does zeta things")
+    alpha = next(line for line in lines if line.startswith("alpha "))
+    assert alpha.split()[1] == "alpha"
+
+
+def test_show_prints_prompt_without_iteration(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "show", "zeta")
+    assert code == 0, err
+    assert out.startswith(f"{BAR}\nOODA PROCEDURE EXECUTION\n")
+    assert "Procedure: Zeta Proc\n" in out
+    assert "Iteration:" not in out
+    assert "Look at the repository." in out
+    assert out.endswith("Emit the signal.\n")
+
+
+def test_show_phase_and_context(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", "zeta", "--phase", "observe")
+    assert (code, out) == (0, "Look at the repository.\n")
+    code, out, _ = run(capsys, "show", "zeta", "--phase", "orient")
+    assert (code, out) == (0, "")
+    (workspace / "task.md").write_text("The task.\n")
+    code, out, _ = run(capsys, "show", "zeta", "--context", "task.md", "--context", "note")
+    assert "CONTEXT\n" in out
+    assert "Source: task.md\n\nThe task.\n\nnote\n" in out
+
+
+def test_show_provenance(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "show", "zeta", "--provenance")
+    assert code == 0
+    assert "max_iterations" in out
+    line = next(line for line in out.splitlines() if "max_iterations" in line)
+    assert "3" in line
+    assert "workspace (ooda-config.yml:3)" in line
+    assert "failure_threshold" in out and "default" in out
+    assert "observe[0]  prompts/look.md  (ooda-config.yml:9:9)" in out
+
+
+def test_config_option_with_rooda_file(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "rooda-config.yml").write_text(
+        "procedures:\n  only-here:\n    act:\n      - content: from rooda\n"
+    )
+    code, out, _ = run(capsys, "show", "only-here", "--config", "rooda-config.yml")
+    assert code == 0
+    assert out.endswith("from rooda\n")
+
+
+def test_unknown_procedure_is_config_error(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = run(capsys, "show", "zeat")
+    assert code == 2
+    assert out == ""
+    assert "unknown procedure 'zeat'" in err
+    assert "did you mean 'zeta'?" in err
+
+
+def test_broken_config_exit_2_with_location(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "ooda-config.yml").write_text("loop:\n  failure_threshold: lots\n")
+    code, _, err = run(capsys, "list")
+    assert code == 2
+    assert err.startswith("ooda: error: ooda-config.yml:2:22: loop.failure_threshold: expected")
+    assert "Traceback" not in err
+
+
+def test_warnings_go_to_stderr(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (workspace / "ooda-config.yml").write_text("procedurs: {}\n")
+    code, out, err = run(capsys, "list")
+    assert code == 0
+    assert "unknown top-level key 'procedurs'" in err
+    assert "unknown top-level key" not in out
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["show"], ["show", "x", "--phase", "nope"], ["frobnicate"], ["list", "--bogus"], []],
+)
+def test_usage_errors_exit_1(
+    workspace: Path, capsys: pytest.CaptureFixture[str], argv: list[str]
+) -> None:
+    with pytest.raises(SystemExit) as info:
+        code = cli.main(argv)
+        raise SystemExit(code)
+    assert info.value.code == 1
+    assert "usage: ooda" in capsys.readouterr().err
+
+
+def test_help_lists_commands_and_options(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as info:
+        cli.main(["--help"])
+    assert info.value.code == 0
+    out = capsys.readouterr().out
+    for word in ("list", "show", "exit codes", "OODA_*"):
+        assert word in out
+    with pytest.raises(SystemExit):
+        cli.main(["show", "--help"])
+    out = capsys.readouterr().out
+    for option in ("--phase", "--context", "--config", "--provenance", "PROCEDURE"):
+        assert option in out
+
+
+def test_every_registered_command_has_a_parser_and_handler() -> None:
+    for name in cli.COMMANDS:
+        assert callable(getattr(cli, f"_add_{name}_parser"))
+        assert callable(getattr(cli, f"_cmd_{name}"))
+
+
+def test_python_dash_m(workspace: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_ooda", "show", "alpha", "--phase", "act"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert (proc.returncode, proc.stdout) == (0, "Alpha act.\n")

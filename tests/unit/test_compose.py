@@ -1,0 +1,217 @@
+"""Phase composition, the assembled prompt, source maps and use observers."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from pytest_ooda.compose import (
+    BAR,
+    FragmentUse,
+    add_use_observer,
+    assemble_prompt,
+    assemble_prompt_mapped,
+    compose_phase,
+    compose_phase_mapped,
+)
+from pytest_ooda.config import Config, Procedure, load_config
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(textwrap.dedent(text).lstrip("\n"), encoding="utf-8")
+    return path
+
+
+def load(tmp_path: Path, text: str) -> Config:
+    path = write(tmp_path / "ooda-config.yml", text)
+    return load_config(path, env={}, builtin=False, global_config=False)
+
+
+@pytest.fixture
+def proc(tmp_path: Path) -> Procedure:
+    write(tmp_path / "prompts" / "a.md", "\n\n  Fragment A line 1\nline 2\n\n\n")
+    write(tmp_path / "prompts" / "b.md", "Fragment B {{.x}}\n")
+    cfg = load(
+        tmp_path,
+        """
+        procedures:
+          demo:
+            display: "Demo Procedure"
+            observe:
+              - path: prompts/a.md
+              - content: "  inline one  "
+            orient: []
+            decide:
+              - path: prompts/b.md
+            act:
+              - content: "Finish."
+        """,
+    )
+    return cfg.procedure("demo")
+
+
+EXPECTED = f"""{BAR}
+OODA PROCEDURE EXECUTION
+{BAR}
+
+Procedure: Demo Procedure
+
+Your Role:
+You are an AI coding agent executing a structured OODA loop procedure.
+This is NOT a template or example - this is an EXECUTABLE PROCEDURE.
+You must complete all phases and produce concrete outputs.
+
+Success Signaling:
+- When you complete all tasks successfully, output: <promise>SUCCESS</promise>
+- If you cannot proceed due to blockers, output: <promise>FAILURE</promise>
+- Explanations should come AFTER the signal, not embedded in the tag
+- The loop orchestrator uses these signals to determine iteration outcome.
+
+{BAR}
+PHASE 1: OBSERVE
+Execute these observation tasks to gather information.
+{BAR}
+Fragment A line 1
+line 2
+
+inline one
+
+{BAR}
+PHASE 3: DECIDE
+Make decisions about what actions to take.
+{BAR}
+Fragment B {{{{.x}}}}
+
+{BAR}
+PHASE 4: ACT
+Execute the actions you decided on. Modify files, run commands, commit changes.
+{BAR}
+Finish.
+"""
+
+
+def test_bar_is_63_box_drawing_characters() -> None:
+    assert BAR == "═" * 63
+
+
+def test_assembled_prompt_exact(proc: Procedure) -> None:
+    assert assemble_prompt(proc) == EXPECTED
+
+
+def test_phase_composition_strips_and_joins(proc: Procedure) -> None:
+    assert compose_phase(proc.observe) == "Fragment A line 1\nline 2\n\ninline one"
+    assert compose_phase(proc.orient) == ""
+
+
+def test_parameters_absent_means_verbatim_even_with_braces(proc: Procedure) -> None:
+    assert compose_phase(proc.decide) == "Fragment B {{.x}}"
+
+
+def test_iteration_line(proc: Procedure) -> None:
+    text = assemble_prompt(proc, iteration=2, max_iterations=5)
+    assert "Procedure: Demo Procedure\n\nIteration: 2 of 5\n\nYour Role:" in text
+    text = assemble_prompt(proc, iteration=3)
+    assert "\n\nIteration: 3 (unlimited)\n\n" in text
+    assert "Iteration:" not in assemble_prompt(proc)
+
+
+def test_display_falls_back_to_name(tmp_path: Path) -> None:
+    cfg = load(tmp_path, "procedures:\n  plain:\n    act:\n      - content: x\n")
+    assert "Procedure: plain\n" in assemble_prompt(cfg.procedure("plain"))
+
+
+def test_context_text_and_file(proc: Procedure, tmp_path: Path) -> None:
+    write(tmp_path / "task.md", "\nFix the bug.\n\n")
+    text = assemble_prompt(proc, context=["first note", "task.md", "no/such/file.md"], cwd=tmp_path)
+    expected = (
+        f"{BAR}\nCONTEXT\n{BAR}\nfirst note\n\nSource: task.md\n\nFix the bug.\n\n"
+        f"no/such/file.md\n\n{BAR}\nPHASE 1: OBSERVE\n"
+    )
+    assert expected in text
+    assert text.index("outcome.\n\n" + BAR + "\nCONTEXT") > 0
+
+
+def test_no_context_section_without_context(proc: Procedure) -> None:
+    assert "CONTEXT" not in assemble_prompt(proc)
+
+
+def test_one_trailing_newline(tmp_path: Path) -> None:
+    cfg = load(tmp_path, "procedures:\n  p:\n    act:\n      - content: \"x\\n\\n\\n\"\n")
+    text = assemble_prompt(cfg.procedure("p"))
+    assert text.endswith("x\n")
+    assert not text.endswith("\n\n")
+
+
+def test_all_phases_empty_gives_preamble_only(tmp_path: Path) -> None:
+    cfg = load(tmp_path, "procedures:\n  p: {}\n")
+    text = assemble_prompt(cfg.procedure("p"))
+    assert text.endswith("determine iteration outcome.\n")
+    assert "PHASE" not in text
+
+
+def test_markdown_preserved(tmp_path: Path) -> None:
+    md = "# Title\n\n- item\n  - nested\n\n```sh\nmake test\n```"
+    write(tmp_path / "m.md", md + "\n")
+    cfg = load(tmp_path, "procedures:\n  p:\n    act:\n      - path: m.md\n")
+    assert md in assemble_prompt(cfg.procedure("p"))
+
+
+def test_mapped_segments_point_at_fragment_lines(proc: Procedure) -> None:
+    mapped = assemble_prompt_mapped(proc)
+    assert mapped.text == EXPECTED
+    lines = mapped.text.splitlines()
+    by_source = {}
+    for segment in mapped.segments:
+        chunk = lines[segment.start_line - 1 : segment.end_line]
+        by_source.setdefault(segment.source, []).append(chunk)
+    assert by_source["prompts/a.md"] == [["Fragment A line 1", "line 2"]]
+    assert by_source["inline"] == [["inline one"], ["Finish."]]
+    assert by_source["prompts/b.md"] == [["Fragment B {{.x}}"]]
+    assert by_source["marker:decide"][0][1] == "PHASE 3: DECIDE"
+    assert by_source["preamble"][0][1] == "OODA PROCEDURE EXECUTION"
+    line = lines.index("line 2") + 1
+    assert mapped.source_of(line) == "prompts/a.md"
+    assert mapped.source_of(line + 1) is None
+
+
+def test_mapped_context_segments(proc: Procedure, tmp_path: Path) -> None:
+    write(tmp_path / "task.md", "a\nb\n")
+    mapped = assemble_prompt_mapped(proc, context=["task.md"], cwd=tmp_path)
+    lines = mapped.text.splitlines()
+    ctx = [s for s in mapped.segments if s.source == "context"]
+    assert [lines[s.start_line - 1 : s.end_line] for s in ctx] == [
+        [BAR, "CONTEXT", BAR],
+        ["Source: task.md", "", "a", "b"],
+    ]
+
+
+def test_compose_phase_mapped_matches_compose_phase(proc: Procedure) -> None:
+    mapped = compose_phase_mapped(proc.observe)
+    assert mapped.text == compose_phase(proc.observe)
+    assert [(s.start_line, s.end_line, s.source) for s in mapped.segments] == [
+        (1, 2, "prompts/a.md"),
+        (4, 4, "inline"),
+    ]
+
+
+def test_use_observer_sees_every_fragment(proc: Procedure, tmp_path: Path) -> None:
+    seen: list[FragmentUse] = []
+    remove = add_use_observer(seen.append)
+    try:
+        assemble_prompt(proc)
+    finally:
+        remove()
+    assert [(u.procedure, u.phase, u.action.source_label()) for u in seen] == [
+        ("demo", "observe", "prompts/a.md"),
+        ("demo", "observe", "inline"),
+        ("demo", "decide", "prompts/b.md"),
+        ("demo", "act", "inline"),
+    ]
+    assert seen[0].file == (tmp_path / "prompts" / "a.md").resolve()
+    assert seen[1].file is None
+    assert all(u.trace is None for u in seen)
+    assemble_prompt(proc)
+    assert len(seen) == 4

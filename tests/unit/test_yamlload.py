@@ -1,0 +1,203 @@
+"""The located YAML loader: marks, duplicates, malformed input, and fuzzing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import yaml
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from pytest_ooda.config import load_config
+from pytest_ooda.errors import ConfigError, OodaError
+from pytest_ooda.yamlload import (
+    Mark,
+    YamlMapping,
+    YamlSequence,
+    load_yaml_file,
+    load_yaml_text,
+    to_plain,
+)
+
+
+def err(text: str) -> ConfigError:
+    with pytest.raises(ConfigError) as info:
+        load_yaml_text(text, file="x.yml")
+    return info.value
+
+
+def test_marks_for_keys_values_and_items() -> None:
+    doc = load_yaml_text("a: 1\nb:\n  - x\n  - {c: d}\n", file="x.yml")
+    assert isinstance(doc, YamlMapping)
+    assert doc.key_marks["b"] == Mark(2, 1)
+    assert doc.value_marks["a"] == Mark(1, 4)
+    seq = doc["b"]
+    assert isinstance(seq, YamlSequence)
+    assert seq.item_marks == [Mark(3, 5), Mark(4, 5)]
+    assert seq[1].key_marks["c"] == Mark(4, 6)
+    assert to_plain(doc) == {"a": 1, "b": ["x", {"c": "d"}]}
+    assert type(to_plain(doc)) is dict
+
+
+def test_scalars_follow_yaml_but_dates_stay_text() -> None:
+    doc = load_yaml_text("a: 0x10\nb: true\nc: ~\nd: 1.5\ne: 2024-01-02\nf: '7'\n")
+    assert doc == {"a": 16, "b": True, "c": None, "d": 1.5, "e": "2024-01-02", "f": "7"}
+
+
+def test_duplicate_key() -> None:
+    e = err("a: 1\nb: 2\na: 3\n")
+    assert str(e) == "x.yml:3:1: duplicate key 'a'\n  first defined at line 1, column 1"
+
+
+def test_merge_keys_allowed_and_explicit_wins() -> None:
+    doc = load_yaml_text("base: &b {x: 1, y: 2}\nuse:\n  <<: *b\n  y: 3\n")
+    assert doc["use"] == {"x": 1, "y": 3}
+
+
+def test_tab_indentation() -> None:
+    e = err("a:\n\tb: 1\n")
+    assert (e.line, e.column) == (2, 1)
+    assert e.hint == "YAML does not allow tab characters for indentation; use spaces"
+
+
+def test_multiple_documents() -> None:
+    e = err("a: 1\n---\nb: 2\n")
+    assert e.message == "invalid YAML: expected a single YAML document, found more than one ('---')"
+    assert e.line == 2
+
+
+@pytest.mark.parametrize(
+    ("text", "message", "line"),
+    [
+        ("a: !!binary aGk=\n", "unsupported YAML tag 'tag:yaml.org,2002:binary'", 1),
+        ("a: !custom x\n", "unsupported YAML tag '!custom'", 1),
+        ("? [a]\n: 1\n", "mapping keys must be plain scalars, not collections", 1),
+        ("a: &x [*x]\n", "recursive alias: a value cannot contain itself", 1),
+        ("a: 'open\n", "invalid YAML: while scanning a quoted scalar (at line 1, column 4)", 2),
+        ("a: 1\n b: 2\n", "invalid YAML: mapping values are not allowed here", 2),
+        ("a: \x07\n", "invalid YAML: unacceptable character #x0007", 1),
+        ("[" * 300 + "]" * 300, "nesting deeper than 100 levels", 1),
+        ("[" * 5000 + "]" * 5000, "invalid YAML: nesting deeper than 100 levels", 1),
+    ],
+)
+def test_malformed(text: str, message: str, line: int) -> None:
+    e = err(text)
+    assert e.message.startswith(message)
+    assert e.line == line
+    assert e.file == "x.yml"
+
+
+def test_alias_bomb_is_refused() -> None:
+    lines = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, 9):
+        prev = f"*a{i - 1}"
+        lines.append(f"a{i}: &a{i} [{', '.join([prev] * 10)}]")
+    e = err("\n".join(lines) + "\n")
+    assert "alias expansion" in e.message
+
+
+def test_files_empty_binary_huge(tmp_path: Path) -> None:
+    empty = tmp_path / "empty.yml"
+    empty.write_text("# only a comment\n")
+    assert load_yaml_file(empty) is None
+    junk = tmp_path / "junk.yml"
+    junk.write_bytes(b"a: 1\nb: \x00\x01\x02\xff\xfe\n")
+    with pytest.raises(ConfigError) as info:
+        load_yaml_file(junk, display="junk.yml")
+    assert str(info.value).startswith("junk.yml:2:7: YAML file is not valid UTF-8 text (byte 0xff at offset 11)")
+    nul = tmp_path / "nul.yml"
+    nul.write_bytes(b"a: 1\nb: \x00\n")
+    with pytest.raises(ConfigError, match="NUL byte"):
+        load_yaml_file(nul)
+    huge = tmp_path / "huge.yml"
+    huge.write_bytes(b"a: 1\n" + b"#" * 200)
+    with pytest.raises(ConfigError) as info:
+        load_yaml_file(huge, display="huge.yml", max_bytes=100)
+    assert str(info.value) == (
+        "huge.yml:1:1: YAML file is too large: 205 bytes (limit 100 bytes)"
+    )
+
+
+def test_bom_is_accepted(tmp_path: Path) -> None:
+    path = tmp_path / "bom.yml"
+    path.write_bytes(b"\xef\xbb\xbfa: 1\n")
+    assert load_yaml_file(path) == {"a": 1}
+
+
+def test_default_size_cap_is_10_mb(tmp_path: Path) -> None:
+    path = tmp_path / "ooda-config.yml"
+    with path.open("wb") as handle:
+        handle.write(b"loop: {}\n")
+        handle.truncate(10 * 1024 * 1024 + 1)
+    with pytest.raises(ConfigError, match=r"too large: 10485761 bytes \(limit 10485760 bytes\)"):
+        load_config(path, env={}, builtin=False, global_config=False)
+
+
+# Random YAML documents: whatever the shape, the loader and the config schema either
+# accept it or raise an OodaError — never anything else.
+_scalars = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(min_value=-(10**6), max_value=10**6),
+    st.floats(allow_nan=False),
+    st.text(max_size=20),
+    st.sampled_from(["max-iterations", "unlimited", "info", "content", "path", "builtin:x"]),
+)
+_keys = st.one_of(
+    st.sampled_from(
+        [
+            "loop",
+            "procedures",
+            "ai_cmd_aliases",
+            "lint",
+            "observe",
+            "act",
+            "content",
+            "path",
+            "parameters",
+            "default_max_iterations",
+            "ai_api",
+            "provider",
+            "model",
+            "build",
+            "ai_cmd_alias",
+        ]
+    ),
+    st.text(max_size=8),
+)
+_values = st.recursive(
+    _scalars,
+    lambda children: st.one_of(
+        st.lists(children, max_size=4), st.dictionaries(_keys, children, max_size=4)
+    ),
+    max_leaves=25,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document=_values)
+def test_random_documents_only_raise_ooda_errors(document: object) -> None:
+    text = yaml.safe_dump(document, allow_unicode=True)
+    try:
+        load_config_text(text)
+    except OodaError:
+        pass
+
+
+@settings(max_examples=300, deadline=None)
+@given(text=st.text(alphabet=st.sampled_from(list("ab:-[]{}&*!|>'\"#\n\t ,?%@`0")), max_size=60))
+def test_random_text_only_raises_ooda_errors(text: str) -> None:
+    try:
+        load_config_text(text)
+    except OodaError:
+        pass
+
+
+def load_config_text(text: str) -> None:
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "ooda-config.yml"
+        path.write_text(text, encoding="utf-8")
+        load_config(path, env={}, builtin=False, global_config=False)
