@@ -69,8 +69,8 @@ SIGNALS: Mapping[str, Signals] = {
         success=(
             "the tracker reports no ready work remaining (nothing open and unblocked, nothing "
             "in progress)",
-            "that final query shows no ready work remaining in the work tracking system (all "
-            "tasks completed)",
+            "the query after closing the item shows no ready work remaining in the work "
+            "tracking system (all tasks completed)",
         ),
         cont=("ready work remains, or the chosen item is still in progress",),
         failure=(
