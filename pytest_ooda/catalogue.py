@@ -278,6 +278,21 @@ def _render_fragment_index(entries: Sequence[ProcedureEntry], root: Path) -> lis
     lines = [
         "## Fragments",
         "",
+        "The built-in fragments follow a few conventions, which your own fragments can copy "
+        "so that they mix with them:",
+        "",
+        "- Each starts with a `## ` title and holds one job, so any two read well joined by a "
+        "blank line and none depends on which fragment comes before or after it.",
+        "- Observe and orient fragments only read, run checks and take notes; each says what "
+        "it must not change. Only act fragments modify the repository, and each opens with a "
+        "`**Writes:**` line saying what it writes.",
+        "- A procedure's success, continue and failure conditions live in the fragment that "
+        "is specific to that kind of procedure, as `**SUCCESS:**`, `**Continue:**` and "
+        "`**FAILURE:**` list items. `emit_success`, `check_if_blocked` and `emit_failure` "
+        "only describe the signal format, so they fit any procedure.",
+        "- Work tracking goes through whatever AGENTS.md describes: beads (`bd`), GitHub "
+        "issues (`gh`), or a task file in the repository.",
+        "",
         "Every built-in fragment, the procedures that compose it, and its title. Use a "
         "fragment in your own procedures as `builtin:fragments/<phase>/<file>`.",
         "",
