@@ -16,6 +16,7 @@ import pytest
 from pytest_ooda.catalogue import PROCEDURE_KINDS, SIGNALS
 from pytest_ooda.compose import assemble_prompt
 from pytest_ooda.config import PHASES, Config, Procedure, load_config_file
+from pytest_ooda.fragments import resolve_fragment_path
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILTIN_FILE = ROOT / "procedures" / "builtin.yml"
@@ -195,9 +196,9 @@ def test_every_fragment_action_is_a_builtin_path_in_its_own_phase(config: Config
                 assert action.path is not None
                 assert action.path.startswith(f"builtin:fragments/{phase}/")
                 assert not action.parameters
-                assert action.file is not None
-                assert action.file.is_file()
-                assert action.file.resolve() == (ROOT / action.path[len("builtin:") :]).resolve()
+                resolved = resolve_fragment_path(action.path, action.base_dir)
+                assert resolved.is_file()
+                assert resolved.resolve() == (ROOT / action.path[len("builtin:") :]).resolve()
 
 
 # --- fragment files -----------------------------------------------------------------
