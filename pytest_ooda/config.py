@@ -739,7 +739,7 @@ class _FileParser:
                 file = fragments.resolve_fragment_path(path, self.base_dir)
             except FragmentError as exc:
                 raise self.error(
-                    f"{where}: {exc.message}", value_mark(value, "path"), exc.hint, FragmentError
+                    f"{where}: {exc.message}", key_mark(value, "path"), exc.hint, FragmentError
                 ) from None
         action = FragmentAction(
             content=content if content else None,
@@ -762,13 +762,13 @@ class _FileParser:
             text = fragments.load_fragment_text(action)
         except OodaError as exc:
             raise self.error(
-                f"{where}: {exc.message}", value_mark(node, "path"), exc.hint, FragmentError
+                f"{where}: {exc.message}", key_mark(node, "path"), exc.hint, FragmentError
             ) from None
         try:
             gotemplate.check(text, name="fragment")
         except TemplateError as exc:
             key = "path" if action.path is not None else "content"
-            mark = value_mark(node, key)
+            mark = key_mark(node, key)
             raise located_template_error(exc, action, where, self.display, mark) from None
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -17,6 +17,9 @@ from pytest_ooda.compose import (
     compose_phase_mapped,
 )
 from pytest_ooda.config import Config, Procedure, load_config
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 def write(path: Path, text: str) -> Path:
@@ -139,7 +142,7 @@ def test_no_context_section_without_context(proc: Procedure) -> None:
 
 
 def test_one_trailing_newline(tmp_path: Path) -> None:
-    cfg = load(tmp_path, "procedures:\n  p:\n    act:\n      - content: \"x\\n\\n\\n\"\n")
+    cfg = load(tmp_path, 'procedures:\n  p:\n    act:\n      - content: "x\\n\\n\\n"\n')
     text = assemble_prompt(cfg.procedure("p"))
     assert text.endswith("x\n")
     assert not text.endswith("\n\n")

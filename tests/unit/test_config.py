@@ -17,7 +17,7 @@ from pytest_ooda.config import (
     load_config_file,
     resolve_run_settings,
 )
-from pytest_ooda.errors import ConfigError, FragmentError
+from pytest_ooda.errors import ConfigError, FragmentError, OodaError
 
 
 def write(path: Path, text: str) -> Path:
@@ -159,7 +159,8 @@ def test_unknown_procedure_key_suggests(tmp_path: Path) -> None:
         write(tmp_path / "c.yml", "procedures:\n  p:\n    default_max_iteration: 3\n")
     )
     assert err.message == "procedure p: unknown key 'default_max_iteration'"
-    assert err.hint is not None and "did you mean 'default_max_iterations'?" in err.hint
+    assert err.hint is not None
+    assert "did you mean 'default_max_iterations'?" in err.hint
     assert (err.line, err.column) == (3, 5)
 
 
@@ -197,7 +198,7 @@ def test_rooda_config_loads_unchanged(tmp_path: Path) -> None:
 
 
 def test_explicit_missing_config_file_is_an_error(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="config file not found: nope.yml"):
+    with pytest.raises(ConfigError, match=r"config file not found: nope\.yml"):
         load_config("nope.yml", cwd=tmp_path, env={}, builtin=False, global_config=False)
 
 
@@ -226,9 +227,7 @@ def test_fragment_with_both_content_and_path(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("body", ["{}", "{content: ''}", "{path: ''}", "{parameters: {a: 1}}"])
 def test_fragment_with_neither_content_nor_path(tmp_path: Path, body: str) -> None:
-    err = raises_config(
-        write(tmp_path / "c.yml", f"procedures:\n  p:\n    act:\n      - {body}\n")
-    )
+    err = raises_config(write(tmp_path / "c.yml", f"procedures:\n  p:\n    act:\n      - {body}\n"))
     assert err.message == "procedure p: act[0]: fragment must specify either content or path"
     assert err.line == 4
 
@@ -246,7 +245,7 @@ def test_missing_relative_fragment_names_resolved_path(tmp_path: Path) -> None:
         f"procedure build: observe[2]: fragment file not found: prompts/x.md "
         f"(resolved to {resolved})"
     )
-    assert (info.value.line, info.value.column) == (6, 15)
+    assert (info.value.line, info.value.column) == (6, 9)
 
 
 def test_missing_builtin_lists_available_for_phase(builtin_root: Path, tmp_path: Path) -> None:
@@ -277,9 +276,7 @@ def test_builtin_paths_may_not_escape(builtin_root: Path, tmp_path: Path, bad: s
         load(path)
 
 
-def test_relative_paths_resolve_against_declaring_file(
-    builtin_root: Path, tmp_path: Path
-) -> None:
+def test_relative_paths_resolve_against_declaring_file(builtin_root: Path, tmp_path: Path) -> None:
     home = tmp_path / "home"
     write(home / "prompts" / "g.md", "global fragment")
     write(
@@ -291,9 +288,7 @@ def test_relative_paths_resolve_against_declaring_file(
     write(ws / "ooda-config.yml", "procedures:\n  w:\n    observe:\n      - path: prompts/w.md\n")
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
-    cfg = load_config(
-        ws / "ooda-config.yml", cwd=elsewhere, env={"OODA_CONFIG_HOME": str(home)}
-    )
+    cfg = load_config(ws / "ooda-config.yml", cwd=elsewhere, env={"OODA_CONFIG_HOME": str(home)})
     assert cfg.procedure("g").observe[0].file == (home / "prompts" / "g.md").resolve()
     assert cfg.procedure("w").observe[0].file == (ws / "prompts" / "w.md").resolve()
     assert cfg.files == (
@@ -402,7 +397,8 @@ def test_unknown_alias_reference_lists_known(tmp_path: Path) -> None:
     )
     assert err.message == "procedure p: ai_cmd_alias: unknown AI command alias 'fsat'"
     assert (err.line, err.column) == (5, 5)
-    assert err.hint is not None and "did you mean 'fast'?" in err.hint
+    assert err.hint is not None
+    assert "did you mean 'fast'?" in err.hint
     assert "claude, copilot, cursor-agent, fast, kiro-cli" in err.hint
 
 
@@ -622,3 +618,45 @@ def test_builtin_config_is_cached_and_reloaded_on_change(builtin_root: Path) -> 
     yml = builtin_root / "procedures" / "builtin.yml"
     yml.write_text(yml.read_text() + "  extra:\n    observe:\n      - content: x\n")
     assert "extra" in load_builtin_config().procedures
+
+
+# --------------------------------------------------------------------------- broken corpus
+
+CORPUS = Path(__file__).resolve().parent.parent / "broken_configs"
+
+
+def _expectations(case: Path) -> tuple[str, str | None]:
+    sidecar = case.with_suffix(".expected")
+    if sidecar.exists():
+        lines = sidecar.read_text(encoding="utf-8").splitlines()
+    else:
+        lines = [
+            line[2:]
+            for line in case.read_text(encoding="utf-8").splitlines()
+            if line.startswith(("# error: ", "# hint: "))
+        ]
+    error = next(line[len("error: ") :] for line in lines if line.startswith("error: "))
+    hint = next((line[len("hint: ") :] for line in lines if line.startswith("hint: ")), None)
+    return error, hint
+
+
+def test_corpus_is_big_enough() -> None:
+    assert len(sorted(CORPUS.glob("*.yml"))) >= 40
+
+
+@pytest.mark.parametrize("case", sorted(CORPUS.glob("*.yml")), ids=lambda p: p.stem)
+def test_broken_config_corpus(case: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    expected_error, expected_hint = _expectations(case)
+    monkeypatch.chdir(CORPUS)
+    with pytest.raises(OodaError) as info:
+        load_config(case.name, env={}, global_config=False)
+    err = info.value
+    substitutions = {"{file}": case.name, "{dir}": str(CORPUS)}
+    for key, value in substitutions.items():
+        expected_error = expected_error.replace(key, value)
+    assert str(err).splitlines()[0] == expected_error
+    assert err.line is not None
+    assert err.column is not None
+    if expected_hint is not None:
+        assert err.hint is not None
+        assert expected_hint in err.hint
