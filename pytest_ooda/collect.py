@@ -1,0 +1,611 @@
+"""Collection: procedure config files become collectors, procedures become item groups.
+
+Per procedure (ids under the config file)::
+
+    <procedure>::config              loads, renders, and is lint-clean at error severity
+    <procedure>::prompt[<phase>]     observe/orient/decide/act/assembled vs its snapshot
+    <procedure>::scenario[<name>]    a scenario replayed through the real loop runner
+    <procedure>::live[<name>]        the same scenario against the real AI (marker ``live``)
+
+A config file that does not load is one failing ``config`` item. Prompt items are real
+``pytest.Function``s requesting syrupy's ``snapshot`` fixture, because syrupy only tracks
+functions; the other kinds are plain items so they stay out of syrupy's bookkeeping.
+Session-wide settings and state live in ``config.stash[PLUGIN_STATE]``.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_ooda import reporting
+from pytest_ooda.errors import OodaError
+from pytest_ooda.reporting import ItemFailure
+from pytest_ooda.snapshot import PROMPT_PHASES, PromptSnapshotExtension, safe_name
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator, Mapping
+
+    from _pytest._code.code import TerminalRepr
+
+    from pytest_ooda.compose import MappedText
+    from pytest_ooda.config import Config, Procedure
+
+RECORD_MODES = ("none", "once", "new", "all")
+DRIFT_MODES = ("fail", "warn", "ignore")
+SCENARIO_SUFFIXES = (".yml", ".yaml")
+BUILTIN_NODEID = "ooda-builtin"
+
+# --------------------------------------------------------------------------- options
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One plugin option: flag ``--ooda-<name>`` (dest ``ooda_<name>``), ini ``ooda_<name>``."""
+
+    name: str
+    help: str
+    kind: str = "str"  # "str" | "bool" | "args"
+    choices: tuple[str, ...] | None = None
+    default: Any = None
+    cli: bool = True
+    ini: bool = True
+    metavar: str | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--ooda-" + self.name.replace("_", "-")
+
+    @property
+    def dest(self) -> str:
+        return "ooda_" + self.name
+
+    def register(self, group: pytest.OptionGroup, parser: pytest.Parser) -> None:
+        if self.cli:
+            if self.kind == "bool":
+                group.addoption(
+                    self.flag, action="store_true", default=None, dest=self.dest, help=self.help
+                )
+            else:
+                group.addoption(
+                    self.flag,
+                    default=None,
+                    dest=self.dest,
+                    choices=self.choices,
+                    metavar=self.metavar,
+                    help=self.help,
+                )
+        if self.ini:
+            ini_type = {"str": "string", "bool": "bool", "args": "args"}[self.kind]
+            parser.addini(self.dest, self.help, type=ini_type, default=None)  # type: ignore[arg-type]
+
+    def read(self, config: pytest.Config) -> Any:
+        """Command line > ini > default; a bad value is a ``UsageError`` naming the choices."""
+        value = config.getoption(self.dest) if self.cli else None
+        source = self.flag
+        if value is None and self.ini:
+            source = f"ini option {self.dest}"
+            try:
+                value = config.getini(self.dest)
+            except ValueError as exc:
+                raise pytest.UsageError(f"{source}: {exc}") from None
+            if value in ("", []):
+                value = None
+        if value is None:
+            return self.default
+        if self.kind == "args":
+            return tuple(value)
+        if self.choices is not None and value not in self.choices:
+            raise pytest.UsageError(
+                f"{source}: invalid value {value!r} (choose from {', '.join(self.choices)})"
+            )
+        return value
+
+
+@dataclass(frozen=True)
+class PluginSettings:
+    """The resolved plugin options for one session."""
+
+    rootpath: Path
+    config_file: Path | None = None
+    builtin: bool = False
+    ai_cmd: str | None = None
+    ai_cmd_alias: str | None = None
+    record_mode: str = "none"
+    drift: str = "fail"
+    fragment_coverage: bool = False
+    procedure_files: tuple[str, ...] = ()
+    scenario_dir: Path | None = None
+
+    @classmethod
+    def from_values(
+        cls,
+        values: Mapping[str, Any],
+        *,
+        rootpath: Path,
+        inipath: Path | None,
+        invocation_dir: Path | None = None,
+    ) -> PluginSettings:
+        base = inipath.parent if inipath is not None else rootpath
+        config_file = values.get("config")
+        scenario_dir = values.get("scenario_dir")
+        return cls(
+            rootpath=rootpath,
+            config_file=(
+                (invocation_dir or rootpath) / config_file if config_file is not None else None
+            ),
+            builtin=bool(values.get("builtin")),
+            ai_cmd=values.get("ai_cmd"),
+            ai_cmd_alias=values.get("ai_cmd_alias"),
+            record_mode=values.get("record_mode") or "none",
+            drift=values.get("drift") or "fail",
+            fragment_coverage=bool(values.get("fragment_coverage")),
+            procedure_files=tuple(values.get("procedure_files") or ()),
+            scenario_dir=base / scenario_dir if scenario_dir is not None else None,
+        )
+
+    def matches(self, path: Path) -> bool:
+        """Whether ``path`` is a procedure config file to collect."""
+        if self.config_file is not None and _same_file(path, self.config_file):
+            return True
+        if path.suffix not in SCENARIO_SUFFIXES:
+            return False
+        try:
+            relative = path.relative_to(self.rootpath).as_posix()
+        except ValueError:
+            return False
+        return any(_glob_regex(glob).match(relative) for glob in self.procedure_files)
+
+
+_GLOB_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _glob_regex(glob: str) -> re.Pattern[str]:
+    """A glob where ``*`` stays inside one directory and ``**/`` spans any number."""
+    cached = _GLOB_CACHE.get(glob)
+    if cached is not None:
+        return cached
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    pattern = re.compile("".join(out) + r"\Z")
+    _GLOB_CACHE[glob] = pattern
+    return pattern
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+@dataclass
+class PluginState:
+    """Per-session state (``config.stash[PLUGIN_STATE]``)."""
+
+    settings: PluginSettings
+    collected_files: set[Path] = field(default_factory=set)
+    counts: dict[str, int] = field(
+        default_factory=lambda: {"files": 0, "procedures": 0, "scenarios": 0}
+    )
+    live_results: list[dict[str, Any]] = field(default_factory=list)
+    _session_config: Config | None = None
+
+    def session_config(self) -> Config:
+        """All tiers, as ``ooda run`` would see them from the rootdir (cached)."""
+        if self._session_config is None:
+            from pytest_ooda.config import load_config
+
+            self._session_config = load_config(
+                self.settings.config_file, cwd=self.settings.rootpath
+            )
+        return self._session_config
+
+
+PLUGIN_STATE = pytest.StashKey[PluginState]()
+
+
+# --------------------------------------------------------------------------- loading
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """A collected config file: its merged config and the procedures it declares."""
+
+    path: Path
+    config: Config
+    declared: tuple[Procedure, ...]
+
+
+def load_collected(path: Path) -> LoadedFile:
+    """The file merged over the built-ins (no global config, no environment).
+
+    Leaving out the environment and the global config keeps prompts and snapshots the
+    same on every machine; merging over the built-ins makes a file that tweaks ``build``
+    snapshot the ``build`` that actually runs.
+    """
+    from pytest_ooda.config import load_config
+
+    config = load_config(path, cwd=path.parent, env={}, builtin=True, global_config=False)
+    target = path.resolve()
+    declared = tuple(
+        procedure
+        for procedure in config.procedures.values()
+        if procedure.location.file is not None and _resolved(procedure.location.file) == target
+    )
+    return LoadedFile(path, config, declared)
+
+
+def _resolved(path: Path) -> Path:
+    return Path(path).resolve()
+
+
+def builtin_config_path() -> Path:
+    from pytest_ooda.fragments import builtin_root
+
+    return builtin_root() / "procedures" / "builtin.yml"
+
+
+# --------------------------------------------------------------------------- hooks' bodies
+
+
+def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    state = parent.config.stash[PLUGIN_STATE]
+    if not state.settings.matches(file_path):
+        return None
+    collector: ConfigFile = ConfigFile.from_parent(parent, path=file_path)
+    return collector
+
+
+def add_builtin_items(session: pytest.Session, items: list[pytest.Item]) -> None:
+    """With ``--ooda-builtin``: collect the packaged built-ins unless already collected."""
+    state = session.config.stash[PLUGIN_STATE]
+    if not state.settings.builtin:
+        return
+    path = builtin_config_path()
+    if path.resolve() in state.collected_files:
+        return
+    inside_root = path.resolve().is_relative_to(state.settings.rootpath.resolve())
+    node = ConfigFile.from_parent(
+        session, path=path, nodeid=None if inside_root else f"{BUILTIN_NODEID}/builtin.yml"
+    )
+    if not inside_root:
+        # Outside the rootdir (an installed package): keep snapshots in the project,
+        # as if builtin.yml sat in the rootdir, never inside site-packages.
+        node.snapshot_dir = (
+            state.settings.rootpath / str(PromptSnapshotExtension.snapshot_dirname) / "builtin"
+        )
+        node.read_only = True
+    items.extend(session.genitems(node))
+
+
+def _mentions_live(markexpr: str) -> bool:
+    return "live" in re.findall(r"[\w.-]+", markexpr or "")
+
+
+def deselect_unrequested_live(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``live``-marked items run only when ``-m`` names the ``live`` marker."""
+    if _mentions_live(str(config.getoption("markexpr", "") or "")):
+        return
+    keep = [item for item in items if item.get_closest_marker("live") is None]
+    if len(keep) == len(items):
+        return
+    dropped = [item for item in items if item.get_closest_marker("live") is not None]
+    config.hook.pytest_deselected(items=dropped)
+    items[:] = keep
+
+
+# --------------------------------------------------------------------------- collectors
+
+
+class ConfigFile(pytest.File):
+    """One procedure config file."""
+
+    snapshot_dir: Path | None = None
+    read_only: bool = False
+
+    def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
+        state = self.config.stash[PLUGIN_STATE]
+        state.collected_files.add(self.path.resolve())
+        state.counts["files"] += 1
+        try:
+            loaded = load_collected(self.path)
+        except OodaError as error:
+            return [BrokenConfigItem.from_parent(self, name="config", error=error)]
+        state.counts["procedures"] += len(loaded.declared)
+        return [
+            ProcedureNode.from_parent(self, name=procedure.name, loaded=loaded, procedure=procedure)
+            for procedure in loaded.declared
+        ]
+
+
+class ProcedureNode(pytest.Collector):
+    """The items of one procedure."""
+
+    def __init__(self, *, loaded: LoadedFile, procedure: Procedure, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.loaded = loaded
+        self.procedure = procedure
+
+    @property
+    def file_node(self) -> ConfigFile:
+        parent = self.parent
+        assert isinstance(parent, ConfigFile)
+        return parent
+
+    def collect(self) -> Iterable[pytest.Item]:
+        items: list[pytest.Item] = [ConfigItem.from_parent(self, name="config")]
+        uses_syrupy = self.config.pluginmanager.hasplugin("syrupy")
+        for phase in PROMPT_PHASES:
+            items.append(
+                PromptItem.from_parent(
+                    self,
+                    name=f"prompt[{phase}]",
+                    callobj=_prompt_with_snapshot if uses_syrupy else _prompt_without_snapshot,
+                    phase=phase,
+                )
+            )
+        scenario_files = self.scenario_files()
+        self.config.stash[PLUGIN_STATE].counts["scenarios"] += len(scenario_files)
+        for path in scenario_files:
+            name = path.stem
+            items.append(ScenarioItem.from_parent(self, name=f"scenario[{name}]", scenario=path))
+            live = LiveItem.from_parent(self, name=f"live[{name}]", scenario=path)
+            live.add_marker("live")
+            items.append(live)
+        return items
+
+    def scenario_dir(self) -> Path:
+        settings = self.config.stash[PLUGIN_STATE].settings
+        root = settings.scenario_dir or self.file_node.path.parent / "scenarios"
+        return root / self.procedure.name
+
+    def scenario_files(self) -> list[Path]:
+        directory = self.scenario_dir()
+        if not directory.is_dir():
+            return []
+        return sorted(
+            path
+            for path in directory.iterdir()
+            if path.suffix in SCENARIO_SUFFIXES and path.is_file() and not path.name.startswith(".")
+        )
+
+
+def _prompt_with_snapshot(snapshot: object) -> None:
+    """Placeholder body: ``PromptItem.runtest`` does the work with the fixture value."""
+
+
+def _prompt_without_snapshot() -> None:
+    """Placeholder body used when syrupy is disabled (``-p no:syrupy``)."""
+
+
+def _procedure_node(item: pytest.Item) -> ProcedureNode:
+    parent = item.parent
+    assert isinstance(parent, ProcedureNode)
+    return parent
+
+
+def _render_failure(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
+    """Our own report for our failures; ``None`` defers to pytest's traceback."""
+    error = excinfo.value
+    if isinstance(error, ItemFailure):
+        return str(error)
+    if isinstance(error, OodaError):
+        return reporting.format_error(error, root=item.config.rootpath)
+    # A bug, not a user mistake: show the traceback from our code onwards only.
+    package = str(Path(__file__).parent)
+    for index, entry in enumerate(excinfo.traceback):
+        if str(entry.path).startswith(package):
+            excinfo.traceback = excinfo.traceback[index:]
+            break
+    return None
+
+
+class OodaItem(pytest.Item):
+    """Base of the non-snapshot items: located at the procedure's YAML line."""
+
+    @property
+    def procedure_node(self) -> ProcedureNode:
+        return _procedure_node(self)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        node = self.procedure_node
+        return self.path, max(node.procedure.location.line - 1, 0), f"{node.name}::{self.name}"
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | TerminalRepr:
+        return _render_failure(self, excinfo) or super().repr_failure(excinfo)
+
+
+class BrokenConfigItem(OodaItem):
+    """Stands for a config file that failed to load: fails with the located error."""
+
+    def __init__(self, *, error: OodaError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = self.error.line if self.error.file is not None else None
+        return self.path, max((line or 1) - 1, 0), f"{self.path.name}::config"
+
+    def runtest(self) -> None:
+        raise self.error
+
+
+class ConfigItem(OodaItem):
+    """The procedure loads and renders, and lint finds nothing at error severity."""
+
+    def runtest(self) -> None:
+        from pytest_ooda import lint
+
+        node = self.procedure_node
+        findings = lint.lint_procedure(node.loaded.config, node.procedure.name)
+        root = self.config.rootpath
+        errors = [finding for finding in findings if finding.severity == "error"]
+        for finding in findings:
+            if finding.severity == "warning":
+                warnings.warn(lint.LintWarning(finding.format(relative_to=root)), stacklevel=1)
+        if node.loaded.declared and node.procedure is node.loaded.declared[0]:
+            for text in node.loaded.config.warnings:
+                warnings.warn(lint.LintWarning(text), stacklevel=1)
+        if errors:
+            raise ItemFailure(reporting.format_findings(errors, root=root))
+
+
+class PromptItem(pytest.Function):
+    """One composed phase (or the assembled prompt) compared with its Markdown snapshot."""
+
+    def __init__(self, *, phase: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.phase = phase
+        file_node = self.procedure_node.file_node
+        if file_node.snapshot_dir is not None:
+            self.ooda_snapshot_dir = file_node.snapshot_dir
+
+    def compose(self) -> MappedText:
+        """The text under test, with the source map naming each line's fragment."""
+        from pytest_ooda.compose import MappedText, assemble_prompt_mapped, compose_phase_mapped
+        from pytest_ooda.config import resolve_run_settings
+
+        node = self.procedure_node
+        procedure = node.procedure
+        if self.phase == "assembled":
+            limit = resolve_run_settings(
+                node.loaded.config, procedure.name, require_ai=False
+            ).max_iterations
+            return assemble_prompt_mapped(procedure, iteration=1, max_iterations=limit)
+        mapped = compose_phase_mapped(
+            procedure.phases()[self.phase], procedure=procedure.name, phase=self.phase
+        )
+        # Stored as a proper text file: one trailing newline unless the phase is empty.
+        return MappedText(mapped.text + "\n" if mapped.text else "", mapped.segments)
+
+    def snapshot_path(self) -> Path:
+        site = getattr(self, "ooda_snapshot_dir", None)
+        if not isinstance(site, Path):
+            site = (
+                self.path.parent / str(PromptSnapshotExtension.snapshot_dirname) / self.path.stem
+            )
+        return site / safe_name(self.procedure_node.name) / f"{self.phase}.md"
+
+    def runtest(self) -> None:
+        mapped = self.compose()
+        snapshot = self.funcargs.get("snapshot")
+        if snapshot is None:
+            recorded = _read_text(self.snapshot_path())
+            if recorded == mapped.text:
+                return
+        else:
+            assertion = snapshot.use_extension(PromptSnapshotExtension)  # type: ignore[attr-defined]
+            if assertion == mapped.text:
+                return
+            recorded = assertion.executions[assertion.num_executions - 1].recalled_data
+        raise ItemFailure(
+            reporting.format_prompt_mismatch(
+                procedure=self.procedure_node.name,
+                phase=self.phase,
+                snapshot_path=self.snapshot_path(),
+                recorded=recorded if isinstance(recorded, str) else None,
+                current=mapped,
+                root=self.config.rootpath,
+            )
+        )
+
+    @property
+    def procedure_node(self) -> ProcedureNode:
+        return _procedure_node(self)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        node = self.procedure_node
+        return self.path, max(node.procedure.location.line - 1, 0), f"{node.name}::{self.name}"
+
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> str | TerminalRepr:
+        return _render_failure(self, excinfo) or super().repr_failure(excinfo)
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
+class ScenarioItem(OodaItem):
+    """A scenario replayed through the real loop runner to its expected outcome."""
+
+    def __init__(self, *, scenario: Path, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario_path = scenario
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.scenario_path, 0, f"{self.procedure_node.name}::{self.name}"
+
+    def runtest(self) -> None:
+        from pytest_ooda import live
+
+        node = self.procedure_node
+        settings = self.config.stash[PLUGIN_STATE].settings
+        live.replay(
+            node.loaded.config,
+            node.procedure.name,
+            self.scenario_path,
+            drift=settings.drift,
+            root=self.config.rootpath,
+        )
+
+
+class LiveItem(ScenarioItem):
+    """The scenario against the real AI command, in a fresh git-initialised workspace."""
+
+    def runtest(self) -> None:
+        from pytest_ooda import live
+
+        node = self.procedure_node
+        state = self.config.stash[PLUGIN_STATE]
+        try:
+            summary = live.run_live(
+                node.loaded.path,
+                node.procedure.name,
+                self.scenario_path,
+                settings=state.settings,
+                read_only=node.file_node.read_only,
+            )
+        except live.NoAICommandError as missing:
+            # Reported at the scenario, not at the line inside the plugin that noticed.
+            raise pytest.skip.Exception(str(missing), _use_item_location=True) from None
+        self.user_properties.append((reporting.LIVE_PROPERTY, summary.as_dict(self.nodeid)))
+        summary.raise_for_outcome()
+
+
+def iter_procedure_nodes(items: Iterable[pytest.Item]) -> Iterator[ProcedureNode]:
+    seen: set[str] = set()
+    for item in items:
+        parent = item.parent
+        if isinstance(parent, ProcedureNode) and parent.nodeid not in seen:
+            seen.add(parent.nodeid)
+            yield parent

@@ -1,0 +1,279 @@
+"""The objects behind the plugin's public fixtures (``ooda_runner``, ``ooda_script``,
+``ooda_workspace``, ``ooda_http_ai``) and the workspace helpers live runs share.
+
+The fixtures themselves are declared in :mod:`pytest_ooda.plugin`; users override them
+in a ``conftest.py`` by defining a fixture of the same name.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from collections import deque
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import responses
+
+from pytest_ooda.errors import BackendError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+    from types import TracebackType
+
+    import pytest
+    from requests import PreparedRequest
+
+    from pytest_ooda.backends import Backend
+    from pytest_ooda.backends.replay import ReplayBackend, ScriptItem
+    from pytest_ooda.config import Config
+    from pytest_ooda.loop import LoopResult
+
+_GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "pytest-ooda",
+    "GIT_AUTHOR_EMAIL": "pytest-ooda@localhost",
+    "GIT_COMMITTER_NAME": "pytest-ooda",
+    "GIT_COMMITTER_EMAIL": "pytest-ooda@localhost",
+}
+
+
+# --------------------------------------------------------------------------- workspaces
+
+
+def git_init(path: Path) -> None:
+    """Make ``path`` a git repository with one commit, unless it already is one.
+
+    Agents expect a repository (they diff and commit); a fixed identity keeps it working
+    on machines without a global git configuration.
+    """
+    if (path / ".git").exists():
+        return
+    git = shutil.which("git")
+    if git is None:
+        raise BackendError("git is not installed: a live workspace must be a git repository")
+    env = {**os.environ, **_GIT_IDENTITY}
+    for argv in (
+        [git, "init", "-q"],
+        [git, "add", "-A"],
+        [git, "commit", "-q", "--allow-empty", "--no-gpg-sign", "-m", "ooda workspace"],
+    ):
+        done = subprocess.run(argv, cwd=path, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise BackendError(
+                f"cannot initialise a git repository in {path}: {' '.join(argv[1:3])} "
+                f"failed: {done.stderr.strip() or done.stdout.strip()}"
+            )
+
+
+def copy_workspace(source: Path | None, target: Path) -> Path:
+    """Copy ``source`` (a directory) into ``target``; an empty ``target`` when ``None``."""
+    target.mkdir(parents=True, exist_ok=True)
+    if source is not None:
+        if not source.is_dir():
+            raise BackendError(f"workspace directory not found: {source}")
+        shutil.copytree(source, target, dirs_exist_ok=True, symlinks=True)
+    return target
+
+
+class WorkspaceFactory:
+    """``ooda_workspace(src=None, *, git=True)`` → a fresh temp copy of ``src``.
+
+    ``src`` is relative to the requesting test file's directory.
+    """
+
+    def __init__(self, tmp_path_factory: pytest.TempPathFactory, *, base: Path) -> None:
+        self._factory = tmp_path_factory
+        self._base = base
+
+    def __call__(self, src: str | Path | None = None, *, git: bool = True) -> Path:
+        target = self._factory.mktemp("ooda-workspace")
+        source = None if src is None else (self._base / src)
+        copy_workspace(source, target)
+        if git:
+            git_init(target)
+        return target
+
+
+# --------------------------------------------------------------------------- runner
+
+
+class Runner:
+    """The real loop runner, bound to a config and the session's AI options."""
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        ai_cmd: str | None = None,
+        ai_cmd_alias: str | None = None,
+        workdir: Path | None = None,
+    ) -> None:
+        self.config = config
+        self.ai_cmd = ai_cmd
+        self.ai_cmd_alias = ai_cmd_alias
+        self.workdir = workdir
+
+    def run(
+        self,
+        procedure: str,
+        *,
+        ai: Backend | None = None,
+        max_iterations: int | None = None,
+        unlimited: bool = False,
+        context: Sequence[str] = (),
+        workdir: str | Path | None = None,
+        failure_threshold: int | None = None,
+        **options: Any,
+    ) -> LoopResult:
+        """Run ``procedure`` with backend ``ai`` (default: the configured AI command).
+
+        Extra keyword arguments go to :func:`pytest_ooda.loop.run_procedure`.
+        """
+        from pytest_ooda.loop import run_procedure
+
+        return run_procedure(
+            self.config,
+            procedure,
+            backend=ai,
+            max_iterations=max_iterations,
+            unlimited=unlimited,
+            context=context,
+            workdir=workdir if workdir is not None else self.workdir,
+            ai_cmd=self.ai_cmd if ai is None else None,
+            ai_cmd_alias=self.ai_cmd_alias if ai is None else None,
+            failure_threshold=failure_threshold,
+            handle_signals=False,
+            **options,
+        )
+
+
+class ScriptFactory:
+    """``ooda_script([...])`` → a replay backend serving the given steps in order."""
+
+    def __call__(self, items: Sequence[ScriptItem], *, name: str = "script") -> ReplayBackend:
+        from pytest_ooda.backends.replay import script
+
+        return script(items, name=name)
+
+
+# --------------------------------------------------------------------------- HTTP stub
+
+
+@dataclass(frozen=True)
+class RecordedRequest:
+    """One request the HTTP backend made to the stub."""
+
+    url: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+
+    @property
+    def prompt(self) -> str:
+        messages = self.body.get("messages") or [{}]
+        content = messages[-1].get("content", "")
+        return content if isinstance(content, str) else json.dumps(content)
+
+
+class HttpAIStub:
+    """Scripted replies for the ``http`` backend through ``responses``.
+
+    ``reply()`` queues one answer (and its token usage) for an endpoint; ``fail()``
+    queues an HTTP error. Replies are served in order; a request with nothing queued
+    gets a 500 whose body says so. ``requests`` lists what was sent.
+    """
+
+    def __init__(self) -> None:
+        self.mock = responses.RequestsMock(assert_all_requests_are_fired=False)
+        self.requests: list[RecordedRequest] = []
+        self._queues: dict[str, deque[tuple[int, dict[str, Any] | str]]] = {}
+
+    def __enter__(self) -> HttpAIStub:
+        self.mock.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.mock.stop()
+        self.mock.reset()
+
+    def url_for(self, provider: str, base_url: str | None = None) -> str:
+        from pytest_ooda.backends.http import PROVIDERS
+
+        if provider not in PROVIDERS:
+            raise BackendError(
+                f"unknown provider {provider!r}", hint=f"expected one of {sorted(PROVIDERS)}"
+            )
+        spec = PROVIDERS[provider]
+        return (base_url or spec.base_url).rstrip("/") + spec.path
+
+    def _queue(self, url: str) -> deque[tuple[int, dict[str, Any] | str]]:
+        queue = self._queues.get(url)
+        if queue is None:
+            queue = self._queues[url] = deque()
+            self.mock.add_callback(responses.POST, url, callback=self._serve)
+        return queue
+
+    def reply(
+        self,
+        text: str,
+        *,
+        provider: str = "anthropic",
+        base_url: str | None = None,
+        input_tokens: int = 10,
+        output_tokens: int = 20,
+    ) -> HttpAIStub:
+        """Queue a successful reply whose text is ``text``."""
+        if provider == "anthropic":
+            body: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "content": [{"type": "text", "text": text}],
+                "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens},
+            }
+        else:
+            body = {
+                "object": "chat.completion",
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}}],
+                "usage": {"prompt_tokens": input_tokens, "completion_tokens": output_tokens},
+            }
+        self._queue(self.url_for(provider, base_url)).append((200, body))
+        return self
+
+    def fail(
+        self,
+        status: int,
+        body: str = "",
+        *,
+        provider: str = "anthropic",
+        base_url: str | None = None,
+    ) -> HttpAIStub:
+        """Queue an HTTP error response."""
+        self._queue(self.url_for(provider, base_url)).append((status, body))
+        return self
+
+    @property
+    def prompts(self) -> list[str]:
+        return [request.prompt for request in self.requests]
+
+    def _serve(self, request: PreparedRequest) -> tuple[int, dict[str, str], str]:
+        raw = request.body or b"{}"
+        text = raw.decode("utf-8") if isinstance(raw, bytes) else raw
+        try:
+            body = json.loads(text)
+        except ValueError:
+            body = {"raw": text}
+        url = str(request.url)
+        self.requests.append(RecordedRequest(url, dict(request.headers), body))
+        queue = self._queues.get(url)
+        if not queue:
+            return 500, {}, json.dumps({"error": f"ooda_http_ai: no scripted reply left for {url}"})
+        status, payload = queue.popleft()
+        content = payload if isinstance(payload, str) else json.dumps(payload)
+        return status, {"content-type": "application/json"}, content

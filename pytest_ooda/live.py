@@ -1,0 +1,279 @@
+"""Scenario items' work: replay through the real loop runner, and live runs with recording.
+
+Replay serves a scenario's iterations through the replay backend (the AI command is
+never started) in a temp copy of its workspace, then checks ``expect`` and prompt drift.
+A live run resolves the real AI command, runs in a fresh git-initialised copy, checks
+``expect`` and, per ``--ooda-record-mode``, writes the recording back (redacted,
+atomically; a failed run never replaces an existing recording).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda import reporting
+from pytest_ooda.errors import ScenarioError
+from pytest_ooda.fixtures import copy_workspace, git_init
+from pytest_ooda.reporting import ItemFailure
+
+if TYPE_CHECKING:
+    from pytest_ooda.collect import PluginSettings
+    from pytest_ooda.config import Config
+    from pytest_ooda.loop import LoopResult
+    from pytest_ooda.scenario import Drift, Scenario
+
+NO_AI_COMMAND = (
+    "no AI command configured for live runs; set one of:\n"
+    "  - pytest --ooda-ai-cmd 'my-cli -p' or --ooda-ai-cmd-alias NAME "
+    "(claude, kiro-cli, copilot, cursor-agent, or your ai_cmd_aliases)\n"
+    "  - OODA_LOOP_AI_CMD or OODA_LOOP_AI_CMD_ALIAS in the environment\n"
+    "  - loop.ai_cmd, loop.ai_cmd_alias or loop.ai_api in ooda-config.yml "
+    "(the workspace file, --ooda-config, or the global $OODA_CONFIG_HOME/ooda-config.yml)\n"
+    "  - ai_cmd, ai_cmd_alias or ai_api on the procedure itself"
+)
+
+
+class NoAICommandError(Exception):
+    """No AI command is configured for a live run (the item is skipped, not failed)."""
+
+
+class DriftWarning(UserWarning):
+    """A scenario's recorded prompt differs from today's (``--ooda-drift=warn``)."""
+
+
+def load_for(procedure: str, path: Path) -> Scenario:
+    """Load a scenario file and check it belongs to ``procedure``."""
+    from pytest_ooda.scenario import load_scenario
+
+    scenario = load_scenario(path)
+    if scenario.procedure != procedure:
+        raise ScenarioError(
+            f"scenario is stored under procedure {procedure!r} but declares "
+            f"procedure: {scenario.procedure}",
+            file=str(path),
+            line=1,
+            hint=f"move it to the {scenario.procedure}/ scenario folder or fix `procedure:`",
+        )
+    return scenario
+
+
+def _run(
+    config: Config,
+    scenario: Scenario,
+    workdir: Path,
+    **backend: Any,
+) -> LoopResult:
+    from pytest_ooda.loop import run_procedure
+
+    return run_procedure(
+        config,
+        scenario.procedure,
+        max_iterations=scenario.max_iterations,
+        context=scenario.context,
+        workdir=workdir,
+        failure_threshold=scenario.failure_threshold,
+        handle_signals=False,
+        show_ai_output=False,
+        **backend,
+    )
+
+
+def _failure_text(
+    scenario: Scenario,
+    result: LoopResult,
+    problems: list[str],
+    drifts: list[Drift],
+    *,
+    root: Path,
+    mode: str,
+) -> str:
+    where = reporting.display_path(scenario.path, root) if scenario.path else scenario.label
+    lines = [f"scenario {scenario.label} ({where}) {mode}: status={result.status}, "
+             f"{result.iterations} iteration(s)"]
+    for problem in problems:
+        lines.append(f"  - {problem}")
+    lines.append("")
+    lines.extend(reporting.iteration_table(result))
+    for drift in drifts:
+        lines.append("")
+        lines.append(drift.describe())
+    if drifts:
+        lines.append("")
+        lines.append(
+            "  re-record with `pytest -m live --ooda-record-mode=new`, drop prompt_sha256 "
+            "from a hand-written scenario, or pass --ooda-drift=warn"
+        )
+    return "\n".join(lines)
+
+
+def replay(config: Config, procedure: str, path: Path, *, drift: str, root: Path) -> None:
+    """Replay the scenario at ``path``; ``ItemFailure`` when it misses its expectations."""
+    from pytest_ooda.scenario import check_drift
+
+    scenario = load_for(procedure, path)
+    with tempfile.TemporaryDirectory(prefix="ooda-replay-") as tmp:
+        workdir = copy_workspace(scenario.workspace_dir(), Path(tmp) / "workspace")
+        result = _run(config, scenario, workdir, backend=scenario.replay_backend(sleep=False))
+        problems = scenario.check(result, workdir)
+        drifts = check_drift(scenario, result, config, cwd=workdir) if drift != "ignore" else []
+    failing_drifts = drifts if drift == "fail" else []
+    if problems or failing_drifts:
+        raise ItemFailure(
+            _failure_text(scenario, result, problems, failing_drifts, root=root, mode="replay")
+        )
+    for found in drifts:
+        warnings.warn(DriftWarning(f"scenario {scenario.label}: {found.describe()}"), stacklevel=1)
+
+
+# --------------------------------------------------------------------------- live
+
+
+@dataclass
+class LiveOutcome:
+    """What one live run produced, for the item verdict and the terminal summary."""
+
+    scenario: str
+    status: str = ""
+    iterations: int = 0
+    elapsed: float = 0.0
+    input_tokens: int | None = None
+    output_tokens: int | None = None
+    cost: float | None = None
+    recorded: str | None = None
+    problems: list[str] = field(default_factory=list)
+    report: str = ""
+
+    def as_dict(self, nodeid: str) -> dict[str, Any]:
+        return {
+            "nodeid": nodeid,
+            "scenario": self.scenario,
+            "status": self.status,
+            "iterations": self.iterations,
+            "elapsed": round(self.elapsed, 3),
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cost": self.cost,
+            "recorded": self.recorded,
+            "expectations": f"{len(self.problems)} expectation(s) not met"
+            if self.problems
+            else "",
+        }
+
+    def raise_for_outcome(self) -> None:
+        if self.problems:
+            raise ItemFailure(self.report)
+
+
+def _workspace_config(settings: PluginSettings, collected: Path) -> Config | None:
+    """The session's workspace config, when it is a different file from ``collected``."""
+    from pytest_ooda.config import CONFIG_FILENAME, load_config
+
+    candidate = settings.config_file or settings.rootpath / CONFIG_FILENAME
+    if not candidate.is_file() or candidate.resolve() == collected.resolve():
+        return None
+    return load_config(candidate, cwd=settings.rootpath)
+
+
+def resolve_ai(
+    config: Config, procedure: str, settings: PluginSettings, collected: Path
+) -> tuple[str | None, str | None]:
+    """The ``(ai_cmd, ai_cmd_alias)`` overrides for a live run; skips when none is set.
+
+    The collected file's own settings (and the environment, global config, and options)
+    come first; the rootdir's ``ooda-config.yml`` loop settings fill in when the
+    procedure lives in another file.
+    """
+    from pytest_ooda.config import resolve_run_settings
+
+    ai_cmd, alias = settings.ai_cmd, settings.ai_cmd_alias
+    run = resolve_run_settings(
+        config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias, require_ai=False
+    )
+    if run.ai_cmd is not None or run.ai_api is not None:
+        return ai_cmd, alias
+    workspace = _workspace_config(settings, collected)
+    if workspace is not None:
+        if workspace.loop.ai_cmd is not None:
+            return workspace.loop.ai_cmd, None
+        if workspace.loop.ai_cmd_alias is not None:
+            return None, workspace.loop.ai_cmd_alias
+    raise NoAICommandError(NO_AI_COMMAND)
+
+
+def _drifted(config: Config, scenario: Scenario, workdir: Path) -> bool:
+    """Whether the first recorded prompt differs from the one assembled now."""
+    from pytest_ooda.compose import assemble_prompt
+    from pytest_ooda.config import resolve_run_settings
+    from pytest_ooda.scenario import sha256_text
+
+    if not scenario.iterations or scenario.iterations[0].prompt_sha256 is None:
+        return False
+    limit = scenario.max_iterations
+    if limit is None:
+        limit = resolve_run_settings(config, scenario.procedure, require_ai=False).max_iterations
+    prompt = assemble_prompt(
+        config.procedure(scenario.procedure),
+        iteration=1,
+        max_iterations=limit,
+        context=scenario.context,
+        cwd=workdir,
+    )
+    return sha256_text(prompt) != scenario.iterations[0].prompt_sha256
+
+
+def run_live(
+    collected: Path,
+    procedure: str,
+    path: Path,
+    *,
+    settings: PluginSettings,
+    read_only: bool = False,
+) -> LiveOutcome:
+    """Run the scenario at ``path`` against the real AI command and maybe record it."""
+    from pytest_ooda.config import load_config
+    from pytest_ooda.scenario import Recorder
+
+    scenario = load_for(procedure, path)
+    config = load_config(collected, cwd=settings.rootpath)
+    ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
+    recorder = Recorder(scenario, settings.record_mode, env=os.environ)
+    outcome = LiveOutcome(scenario=scenario.label)
+    with tempfile.TemporaryDirectory(prefix="ooda-live-") as tmp:
+        workdir = copy_workspace(scenario.workspace_dir(), Path(tmp) / "workspace")
+        git_init(workdir)
+        wanted = recorder.wanted(drifted=_drifted(config, scenario, workdir))
+        result = _run(config, scenario, workdir, ai_cmd=ai_cmd, ai_cmd_alias=alias)
+        problems = scenario.check(result, workdir)
+    outcome.status = result.status
+    outcome.iterations = result.iterations
+    outcome.elapsed = result.elapsed
+    usage = result.usage
+    if usage is not None:
+        outcome.input_tokens = usage.input_tokens
+        outcome.output_tokens = usage.output_tokens
+        outcome.cost = usage.cost
+    if wanted and read_only:
+        warnings.warn(
+            DriftWarning(
+                f"scenario {scenario.label}: not recorded, {path} belongs to the installed "
+                "package (copy the scenario into your project to record it)"
+            ),
+            stacklevel=1,
+        )
+    elif wanted:
+        written = recorder.commit(result, problems)
+        if written is not None:
+            outcome.recorded = reporting.display_path(written, settings.rootpath)
+    outcome.problems = problems
+    if problems:
+        outcome.report = _failure_text(
+            scenario, result, problems, [], root=settings.rootpath, mode="live"
+        )
+        if recorder.skipped_reason:
+            outcome.report += f"\n\n  not recorded: {recorder.skipped_reason}"
+    return outcome

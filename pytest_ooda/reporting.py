@@ -1,0 +1,297 @@
+"""What the plugin prints: header and collection lines, failure reports, the live summary.
+
+Failure reports are plain text built from our own data (YAML lines around the located
+mistake, prompt diffs naming fragment files, per-iteration tables), so a user never
+reads a traceback into the plugin for a mistake in their YAML.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_ooda import __version__
+from pytest_ooda.errors import OodaError, TemplateError
+from pytest_ooda.snapshot import annotated_diff
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from pytest_ooda.collect import PluginSettings, PluginState
+    from pytest_ooda.compose import MappedText
+    from pytest_ooda.lint import Finding
+    from pytest_ooda.loop import LoopResult
+
+LIVE_PROPERTY = "ooda_live"
+
+
+class ItemFailure(Exception):
+    """A failure whose message is the whole report (no traceback into the plugin)."""
+
+_EXCERPT_CONTEXT = 2
+_OUTPUT_TAIL = 5
+_OUTPUT_WIDTH = 120
+
+
+# --------------------------------------------------------------------------- header
+
+
+def header_lines(settings: PluginSettings) -> list[str]:
+    parts = [
+        f"builtin={'on' if settings.builtin else 'off'}",
+        f"record-mode={settings.record_mode}",
+        f"drift={settings.drift}",
+    ]
+    if settings.config_file is not None:
+        parts.append(f"config={display_path(settings.config_file, settings.rootpath)}")
+    return [f"ooda: pytest-ooda {__version__} ({', '.join(parts)})"]
+
+
+def count_nodeids(nodeids: Iterable[str]) -> tuple[int, int, int]:
+    """(procedures, scenarios, config files) among collected node ids.
+
+    Counting from ids works for a local session and for the ids an xdist worker reports.
+    """
+    procedures: set[str] = set()
+    scenarios = 0
+    files: set[str] = set()
+    for nodeid in nodeids:
+        parts = nodeid.split("::")
+        if len(parts) == 3 and parts[2] == "config":
+            procedures.add(nodeid)
+            files.add(parts[0])
+        elif len(parts) == 2 and parts[1] == "config":
+            files.add(parts[0])
+        elif len(parts) == 3 and parts[2].startswith("scenario["):
+            scenarios += 1
+    return len(procedures), scenarios, len(files)
+
+
+def collection_line(nodeids: Iterable[str]) -> str | None:
+    return counts_line(*count_nodeids(nodeids))
+
+
+def counts_line(procedures: int, scenarios: int, files: int) -> str | None:
+    if not files:
+        return None
+    return (
+        f"ooda: {procedures} procedure{'s' if procedures != 1 else ''}, "
+        f"{scenarios} scenario{'s' if scenarios != 1 else ''} "
+        f"in {files} config file{'s' if files != 1 else ''}"
+    )
+
+
+def collection_lines(state: PluginState) -> list[str]:
+    counts = state.counts
+    line = counts_line(counts["procedures"], counts["scenarios"], counts["files"])
+    return [line] if line else []
+
+
+class XdistReporting:
+    """Registered only with pytest-xdist: the controller never collects, workers do."""
+
+    def __init__(self) -> None:
+        self._printed = False
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
+        if self._printed:
+            return
+        self._printed = True
+        line = collection_line(ids)
+        reporter = node.config.pluginmanager.get_plugin("terminalreporter")
+        if line and reporter is not None:
+            reporter.write_line(line)
+
+
+# --------------------------------------------------------------------------- errors
+
+
+def display_path(path: str | Path, root: Path | None) -> str:
+    candidate = Path(path)
+    if root is not None and candidate.is_absolute():
+        try:
+            return candidate.relative_to(root).as_posix()
+        except ValueError:
+            pass
+    return str(path)
+
+
+def file_excerpt(
+    path: str | Path, line: int, column: int | None = None, *, context: int = _EXCERPT_CONTEXT
+) -> list[str]:
+    """Numbered lines around ``line`` (1-based), a caret under ``column``."""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    lines = text.splitlines()
+    if not 1 <= line <= len(lines):
+        return []
+    first, last = max(1, line - context), min(len(lines), line + context)
+    width = len(str(last))
+    out: list[str] = []
+    for number in range(first, last + 1):
+        marker = ">" if number == line else " "
+        out.append(f"  {marker} {number:>{width}} | {lines[number - 1]}")
+        if number == line and column:
+            out.append(f"    {' ' * width} | {' ' * (column - 1)}^")
+    return out
+
+
+def format_error(error: OodaError, *, root: Path | None = None) -> str:
+    """``file:line:col: message`` + hint, the YAML lines around it, and for a template
+    error the fragment lines around the template line."""
+    location = error.location
+    if error.file is not None:
+        shown = display_path(error.file, root)
+        location = ":".join(
+            [shown] + [str(part) for part in (error.line, error.column) if part is not None]
+        )
+    lines = [f"{location}: {error.message}" if location else error.message]
+    if error.hint:
+        lines.append(f"  {error.hint}")
+    if error.file is not None and error.line is not None:
+        excerpt = file_excerpt(_absolute(error.file, root), error.line, error.column)
+        if excerpt:
+            lines.append("")
+            lines.extend(excerpt)
+    if isinstance(error, TemplateError) and error.template_line is not None:
+        fragment = getattr(error, "fragment_file", None)
+        if fragment is not None:
+            excerpt = file_excerpt(fragment, error.template_line)
+            if excerpt:
+                lines.append("")
+                lines.append(f"  template {display_path(fragment, root)}:")
+                lines.extend(excerpt)
+    return "\n".join(lines)
+
+
+def _absolute(file: str, root: Path | None) -> Path:
+    path = Path(file)
+    if path.is_absolute() or root is None:
+        return path
+    if path.exists():
+        return path
+    return root / path
+
+
+def format_findings(findings: Sequence[Finding], *, root: Path) -> str:
+    lines: list[str] = []
+    for finding in findings:
+        lines.append(finding.format(relative_to=root))
+        if finding.file is not None and finding.line is not None:
+            lines.extend(file_excerpt(_absolute(finding.file, root), finding.line, finding.column))
+        lines.append(f"  why: {finding.why}")
+    return "\n".join(lines)
+
+
+def format_prompt_mismatch(
+    *,
+    procedure: str,
+    phase: str,
+    snapshot_path: Path,
+    recorded: str | None,
+    current: MappedText,
+    root: Path,
+) -> str:
+    shown = display_path(snapshot_path, root)
+    what = "assembled prompt" if phase == "assembled" else f"{phase} phase"
+    if recorded is None:
+        return (
+            f"procedure {procedure}: no snapshot of the {what} yet ({shown})\n"
+            "  run `pytest --snapshot-update` to create it"
+        )
+    diff, sources = annotated_diff(
+        recorded,
+        current.text,
+        current.segments,
+        old_label=f"{shown} (snapshot)",
+        new_label=f"{procedure} {what} (composed now)",
+        root=root,
+    )
+    files = [source for source in sources if not _is_structural(source)]
+    lines = [f"procedure {procedure}: the {what} differs from its snapshot {shown}"]
+    if files:
+        lines.append("  changed lines come from: " + ", ".join(files))
+    lines.append("")
+    lines.extend(diff)
+    lines.append("")
+    lines.append("  run `pytest --snapshot-update` to accept the new prompt")
+    return "\n".join(lines)
+
+
+def _is_structural(source: str) -> bool:
+    return source in ("preamble", "context") or source.startswith("marker:")
+
+
+# --------------------------------------------------------------------------- scenarios
+
+
+def _tail(text: str, lines: int = _OUTPUT_TAIL) -> list[str]:
+    kept = text.rstrip("\n").splitlines()[-lines:]
+    return [line if len(line) <= _OUTPUT_WIDTH else line[:_OUTPUT_WIDTH] + "…" for line in kept]
+
+
+def iteration_table(result: LoopResult) -> list[str]:
+    """Per iteration: signal found, outcome, exit code, and the tail of the output."""
+    if not result.records:
+        return ["  (no iteration ran)" + (f": {result.error}" if result.error else "")]
+    lines = ["  iter  signal   outcome  exit  output (tail)"]
+    for record in result.records:
+        outcome = record.outcome + (f" ({record.reason})" if record.reason else "")
+        tail = _tail(record.output) or ["<no output>"]
+        lines.append(
+            f"  {record.number:>4}  {record.signal_name:<7}  {outcome:<7}  "
+            f"{record.exit_code:>4}  {tail[0]}"
+        )
+        lines.extend(f"  {'':>4}  {'':<7}  {'':<7}  {'':>4}  {more}" for more in tail[1:])
+        if record.error:
+            lines.append(f"  {'':>4}  error: {record.error}")
+    if result.error:
+        lines.append(f"  loop error: {result.error}")
+    return lines
+
+
+# --------------------------------------------------------------------------- live runs
+
+
+class LiveSummary:
+    """Collects live results from reports (works across xdist) and prints them at the end."""
+
+    def __init__(self) -> None:
+        self.results: list[dict[str, Any]] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == LIVE_PROPERTY and isinstance(value, dict):
+                self.results.append(value)
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.results:
+            return
+        terminalreporter.write_sep("-", "ooda live runs")
+        for entry in sorted(self.results, key=lambda e: str(e.get("nodeid"))):
+            terminalreporter.write_line(live_line(entry))
+
+
+def live_line(entry: dict[str, Any]) -> str:
+    parts = [
+        f"{entry.get('scenario')}: status={entry.get('status')}",
+        f"iterations={entry.get('iterations')}",
+        f"time={float(entry.get('elapsed') or 0.0):.1f}s",
+    ]
+    tokens_in, tokens_out = entry.get("input_tokens"), entry.get("output_tokens")
+    if tokens_in is not None or tokens_out is not None:
+        parts.append(f"tokens={tokens_in or 0}in/{tokens_out or 0}out")
+    if entry.get("cost") is not None:
+        parts.append(f"cost=${float(entry['cost']):.4f}")
+    if entry.get("recorded"):
+        parts.append(f"recorded -> {entry['recorded']}")
+    if entry.get("expectations"):
+        parts.append(f"({entry['expectations']})")
+    return " ".join(parts)
