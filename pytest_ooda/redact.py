@@ -48,9 +48,7 @@ class Redactor:
         }
         # Longest first so a secret that contains another is replaced whole.
         ordered = sorted(values, key=len, reverse=True)
-        self._env_pattern = (
-            re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
-        )
+        self._env_pattern = re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
 
     def __call__(self, text: str) -> str:
         if self._env_pattern is not None:

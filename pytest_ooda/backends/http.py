@@ -197,9 +197,7 @@ class HttpBackend:
         try:
             text, usage = self._parse(response.json())
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:
-            return failed(
-                f"unexpected response from {self.url} ({exc}): {_excerpt(response.text)}"
-            )
+            return failed(f"unexpected response from {self.url} ({exc}): {_excerpt(response.text)}")
         data = text.encode("utf-8")
         truncated = len(data) > max_output
         if stream is not None:

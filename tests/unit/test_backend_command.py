@@ -191,7 +191,11 @@ def test_interrupt_kills_the_group(tmp_path: Path) -> None:
     backend = agent({**step, "print": "go\n"}, kill_grace=0.5)
     with pytest.raises(Stop):
         backend.run(
-            "x", iteration=1, workdir=tmp_path, timeout=None, max_output=MB,
+            "x",
+            iteration=1,
+            workdir=tmp_path,
+            timeout=None,
+            max_output=MB,
             stream=stop_when_started,
         )
     pgid = int(pidfile.read_text())
@@ -233,7 +237,7 @@ def test_relative_command_resolved_against_workdir(tmp_path: Path) -> None:
 
 def test_from_string_splits_like_shell(tmp_path: Path) -> None:
     code = "'import sys; print(sys.argv[1:])'"
-    backend = CommandBackend.from_string(f"{sys.executable} -c {code} a\\ b \"c d\"")
+    backend = CommandBackend.from_string(f'{sys.executable} -c {code} a\\ b "c d"')
     assert run(backend, tmp_path).output.strip() == "['a b', 'c d']"
     with pytest.raises(BackendError, match="cannot split"):
         CommandBackend.from_string("claude 'unterminated")
