@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 # Subcommands in the order `ooda --help` lists them. Adding one: define
 # `_add_<name>_parser` and `_cmd_<name>` below and append the name here.
-COMMANDS: tuple[str, ...] = ("list", "show", "lint")
+COMMANDS: tuple[str, ...] = ("list", "show", "run", "lint")
 
 EXIT_OK = 0
 EXIT_USAGE = 1
@@ -252,6 +252,185 @@ def _cmd_lint(args: argparse.Namespace) -> int:
     formatter = lint.format_json if args.format == "json" else lint.format_text
     sys.stdout.write(formatter(report))
     return report.exit_code
+
+
+# --------------------------------------------------------------------------- run
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def _add_run_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run a procedure in the loop until it signals success",
+        description="Run PROCEDURE: each iteration assembles the prompt afresh, starts the AI "
+        "command as a new process with the prompt on stdin, and reads its output for "
+        "<promise>SUCCESS</promise> / <promise>FAILURE</promise>. Log lines go to stderr; "
+        "with --verbose the AI output is streamed to stdout.",
+        epilog="exit codes: 0 success, 1 aborted (failure threshold reached or the AI command "
+        "could not start), 2 iteration limit reached (or a configuration error), "
+        "130 interrupted.",
+    )
+    parser.add_argument("procedure", metavar="PROCEDURE", help="procedure name (see `ooda list`)")
+    ai = parser.add_mutually_exclusive_group()
+    ai.add_argument("--ai-cmd", metavar="CMD", help="AI command line (split like a shell would)")
+    ai.add_argument("--ai-cmd-alias", metavar="NAME", help="AI command alias (e.g. claude)")
+    limit = parser.add_mutually_exclusive_group()
+    limit.add_argument(
+        "--max-iterations", "-n", type=_positive_int, metavar="N", help="iteration limit"
+    )
+    limit.add_argument("--unlimited", action="store_true", help="no iteration limit")
+    parser.add_argument(
+        "--context",
+        "-x",
+        action="append",
+        default=[],
+        metavar="X",
+        help="context text, or a file whose content is included (repeatable)",
+    )
+    add_config_option(parser)
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="validate everything (config, fragments, templates, the AI command) and print "
+        "the resolved settings and the prompt, without starting anything",
+    )
+    noise = parser.add_mutually_exclusive_group()
+    noise.add_argument(
+        "--verbose", "-v", action="store_true", help="stream the AI output; per-iteration details"
+    )
+    noise.add_argument(
+        "--quiet", "-q", action="store_true", help="only warnings and the final summary"
+    )
+    parser.add_argument(
+        "--record", metavar="SCENARIO.yml", help="write the run to this scenario file"
+    )
+    parser.add_argument(
+        "--replay",
+        metavar="SCENARIO.yml",
+        help="serve the AI's iterations from this scenario file instead of running it",
+    )
+    parser.set_defaults(func=_cmd_run)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    import logging
+
+    from pytest_ooda import loop, scenario
+    from pytest_ooda.compose import assemble_prompt
+
+    if args.replay and (args.ai_cmd or args.ai_cmd_alias):
+        raise UsageError("--replay serves recorded output; it cannot be combined with --ai-cmd")
+    if args.replay and args.record:
+        raise UsageError("--replay and --record cannot be combined")
+    config = load_from_args(args)
+    config.procedure(args.procedure)
+    replay: scenario.Scenario | None = None
+    max_iterations, context = args.max_iterations, list(args.context)
+    threshold: int | None = None
+    if args.replay:
+        replay = scenario.load_scenario(args.replay)
+        if replay.procedure != args.procedure:
+            raise UsageError(
+                f"{args.replay} records procedure {replay.procedure!r}, not {args.procedure!r}"
+            )
+        if max_iterations is None and not args.unlimited:
+            max_iterations = replay.max_iterations
+        context = context or list(replay.context)
+        threshold = replay.failure_threshold
+    settings = resolve_run_settings(
+        config,
+        args.procedure,
+        max_iterations=max_iterations,
+        unlimited=args.unlimited,
+        ai_cmd=args.ai_cmd,
+        ai_cmd_alias=args.ai_cmd_alias,
+        require_ai=replay is None,
+    )
+    workdir = Path.cwd()
+    backend = replay.replay_backend() if replay is not None else loop.make_backend(settings)
+    if args.dry_run:
+        executable: str | None = None
+        if replay is None and settings.ai_cmd is not None:
+            from pytest_ooda.backends.command import resolve_executable
+
+            executable = resolve_executable(settings.ai_cmd, workdir=workdir)
+        elif replay is None and settings.ai_api is not None:
+            from pytest_ooda.backends.http import HttpBackend
+
+            HttpBackend.from_settings(settings.ai_api).check()
+        prompt = assemble_prompt(
+            config.procedure(args.procedure),
+            iteration=1,
+            max_iterations=settings.max_iterations,
+            context=context,
+            cwd=workdir,
+        )
+        print(f"dry run: procedure {args.procedure} — nothing will be started", file=sys.stderr)
+        print(loop.format_run_settings(settings, executable=executable), file=sys.stderr)
+        if replay is not None:
+            print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
+        sys.stdout.write(prompt)
+        return EXIT_OK
+    reporter = loop.ConsoleReporter(verbose=args.verbose, quiet=args.quiet)
+    # The reporter prints the events; keep logging's last-resort handler from echoing them.
+    quiet_logger = logging.getLogger("pytest_ooda.loop")
+    null = logging.NullHandler()
+    quiet_logger.addHandler(null)
+    try:
+        result = loop.run_procedure(
+            config,
+            args.procedure,
+            backend=backend,
+            max_iterations=max_iterations,
+            unlimited=args.unlimited,
+            context=context,
+            workdir=workdir,
+            on_event=reporter,
+            ai_cmd=args.ai_cmd,
+            ai_cmd_alias=args.ai_cmd_alias,
+            failure_threshold=threshold,
+            show_ai_output=True if args.verbose else None,
+        )
+    finally:
+        reporter.close()
+        quiet_logger.removeHandler(null)
+    if replay is not None:
+        for drift in scenario.check_drift(replay, result, config, cwd=workdir):
+            print(f"warning: {drift.describe()}", file=sys.stderr)
+        for problem in replay.check(result, workdir):
+            print(f"warning: scenario expectation not met: {problem}", file=sys.stderr)
+    if args.record:
+        target = Path(args.record)
+        if target.exists():
+            base = scenario.load_scenario(target)
+            if base.procedure != args.procedure:
+                raise UsageError(
+                    f"{target} records procedure {base.procedure!r}, not {args.procedure!r}"
+                )
+        else:
+            base = scenario.Scenario(
+                procedure=args.procedure,
+                name=target.stem,
+                path=target,
+                context=tuple(context),
+                max_iterations=result.max_iterations,
+            )
+        recorder = scenario.Recorder(base, "all", path=target)
+        written = recorder.commit(result, base.check(result, workdir))
+        if written is not None:
+            print(f"recorded {result.iterations} iteration(s) to {written}", file=sys.stderr)
+        else:
+            print(f"warning: not recorded: {recorder.skipped_reason}", file=sys.stderr)
+    return result.exit_code
 
 
 # --------------------------------------------------------------------------- main

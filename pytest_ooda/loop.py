@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "EXIT_CODES",
     "STATUSES",
+    "ConsoleReporter",
     "IterationFinished",
     "IterationRecord",
     "IterationStarted",
@@ -42,6 +43,7 @@ __all__ = [
     "LoopWarning",
     "RunningStats",
     "TimingStats",
+    "format_run_settings",
     "make_backend",
     "run_procedure",
 ]
@@ -579,3 +581,153 @@ def run_procedure(
         emit(LoopWarning(name, f"Loop {status}: {error}"))
     emit(LoopFinished(result))
     return result
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def format_run_settings(settings: RunSettings, *, executable: str | None = None) -> str:
+    """The resolved settings of a run, one per line with their provenance (for dry runs)."""
+    import shlex
+
+    rows: list[tuple[str, str, str]] = []
+    prov = settings.provenance
+
+    def add(key: str, value: str) -> None:
+        source = prov.get(key)
+        rows.append((key, value, str(source) if source is not None else ""))
+
+    add(
+        "max_iterations",
+        "unlimited" if settings.max_iterations is None else str(settings.max_iterations),
+    )
+    add(
+        "iteration_timeout",
+        "none" if settings.iteration_timeout is None else f"{settings.iteration_timeout}s",
+    )
+    add("max_output_buffer", f"{settings.max_output_buffer} bytes")
+    add("failure_threshold", str(settings.failure_threshold))
+    add("show_ai_output", str(settings.show_ai_output).lower())
+    if settings.ai_cmd is not None:
+        add("ai_cmd", shlex.join(settings.ai_cmd))
+        if executable is not None:
+            rows.append(("executable", executable, "found on PATH / checked executable"))
+    elif settings.ai_api is not None:
+        api = settings.ai_api
+        add("ai_api", f"{api.provider} model={api.model}")
+    width = max(len(k) for k, _, _ in rows)
+    vwidth = max(len(v) for _, v, _ in rows)
+    return "\n".join(f"  {k:<{width}}  {v:<{vwidth}}  {s}".rstrip() for k, v, s in rows)
+
+
+class ConsoleReporter:
+    """Renders loop events for a person: the spec's log lines, and on a terminal a live
+    progress line (iteration, time in it, total time, last outcome) refreshed every
+    ``interval`` seconds while an iteration runs.
+
+    ``quiet`` keeps warnings and the final summary only; ``verbose`` adds a detail line
+    per iteration. Call it as ``on_event``; ``close()`` stops the progress ticker.
+    """
+
+    def __init__(
+        self,
+        stream: Any = None,
+        *,
+        verbose: bool = False,
+        quiet: bool = False,
+        progress: bool | None = None,
+        interval: float = 1.0,
+    ) -> None:
+        self.stream = stream if stream is not None else sys.stderr
+        self.verbose = verbose
+        self.quiet = quiet
+        if progress is None:
+            isatty = getattr(self.stream, "isatty", None)
+            progress = bool(isatty and isatty()) and not verbose
+        self.progress = progress and not quiet
+        self.interval = interval
+        self._lock = threading.Lock()
+        self._ticker: threading.Thread | None = None
+        self._stop = threading.Event()
+        self._line_shown = False
+        self._loop_started = time.monotonic()
+        self._last = "none yet"
+        self._current: IterationStarted | None = None
+        self._iteration_started = time.monotonic()
+
+    def __call__(self, event: LoopEvent) -> None:
+        if isinstance(event, LoopStarted):
+            self._loop_started = time.monotonic()
+        if isinstance(event, IterationFinished | LoopFinished):
+            self._stop_ticker()
+        show = not self.quiet or event.level >= logging.WARNING or isinstance(event, LoopFinished)
+        with self._lock:
+            self._clear()
+            if show:
+                prefix = "warning: " if event.level >= logging.WARNING else ""
+                self.stream.write(prefix + event.message() + "\n")
+                if self.verbose and isinstance(event, IterationFinished):
+                    record = event.record
+                    self.stream.write("  " + record.summary() + "\n")
+                    if record.broken_pipe:
+                        self.stream.write(
+                            "  the AI command exited before reading the whole prompt\n"
+                        )
+                    if record.error:
+                        self.stream.write(f"  error: {record.error}\n")
+            self.stream.flush()
+        if isinstance(event, IterationFinished):
+            reason = f" ({event.record.reason})" if event.record.reason else ""
+            self._last = event.record.outcome + reason
+        if isinstance(event, IterationStarted) and self.progress:
+            self._current = event
+            self._start_ticker()
+
+    def close(self) -> None:
+        self._stop_ticker()
+
+    def _clear(self) -> None:
+        if self._line_shown:
+            self.stream.write("\r\x1b[K")
+            self._line_shown = False
+
+    def _start_ticker(self) -> None:
+        self._stop = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, name="ooda-progress", daemon=True)
+        self._ticker.start()
+
+    def _stop_ticker(self) -> None:
+        ticker = self._ticker
+        if ticker is not None:
+            self._stop.set()
+            ticker.join(timeout=2)
+            self._ticker = None
+        with self._lock:
+            self._clear()
+
+    def progress_text(self) -> str:
+        event = self._current
+        if event is None:
+            return ""
+        now = time.monotonic()
+        in_iteration = now - self._iteration_started
+        total = now - self._loop_started
+        return (
+            f"{event.procedure}: iteration {_of(event.number, event.max_iterations)} running "
+            f"{_clock(in_iteration)} · total {_clock(total)} · last: {self._last}"
+        )
+
+    def _tick(self) -> None:
+        self._iteration_started = time.monotonic()
+        while not self._stop.wait(self.interval):
+            with self._lock:
+                self.stream.write("\r\x1b[K" + self.progress_text())
+                self.stream.flush()
+                self._line_shown = True
+
+
+def _clock(seconds: float) -> str:
+    seconds = int(seconds)
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"

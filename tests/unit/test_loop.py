@@ -462,3 +462,57 @@ def test_assert_status_reports_each_iteration(config: Config) -> None:
     result.assert_signals(["none", "none"])
     with pytest.raises(AssertionError, match="expected signals"):
         result.assert_signals(["SUCCESS"])
+
+
+# --------------------------------------------------------------------------- console rendering
+
+
+def test_console_reporter_progress_line(config: Config) -> None:
+    import io
+
+    from pytest_ooda.backends.replay import ReplayStep
+    from pytest_ooda.loop import ConsoleReporter
+
+    stream = io.StringIO()
+    reporter = ConsoleReporter(stream, progress=True, interval=0.05)
+    steps = [
+        ReplayStep("x", exit_code=1, delay=0.3),
+        ReplayStep("<promise>SUCCESS</promise>", delay=0.3),
+    ]
+    backend = script(steps)
+    run_procedure(config, "build", backend=backend, max_iterations=2, on_event=reporter)
+    reporter.close()
+    text = stream.getvalue()
+    assert "\r\x1b[Kbuild: iteration 1/2 running 0:00 · total 0:00 · last: none yet" in text
+    assert "build: iteration 2/2 running 0:00 · total 0:00 · last: failure (exit code 1)" in text
+    # Every log line starts on a cleared line, never glued to a progress line.
+    cleaned = [line.rsplit("\x1b[K", 1)[-1] for line in text.split("\n")]
+    assert "Loop completed status=success iterations=2" in "\n".join(cleaned)
+    assert all(not line.startswith("build: iteration") for line in cleaned if line)
+
+
+def test_console_reporter_quiet_and_verbose(config: Config) -> None:
+    import io
+
+    from pytest_ooda.loop import ConsoleReporter
+
+    quiet = io.StringIO()
+    backend = script(["a" * 50, "<promise>SUCCESS</promise>"])
+    run_procedure(
+        config,
+        "build",
+        backend=backend,
+        max_output_buffer=30,
+        on_event=ConsoleReporter(quiet, quiet=True),
+    )
+    lines = quiet.getvalue().splitlines()
+    assert lines[0].startswith("warning: AI output of iteration 1 exceeded max_output_buffer=30")
+    assert lines[1].startswith("Loop completed status=success")
+    verbose = io.StringIO()
+    run_procedure(
+        config,
+        "build",
+        backend=script([("x", 2), "<promise>SUCCESS</promise>"]),
+        on_event=ConsoleReporter(verbose, verbose=True),
+    )
+    assert "  iteration 1: failure (exit code 2) exit=2 signal=none" in verbose.getvalue()
