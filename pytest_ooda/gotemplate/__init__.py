@@ -1,0 +1,410 @@
+"""Go ``text/template`` for fragments: parse, compile to sandboxed Jinja2, render like Go 1.19.
+
+``render(source, params)`` behaves like Go's ``template.New("fragment").Parse(source)``
+followed by ``Execute`` with ``params`` as ``map[string]interface{}`` decoded from YAML.
+``check`` parses only, ``referenced_params`` and ``branches`` analyse a template
+statically, and a ``RenderTrace`` records which lines produced output and which branch
+arms ran (for fragment coverage).
+"""
+
+from __future__ import annotations
+
+import datetime
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from jinja2.sandbox import SandboxedEnvironment
+
+from pytest_ooda.errors import TemplateError
+from pytest_ooda.gotemplate.compiler import Compiler, NodeInfo
+from pytest_ooda.gotemplate.nodes import (
+    ActionNode,
+    BranchNode,
+    ChainNode,
+    CommandNode,
+    DotNode,
+    FieldNode,
+    IdentifierNode,
+    IfNode,
+    ListNode,
+    Node,
+    PipeNode,
+    RangeNode,
+    StringNode,
+    TemplateNode,
+    VariableNode,
+    WithNode,
+)
+from pytest_ooda.gotemplate.parser import ParseError, Tree, parse
+from pytest_ooda.gotemplate.runtime import FILTERS, GoExecError
+
+if TYPE_CHECKING:
+    from jinja2 import Template
+
+__all__ = ["Branch", "RenderTrace", "branches", "check", "referenced_params", "render"]
+
+
+@dataclass(frozen=True)
+class Branch:
+    """One arm of a branch point: ``construct`` is ``if``/``range``/``with``; ``arm`` is
+    ``then``/``else``/``else-if-N`` (if, with) or ``body``/``empty`` (range)."""
+
+    line: int
+    construct: str
+    arm: str
+
+
+@dataclass
+class RenderTrace:
+    """Filled by ``render``: template lines (1-based) whose text or actions produced
+    output, and the branch arms that were executed."""
+
+    lines: set[int] = field(default_factory=set)
+    taken: set[Branch] = field(default_factory=set)
+
+
+# -- Jinja2 environment ------------------------------------------------------------------
+
+
+def _trace_lines(trace: RenderTrace, lines: tuple[int, ...]) -> str:
+    trace.lines.update(lines)
+    return ""
+
+
+def _trace_action(trace: RenderTrace, line: int, text: str) -> str:
+    if text:
+        trace.lines.add(line)
+    return text
+
+
+def _trace_branch(trace: RenderTrace, line: int, construct: str, arm: str) -> str:
+    trace.taken.add(Branch(line, construct, arm))
+    return ""
+
+
+def _call_template(dot: Any, state: _RenderState, index: int, nid: int) -> str:
+    return state.call(index, dot, nid)
+
+
+def _make_env() -> SandboxedEnvironment:
+    env = SandboxedEnvironment(
+        autoescape=False,
+        keep_trailing_newline=True,
+        extensions=["jinja2.ext.loopcontrols"],
+        cache_size=0,
+        auto_reload=False,
+    )
+    env.filters.update({"G" + name: fn for name, fn in FILTERS.items()})
+    env.filters.update(
+        {"Gtl": _trace_lines, "Gta": _trace_action, "Gtb": _trace_branch, "GTPL": _call_template}
+    )
+    return env
+
+
+_ENV = _make_env()
+
+
+@dataclass
+class _Compiled:
+    main: int
+    templates: list[Template]
+    names: list[str]
+    nodes: list[NodeInfo]
+
+
+_CACHE_SIZE = 512
+_cache: OrderedDict[tuple[str, str, bool], _Compiled] = OrderedDict()
+_parse_cache: OrderedDict[tuple[str, str], dict[str, Tree]] = OrderedDict()
+_lock = threading.Lock()
+
+
+def _parse(source: str, name: str) -> dict[str, Tree]:
+    key = (source, name)
+    with _lock:
+        trees = _parse_cache.get(key)
+        if trees is not None:
+            _parse_cache.move_to_end(key)
+            return trees
+    try:
+        trees = parse(source, name)
+    except ParseError as err:
+        raise TemplateError(err.message, kind="parse", template_line=err.line) from None
+    except RecursionError:
+        raise TemplateError(
+            f"template: {name}: template nesting too deep for this engine", kind="parse"
+        ) from None
+    with _lock:
+        _parse_cache[key] = trees
+        if len(_parse_cache) > _CACHE_SIZE:
+            _parse_cache.popitem(last=False)
+    return trees
+
+
+def _compile(source: str, name: str, traced: bool) -> _Compiled:
+    key = (source, name, traced)
+    with _lock:
+        compiled = _cache.get(key)
+        if compiled is not None:
+            _cache.move_to_end(key)
+            return compiled
+    trees = _parse(source, name)
+    compiler = Compiler(source, trees, traced)
+    try:
+        sources = compiler.compile_all()
+        names = sorted(trees)
+        templates = [_ENV.from_string(sources[n].source) for n in names]
+    except RecursionError:
+        raise TemplateError(
+            f"template: {name}: template nesting too deep for this engine", kind="parse"
+        ) from None
+    compiled = _Compiled(names.index(name), templates, names, compiler.nodes)
+    with _lock:
+        _cache[key] = compiled
+        if len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return compiled
+
+
+class _RenderState:
+    """Per-render data the compiled templates reach through the ``S`` name."""
+
+    __slots__ = ("compiled", "overflow", "trace")
+
+    def __init__(self, compiled: _Compiled, trace: RenderTrace | None) -> None:
+        self.compiled = compiled
+        self.trace = trace
+        self.overflow: int | None = None
+
+    def run(self, index: int, dot: Any) -> str:
+        tmpl = self.compiled.templates[index]
+        ctx = tmpl.new_context({"d0": dot, "S": self, "TR": self.trace})
+        return "".join(tmpl.root_render_func(ctx))
+
+    def call(self, index: int, dot: Any, nid: int) -> str:
+        try:
+            return self.run(index, dot)
+        except RecursionError:
+            if self.overflow is None:
+                self.overflow = nid
+            raise
+
+
+# -- parameters ------------------------------------------------------------------------------
+
+
+def _go_value(v: Any) -> Any:
+    """The ``interface{}`` value yaml.v3 would have produced for a PyYAML value."""
+    t = type(v)
+    if t is str or t is int or t is float or t is bool or v is None:
+        return v
+    if isinstance(v, Mapping):
+        return {
+            (k if type(k) in (str, int, float, bool) else str(k)): _go_value(x)
+            for k, x in v.items()
+        }
+    if isinstance(v, (list, tuple)):
+        return [_go_value(x) for x in v]
+    if isinstance(v, bool):
+        return bool(v)
+    if isinstance(v, int):
+        return int(v)
+    if isinstance(v, float):
+        return float(v)
+    if isinstance(v, str):
+        return str(v)
+    if isinstance(v, (datetime.date, datetime.datetime)):
+        return v.isoformat()
+    if isinstance(v, bytes):
+        return v.decode("utf-8", "surrogateescape")
+    return str(v)
+
+
+def _root(params: Mapping[str, Any]) -> dict[str, Any]:
+    if type(params) is dict and all(
+        type(v) in (str, int, float, bool) or v is None for v in params.values()
+    ):
+        return params
+    return {str(k): _go_value(v) for k, v in params.items()}
+
+
+# -- public API -------------------------------------------------------------------------------
+
+
+def render(
+    source: str,
+    params: Mapping[str, Any],
+    *,
+    name: str = "fragment",
+    trace: RenderTrace | None = None,
+) -> str:
+    """Render ``source`` with ``params`` exactly as Go 1.19's text/template would.
+
+    Raises ``TemplateError`` (``kind`` ``"parse"`` or ``"exec"``) with Go's message.
+    """
+    compiled = _compile(source, name, trace is not None)
+    state = _RenderState(compiled, trace)
+    try:
+        return state.run(compiled.main, _root(params))
+    except GoExecError as err:
+        info = compiled.nodes[err.nid]
+        message = (
+            f"template: {name}:{info.line}:{info.column}: executing "
+            f"{_go_quote(info.template)} at <{info.context}>: {err.message}"
+        )
+        raise TemplateError(message, kind="exec", template_line=info.line) from None
+    except RecursionError:
+        nid = state.overflow
+        if nid is None:
+            raise TemplateError(
+                f"template: {name}: execution nested too deeply", kind="exec"
+            ) from None
+        info = compiled.nodes[nid]
+        message = (
+            f"template: {name}:{info.line}:{info.column}: executing "
+            f"{_go_quote(info.template)} at <{info.context}>: "
+            "exceeded maximum template depth (100000)"
+        )
+        raise TemplateError(message, kind="exec", template_line=info.line) from None
+
+
+def _go_quote(s: str) -> str:
+    from pytest_ooda.gotemplate.gofmt import quote
+
+    return quote(s)
+
+
+def check(source: str, *, name: str = "fragment") -> None:
+    """Parse ``source``; raise ``TemplateError(kind="parse")`` if Go would reject it."""
+    _parse(source, name)
+
+
+def referenced_params(source: str) -> frozenset[str]:
+    """Top-level parameter names the template reads (``.x``, ``$.x``, ``index . "x"``).
+
+    Fields read while dot is the parameter map count, including inside templates invoked
+    with ``.``; fields read under a ``range``/``with`` that moved dot do not.
+    """
+    trees = _parse(source, "fragment")
+    found: set[str] = set()
+    visited: set[str] = set()
+
+    def visit_tree(tname: str) -> None:
+        if tname in visited or tname not in trees:
+            return
+        visited.add(tname)
+        root = trees[tname].root
+        if root is not None:
+            visit_list(root, True)
+
+    def visit_list(lst: ListNode | None, dot_is_root: bool) -> None:
+        if lst is None:
+            return
+        for node in lst.nodes:
+            visit(node, dot_is_root)
+
+    def visit_arg(node: Node, dot_is_root: bool) -> None:
+        if isinstance(node, FieldNode) and dot_is_root:
+            found.add(node.ident[0])
+        elif isinstance(node, VariableNode) and node.ident[0] == "$" and len(node.ident) > 1:
+            found.add(node.ident[1])
+        elif isinstance(node, PipeNode):
+            visit_pipe(node, dot_is_root)
+        elif isinstance(node, ChainNode):
+            visit_arg(node.node, dot_is_root)
+
+    def visit_pipe(pipe: PipeNode | None, dot_is_root: bool) -> None:
+        if pipe is None:
+            return
+        for cmd in pipe.cmds:
+            visit_command(cmd, dot_is_root)
+
+    def visit_command(cmd: CommandNode, dot_is_root: bool) -> None:
+        for arg in cmd.args:
+            visit_arg(arg, dot_is_root)
+        first = cmd.args[0]
+        if (
+            isinstance(first, IdentifierNode)
+            and first.ident == "index"
+            and len(cmd.args) >= 3
+            and isinstance(cmd.args[2], StringNode)
+            and (
+                (isinstance(cmd.args[1], DotNode) and dot_is_root)
+                or (isinstance(cmd.args[1], VariableNode) and cmd.args[1].ident == ["$"])
+            )
+        ):
+            found.add(cmd.args[2].text)
+
+    def passes_root(pipe: PipeNode | None, dot_is_root: bool) -> bool:
+        if pipe is None or len(pipe.cmds) != 1 or len(pipe.cmds[0].args) != 1:
+            return False
+        arg = pipe.cmds[0].args[0]
+        return (isinstance(arg, DotNode) and dot_is_root) or (
+            isinstance(arg, VariableNode) and arg.ident == ["$"]
+        )
+
+    def visit(node: Node, dot_is_root: bool) -> None:
+        if isinstance(node, ActionNode):
+            visit_pipe(node.pipe, dot_is_root)
+        elif isinstance(node, BranchNode):
+            visit_pipe(node.pipe, dot_is_root)
+            body_root = dot_is_root and isinstance(node, IfNode)
+            if isinstance(node, WithNode) and passes_root(node.pipe, dot_is_root):
+                body_root = True
+            visit_list(node.list, body_root)
+            visit_list(node.else_list, dot_is_root)
+        elif isinstance(node, TemplateNode):
+            visit_pipe(node.pipe, dot_is_root)
+            if passes_root(node.pipe, dot_is_root):
+                visit_tree(node.name)
+
+    visit_tree("fragment")
+    return frozenset(found)
+
+
+def branches(source: str) -> tuple[Branch, ...]:
+    """Every branch arm of the template (all defined templates), in source order."""
+    trees = _parse(source, "fragment")
+    out: list[Branch] = []
+
+    def line_of(pos: int) -> int:
+        return source.count("\n", 0, pos) + 1
+
+    def visit_list(lst: ListNode | None) -> None:
+        if lst is None:
+            return
+        for node in lst.nodes:
+            visit(node)
+
+    def visit_if(node: IfNode, line: int, depth: int) -> None:
+        out.append(Branch(line, "if", "then" if depth == 0 else f"else-if-{depth}"))
+        visit_list(node.list)
+        el = node.else_list
+        if el is not None and el.is_else_if and isinstance(el.nodes[0], IfNode):
+            visit_if(el.nodes[0], line, depth + 1)
+        else:
+            out.append(Branch(line, "if", "else"))
+            visit_list(el)
+
+    def visit(node: Node) -> None:
+        if isinstance(node, IfNode):
+            visit_if(node, line_of(node.pos), 0)
+        elif isinstance(node, WithNode):
+            line = line_of(node.pos)
+            out.append(Branch(line, "with", "then"))
+            out.append(Branch(line, "with", "else"))
+            visit_list(node.list)
+            visit_list(node.else_list)
+        elif isinstance(node, RangeNode):
+            line = line_of(node.pos)
+            out.append(Branch(line, "range", "body"))
+            out.append(Branch(line, "range", "empty"))
+            visit_list(node.list)
+            visit_list(node.else_list)
+
+    for tname in sorted(trees):
+        visit_list(trees[tname].root)
+    out.sort(key=lambda b: b.line)
+    return tuple(dict.fromkeys(out))
