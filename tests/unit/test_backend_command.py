@@ -270,3 +270,24 @@ class TestTailBuffer:
         buf.add(b"cd")
         assert buf.getvalue() == b"abcd"
         assert not buf.truncated
+
+
+def test_no_file_descriptor_leak(tmp_path: Path) -> None:
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    def stop(chunk: bytes) -> None:
+        raise KeyboardInterrupt
+
+    backend = CommandBackend(["wc", "-c"])
+    run(backend, tmp_path)
+    before = open_fds()
+    for _ in range(30):
+        run(backend, tmp_path, "x" * 1000)
+    sleeper = agent({"print": "x\n", "sleep": 30}, kill_grace=0.2)
+    for _ in range(3):
+        with pytest.raises(KeyboardInterrupt):
+            sleeper.run(
+                "p", iteration=1, workdir=tmp_path, timeout=None, max_output=MB, stream=stop
+            )
+    assert open_fds() == before
