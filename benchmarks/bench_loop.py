@@ -66,7 +66,10 @@ def bench_overhead(iterations: int, repeats: int) -> dict[str, float]:
         )
         prompt_file = work / "prompt.md"
         prompt_file.write_text(prompt)
-        shell = f"i=0; while [ $i -lt {iterations} ]; do cat {prompt_file} | wc -c >/dev/null; i=$((i+1)); done"
+        shell = (
+            f"i=0; while [ $i -lt {iterations} ]; do "
+            f"cat {prompt_file} | wc -c >/dev/null; i=$((i+1)); done"
+        )
         runner_times, shell_times = [], []
         for _ in range(repeats):
             start = time.perf_counter()
@@ -82,7 +85,8 @@ def bench_overhead(iterations: int, repeats: int) -> dict[str, float]:
                 handle_signals=False,
             )
             runner_times.append(time.perf_counter() - start)
-            assert result.status == "max-iters" and result.iterations == iterations, result.report()
+            if result.status != "max-iters" or result.iterations != iterations:
+                raise SystemExit("unexpected run:\n" + result.report())
     runner = statistics.median(runner_times)
     shell_loop = statistics.median(shell_times)
     return {
