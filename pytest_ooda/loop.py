@@ -430,7 +430,7 @@ def run_procedure(
     here. ``stream`` receives the raw AI output live (by default stdout when
     ``show_ai_output`` is on). With ``handle_signals`` (and on the main thread) SIGINT
     and SIGTERM end the run with status ``interrupted`` after the AI's process group is
-    killed.
+    killed; without it a ``KeyboardInterrupt`` propagates after the same clean-up.
 
     Raises ``OodaError`` for configuration/prompt mistakes and ``ScenarioError`` when a
     replay runs out; a backend that cannot start ends the run as ``aborted``.
@@ -560,10 +560,12 @@ def run_procedure(
                 if outcome.kind == "success":
                     status = "success"
                     break
-    except (_Interrupted, KeyboardInterrupt) as exc:
+    except _Interrupted as exc:
+        # Only our own handler ends the run as `interrupted`. A KeyboardInterrupt (signal
+        # handling left to the caller, e.g. pytest) propagates once the backend has
+        # killed the AI's process group.
         status = "interrupted"
-        signum = exc.signum if isinstance(exc, _Interrupted) else signal.SIGINT
-        error = f"interrupted by {signal.Signals(signum).name}"
+        error = f"interrupted by {signal.Signals(exc.signum).name}"
     result = LoopResult(
         procedure=name,
         status=status,

@@ -516,3 +516,22 @@ def test_console_reporter_quiet_and_verbose(config: Config) -> None:
         on_event=ConsoleReporter(verbose, verbose=True),
     )
     assert "  iteration 1: failure (exit code 2) exit=2 signal=none" in verbose.getvalue()
+
+
+def test_keyboard_interrupt_propagates_without_signal_handling(
+    config: Config, tmp_path: Path
+) -> None:
+    pidfile = tmp_path / "pid"
+    step = {"pidfile": str(pidfile), "grandchild": 60, "print": "busy\n", "sleep": 60}
+
+    def interrupt() -> None:
+        deadline = time.monotonic() + 10
+        while not pidfile.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        time.sleep(0.2)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    threading.Thread(target=interrupt, daemon=True).start()
+    with pytest.raises(KeyboardInterrupt):
+        run(config, tmp_path, step, max_iterations=3, handle_signals=False)
+    assert not _group_alive(int(pidfile.read_text()))
