@@ -380,7 +380,11 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
         sys.stdout.write(prompt)
         return EXIT_OK
-    reporter = loop.ConsoleReporter(verbose=args.verbose, quiet=args.quiet)
+    streaming = args.verbose or settings.show_ai_output
+    # A progress line redrawn under streamed AI output would garble both.
+    reporter = loop.ConsoleReporter(
+        verbose=args.verbose, quiet=args.quiet, progress=False if streaming else None
+    )
     # The reporter prints the events; keep logging's last-resort handler from echoing them.
     quiet_logger = logging.getLogger("pytest_ooda.loop")
     null = logging.NullHandler()

@@ -299,8 +299,9 @@ def test_sigint_interrupts_and_kills_group(config: Config, tmp_path: Path) -> No
         deadline = time.monotonic() + 10
         while not pidfile.exists() and time.monotonic() < deadline:
             time.sleep(0.02)
-        time.sleep(0.2)
-        os.kill(os.getpid(), signal.SIGINT)
+        if pidfile.exists():  # never signal a process that is not in the loop
+            time.sleep(0.2)
+            os.kill(os.getpid(), signal.SIGINT)
 
     threading.Thread(target=interrupt, daemon=True).start()
     started = time.monotonic()
@@ -528,8 +529,9 @@ def test_keyboard_interrupt_propagates_without_signal_handling(
         deadline = time.monotonic() + 10
         while not pidfile.exists() and time.monotonic() < deadline:
             time.sleep(0.02)
-        time.sleep(0.2)
-        os.kill(os.getpid(), signal.SIGINT)
+        if pidfile.exists():  # never signal a process that is not in the loop
+            time.sleep(0.2)
+            os.kill(os.getpid(), signal.SIGINT)
 
     threading.Thread(target=interrupt, daemon=True).start()
     with pytest.raises(KeyboardInterrupt):
