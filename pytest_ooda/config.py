@@ -10,6 +10,7 @@ an ``OodaError`` naming ``file:line:col``.
 from __future__ import annotations
 
 import difflib
+import gc
 import math
 import os
 import re
@@ -835,8 +836,17 @@ def _check_price(value: Any) -> Any:
 
 
 def _parse_file(path: Path, tier: str) -> _Layer:
-    document = load_yaml_file(path, display=_display(path))
-    return _FileParser(path, tier).parse(document)
+    # Loading allocates many small objects and no reference cycles; pausing the cyclic
+    # collector keeps load time linear in the file size (it was ~1.5x slower at 1,000
+    # procedures with the collector repeatedly walking the growing heap).
+    paused = gc.isenabled()
+    gc.disable()
+    try:
+        document = load_yaml_file(path, display=_display(path))
+        return _FileParser(path, tier).parse(document)
+    finally:
+        if paused:
+            gc.enable()
 
 
 _builtin_cache: dict[tuple[Path, int, int], _Layer] = {}

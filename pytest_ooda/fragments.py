@@ -63,6 +63,9 @@ def _missing_builtin_hint(path: str, relative: PurePosixPath) -> str:
     return hint
 
 
+_builtin_resolved: dict[tuple[Path, str], Path] = {}
+
+
 def resolve_fragment_path(path: str, base_dir: Path) -> Path:
     """Resolve a fragment ``path`` as written in a config file to an existing file.
 
@@ -85,6 +88,9 @@ def resolve_fragment_path(path: str, base_dir: Path) -> Path:
                 hint="write builtin:fragments/<phase>/<name>.md",
             )
         root = builtin_root()
+        cached = _builtin_resolved.get((root, rest))
+        if cached is not None:
+            return cached
         resolved = root.joinpath(*relative.parts)
         if not resolved.is_file():
             raise FragmentError(
@@ -93,6 +99,9 @@ def resolve_fragment_path(path: str, base_dir: Path) -> Path:
         # A symlink inside the package must not smuggle in files from elsewhere.
         if not resolved.resolve().is_relative_to(root.resolve()):
             raise FragmentError(f"built-in fragment path leaves the built-in tree: {path}")
+        # Shipped files do not come and go while a process runs; every built-in procedure
+        # names the same few dozen, so remember the answers.
+        _builtin_resolved[(root, rest)] = resolved
         return resolved
     if not path:
         raise FragmentError("fragment path is empty")

@@ -77,6 +77,15 @@ _Loader.yaml_implicit_resolvers = {
     for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
 }
 
+_FastLoader: type[yaml.CSafeLoader] | None = None
+if getattr(yaml, "__with_libyaml__", False):
+
+    class _CLoader(yaml.CSafeLoader):
+        """libyaml's parser (about 10x faster) with the same resolvers as ``_Loader``."""
+
+    _CLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
+    _FastLoader = _CLoader
+
 
 def _mark(node: yaml.nodes.Node) -> Mark:
     return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
@@ -98,7 +107,9 @@ def _tab_hint(problem: str) -> str | None:
 class _Builder:
     """Turns a composed node graph into located Python values."""
 
-    def __init__(self, loader: _Loader, file: str | None, error: type[OodaError]) -> None:
+    def __init__(
+        self, loader: yaml.SafeLoader | yaml.CSafeLoader, file: str | None, error: type[OodaError]
+    ) -> None:
         self.loader = loader
         self.file = file
         self.error = error
@@ -227,6 +238,20 @@ def load_yaml_text(
     malformation.
     """
     name = str(file) if file is not None else None
+    if _FastLoader is not None:
+        # Parse with libyaml when it is there; any complaint from it is re-parsed by the
+        # pure-Python parser below so error messages do not depend on how PyYAML was built.
+        fast = _FastLoader(text)
+        try:
+            node = fast.get_single_node()
+        except (yaml.YAMLError, RecursionError):
+            pass
+        else:
+            if node is None:
+                return None
+            return _Builder(fast, name, error).build(node)
+        finally:
+            fast.dispose()
     loader: _Loader | None = None
     try:
         try:
@@ -247,7 +272,7 @@ def load_yaml_text(
             raise error(f"invalid YAML: {exc}", file=name, line=1, column=1) from None
         except RecursionError:
             raise error(
-                f"invalid YAML: nesting deeper than {MAX_DEPTH} levels", file=name, line=1, column=1
+                f"nesting deeper than {MAX_DEPTH} levels", file=name, line=1, column=1
             ) from None
         if node is None:
             return None

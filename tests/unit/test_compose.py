@@ -17,6 +17,7 @@ from pytest_ooda.compose import (
     compose_phase_mapped,
 )
 from pytest_ooda.config import Config, Procedure, load_config
+from pytest_ooda.errors import TemplateError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -166,7 +167,7 @@ def test_mapped_segments_point_at_fragment_lines(proc: Procedure) -> None:
     mapped = assemble_prompt_mapped(proc)
     assert mapped.text == EXPECTED
     lines = mapped.text.splitlines()
-    by_source = {}
+    by_source: dict[str, list[list[str]]] = {}
     for segment in mapped.segments:
         chunk = lines[segment.start_line - 1 : segment.end_line]
         by_source.setdefault(segment.source, []).append(chunk)
@@ -218,3 +219,122 @@ def test_use_observer_sees_every_fragment(proc: Procedure, tmp_path: Path) -> No
     assert all(u.trace is None for u in seen)
     assemble_prompt(proc)
     assert len(seen) == 4
+
+
+# --------------------------------------------------------------------------- templates
+
+
+SEED_TEMPLATE = """Read the following {{.file_type}} files from the repository:
+
+{{range .paths}}
+- {{.}}
+{{end}}
+
+{{if .include_tests}}
+Also include any associated test files.
+{{end}}
+"""
+
+
+def test_seed_example_template_renders(tmp_path: Path) -> None:
+    write(tmp_path / "fragments" / "observe" / "read_files.md", SEED_TEMPLATE)
+    cfg = load(
+        tmp_path,
+        """
+        procedures:
+          custom-audit:
+            observe:
+              - path: "fragments/observe/read_files.md"
+                parameters:
+                  file_type: "specification"
+                  paths:
+                    - "specs/api.md"
+                    - "specs/database.md"
+                  include_tests: true
+        """,
+    )
+    # Go's output: each {{range}}/{{if}} keeps the newlines around it; composition strips
+    # only the ends.
+    assert compose_phase(cfg.procedure("custom-audit").observe) == (
+        "Read the following specification files from the repository:\n\n\n"
+        "- specs/api.md\n\n- specs/database.md\n\n\n\n"
+        "Also include any associated test files."
+    )
+
+
+def test_missing_parameter_renders_no_value(tmp_path: Path) -> None:
+    write(tmp_path / "t.md", "Task: {{.task}} in {{.dir}}")
+    cfg = load(
+        tmp_path,
+        "procedures:\n  p:\n    act:\n      - path: t.md\n        parameters:\n"
+        "          task: fix\n",
+    )
+    assert compose_phase(cfg.procedure("p").act) == "Task: fix in <no value>"
+
+
+def test_parameters_without_template_syntax_are_ignored(tmp_path: Path) -> None:
+    write(tmp_path / "plain.md", "Nothing to substitute here.\n")
+    cfg = load(
+        tmp_path,
+        "procedures:\n  p:\n    act:\n      - path: plain.md\n        parameters: {unused: 1}\n",
+    )
+    assert compose_phase(cfg.procedure("p").act) == "Nothing to substitute here."
+
+
+def test_inline_content_with_parameters_is_a_template(tmp_path: Path) -> None:
+    cfg = load(
+        tmp_path,
+        'procedures:\n  p:\n    act:\n      - content: "{{if .ok}}yes{{else}}no{{end}}"\n'
+        "        parameters: {ok: false}\n",
+    )
+    assert compose_phase(cfg.procedure("p").act) == "no"
+
+
+def test_empty_parameters_mean_verbatim(tmp_path: Path) -> None:
+    write(tmp_path / "b.md", "Keep {{.this}} as written")
+    cfg = load(
+        tmp_path, "procedures:\n  p:\n    act:\n      - path: b.md\n        parameters: {}\n"
+    )
+    assert compose_phase(cfg.procedure("p").act) == "Keep {{.this}} as written"
+
+
+def test_execution_error_is_located_at_the_fragment(tmp_path: Path) -> None:
+    write(tmp_path / "x.md", "first line\n{{index .items 5}}\n")
+    cfg = load(
+        tmp_path,
+        "procedures:\n  p:\n    act:\n      - content: ok\n      - path: x.md\n"
+        "        parameters:\n          items: [a]\n",
+    )
+    with pytest.raises(TemplateError) as info:
+        assemble_prompt(cfg.procedure("p"))
+    err = info.value
+    assert err.kind == "exec"
+    assert err.template_line == 2
+    assert (err.line, err.column) == (5, 9)
+    assert err.file is not None
+    assert err.file.endswith("ooda-config.yml")
+    assert err.message.startswith("procedure p: act[1]: template execution error: template: ")
+    assert "index out of range" in err.message
+    assert err.hint is not None
+    assert err.hint.endswith("x.md:2")
+
+
+def test_observer_receives_render_trace_for_templates(tmp_path: Path) -> None:
+    write(tmp_path / "t.md", "Head\n{{if .flag}}\nyes\n{{else}}\nno\n{{end}}\n")
+    cfg = load(
+        tmp_path,
+        "procedures:\n  p:\n    act:\n      - path: t.md\n        parameters: {flag: true}\n"
+        "      - content: plain\n",
+    )
+    seen: list[FragmentUse] = []
+    remove = add_use_observer(seen.append)
+    try:
+        assemble_prompt(cfg.procedure("p"))
+    finally:
+        remove()
+    templated, plain = seen
+    assert plain.trace is None
+    assert templated.trace is not None
+    assert 3 in templated.trace.lines
+    assert 5 not in templated.trace.lines
+    assert {(b.construct, b.arm) for b in templated.trace.taken} == {("if", "then")}

@@ -17,7 +17,7 @@ from pytest_ooda.config import (
     load_config_file,
     resolve_run_settings,
 )
-from pytest_ooda.errors import ConfigError, FragmentError, OodaError
+from pytest_ooda.errors import ConfigError, FragmentError, OodaError, TemplateError
 
 
 def write(path: Path, text: str) -> Path:
@@ -660,3 +660,62 @@ def test_broken_config_corpus(case: Path, monkeypatch: pytest.MonkeyPatch) -> No
     if expected_hint is not None:
         assert err.hint is not None
         assert expected_hint in err.hint
+
+
+# --------------------------------------------------------------------------- templates at load
+
+
+def test_template_parse_error_at_load_names_config_and_fragment_line(tmp_path: Path) -> None:
+    write(tmp_path / "prompts" / "t.md", "ok line\n{{if .x}}\nunterminated\n")
+    path = write(
+        tmp_path / "ooda-config.yml",
+        """
+        procedures:
+          build:
+            orient:
+              - path: prompts/t.md
+                parameters:
+                  x: 1
+        """,
+    )
+    with pytest.raises(TemplateError) as info:
+        load(path)
+    err = info.value
+    assert err.kind == "parse"
+    assert (err.line, err.column) == (4, 9)
+    assert err.message.startswith("procedure build: orient[0]: template parse error: template: ")
+    assert err.template_line is not None
+    assert err.hint == f"in {tmp_path / 'prompts' / 't.md'}:{err.template_line}"
+
+
+def test_template_not_parsed_without_parameters(tmp_path: Path) -> None:
+    write(tmp_path / "t.md", "{{if unbalanced")
+    cfg = load(write(tmp_path / "c.yml", "procedures:\n  p:\n    act:\n      - path: t.md\n"))
+    assert cfg.procedure("p").act[0].is_template is False
+
+
+def test_undefined_function_is_a_load_time_parse_error(tmp_path: Path) -> None:
+    path = write(
+        tmp_path / "c.yml",
+        "procedures:\n  p:\n    act:\n      - content: '{{nosuch .x}}'\n"
+        "        parameters: {x: 1}\n",
+    )
+    with pytest.raises(TemplateError) as info:
+        load(path)
+    assert 'function "nosuch" not defined' in info.value.message
+    assert info.value.hint == "in line 1 of the inline content"
+
+
+def test_parameters_keep_yaml_types_and_locations(tmp_path: Path) -> None:
+    cfg = load(
+        write(
+            tmp_path / "c.yml",
+            "procedures:\n  p:\n    act:\n      - content: '{{.n}}'\n        parameters:\n"
+            "          n: 3\n          l: [a, {b: true}]\n",
+        )
+    )
+    action = cfg.procedure("p").act[0]
+    assert dict(action.parameters) == {"n": 3, "l": ["a", {"b": True}]}
+    assert action.parameter_locations["l"].line == 7
+    with pytest.raises(TypeError):
+        action.parameters["n"] = 4  # type: ignore[index]

@@ -10,6 +10,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pytest_ooda import yamlload
 from pytest_ooda.config import load_config
 from pytest_ooda.errors import ConfigError, OodaError
 from pytest_ooda.yamlload import (
@@ -79,10 +80,26 @@ def test_multiple_documents() -> None:
         ("a: 1\n b: 2\n", "invalid YAML: mapping values are not allowed here", 2),
         ("a: \x07\n", "invalid YAML: unacceptable character #x0007", 1),
         ("[" * 300 + "]" * 300, "nesting deeper than 100 levels", 1),
-        ("[" * 5000 + "]" * 5000, "invalid YAML: nesting deeper than 100 levels", 1),
+        ("[" * 5000 + "]" * 5000, "nesting deeper than 100 levels", 1),
+    ],
+    ids=[
+        "binary-tag",
+        "custom-tag",
+        "complex-key",
+        "recursive-alias",
+        "open-quote",
+        "indentation",
+        "control-char",
+        "deep-nesting",
+        "very-deep-nesting",
     ],
 )
-def test_malformed(text: str, message: str, line: int) -> None:
+@pytest.mark.parametrize("parser", ["libyaml", "python"])
+def test_malformed(
+    text: str, message: str, line: int, parser: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if parser == "python":
+        monkeypatch.setattr(yamlload, "_FastLoader", None)
     e = err(text)
     assert e.message.startswith(message)
     assert e.line == line
