@@ -228,6 +228,18 @@ def test_output_truncation_warns_once(config: Config, tmp_path: Path) -> None:
     assert result.signals == ["none", "none"]
 
 
+@pytest.mark.parametrize(("where", "status"), [("end", "success"), ("start", "max-iters")])
+def test_200mb_output_under_1mb_buffer(
+    config: Config, tmp_path: Path, where: str, status: str
+) -> None:
+    step = {"flood": 200 << 20, "signal_at": where}
+    result = run(config, tmp_path, step, max_iterations=1, max_output_buffer=1 << 20)
+    assert result.status == status
+    record = result.records[0]
+    assert record.truncated
+    assert len(record.output.encode()) == 1 << 20
+
+
 def test_invalid_utf8_output(config: Config, tmp_path: Path) -> None:
     result = run(config, tmp_path, {"invalid_utf8": True, **SUCCESS}, max_iterations=1)
     result.assert_status("success")
