@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ooda import reporting
 from pytest_ooda.errors import ScenarioError
+from pytest_ooda.redact import Redactor
 from pytest_ooda.fixtures import copy_workspace, git_init
 from pytest_ooda.reporting import ItemFailure
 
@@ -276,4 +277,6 @@ def run_live(
         )
         if recorder.skipped_reason:
             outcome.report += f"\n\n  not recorded: {recorder.skipped_reason}"
+        # Live output lands in CI logs: redact it like a recording.
+        outcome.report = Redactor(os.environ)(outcome.report)
     return outcome

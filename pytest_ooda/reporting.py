@@ -241,13 +241,14 @@ def iteration_table(result: LoopResult) -> list[str]:
         return ["  (no iteration ran)" + (f": {result.error}" if result.error else "")]
     lines = ["  iter  signal   outcome  exit  output (tail)"]
     for record in result.records:
-        outcome = record.outcome + (f" ({record.reason})" if record.reason else "")
         tail = _tail(record.output) or ["<no output>"]
         lines.append(
-            f"  {record.number:>4}  {record.signal_name:<7}  {outcome:<7}  "
+            f"  {record.number:>4}  {record.signal_name:<7}  {record.outcome:<7}  "
             f"{record.exit_code:>4}  {tail[0]}"
         )
         lines.extend(f"  {'':>4}  {'':<7}  {'':<7}  {'':>4}  {more}" for more in tail[1:])
+        if record.outcome == "failure" and record.reason:
+            lines.append(f"  {'':>4}  reason: {record.reason}")
         if record.error:
             lines.append(f"  {'':>4}  error: {record.error}")
     if result.error:

@@ -1,0 +1,19 @@
+"""Fixtures for the plugin's end-to-end tests (helpers live in ``ooda_project``)."""
+
+from __future__ import annotations
+
+import pytest
+from ooda_project import DECIDE_MD, GREET_CONFIG, OBSERVE_MD, Project
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
+    # Keep the developer's own configuration out of these runs.
+    monkeypatch.setenv("OODA_CONFIG_HOME", str(pytester.path / ".no-global-config"))
+    for name in ("OODA_LOOP_AI_CMD", "OODA_LOOP_AI_CMD_ALIAS"):
+        monkeypatch.delenv(name, raising=False)
+    created = Project(pytester)
+    created.write("ooda-config.yml", GREET_CONFIG)
+    created.write("prompts/observe.md", OBSERVE_MD)
+    created.write("prompts/decide.md", DECIDE_MD)
+    return created

@@ -1,0 +1,90 @@
+"""A small project for the plugin's end-to-end tests, written by pytester.
+
+``project`` writes an ``ooda-config.yml`` whose procedure ``greet`` uses every kind of
+fragment (inline, relative file, built-in, templated) and a ``fake-ai`` script standing
+in for a real AI CLI. Tests then run pytest on it and assert on the outcome lines.
+"""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+GREET_CONFIG = """\
+procedures:
+  greet:
+    display: "Greet"
+    summary: "Say hello"
+    observe:
+      - content: "Look around the room."
+      - path: prompts/observe.md
+    orient:
+      - path: "builtin:fragments/orient/identify_drift.md"
+    decide:
+      - path: prompts/decide.md
+    act:
+      - content: |
+          Say hello.
+          Output <promise>SUCCESS</promise> when everyone was greeted.
+          Output <promise>FAILURE</promise> if nobody is there.
+"""
+
+OBSERVE_MD = "Read the README.\nList the people present.\n"
+DECIDE_MD = "Decide whom to greet first.\n"
+TEMPLATED_DECIDE_MD = "Decide whom to greet first, starting with {{.target}}.\n"
+
+#: ``GREET_CONFIG`` with a templated fragment (rendered with its parameters).
+TEMPLATED_CONFIG = GREET_CONFIG.replace(
+    "      - path: prompts/decide.md\n",
+    "      - path: prompts/decide.md\n        parameters:\n          target: \"the README\"\n",
+)
+
+# Prints a planted secret and whatever the plan file says; records every prompt.
+FAKE_AI = '''\
+import json, os, sys
+from pathlib import Path
+
+prompt = sys.stdin.read()
+here = Path(__file__).parent
+with open(here / "prompts.log", "a", encoding="utf-8") as log:
+    log.write(prompt + "\\n===\\n")
+plan = json.loads((here / "plan.json").read_text())
+count_file = here / "plan.count"
+index = int(count_file.read_text()) if count_file.exists() else 0
+count_file.write_text(str(index + 1))
+step = plan[min(index, len(plan) - 1)]
+print("token in use: " + os.environ.get("OODA_TEST_API_TOKEN", ""))
+print(step.get("print", ""))
+for name, text in step.get("files", {}).items():
+    Path(name).write_text(text)
+sys.exit(step.get("exit", 0))
+'''
+
+
+class Project:
+    """The pytester directory plus helpers to write scenarios and drive the fake AI."""
+
+    def __init__(self, pytester: pytest.Pytester) -> None:
+        self.pytester = pytester
+        self.path = pytester.path
+
+    def write(self, relative: str, text: str) -> Path:
+        target = self.path / relative
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(textwrap.dedent(text), encoding="utf-8")
+        return target
+
+    def scenario(self, name: str, text: str, procedure: str = "greet") -> Path:
+        return self.write(f"scenarios/{procedure}/{name}.yml", text)
+
+    def fake_ai(self, plan: str) -> str:
+        """Write the fake AI and its plan (JSON list of steps); return its command line."""
+        self.write("fake-ai/agent.py", FAKE_AI)
+        self.write("fake-ai/plan.json", plan)
+        return f"{sys.executable} {self.path / 'fake-ai' / 'agent.py'}"
+
+    def run(self, *args: str) -> pytest.RunResult:
+        return self.pytester.runpytest("-p", "no:cacheprovider", *args)

@@ -1,0 +1,91 @@
+"""Live items: never run unless ``-m live`` selects them; skipped without an AI command;
+``--ooda-ai-cmd`` / ``--ooda-ai-cmd-alias`` / environment / config choose the command."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from ooda_project import Project
+
+SCENARIO = "procedure: greet\nexpect: {status: success}\niterations: []\n"
+PLAN = '[{"print": "<promise>SUCCESS</promise>"}]'
+
+
+def test_live_items_never_run_without_m_live(project: Project) -> None:
+    ai_cmd = project.fake_ai(PLAN)
+    project.scenario("s", SCENARIO)
+    result = project.run("--ooda-ai-cmd", ai_cmd, "-k", "live")
+    result.assert_outcomes(deselected=8)
+    assert not (project.path / "fake-ai/prompts.log").exists()
+    # Not even when -k names them or -m selects something else.
+    project.run("--ooda-ai-cmd", ai_cmd, "-m", "not slow", "-k", "live").assert_outcomes(
+        deselected=8
+    )
+    assert not (project.path / "fake-ai/prompts.log").exists()
+
+
+def test_live_is_skipped_with_every_way_to_configure_a_command(project: Project) -> None:
+    project.scenario("s", SCENARIO)
+    result = project.run("-m", "live", "-rs")
+    result.assert_outcomes(skipped=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "SKIPPED [[]1] scenarios/greet/s.yml:1: no AI command configured for live runs; set one of:",
+            "  - pytest --ooda-ai-cmd 'my-cli -p' or --ooda-ai-cmd-alias NAME*",
+            "  - OODA_LOOP_AI_CMD or OODA_LOOP_AI_CMD_ALIAS in the environment",
+            "  - loop.ai_cmd, loop.ai_cmd_alias or loop.ai_api in ooda-config.yml*",
+            "  - ai_cmd, ai_cmd_alias or ai_api on the procedure itself",
+        ]
+    )
+
+
+def test_ai_cmd_option_runs_the_command(project: Project) -> None:
+    ai_cmd = project.fake_ai(PLAN)
+    project.scenario("s", SCENARIO)
+    result = project.run("-m", "live", "--ooda-ai-cmd", ai_cmd)
+    result.assert_outcomes(passed=1, deselected=7)
+    prompts = (project.path / "fake-ai/prompts.log").read_text()
+    assert "Procedure: Greet" in prompts
+    result.stdout.fnmatch_lines(
+        ["*- ooda live runs -*", "greet/s: status=success iterations=1 time=*s"]
+    )
+
+
+def test_ai_cmd_alias_option_uses_the_configured_alias(project: Project) -> None:
+    ai_cmd = project.fake_ai(PLAN)
+    config = (project.path / "ooda-config.yml").read_text()
+    project.write("ooda-config.yml", config + f"ai_cmd_aliases:\n  fake: \"{ai_cmd}\"\n")
+    project.scenario("s", SCENARIO)
+    project.run("-m", "live", "--ooda-ai-cmd-alias", "fake").assert_outcomes(
+        passed=1, deselected=7
+    )
+    assert (project.path / "fake-ai/prompts.log").is_file()
+
+
+def test_environment_variable_configures_live_runs(
+    project: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("OODA_LOOP_AI_CMD", project.fake_ai(PLAN))
+    project.scenario("s", SCENARIO)
+    project.run("-m", "live").assert_outcomes(passed=1, deselected=7)
+
+
+def test_workspace_config_supplies_the_command_for_other_procedure_files(
+    project: Project,
+) -> None:
+    ai_cmd = project.fake_ai(PLAN)
+    project.write("ooda-config.yml", f"loop:\n  ai_cmd: \"{ai_cmd}\"\n")
+    project.write(
+        "procedures/more.yml",
+        """\
+        procedures:
+          wave:
+            act:
+              - content: "Wave. <promise>SUCCESS</promise> or <promise>FAILURE</promise>"
+        """,
+    )
+    project.write("procedures/scenarios/wave/s.yml", SCENARIO.replace("greet", "wave"))
+    project.run("-m", "live").assert_outcomes(passed=1, deselected=7)

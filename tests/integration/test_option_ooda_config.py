@@ -1,0 +1,38 @@
+"""``--ooda-config``: an explicitly named workspace config is collected and feeds fixtures."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ooda_project import Project
+
+ROODA = """\
+loop:
+  default_max_iterations: 7
+procedures:
+  legacy:
+    act:
+      - content: "Do it. <promise>SUCCESS</promise> or <promise>FAILURE</promise>"
+"""
+
+
+def test_named_file_is_collected_even_outside_the_globs(project: Project) -> None:
+    project.write("conf/rooda-config.yml", ROODA)
+    plain = project.run("--collect-only", "-q")
+    assert "legacy" not in plain.stdout.str()
+    result = project.run("--collect-only", "-q", "--ooda-config", "conf/rooda-config.yml")
+    result.stdout.fnmatch_lines(["conf/rooda-config.yml::legacy::config"])
+
+
+def test_named_file_is_the_session_config_of_the_fixture(project: Project) -> None:
+    project.write("conf/rooda-config.yml", ROODA)
+    project.pytester.makepyfile(
+        test_cfg="""
+        def test_cfg(ooda_config):
+            assert ooda_config.loop.default_max_iterations == 7
+            assert "legacy" in ooda_config.procedures
+            assert "build" in ooda_config.procedures  # built-ins merged underneath
+        """
+    )
+    project.run("--ooda-config", "conf/rooda-config.yml", "test_cfg.py").assert_outcomes(passed=1)

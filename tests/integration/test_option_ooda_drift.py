@@ -1,0 +1,79 @@
+"""``--ooda-drift``: a recorded prompt that no longer matches today's fails, warns or passes."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from ooda_project import Project
+
+PLAN = '[{"print": "Greeted.\\n<promise>SUCCESS</promise>"}]'
+
+
+@pytest.fixture
+def recorded(project: Project) -> Project:
+    """A scenario recorded live (with prompt hashes), then a fragment edited."""
+    ai_cmd = project.fake_ai(PLAN)
+    project.scenario("rec", "procedure: greet\nexpect: {status: success}\niterations: []\n")
+    project.run("-m", "live", "--ooda-ai-cmd", ai_cmd, "--ooda-record-mode=once").assert_outcomes(
+        passed=1, deselected=7
+    )
+    project.run("-k", "scenario").assert_outcomes(passed=1, deselected=7)
+    project.write("prompts/observe.md", "Read the README twice.\nList the people present.\n")
+    return project
+
+
+def test_fail_is_the_default_and_shows_the_diff_and_fragment(recorded: Project) -> None:
+    result = recorded.run("-k", "scenario")
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "scenario greet/rec (scenarios/greet/rec.yml) replay: status=success, 1 iteration(s)",
+            "*",
+            "prompt of iteration 1 drifted from the recording (sha256 *",
+            "  changed fragments: prompts/observe.md",
+            "--- recorded prompt (rec.yml, iteration 1)",
+            "+++ current prompt (iteration 1)",
+            "*",
+            "-Read the README.",
+            "+Read the README twice.",
+        ]
+    )
+    explicit = recorded.run("-k", "scenario", "--ooda-drift=fail")
+    explicit.assert_outcomes(failed=1, deselected=7)
+
+
+def test_warn_passes_with_a_warning(recorded: Project) -> None:
+    result = recorded.run("-k", "scenario", "--ooda-drift=warn")
+    result.assert_outcomes(passed=1, deselected=7, warnings=1)
+    result.stdout.fnmatch_lines(["*DriftWarning: scenario greet/rec: prompt of iteration 1 drifted*"])
+
+
+def test_ignore_passes_silently(recorded: Project) -> None:
+    result = recorded.run("-k", "scenario", "--ooda-drift=ignore")
+    result.assert_outcomes(passed=1, deselected=7)
+    assert "drifted" not in result.stdout.str()
+
+
+def test_ini_sets_the_mode_and_the_command_line_wins(recorded: Project) -> None:
+    recorded.write("pytest.ini", "[pytest]\nooda_drift = ignore\n")
+    recorded.run("-k", "scenario").assert_outcomes(passed=1, deselected=7)
+    recorded.run("-k", "scenario", "--ooda-drift=fail").assert_outcomes(failed=1, deselected=7)
+
+
+def test_hand_written_scenarios_without_hashes_never_drift(project: Project) -> None:
+    project.scenario(
+        "hand",
+        "procedure: greet\nexpect: {status: success}\n"
+        "iterations:\n  - output: '<promise>SUCCESS</promise>'\n",
+    )
+    project.write("prompts/observe.md", "Something else entirely.\n")
+    project.run("-k", "scenario").assert_outcomes(passed=1, deselected=7)
+
+
+def test_bad_drift_value_is_a_usage_error(project: Project) -> None:
+    result = project.run("--ooda-drift=loud")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*--ooda-drift: invalid choice: 'loud' (choose from *fail*warn*ignore*)"])

@@ -1,0 +1,175 @@
+"""Scenario replay: each expectation passing and failing, with readable reports."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from ooda_project import Project
+
+TWO_STEPS = """\
+iterations:
+  - output: "Greeted Ann."
+  - output: "Everyone greeted.\\n<promise>SUCCESS</promise>\\n"
+"""
+
+
+def run_scenario(project: Project, body: str, *args: str) -> pytest.RunResult:
+    project.scenario("case", "procedure: greet\n" + body)
+    return project.run("-k", "scenario", *args)
+
+
+@pytest.mark.parametrize(
+    "expect",
+    [
+        "expect: {status: success}",
+        "expect: {iterations: 2}",
+        "expect: {iterations: {min: 1, max: 3}}",
+        "expect: {signals: [none, SUCCESS]}",
+        "expect: {status: success, iterations: 2, signals: [none, SUCCESS]}",
+    ],
+)
+def test_met_expectations_pass(project: Project, expect: str) -> None:
+    run_scenario(project, expect + "\n" + TWO_STEPS).assert_outcomes(passed=1, deselected=7)
+
+
+@pytest.mark.parametrize(
+    ("expect", "message"),
+    [
+        ("expect: {status: max-iters}", "  - expected status 'max-iters', got 'success'"),
+        ("expect: {iterations: 3}", "  - expected 3 iteration(s), ran 2"),
+        ("expect: {iterations: {min: 3, max: 4}}", "  - expected 3..4 iterations, ran 2"),
+        (
+            "expect: {signals: [SUCCESS, none]}",
+            "  - expected signals ['SUCCESS', 'none'], got ['none', 'SUCCESS']",
+        ),
+    ],
+)
+def test_unmet_expectations_fail_with_the_iteration_table(
+    project: Project, expect: str, message: str
+) -> None:
+    result = run_scenario(project, expect + "\n" + TWO_STEPS)
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "scenario greet/case (scenarios/greet/case.yml) replay: status=success, "
+            "2 iteration(s)",
+            message,
+            "",
+            "  iter  signal   outcome  exit  output (tail)",
+            "     1  none     ok          0  Greeted Ann.",
+            "     2  SUCCESS  success     0  Everyone greeted.",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()
+
+
+def test_failure_until_abort_reports_exit_codes_and_output_tail(project: Project) -> None:
+    body = """\
+failure_threshold: 2
+expect: {status: success}
+iterations:
+  - output: "tests fail\\nline 2\\n<promise>FAILURE</promise>\\n"
+    exit_code: 0
+  - output: "crashed"
+    exit_code: 3
+"""
+    result = run_scenario(project, body)
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "*replay: status=aborted, 2 iteration(s)",
+            "  - expected status 'success', got 'aborted'",
+            "*",
+            "  iter  signal   outcome  exit  output (tail)",
+            "     1  FAILURE  failure     0  tests fail",
+            "                                line 2",
+            "                                <promise>FAILURE</promise>",
+            "        reason: *",
+            "     2  none     failure     3  crashed",
+            "        reason: *",
+        ]
+    )
+
+
+def test_workspace_file_checks(project: Project) -> None:
+    project.write("scenarios/greet/ws/README.md", "Hello\n")
+    body = """\
+workspace: ws
+expect:
+  status: success
+  files:
+    README.md: exists
+    GREETED.md: {contains: "Ann"}
+    LOG.md: absent
+iterations:
+  - output: "<promise>SUCCESS</promise>"
+    files: {GREETED.md: "Ann was greeted\\n"}
+"""
+    run_scenario(project, body).assert_outcomes(passed=1, deselected=7)
+    failing = body.replace('{contains: "Ann"}', '{contains: "Bob"}')
+    result = run_scenario(project, failing)
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(["  - file GREETED.md: expected to contain 'Bob'"])
+    # The scenario's own workspace is never modified: replay runs in a temp copy.
+    assert not (project.path / "scenarios/greet/ws/GREETED.md").exists()
+
+
+def test_replay_asking_for_too_many_iterations_is_a_clear_failure(project: Project) -> None:
+    body = """\
+max_iterations: 3
+expect: {status: max-iters}
+iterations:
+  - output: "working"
+  - output: "still working"
+"""
+    result = run_scenario(project, body)
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "scenarios/greet/case.yml: scenario 'greet/case' has 2 iterations, "
+            "loop asked for a 3rd",
+        ]
+    )
+
+
+def test_no_signal_until_max_iterations(project: Project) -> None:
+    body = """\
+max_iterations: 2
+expect: {status: max-iters, iterations: 2, signals: [none, none]}
+iterations:
+  - output: "working"
+  - output: "still working"
+"""
+    run_scenario(project, body).assert_outcomes(passed=1, deselected=7)
+
+
+def test_malformed_scenario_is_a_located_failure(project: Project) -> None:
+    result = run_scenario(project, "expect: {status: done}\niterations: []\n")
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(["scenarios/greet/case.yml:2:*status*"])
+    assert "INTERNALERROR" not in result.stdout.str()
+
+
+def test_scenario_for_another_procedure_is_rejected(project: Project) -> None:
+    project.scenario("case", "procedure: wave\niterations: []\n")
+    result = project.run("-k", "scenario")
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        ["*scenario is stored under procedure 'greet' but declares procedure: wave*"]
+    )
+
+
+def test_the_ai_command_is_never_started_in_replay(project: Project) -> None:
+    marker = project.path / "started"
+    project.write(
+        "ooda-config.yml",
+        (project.path / "ooda-config.yml").read_text()
+        + f"loop:\n  ai_cmd: \"touch {marker}\"\n",
+    )
+    run_scenario(project, "expect: {status: success}\n" + TWO_STEPS).assert_outcomes(
+        passed=1, deselected=7
+    )
+    assert not marker.exists()

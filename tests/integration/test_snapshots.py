@@ -1,0 +1,160 @@
+"""Prompt snapshots through syrupy: create, match, mismatch with a diff, update, unused."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from ooda_project import Project
+
+SNAPSHOTS = "__snapshots__/ooda-config/greet"
+
+
+def test_snapshot_update_creates_one_markdown_file_per_phase(project: Project) -> None:
+    result = project.run("--snapshot-update", "-k", "prompt")
+    result.assert_outcomes(passed=5, deselected=1)
+    result.stdout.fnmatch_lines(["*5 snapshots generated.*"])
+    files = sorted(p.name for p in (project.path / SNAPSHOTS).iterdir())
+    assert files == ["act.md", "assembled.md", "decide.md", "observe.md", "orient.md"]
+    assembled = (project.path / SNAPSHOTS / "assembled.md").read_text()
+    assert "Procedure: Greet" in assembled
+    assert "Iteration: 1 of 5" in assembled
+    assert assembled.endswith("<promise>FAILURE</promise> if nobody is there.\n")
+    # Written atomically: no temp files left behind.
+    assert not [p for p in (project.path / SNAPSHOTS).iterdir() if p.name.startswith(".")]
+
+
+def test_missing_snapshot_fails_and_says_how_to_create_it(project: Project) -> None:
+    result = project.run("-k", "prompt and observe")
+    result.assert_outcomes(failed=1, deselected=5)
+    result.stdout.fnmatch_lines(
+        [
+            "procedure greet: no snapshot of the observe phase yet "
+            f"({SNAPSHOTS}/observe.md)",
+            "  run `pytest --snapshot-update` to create it",
+        ]
+    )
+
+
+def test_matching_snapshots_pass(project: Project) -> None:
+    project.run("--snapshot-update")
+    result = project.run("-k", "prompt")
+    result.assert_outcomes(passed=5, deselected=1)
+    result.stdout.fnmatch_lines(["*5 snapshots passed.*"])
+
+
+def test_mismatch_shows_a_unified_diff_naming_the_fragment_file(project: Project) -> None:
+    project.run("--snapshot-update")
+    project.write("prompts/observe.md", "Read the README twice.\nList the people present.\n")
+    result = project.run("-k", "prompt")
+    result.assert_outcomes(failed=2, passed=3, deselected=1)
+    result.stdout.fnmatch_lines(
+        [
+            "procedure greet: the observe phase differs from its snapshot "
+            f"{SNAPSHOTS}/observe.md",
+            "  changed lines come from: prompts/observe.md",
+            "",
+            f"--- {SNAPSHOTS}/observe.md (snapshot)",
+            "+++ greet observe phase (composed now)",
+            "@@ -1,4 +1,4 @@  prompts/observe.md",
+            " Look around the room.",
+            " ",
+            "-Read the README.",
+            "+Read the README twice.",
+            " List the people present.",
+        ]
+    )
+    result.stdout.fnmatch_lines(
+        [
+            "procedure greet: the assembled prompt differs from its snapshot*",
+            "  changed lines come from: prompts/observe.md",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*2 snapshots failed. 3 snapshots passed.*"])
+
+
+def test_inline_change_is_attributed_to_inline_content(project: Project) -> None:
+    project.run("--snapshot-update")
+    config = (project.path / "ooda-config.yml").read_text()
+    project.write("ooda-config.yml", config.replace("Say hello.", "Say hello twice."))
+    result = project.run("-k", "prompt and act")
+    result.assert_outcomes(failed=1, deselected=5)
+    result.stdout.fnmatch_lines(["  changed lines come from: inline", "-Say hello.", "+Say hello twice."])
+
+
+def test_snapshot_update_rewrites_a_changed_prompt(project: Project) -> None:
+    project.run("--snapshot-update")
+    project.write("prompts/observe.md", "Read CONTRIBUTING.md.\n")
+    result = project.run("--snapshot-update", "-k", "prompt")
+    result.assert_outcomes(passed=5, deselected=1)
+    result.stdout.fnmatch_lines(["*2 snapshots updated.*"])
+    observe = (project.path / SNAPSHOTS / "observe.md").read_text()
+    assert observe == "Look around the room.\n\nRead CONTRIBUTING.md.\n"
+    project.run("-k", "prompt").assert_outcomes(passed=5, deselected=1)
+
+
+def test_deleted_procedure_leaves_unused_snapshots_that_update_removes(project: Project) -> None:
+    config = (project.path / "ooda-config.yml").read_text()
+    wave = (
+        "  wave:\n    act:\n"
+        "      - content: \"Wave. <promise>SUCCESS</promise> or <promise>FAILURE</promise>\"\n"
+    )
+    project.write("ooda-config.yml", config + wave)
+    project.run("--snapshot-update")
+    assert (project.path / "__snapshots__/ooda-config/wave/act.md").is_file()
+
+    project.write("ooda-config.yml", config)
+    result = project.run()
+    assert result.ret == 1  # syrupy fails the session on unused snapshots
+    result.stdout.fnmatch_lines(
+        [
+            "*5 snapshots unused.*",
+            "Re-run pytest with --snapshot-update to delete unused snapshots.",
+        ]
+    )
+    result = project.run("--snapshot-update")
+    result.stdout.fnmatch_lines(["*5 unused snapshots deleted.*"])
+    result.stdout.fnmatch_lines(["Deleted wave.prompt[[]act] (__snapshots__/ooda-config/wave/act.md)"])
+    assert not (project.path / "__snapshots__/ooda-config/wave").exists()
+    assert (project.path / SNAPSHOTS / "act.md").is_file()
+    assert project.run().ret == 0
+
+
+def test_unused_snapshots_are_not_reported_when_only_some_procedures_run(
+    project: Project,
+) -> None:
+    config = (project.path / "ooda-config.yml").read_text()
+    wave = (
+        "  wave:\n    act:\n"
+        "      - content: \"Wave. <promise>SUCCESS</promise> or <promise>FAILURE</promise>\"\n"
+    )
+    project.write("ooda-config.yml", config + wave)
+    project.run("--snapshot-update")
+    result = project.run("--snapshot-update", "-k", "greet")
+    assert "deleted" not in result.stdout.str()
+    assert (project.path / "__snapshots__/ooda-config/wave/act.md").is_file()
+
+
+def test_snapshots_sit_next_to_each_config_file(project: Project) -> None:
+    project.write(
+        "procedures/more.yml",
+        """\
+        procedures:
+          audit:
+            act:
+              - content: "Audit. <promise>SUCCESS</promise> or <promise>FAILURE</promise>"
+        """,
+    )
+    project.run("--snapshot-update")
+    assert (project.path / "procedures/__snapshots__/more/audit/act.md").read_text() == (
+        "Audit. <promise>SUCCESS</promise> or <promise>FAILURE</promise>\n"
+    )
+
+
+def test_without_syrupy_prompts_are_still_compared(project: Project) -> None:
+    project.run("--snapshot-update")
+    project.run("-p", "no:syrupy", "-k", "prompt").assert_outcomes(passed=5, deselected=1)
+    project.write("prompts/observe.md", "Changed.\n")
+    result = project.run("-p", "no:syrupy", "-k", "prompt and observe")
+    result.assert_outcomes(failed=1, deselected=5)
+    result.stdout.fnmatch_lines(["+Changed."])
