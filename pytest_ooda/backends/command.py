@@ -158,13 +158,27 @@ class CommandBackend:
         self.interrupt_wait = interrupt_wait
 
     @classmethod
-    def from_string(cls, command: str, **kwargs: float) -> CommandBackend:
+    def from_string(
+        cls,
+        command: str,
+        *,
+        env: Mapping[str, str] | None = None,
+        kill_grace: float = 5.0,
+        drain_grace: float = 1.0,
+        interrupt_wait: float = 5.0,
+    ) -> CommandBackend:
         """Split ``command`` like a POSIX shell would (without running one)."""
         try:
             argv = shlex.split(command)
         except ValueError as exc:
             raise BackendError(f"cannot split AI command {command!r}: {exc}") from None
-        return cls(argv, **kwargs)  # type: ignore[arg-type]
+        return cls(
+            argv,
+            env=env,
+            kill_grace=kill_grace,
+            drain_grace=drain_grace,
+            interrupt_wait=interrupt_wait,
+        )
 
     def __repr__(self) -> str:
         return f"CommandBackend({shlex.join(self.argv)!r})"
@@ -240,8 +254,9 @@ class CommandBackend:
     ) -> tuple[bool, bool]:
         assert proc.stdout is not None
         assert proc.stdin is not None
+        stdin = proc.stdin
         out_fd = proc.stdout.fileno()
-        in_fd = proc.stdin.fileno()
+        in_fd = stdin.fileno()
         setpipe = getattr(fcntl, "F_SETPIPE_SZ", None)
         if setpipe is not None:
             # A bigger pipe means fewer wake-ups for chatty children; best effort only.
@@ -279,7 +294,7 @@ class CommandBackend:
                 if stdin_open:
                     sel.unregister(in_fd)
                     with contextlib.suppress(OSError):
-                        proc.stdin.close()  # type: ignore[union-attr]
+                        stdin.close()
                     stdin_open = False
 
             try:

@@ -8,6 +8,7 @@ import signal
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -15,12 +16,18 @@ from pytest_ooda.backends import Backend, BackendResult
 from pytest_ooda.backends.command import CommandBackend, TailBuffer, resolve_executable
 from pytest_ooda.errors import BackendError
 
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 AGENT = Path(__file__).resolve().parents[1] / "fake_ai" / "agent.py"
 MB = 1 << 20
 
 
-def agent(step: dict[str, object], **kwargs: float) -> CommandBackend:
-    return CommandBackend([sys.executable, str(AGENT), json.dumps(step)], **kwargs)
+def agent(
+    step: Mapping[str, object], *, kill_grace: float = 5.0, drain_grace: float = 1.0
+) -> CommandBackend:
+    argv = [sys.executable, str(AGENT), json.dumps(step)]
+    return CommandBackend(argv, kill_grace=kill_grace, drain_grace=drain_grace)
 
 
 def run(

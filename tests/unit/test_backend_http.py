@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 import requests
 import responses
 
-from pytest_ooda.backends import Backend, Usage
+from pytest_ooda.backends import Backend, BackendResult, Usage
 from pytest_ooda.backends.http import HttpBackend
 from pytest_ooda.errors import BackendError
 
@@ -18,18 +19,24 @@ OPENAI_URL = "https://api.openai.com/v1/chat/completions"
 ENV = {"ANTHROPIC_API_KEY": "ak-test", "OPENAI_API_KEY": "ok-test", "MY_KEY": "mine"}
 
 
-def anthropic(**kwargs: object) -> HttpBackend:
-    return HttpBackend(provider="anthropic", model="claude-test", env=ENV, **kwargs)  # type: ignore[arg-type]
+def anthropic(**kwargs: Any) -> HttpBackend:
+    return HttpBackend(provider="anthropic", model="claude-test", env=ENV, **kwargs)
 
 
-def openai(**kwargs: object) -> HttpBackend:
-    return HttpBackend(provider="openai", model="gpt-test", env=ENV, **kwargs)  # type: ignore[arg-type]
+def openai(**kwargs: Any) -> HttpBackend:
+    return HttpBackend(provider="openai", model="gpt-test", env=ENV, **kwargs)
 
 
-def call(backend: HttpBackend, prompt: str = "do it", **kwargs: object):  # type: ignore[no-untyped-def]
-    options = {"iteration": 1, "workdir": Path("."), "timeout": None, "max_output": 1 << 20}
-    options.update(kwargs)
-    return backend.run(prompt, stream=None, **options)  # type: ignore[arg-type]
+def call(
+    backend: HttpBackend,
+    prompt: str = "do it",
+    *,
+    timeout: float | None = None,
+    max_output: int = 1 << 20,
+) -> BackendResult:
+    return backend.run(
+        prompt, iteration=1, workdir=Path("."), timeout=timeout, max_output=max_output, stream=None
+    )
 
 
 def anthropic_reply(text: str, tokens_in: int = 10, tokens_out: int = 5) -> dict[str, object]:
@@ -64,10 +71,13 @@ def test_anthropic_success_request_and_usage() -> None:
     result = call(backend, "the prompt")
     assert result.exit_code == 0
     assert result.output == "done\n<promise>SUCCESS</promise>"
-    assert result.usage == Usage(1200, 300, pytest.approx(1200 * 3 / 1e6 + 300 * 15 / 1e6))
+    assert result.usage is not None
+    assert (result.usage.input_tokens, result.usage.output_tokens) == (1200, 300)
+    assert result.usage.cost == pytest.approx(1200 * 3 / 1e6 + 300 * 15 / 1e6)
     sent = responses.calls[0].request
     assert sent.headers["x-api-key"] == "ak-test"
     assert sent.headers["anthropic-version"] == "2023-06-01"
+    assert sent.body is not None
     assert json.loads(sent.body) == {
         "model": "claude-test",
         "max_tokens": 99,

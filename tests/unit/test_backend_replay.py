@@ -12,13 +12,27 @@ from pytest_ooda.backends.replay import ReplayBackend, ReplayStep, script
 from pytest_ooda.errors import ScenarioError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 
-def call(backend: ReplayBackend, tmp_path: Path, prompt: str = "p", **kw: object) -> BackendResult:
-    options: dict[str, object] = {"timeout": None, "max_output": 1 << 20, "stream": None}
-    options.update(kw)
-    return backend.run(prompt, iteration=backend.served + 1, workdir=tmp_path, **options)  # type: ignore[arg-type]
+def call(
+    backend: ReplayBackend,
+    tmp_path: Path,
+    prompt: str = "p",
+    *,
+    timeout: float | None = None,
+    max_output: int = 1 << 20,
+    stream: Callable[[bytes], None] | None = None,
+) -> BackendResult:
+    return backend.run(
+        prompt,
+        iteration=backend.served + 1,
+        workdir=tmp_path,
+        timeout=timeout,
+        max_output=max_output,
+        stream=stream,
+    )
 
 
 def test_serves_steps_in_order_and_collects_prompts(tmp_path: Path) -> None:

@@ -298,8 +298,8 @@ def test_killed_writer_process_keeps_old_file(tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- record modes
 
 
-def _result(config: Config, outputs: list[str], **kwargs: object) -> LoopResult:
-    return run_procedure(config, "build", backend=script(outputs), **kwargs)  # type: ignore[arg-type]
+def _result(config: Config, outputs: list[str], *, max_iterations: int = 5) -> LoopResult:
+    return run_procedure(config, "build", backend=script(outputs), max_iterations=max_iterations)
 
 
 @pytest.mark.parametrize(
