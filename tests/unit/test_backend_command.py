@@ -298,3 +298,11 @@ def test_no_file_descriptor_leak(tmp_path: Path) -> None:
                 "p", iteration=1, workdir=tmp_path, timeout=None, max_output=MB, stream=stop
             )
     assert open_fds() == before
+
+
+def test_unstartable_file_is_a_backend_error(tmp_path: Path) -> None:
+    junk = tmp_path / "agent.bin"
+    junk.write_bytes(b"\x00\x01not a program")
+    junk.chmod(0o755)
+    with pytest.raises(BackendError, match=r"cannot start AI command '\./agent\.bin': Exec format"):
+        run(CommandBackend(["./agent.bin"]), tmp_path)
