@@ -188,7 +188,9 @@ class FragmentAction:
 
     content: str | None
     path: str | None
-    parameters: Mapping[str, Any]
+    # Excluded from the hash (a mapping is not hashable) but not from equality, so
+    # actions can be dict keys and sets members, e.g. in fragment coverage.
+    parameters: Mapping[str, Any] = field(hash=False)
     base_dir: Path
     location: Location
     file: Path | None = field(default=None, compare=False)
@@ -382,6 +384,11 @@ def _check_bool(value: Any) -> Any:
 def _check_command(value: Any) -> Any:
     if not isinstance(value, str) or not value.strip():
         raise _Invalid("a non-empty command string")
+    try:
+        shlex.split(value)
+    except ValueError as exc:
+        # Caught at load time rather than when a run starts, like every other mistake.
+        raise _Invalid(f"a command line with balanced quotes ({exc})") from None
     return value
 
 

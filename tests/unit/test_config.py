@@ -719,3 +719,27 @@ def test_parameters_keep_yaml_types_and_locations(tmp_path: Path) -> None:
     assert action.parameter_locations["l"].line == 7
     with pytest.raises(TypeError):
         action.parameters["n"] = 4  # type: ignore[index]
+
+
+def test_unbalanced_quotes_in_a_command_fail_at_load(tmp_path: Path) -> None:
+    err = raises_config(write(tmp_path / "c.yml", 'ai_cmd_aliases:\n  x: "cli \'oops"\n'))
+    assert err.message == (
+        "ai_cmd_aliases.x: expected a command line with balanced quotes (No closing quotation), "
+        'got a string ("cli \'oops")'
+    )
+    with pytest.raises(ConfigError, match="environment variable OODA_LOOP_AI_CMD: expected a"):
+        load_config(cwd=tmp_path, env={"OODA_LOOP_AI_CMD": "a 'b"}, builtin=False)
+
+
+def test_actions_and_procedures_are_hashable(tmp_path: Path) -> None:
+    cfg = load(
+        write(
+            tmp_path / "c.yml",
+            "procedures:\n  p:\n    act:\n      - content: a\n        parameters: {x: 1}\n"
+            "      - content: a\n        parameters: {x: 2}\n",
+        )
+    )
+    first, second = cfg.procedure("p").act
+    assert first != second
+    assert len({first, second, first}) == 2
+    assert {cfg.procedure("p"): 1}[cfg.procedure("p")] == 1

@@ -215,3 +215,54 @@ def load_config_text(text: str) -> None:
         path = Path(tmp) / "ooda-config.yml"
         path.write_text(text, encoding="utf-8")
         load_config(path, env={}, builtin=False, global_config=False)
+
+
+# Schema-shaped documents reach the deeper validation paths (procedures, phases, fragment
+# actions, ai_api, aliases) that free-form documents rarely get to.
+_leaf = st.one_of(
+    _scalars,
+    st.lists(st.text(max_size=5), max_size=2),
+    st.dictionaries(st.text(max_size=5), _scalars, max_size=2),
+)
+_action = st.dictionaries(
+    st.sampled_from(["content", "path", "parameters", "paramters"]),
+    st.one_of(
+        _leaf,
+        st.sampled_from(["x.md", "builtin:fragments/act/emit_success.md", "builtin:../x", "{{.a}"]),
+    ),
+    max_size=3,
+)
+_procedure = st.dictionaries(
+    st.sampled_from(
+        [
+            "display",
+            "observe",
+            "act",
+            "iteration_mode",
+            "default_max_iterations",
+            "ai_cmd",
+            "ai_cmd_alias",
+            "ai_api",
+        ]
+    ),
+    st.one_of(_leaf, st.lists(_action, max_size=3)),
+    max_size=4,
+)
+_config = st.fixed_dictionaries(
+    {},
+    optional={
+        "loop": st.dictionaries(st.sampled_from(["ai_cmd", "ai_api", "log_level", "x"]), _leaf),
+        "ai_cmd_aliases": st.dictionaries(st.text(max_size=4), _leaf, max_size=2),
+        "procedures": st.dictionaries(
+            st.sampled_from(["build", "p", "Bad Name", "x-1"]), _procedure, max_size=2
+        ),
+        "lint": st.dictionaries(st.text(max_size=6), _leaf, max_size=2),
+    },
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document=_config)
+def test_schema_shaped_documents_only_raise_ooda_errors(document: object) -> None:
+    with contextlib.suppress(OodaError):
+        load_config_text(yaml.safe_dump(document, allow_unicode=True))
