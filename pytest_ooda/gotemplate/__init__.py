@@ -20,6 +20,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from pytest_ooda.errors import TemplateError
 from pytest_ooda.gotemplate.compiler import Compiler, NodeInfo
+from pytest_ooda.gotemplate.gofmt import GoTime
 from pytest_ooda.gotemplate.nodes import (
     ActionNode,
     BranchNode,
@@ -215,8 +216,10 @@ def _go_value(v: Any) -> Any:
         return float(v)
     if isinstance(v, str):
         return str(v)
-    if isinstance(v, (datetime.date, datetime.datetime)):
-        return v.isoformat()
+    if isinstance(v, datetime.date):
+        return GoTime.from_python(v)
+    if isinstance(v, GoTime):
+        return v
     if isinstance(v, bytes):
         return v.decode("utf-8", "surrogateescape")
     return str(v)

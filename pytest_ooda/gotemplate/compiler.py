@@ -215,6 +215,11 @@ class Compiler:
                 return var
         raise AssertionError(f"undefined variable {name}")  # the parser rejects these
 
+    def visible(self, name: str) -> bool:
+        """False for ``$x`` read inside its own declaration (``$x := $x``), which Go's
+        parser accepts and its executor rejects."""
+        return any(vname == name for vname, _ in self.vars)
+
     def emit(self, text: str) -> None:
         self.out.append(text)
 
@@ -267,7 +272,7 @@ class Compiler:
         if pipe.decl:
             value = self.pipeline(pipe, scope, convert=True, hoist=True)
             target = self.declare(pipe, 0)
-            self.assign(target, value)
+            self.bind(target, value, pipe)
             return
         value = self.pipeline(pipe, scope, convert=False, hoist=True)
         if self.traced:
@@ -277,9 +282,23 @@ class Compiler:
 
     def declare(self, pipe: PipeNode, i: int, wrapped: bool = False) -> str:
         var = pipe.decl[i]
+        name = var.ident[0]
         if pipe.is_assign:
-            return self.lookup(var.ident[0]).expr
-        return self.new_var(var.ident[0], wrapped).expr
+            if any(vname == name for vname, _ in self.vars):
+                return self.lookup(name).expr
+            # Go's parser accepts assigning an undeclared variable; execution fails.
+            self.vars.append((name, _Var("none", False)))
+            return ""
+        return self.new_var(name, wrapped).expr
+
+    def bind(self, target: str, value: str, pipe: PipeNode) -> None:
+        """Store ``value`` in a declared variable, or fail the way Go's setVar does."""
+        if target:
+            self.assign(target, value)
+            return
+        nid = self.nid(last_node(pipe))
+        message = f"undefined variable: {pipe.decl[0].ident[0]}"
+        self.emit("{{ (" + value + ")|GE(" + f"{nid}, {jinja_str(message)}" + ") }}")
 
     def branch(self, line: int, construct: str, arm: str) -> None:
         if self.traced:
@@ -291,8 +310,8 @@ class Compiler:
         if node.pipe.decl:
             value = self.pipeline(node.pipe, scope, convert=True, hoist=True)
             target = self.declare(node.pipe, 0)
-            self.assign(target, value)
-            cond = target
+            self.bind(target, value, node.pipe)
+            cond = target or "none"
         else:
             cond = self.pipeline(node.pipe, scope, convert=False, hoist=True)
         self.emit("{% if " + cond + " %}")
@@ -321,7 +340,7 @@ class Compiler:
         dot = self.temp("w")
         self.assign(dot, value)
         if node.pipe.decl:
-            self.assign(self.declare(node.pipe, 0), dot)
+            self.bind(self.declare(node.pipe, 0), dot, node.pipe)
         self.emit("{% if " + dot + " %}")
         self.branch(line, "with", "then")
         self.walk_list(node.list, _Scope(dot, False))
@@ -466,6 +485,9 @@ class Compiler:
                 )
             return self.pipeline(first, scope, convert=True, hoist=False)
         if isinstance(first, VariableNode):
+            if not self.visible(first.ident[0]):
+                message = f"undefined variable: {first.ident[0]}"
+                return self.fail(final, self.nid(first), message)
             var = self.lookup(first.ident[0])
             if len(first.ident) == 1:
                 if has_args:
@@ -533,6 +555,9 @@ class Compiler:
                 scope.dot, node.ident, scope.dot_wrapped, self.nid(node), False, ""
             ), True
         if isinstance(node, VariableNode):
+            if not self.visible(node.ident[0]):
+                message = f"undefined variable: {node.ident[0]}"
+                return self.fail(None, self.nid(node), message), False
             var = self.lookup(node.ident[0])
             if len(node.ident) == 1:
                 return var.expr, var.wrapped
@@ -580,7 +605,7 @@ class Compiler:
             if final is not None:
                 parts.append(final)
                 joined = f" {name} ".join(f"({p})" for p in parts)
-                return f"(({final})|GT {name} ({joined}))"
+                return f"(({final})|GT and ({joined}))"
             return "(" + f" {name} ".join(f"({p})" for p in parts) + ")"
         if name == "not":
             value = self.arg(args[0], scope)[0] if args else final

@@ -9,6 +9,7 @@ that ``index`` on a string yields), ``complex`` (template constants like ``1i``)
 
 from __future__ import annotations
 
+import datetime
 import unicodedata
 from decimal import Decimal
 from typing import Any
@@ -36,6 +37,53 @@ class _NilInterface:
 
 
 NILW: Any = _NilInterface()
+
+
+class GoTime:
+    """A Go ``time.Time`` (what yaml.v3 decodes an unquoted timestamp into).
+
+    Only printing (``Time.String``), equality and truthiness are modelled; Go templates
+    could also call its methods (``.Year``), which this engine does not offer.
+    """
+
+    __slots__ = ("moment", "offset")
+
+    def __init__(self, moment: datetime.datetime, offset: int | None) -> None:
+        self.moment = moment  # wall clock in the zone below
+        self.offset = offset  # seconds east of UTC; None for UTC itself
+
+    @classmethod
+    def from_python(cls, value: datetime.date) -> GoTime:
+        if not isinstance(value, datetime.datetime):
+            return cls(datetime.datetime(value.year, value.month, value.day), None)
+        off = value.utcoffset()
+        naive = value.replace(tzinfo=None)
+        if off is None or (off == datetime.timedelta(0) and value.tzname() in ("UTC", None)):
+            return cls(naive, None)
+        return cls(naive, int(off.total_seconds()))
+
+    def __str__(self) -> str:
+        m = self.moment
+        text = f"{m.year:04d}-{m.month:02d}-{m.day:02d} {m.hour:02d}:{m.minute:02d}:{m.second:02d}"
+        if m.microsecond:
+            text += ("." + f"{m.microsecond:06d}").rstrip("0")
+        if self.offset is None:
+            return text + " +0000 UTC"
+        sign = "-" if self.offset < 0 else "+"
+        hours, rest = divmod(abs(self.offset), 3600)
+        zone = f"{sign}{hours:02d}{rest // 60:02d}"
+        return f"{text} {zone} {zone}"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, GoTime)
+            and self.moment == other.moment
+            and self.offset == other.offset
+        )
+
+    def __hash__(self) -> int:
+        return hash((self.moment, self.offset))
+
 
 _LOWER = "0123456789abcdefx"
 _UPPER = "0123456789ABCDEFX"
@@ -135,6 +183,8 @@ def type_name(v: Any) -> str:
         return "uint8"
     if t is complex:
         return "complex128"
+    if t is GoTime:
+        return "time.Time"
     return "interface {}"
 
 
@@ -364,6 +414,8 @@ class Printer:
             self.bad_verb(verb)
 
     def _unicode(self, u: int) -> None:
+        if u < 0:
+            u += 1 << 64
         prec = 4
         if self.prec_present and self.prec > 4:
             prec = self.prec
@@ -614,6 +666,8 @@ class Printer:
             self.fmt_string(v, verb)
         elif t is complex:
             self.fmt_complex(v, verb)
+        elif t is GoTime:
+            self.fmt_string(str(v), verb)
         else:
             self.print_value(v, verb, depth)
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 from pytest_ooda.gotemplate.gofmt import (
     NILW,
     U8,
+    GoTime,
     go_bytes,
     sorted_items,
     sprint,
@@ -298,6 +299,8 @@ def _kind(v: Any) -> str | None:
 
 
 def _reflect_kind(v: Any) -> str:
+    if type(v) is GoTime:
+        return "struct"
     if v is None:
         return "invalid"
     if type(v) is list:
@@ -336,6 +339,8 @@ def _eq(arg1: Any, *args: Any) -> bool:
                 )
             if arg1 is None or arg is None:
                 truth = (arg is None) == (arg1 is None)
+            elif type(arg) is GoTime:
+                truth = arg1 == arg
             else:
                 raise _CallError(sprintf("non-comparable type %s: %v", [arg, type_name(arg)]))
         if truth:

@@ -141,7 +141,7 @@ def test_params_from_mapping_types_and_dates() -> None:
     params = MappingProxyType(
         {"m": MappingProxyType({"k": (1, 2)}), "d": datetime.date(2024, 1, 2)}
     )
-    assert render("{{.m.k}} {{.d}}", params) == "[1 2] 2024-01-02"
+    assert render("{{.m.k}} {{.d}}", params) == "[1 2] 2024-01-02 00:00:00 +0000 UTC"
 
 
 def test_repeated_render_uses_cache() -> None:
@@ -153,3 +153,28 @@ def test_repeated_render_uses_cache() -> None:
     for i in range(5):
         assert render(src, {"x": i}) == f"cache-probe {i}"
     assert len(gotemplate._cache) == before
+
+
+def test_yamlv3_loader_types_scalars_like_go() -> None:
+    from pytest_ooda.gotemplate.gofmt import GoTime
+    from pytest_ooda.gotemplate.yamlv3 import load_params
+
+    doc = load_params(
+        "a: yes\nb: on\nc: 1e3\nd: 0o17\ne: 0x1F\nf: 1_000\ng: True\nh: ~\n"
+        "i: 12345678901234567890123\nj: '1e3'\nk: 2024-01-02\nl: .5\nm: 0b101\n"
+        "base: &b {x: 1}\nn:\n  <<: *b\n"
+    )
+    assert doc["a"] == "yes"
+    assert doc["b"] == "on"
+    assert doc["c"] == 1000.0
+    assert type(doc["c"]) is float
+    assert (doc["d"], doc["e"], doc["f"], doc["m"]) == (15, 31, 1000, 5)
+    assert doc["g"] is True
+    assert doc["h"] is None
+    assert doc["i"] == 1.2345678901234568e22
+    assert doc["j"] == "1e3"
+    assert isinstance(doc["k"], GoTime)
+    assert str(doc["k"]) == "2024-01-02 00:00:00 +0000 UTC"
+    assert doc["l"] == 0.5
+    assert doc["n"] == {"x": 1}
+    assert render("{{.k}} {{.a}} {{.c}}", doc) == "2024-01-02 00:00:00 +0000 UTC yes 1000"
