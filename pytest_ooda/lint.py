@@ -269,7 +269,7 @@ def _lookup_rule(key: str, *, what: str = "lint rule") -> Rule | None:
 
 def _unknown_rule_hint(key: str) -> str:
     candidates = [*RULES, *_BY_NAME]
-    close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.6)
+    close = difflib.get_close_matches(key, candidates, n=1, cutoff=0.75)
     known = ", ".join(RULES)
     return f"did you mean {close[0]!r}? known rules: {known}" if close else f"known rules: {known}"
 
@@ -572,7 +572,7 @@ def _lint_actions(out: _Collector, procedure: Procedure) -> tuple[bool, bool, bo
             out.add_at(
                 "OODA101",
                 f"procedure {procedure.name}: phase {phase} is empty",
-                procedure.location,
+                procedure.field_locations.get(phase, procedure.location),
                 procedure=procedure.name,
             )
         seen: dict[tuple[Any, ...], int] = {}
@@ -676,7 +676,7 @@ def _lint_iteration(out: _Collector, config: Config, procedure: Procedure) -> No
         out.add_at(
             "OODA103",
             f"procedure {procedure.name}: iteration_mode unlimited without an iteration_timeout",
-            procedure.location,
+            procedure.field_locations.get("iteration_mode", procedure.location),
             procedure=procedure.name,
         )
 

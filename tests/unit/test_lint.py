@@ -124,7 +124,10 @@ def test_empty_phase_fires_and_not(tmp_path: Path) -> None:
     config = good().replace('orient: [{content: "Understand the task."}]', "orient: []")
     finding = only(run(tmp_path, config), "OODA101")
     assert "phase orient is empty" in finding.message
-    assert (finding.line, finding.column) == (2, 3)
+    assert (finding.line, finding.column) == (4, 5)  # the `orient:` key
+    missing = good().replace('    orient: [{content: "Understand the task."}]\n', "")
+    finding = only(run(tmp_path, missing), "OODA101")
+    assert (finding.line, finding.column) == (2, 3)  # no key: the procedure
     assert "OODA101" not in ids(run(tmp_path, good()))
 
 
@@ -150,6 +153,7 @@ def test_duplicate_fragment(tmp_path: Path) -> None:
 def test_unlimited_without_timeout(tmp_path: Path) -> None:
     finding = only(run(tmp_path, good(extra="    iteration_mode: unlimited\n")), "OODA103")
     assert finding.procedure == "good"
+    assert (finding.line, finding.column) == (7, 5)
     with_timeout = good(extra="    iteration_mode: unlimited\n    iteration_timeout: 60\n")
     assert ids(run(tmp_path, with_timeout)) == []
     loop_timeout = "loop:\n  iteration_timeout: 60\n" + good(

@@ -1,0 +1,103 @@
+"""Lint inside pytest: each procedure's ``config`` item fails on error findings and
+reports warnings as pytest warnings carrying the rule id."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ooda_project import GREET_CONFIG
+
+if TYPE_CHECKING:
+    from ooda_project import Project
+
+NO_SIGNALS = GREET_CONFIG.replace(
+    "          Output <promise>SUCCESS</promise> when everyone was greeted.\n", ""
+).replace("          Output <promise>FAILURE</promise> if nobody is there.\n", "")
+
+UNUSED_PARAMETER = GREET_CONFIG.replace(
+    "      - path: prompts/decide.md\n",
+    "      - path: prompts/decide.md\n        parameters:\n          target: README\n",
+)
+TEMPLATED_DECIDE = "Decide whom to greet first, starting with {{.target}}.\n"
+
+
+def config_item(project: Project, *args: str):  # type: ignore[no-untyped-def]
+    return project.run("ooda-config.yml::greet::config", "-W", "always", *args)
+
+
+def test_clean_procedure_passes_without_lint_warnings(project: Project) -> None:
+    result = config_item(project)
+    result.assert_outcomes(passed=1)
+    assert "LintWarning" not in result.stdout.str()
+
+
+def test_error_finding_fails_the_config_item(project: Project) -> None:
+    project.write("ooda-config.yml", NO_SIGNALS)
+    result = config_item(project)
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*ooda-config.yml:2:3: OODA301 error: procedure greet: no fragment says when "
+            "to emit <promise>SUCCESS</promise>",
+            "*why: *",
+        ]
+    )
+    # The FAILURE guidance is only a warning: reported, not failing.
+    result.stdout.fnmatch_lines(["*LintWarning*OODA302 warning*"])
+
+
+def test_warning_finding_is_a_pytest_warning_with_the_rule_id(project: Project) -> None:
+    project.write("ooda-config.yml", UNUSED_PARAMETER)
+    result = config_item(project)
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        ["*LintWarning: ooda-config.yml:*: OODA203 warning: procedure greet: decide[[]0]:*"]
+    )
+
+
+def test_warnings_can_be_made_errors_or_filtered_like_any_warning(project: Project) -> None:
+    project.write("ooda-config.yml", UNUSED_PARAMETER)
+    strict = config_item(project, "-W", "error::pytest_ooda.lint.LintWarning")
+    strict.assert_outcomes(failed=1)
+    strict.stdout.fnmatch_lines(["*OODA203*"])
+    project.write(
+        "pytest.ini",
+        "[pytest]\nfilterwarnings =\n    ignore:.*OODA203:pytest_ooda.lint.LintWarning\n",
+    )
+    quiet = project.run("ooda-config.yml::greet::config")
+    quiet.assert_outcomes(passed=1)
+    assert "OODA203" not in quiet.stdout.str()
+
+
+def test_template_parameter_rules_fire_and_not(project: Project) -> None:
+    project.write("prompts/decide.md", TEMPLATED_DECIDE)
+    missing = config_item(project)
+    missing.stdout.fnmatch_lines(["*OODA204 warning*prompts/decide.md has template syntax*"])
+    project.write("ooda-config.yml", UNUSED_PARAMETER)
+    supplied = config_item(project)
+    supplied.assert_outcomes(passed=1)
+    assert "LintWarning" not in supplied.stdout.str()
+
+
+def test_lint_section_overrides_severity_and_switches_rules_off(project: Project) -> None:
+    project.write("ooda-config.yml", "lint:\n  OODA301: warning\n" + NO_SIGNALS)
+    downgraded = config_item(project)
+    downgraded.assert_outcomes(passed=1, warnings=2)
+    downgraded.stdout.fnmatch_lines(["*OODA301 warning*"])
+    project.write(
+        "ooda-config.yml", "lint:\n  OODA301: off\n  no-failure-signal: off\n" + NO_SIGNALS
+    )
+    silenced = config_item(project)
+    silenced.assert_outcomes(passed=1)
+    assert "OODA30" not in silenced.stdout.str()
+    project.write("ooda-config.yml", "lint:\n  OODA203: error\n" + UNUSED_PARAMETER)
+    upgraded = config_item(project)
+    upgraded.assert_outcomes(failed=1)
+    upgraded.stdout.fnmatch_lines(["*OODA203 error*"])
+
+
+def test_builtin_procedures_pass_lint_without_warnings(project: Project) -> None:
+    (project.path / "ooda-config.yml").unlink()
+    result = project.run("--ooda-builtin", "-k", "not prompt", "-W", "always")
+    result.assert_outcomes(passed=16)
+    assert "LintWarning" not in result.stdout.str()

@@ -1,0 +1,193 @@
+"""``ooda lint``: output lines, summary, formats, rule selection and exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from typing import TYPE_CHECKING
+
+import pytest
+
+from pytest_ooda.cli import main
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+CONFIG = """\
+ai_cmd_aliases:
+  fast: "claude -p"
+procedures:
+  review:
+    observe:
+      - path: prompts/files.md
+        parameters:
+          kind: spec
+          pathz: [a]
+    orient: []
+    decide:
+      - content: "If the diff is missing, output <promise>FAILURE</promise>."
+    act:
+      - content: "Write comments."
+"""
+
+EXPECTED = [
+    "ooda-config.yml:2:3: OODA402 info: alias 'fast' is defined but no loop or procedure uses it",
+    "ooda-config.yml:4:3: OODA301 error: procedure review: no fragment says when to emit "
+    "<promise>SUCCESS</promise>",
+    "ooda-config.yml:6:9: OODA201 warning: procedure review: observe[0]: prompts/files.md "
+    "(line 2) uses .paths but the action does not supply it (renders <no value>)",
+    "ooda-config.yml:9:11: OODA202 warning: procedure review: observe[0]: parameter 'pathz' "
+    "is never used by prompts/files.md",
+    "ooda-config.yml:10:5: OODA101 warning: procedure review: phase orient is empty",
+    "prompts/old.md:1:1: OODA401 info: fragment file old.md is not used by any procedure",
+    "6 findings: 1 error, 3 warnings, 2 infos (1 procedure checked)",
+]
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "files.md").write_text(
+        "Read the {{.kind}} files:\n{{range .paths}}- {{.}}\n{{end}}\n", encoding="utf-8"
+    )
+    (tmp_path / "prompts" / "old.md").write_text("Old.\n", encoding="utf-8")
+    (tmp_path / "ooda-config.yml").write_text(CONFIG, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("OODA_CONFIG_HOME", str(tmp_path / "no-global"))
+    return tmp_path
+
+
+def lint(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(["lint", *args])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_text_output_and_exit_code_one_on_error(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = lint(capsys)
+    assert out.splitlines() == EXPECTED
+    assert code == 1
+
+
+def test_exit_zero_when_only_warnings_remain(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = lint(capsys, "--ignore", "OODA301")
+    assert code == 0
+    assert out.splitlines()[-1] == "5 findings: 0 errors, 3 warnings, 2 infos (1 procedure checked)"
+
+
+def test_severity_override_on_the_command_line(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = lint(capsys, "--severity", "OODA301=warning,OODA402=off", "--severity",
+                        "OODA202=error")  # fmt: skip
+    assert code == 1
+    assert "OODA301 warning" in out
+    assert "OODA402" not in out
+    assert "OODA202 error" in out
+
+
+def test_select_prefix_and_name(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = lint(capsys, "--select", "OODA2", "--select", "unused-alias")
+    assert [line.split()[1] for line in out.splitlines()[:-1]] == [
+        "OODA402",
+        "OODA201",
+        "OODA202",
+    ]
+    assert code == 0
+
+
+def test_json_format(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = lint(capsys, "--format", "json", "--select", "OODA301")
+    data = json.loads(out)
+    assert code == 1
+    assert data["summary"] == {
+        "error": 1,
+        "warning": 0,
+        "info": 0,
+        "procedures": 1,
+        "exit_code": 1,
+    }
+    assert data["findings"][0]["file"] == "ooda-config.yml"
+    assert data["findings"][0]["name"] == "no-success-signal"
+
+
+def test_bad_options_are_usage_errors(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = lint(capsys, "--select", "OODA9")
+    assert (code, out) == (1, "")
+    assert "--select: unknown lint rule or prefix 'OODA9'" in err
+    code, _, err = lint(capsys, "--severity", "OODA201=loud")
+    assert code == 1
+    assert "invalid severity 'loud'" in err
+    code, _, err = lint(capsys, "--format", "xml")
+    assert code == 1
+    assert "invalid choice: 'xml'" in err
+
+
+def test_config_that_does_not_load(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (workspace / "broken.yml").write_text("procedures:\n  x:\n    observe: 3\n", encoding="utf-8")
+    code, out, _ = lint(capsys, "--config", "broken.yml")
+    assert code == 1
+    first, summary = out.splitlines()
+    assert first.startswith("broken.yml:3:")
+    assert " OODA001 error: " in first
+    assert summary == "1 finding: 1 error, 0 warnings, 0 infos (0 procedures checked)"
+
+
+def test_missing_config_file(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = lint(capsys, "--config", "absent.yml")
+    assert code == 2
+    assert "config file not found: absent.yml" in err
+
+
+def test_no_workspace_config_lints_the_builtins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = lint(capsys)
+    assert (code, out) == (0, "no findings (16 procedures checked)\n")
+
+
+def test_builtin_flag_with_a_workspace_config(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, _ = lint(capsys, "--builtin", "--select", "OODA3")
+    assert out.splitlines()[-1] == "1 finding: 1 error, 0 warnings, 0 infos (17 procedures checked)"
+    assert code == 1
+
+
+def test_real_command_line(workspace: Path) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_ooda", "lint", "--config", "ooda-config.yml"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 1
+    assert proc.stdout.splitlines() == EXPECTED
+    clean = textwrap.dedent(
+        """\
+        procedures:
+          ok:
+            act:
+              - content: "Done: <promise>SUCCESS</promise>. Stuck: <promise>FAILURE</promise>"
+            observe: [{content: "Look."}]
+            orient: [{content: "Think."}]
+            decide: [{content: "Choose."}]
+        """
+    )
+    (workspace / "clean.yml").write_text(clean, encoding="utf-8")
+    ok = subprocess.run(
+        [sys.executable, "-m", "pytest_ooda", "lint", "-c", "clean.yml"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert (ok.returncode, ok.stdout) == (0, "no findings (1 procedure checked)\n")
