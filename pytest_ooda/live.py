@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ooda import reporting
 from pytest_ooda.errors import ScenarioError
-from pytest_ooda.redact import Redactor
 from pytest_ooda.fixtures import copy_workspace, git_init
+from pytest_ooda.redact import Redactor
 from pytest_ooda.reporting import ItemFailure
 
 if TYPE_CHECKING:

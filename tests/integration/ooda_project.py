@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import sys
 import textwrap
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pytest
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    import pytest
 
 GREET_CONFIG = """\
 procedures:

@@ -8,7 +8,6 @@ from ooda_project import TEMPLATED_CONFIG, TEMPLATED_DECIDE_MD
 
 if TYPE_CHECKING:
     import pytest
-
     from ooda_project import Project
 
 HAPPY = """\
@@ -93,13 +92,15 @@ def test_k_selects_by_procedure_and_by_item_kind(project: Project) -> None:
     project.write("procedures/scenarios/audit/happy.yml", HAPPY.replace("greet", "audit"))
     by_procedure = project.run("--collect-only", "-q", "-k", "audit")
     lines = [line for line in by_procedure.stdout.lines if "::" in line]
-    assert lines and all("::audit::" in line for line in lines)
+    assert lines
+    assert all("::audit::" in line for line in lines)
     by_kind = project.run("--collect-only", "-q", "-k", "scenario and audit")
     lines = [line for line in by_kind.stdout.lines if "::" in line]
     assert lines == ["procedures/more.yml::audit::scenario[happy]"]
     prompts = project.run("--collect-only", "-q", "-k", "prompt and greet")
     lines = [line for line in prompts.stdout.lines if "::" in line]
-    assert len(lines) == 5 and all("::greet::prompt[" in line for line in lines)
+    assert len(lines) == 5
+    assert all("::greet::prompt[" in line for line in lines)
 
 
 def test_items_are_located_at_the_procedure_line(project: Project) -> None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pytest
-
 if TYPE_CHECKING:
+    import pytest
     from ooda_project import Project
 
 SCENARIO = "procedure: greet\nexpect: {status: success}\niterations: []\n"
@@ -33,7 +32,8 @@ def test_live_is_skipped_with_every_way_to_configure_a_command(project: Project)
     result.assert_outcomes(skipped=1, deselected=7)
     result.stdout.fnmatch_lines(
         [
-            "SKIPPED [[]1] scenarios/greet/s.yml:1: no AI command configured for live runs; set one of:",
+            "SKIPPED [[]1] scenarios/greet/s.yml:1: no AI command configured for live runs;"
+            " set one of:",
             "  - pytest --ooda-ai-cmd 'my-cli -p' or --ooda-ai-cmd-alias NAME*",
             "  - OODA_LOOP_AI_CMD or OODA_LOOP_AI_CMD_ALIAS in the environment",
             "  - loop.ai_cmd, loop.ai_cmd_alias or loop.ai_api in ooda-config.yml*",

@@ -48,7 +48,9 @@ def test_fail_is_the_default_and_shows_the_diff_and_fragment(recorded: Project) 
 def test_warn_passes_with_a_warning(recorded: Project) -> None:
     result = recorded.run("-k", "scenario", "--ooda-drift=warn")
     result.assert_outcomes(passed=1, deselected=7, warnings=1)
-    result.stdout.fnmatch_lines(["*DriftWarning: scenario greet/rec: prompt of iteration 1 drifted*"])
+    result.stdout.fnmatch_lines(
+        ["*DriftWarning: scenario greet/rec: prompt of iteration 1 drifted*"]
+    )
 
 
 def test_ignore_passes_silently(recorded: Project) -> None:
@@ -76,4 +78,6 @@ def test_hand_written_scenarios_without_hashes_never_drift(project: Project) -> 
 def test_bad_drift_value_is_a_usage_error(project: Project) -> None:
     result = project.run("--ooda-drift=loud")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
-    result.stderr.fnmatch_lines(["*--ooda-drift: invalid choice: 'loud' (choose from *fail*warn*ignore*)"])
+    result.stderr.fnmatch_lines(
+        ["*--ooda-drift: invalid choice: 'loud' (choose from *fail*warn*ignore*)"]
+    )

@@ -27,7 +27,9 @@ def test_custom_globs_replace_the_default(project: Project) -> None:
 
 def test_double_star_spans_directories(project: Project) -> None:
     project.write("agents/a/b/wave.yml", WAVE)
-    project.write("pytest.ini", "[pytest]\nooda_procedure_files = agents/**/*.yml ooda-config.yml\n")
+    project.write(
+        "pytest.ini", "[pytest]\nooda_procedure_files = agents/**/*.yml ooda-config.yml\n"
+    )
     result = project.run("--collect-only", "-q")
     result.stdout.fnmatch_lines(
         ["agents/a/b/wave.yml::wave::config", "ooda-config.yml::greet::config"], consecutive=False

@@ -79,7 +79,9 @@ def test_inline_change_is_attributed_to_inline_content(project: Project) -> None
     project.write("ooda-config.yml", config.replace("Say hello.", "Say hello twice."))
     result = project.run("-k", "prompt and act")
     result.assert_outcomes(failed=1, deselected=5)
-    result.stdout.fnmatch_lines(["  changed lines come from: inline", "-Say hello.", "+Say hello twice."])
+    result.stdout.fnmatch_lines(
+        ["  changed lines come from: inline", "-Say hello.", "+Say hello twice."]
+    )
 
 
 def test_snapshot_update_rewrites_a_changed_prompt(project: Project) -> None:
@@ -114,7 +116,9 @@ def test_deleted_procedure_leaves_unused_snapshots_that_update_removes(project: 
     )
     result = project.run("--snapshot-update")
     result.stdout.fnmatch_lines(["*5 unused snapshots deleted.*"])
-    result.stdout.fnmatch_lines(["Deleted wave.prompt[[]act] (__snapshots__/ooda-config/wave/act.md)"])
+    result.stdout.fnmatch_lines(
+        ["Deleted wave.prompt[[]act] (__snapshots__/ooda-config/wave/act.md)"]
+    )
     assert not (project.path / "__snapshots__/ooda-config/wave").exists()
     assert (project.path / SNAPSHOTS / "act.md").is_file()
     assert project.run().ret == 0
