@@ -25,6 +25,7 @@ PHASES = ("observe", "orient", "decide", "act")
 MAX_FRAGMENT_BYTES = 10 * 1024 * 1024
 
 _PACKAGE_DIR = Path(__file__).resolve().parent
+_SHIPPED_DIRS = frozenset({"fragments", "procedures"})
 
 
 @functools.lru_cache(maxsize=1)
@@ -92,7 +93,9 @@ def resolve_fragment_path(path: str, base_dir: Path) -> Path:
         if cached is not None:
             return cached
         resolved = root.joinpath(*relative.parts)
-        if not resolved.is_file():
+        # In a source checkout the built-in root is the repository root; only the parts
+        # that the wheel ships count, so both layouts accept the same paths.
+        if relative.parts[0] not in _SHIPPED_DIRS or not resolved.is_file():
             raise FragmentError(
                 f"embedded fragment not found: {path}", hint=_missing_builtin_hint(path, relative)
             )

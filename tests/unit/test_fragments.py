@@ -119,3 +119,13 @@ def test_load_fragment_rejects_binary(tmp_path: Path) -> None:
     (tmp_path / "bin.md").write_bytes(b"ok\n\xff\xfe junk")
     with pytest.raises(FragmentError, match="not valid UTF-8"):
         load_fragment_text(action("bin.md", tmp_path))
+
+
+def test_builtin_paths_outside_shipped_dirs_are_not_found(fake_root: Path) -> None:
+    (fake_root / "pyproject.toml").write_text("not shipped in the wheel")
+    with pytest.raises(FragmentError, match=r"embedded fragment not found: builtin:pyproject\.toml"):
+        resolve_fragment_path("builtin:pyproject.toml", fake_root)
+    with pytest.raises(FragmentError) as info:
+        resolve_fragment_path("builtin:observe/a.md", fake_root)
+    assert info.value.hint is not None
+    assert info.value.hint.startswith("did you mean 'builtin:fragments/observe/a.md'?")
