@@ -123,7 +123,9 @@ def test_load_fragment_rejects_binary(tmp_path: Path) -> None:
 
 def test_builtin_paths_outside_shipped_dirs_are_not_found(fake_root: Path) -> None:
     (fake_root / "pyproject.toml").write_text("not shipped in the wheel")
-    with pytest.raises(FragmentError, match=r"embedded fragment not found: builtin:pyproject\.toml"):
+    with pytest.raises(
+        FragmentError, match=r"embedded fragment not found: builtin:pyproject\.toml"
+    ):
         resolve_fragment_path("builtin:pyproject.toml", fake_root)
     with pytest.raises(FragmentError) as info:
         resolve_fragment_path("builtin:observe/a.md", fake_root)
