@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_ooda import cli
+from pytest_ooda import __version__, cli
 from pytest_ooda.compose import BAR
 
 if TYPE_CHECKING:
@@ -179,3 +179,24 @@ def test_python_dash_m(workspace: Path) -> None:
         check=False,
     )
     assert (proc.returncode, proc.stdout) == (0, "Alpha act.\n")
+
+
+def test_render_error_is_exit_2_with_location(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "ooda-config.yml").write_text(
+        "procedures:\n  p:\n    act:\n      - content: '{{index .xs 3}}'\n"
+        "        parameters: {xs: [1]}\n"
+    )
+    code, out, err = run(capsys, "show", "p")
+    assert code == 2
+    assert out == ""
+    assert err.startswith(
+        "ooda: error: ooda-config.yml:4:9: procedure p: act[0]: template execution error:"
+    )
+    assert "in line 1 of the inline content" in err
+
+
+def test_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert cli.main(["--version"]) == 0
+    assert capsys.readouterr().out == f"ooda {__version__}\n"
