@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_ooda.config import PHASES, FragmentAction, Procedure, located_template_error
+from pytest_ooda.config import (
+    PHASES,
+    FragmentAction,
+    Procedure,
+    display_path,
+    located_template_error,
+)
 from pytest_ooda.errors import OodaError, TemplateError
 from pytest_ooda.fragments import load_fragment_text
 from pytest_ooda.yamlload import Mark
@@ -152,11 +158,7 @@ def render_action(
 
 
 def _display_file(file: Path | None) -> str | None:
-    if file is None:
-        return None
-    from pytest_ooda.config import _display
-
-    return _display(file)
+    return display_path(file) if file is not None else None
 
 
 def _pieces(

@@ -136,7 +136,7 @@ class Location:
     column: int
 
     def __str__(self) -> str:
-        name = _display(self.file) if self.file is not None else "<unknown>"
+        name = display_path(self.file) if self.file is not None else "<unknown>"
         return f"{name}:{self.line}:{self.column}"
 
 
@@ -156,7 +156,7 @@ class Provenance:
 
     def __str__(self) -> str:
         if self.file is not None:
-            where = _display(self.file) + (f":{self.line}" if self.line is not None else "")
+            where = display_path(self.file) + (f":{self.line}" if self.line is not None else "")
             return f"{self.tier} ({where})"
         if self.source:
             return f"{self.tier} ({self.source})"
@@ -310,7 +310,7 @@ class RunSettings:
 # --------------------------------------------------------------------------- helpers
 
 
-def _display(path: Path | str | None) -> str:
+def display_path(path: Path | str | None) -> str:
     """A path as shown in messages: relative to the working directory when under it."""
     if path is None:
         return "<unknown>"
@@ -486,7 +486,7 @@ class _FileParser:
         self.path = path
         self.tier = tier
         self.base_dir = path.parent
-        self.display = _display(path)
+        self.display = display_path(path)
 
     def loc(self, mark: Mark) -> Location:
         return Location(self.path, mark.line, mark.column)
@@ -792,7 +792,7 @@ def located_template_error(
     hint: str | None
     if exc.template_line is not None:
         if action.file is not None:
-            hint = f"in {_display(action.file)}:{exc.template_line}"
+            hint = f"in {display_path(action.file)}:{exc.template_line}"
         else:
             hint = f"in line {exc.template_line} of the inline content"
     else:
@@ -849,7 +849,7 @@ def _parse_file(path: Path, tier: str) -> _Layer:
     paused = gc.isenabled()
     gc.disable()
     try:
-        document = load_yaml_file(path, display=_display(path))
+        document = load_yaml_file(path, display=display_path(path))
         return _FileParser(path, tier).parse(document)
     finally:
         if paused:
@@ -935,7 +935,7 @@ def _alias_error(
     message = f"{where}: unknown AI command alias {alias!r}"
     if loc is not None:
         return ConfigError(
-            message, file=_display(loc.file), line=loc.line, column=loc.column, hint=hint
+            message, file=display_path(loc.file), line=loc.line, column=loc.column, hint=hint
         )
     source = setting.provenance.source or setting.provenance.tier
     if setting.provenance.tier == "env":
@@ -1102,7 +1102,7 @@ def _split_command(command: str, provenance: Provenance, what: str) -> tuple[str
     except ValueError as exc:
         raise ConfigError(
             f"cannot split {what} {command!r} into arguments: {exc}",
-            file=_display(provenance.file) if provenance.file else None,
+            file=display_path(provenance.file) if provenance.file else None,
             line=provenance.line,
         ) from None
     if not argv:
