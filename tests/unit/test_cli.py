@@ -200,3 +200,27 @@ def test_render_error_is_exit_2_with_location(
 def test_version(capsys: pytest.CaptureFixture[str]) -> None:
     assert cli.main(["--version"]) == 0
     assert capsys.readouterr().out == f"ooda {__version__}\n"
+
+
+def test_provenance_shows_ai_backend(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (workspace / "ooda-config.yml").write_text(
+        "procedures:\n  p:\n    ai_api: {provider: openai, model: gpt-x}\n"
+        "    iteration_mode: unlimited\n    iteration_timeout: 30\n"
+        "  q:\n    ai_cmd: \"my-cli --flag 'a b'\"\n"
+    )
+    _, out, _ = run(capsys, "show", "p", "--provenance")
+    assert "ai_api             openai gpt-x" in out
+    assert "max_iterations     unlimited" in out
+    assert "iteration_timeout  30s" in out
+    _, out, _ = run(capsys, "show", "q", "--provenance")
+    assert "ai_cmd             my-cli --flag 'a b'  workspace (ooda-config.yml:7)" in out
+
+
+def test_list_without_procedures(
+    workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_ooda import fragments
+
+    monkeypatch.setattr(fragments, "builtin_root", lambda: workspace / "no-builtins")
+    (workspace / "ooda-config.yml").write_text("loop: {}\n")
+    assert run(capsys, "list") == (0, "no procedures defined\n", "")

@@ -743,3 +743,85 @@ def test_actions_and_procedures_are_hashable(tmp_path: Path) -> None:
     assert first != second
     assert len({first, second, first}) == 2
     assert {cfg.procedure("p"): 1}[cfg.procedure("p")] == 1
+
+
+# --------------------------------------------------------------------------- odd corners
+
+
+def test_overrides_accept_api_settings_and_skip_none(tmp_path: Path) -> None:
+    api = ApiSettings("openai", "m", max_tokens=10)
+    cfg = load_config(
+        cwd=tmp_path, env={}, builtin=False, overrides={"ai_api": api, "ai_cmd": None}
+    )
+    assert cfg.loop.ai_api is api
+    assert cfg.loop.ai_cmd is None
+    assert str(cfg.provenance["loop.ai_api"]) == "cli (ai_api)"
+    with pytest.raises(ConfigError, match="override ai_api: expected an ApiSettings"):
+        load_config(cwd=tmp_path, env={}, builtin=False, overrides={"ai_api": {"x": 1}})
+
+
+def test_unknown_alias_from_override_names_the_option(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path, env={}, builtin=False, overrides={"ai_cmd_alias": "nope"})
+    assert info.value.message == "option ai_cmd_alias: unknown AI command alias 'nope'"
+
+
+def test_env_boolean_false_and_whitespace(tmp_path: Path) -> None:
+    env = {"OODA_LOOP_SHOW_AI_OUTPUT": " Off ", "OODA_LOOP_FAILURE_THRESHOLD": " 4 "}
+    cfg = load_config(cwd=tmp_path, env=env, builtin=False, global_config=False)
+    assert cfg.loop.show_ai_output is False
+    assert cfg.loop.failure_threshold == 4
+
+
+def test_procedure_without_body_and_null_fields(tmp_path: Path) -> None:
+    cfg = load(write(tmp_path / "c.yml", "procedures:\n  p:\n  q:\n    display:\n    act:\n"))
+    assert cfg.procedure("p").phases() == {"observe": (), "orient": (), "decide": (), "act": ()}
+    assert cfg.procedure("q").display == ""
+    assert "procedures.q.display" not in cfg.provenance
+
+
+def test_non_string_keys_are_errors(tmp_path: Path) -> None:
+    err = raises_config(write(tmp_path / "c.yml", "loop:\n  1: 2\n"))
+    assert err.message == "loop: keys must be strings, got an integer (1)"
+    assert (err.line, err.column) == (2, 3)
+
+
+def test_ai_api_prices_must_be_non_negative(tmp_path: Path) -> None:
+    err = raises_config(
+        write(
+            tmp_path / "c.yml",
+            "loop:\n  ai_api: {provider: openai, model: m, price_input_per_mtok: -1}\n",
+        )
+    )
+    assert err.message.startswith(
+        "loop.ai_api.price_input_per_mtok: expected a price per million tokens >= 0"
+    )
+
+
+def test_missing_builtin_file_means_no_builtin_procedures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(fragments, "builtin_root", lambda: tmp_path / "nothing")
+    cfg = load_config(cwd=tmp_path, env={}, global_config=False)
+    assert dict(cfg.procedures) == {}
+    assert load_builtin_config().files == ()
+
+
+def test_load_config_file_missing(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="config file not found"):
+        load_config_file(tmp_path / "absent.yml")
+
+
+def test_empty_cli_command_is_an_error(tmp_path: Path) -> None:
+    cfg = _proc_config(tmp_path)
+    with pytest.raises(ConfigError, match="--ai-cmd is empty"):
+        resolve_run_settings(cfg, "p", ai_cmd="   ")
+
+
+def test_procedure_output_buffer_beats_loop(tmp_path: Path) -> None:
+    cfg = _proc_config(
+        tmp_path, loop="  max_output_buffer: 50\n", proc="    max_output_buffer: 7\n"
+    )
+    run = resolve_run_settings(cfg, "p", require_ai=False)
+    assert run.max_output_buffer == 7
+    assert run.provenance["max_output_buffer"].line == 7
