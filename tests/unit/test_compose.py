@@ -338,3 +338,33 @@ def test_observer_receives_render_trace_for_templates(tmp_path: Path) -> None:
     assert 3 in templated.trace.lines
     assert 5 not in templated.trace.lines
     assert {(b.construct, b.arm) for b in templated.trace.taken} == {("if", "then")}
+
+
+def test_fragments_rendering_empty(tmp_path: Path) -> None:
+    cfg = load(
+        tmp_path,
+        """
+        procedures:
+          p:
+            orient:
+              - content: "{{if .x}}never{{end}}"
+                parameters: {x: false}
+            act:
+              - content: "{{if .x}}never{{end}}"
+                parameters: {x: false}
+              - content: "after"
+        """,
+    )
+    proc = cfg.procedure("p")
+    assert compose_phase(proc.orient) == ""
+    assert compose_phase(proc.act) == "\n\nafter"
+    text = assemble_prompt(proc)
+    assert "PHASE 2: ORIENT" not in text
+    assert text.endswith(f"PHASE 4: ACT\n{PHASE_4}\n{BAR}\n" + compose_phase(proc.act) + "\n")
+    mapped = assemble_prompt_mapped(proc)
+    lines = mapped.text.splitlines()
+    (inline,) = [s for s in mapped.segments if s.source == "inline"]
+    assert lines[inline.start_line - 1] == "after"
+
+
+PHASE_4 = "Execute the actions you decided on. Modify files, run commands, commit changes."
