@@ -12,6 +12,8 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -19,9 +21,13 @@ from pytest_ooda import coverage_plugin
 from pytest_ooda.coverage_plugin import (
     FragmentCoveragePlugin,
     FragmentReporter,
+    executed_lines_for_use,
     mark_fragment,
     statement_lines,
 )
+
+if TYPE_CHECKING:
+    from pytest_ooda.compose import FragmentUse
 
 
 def test_plain_text_statements_are_the_non_blank_lines() -> None:
@@ -114,6 +120,59 @@ def test_connect_is_idempotent(monkeypatch: pytest.MonkeyPatch) -> None:
     finally:
         for observer in [o for o in compose._observers if o not in before]:
             compose._observers.remove(observer)
+
+
+def _use(file: Path | None, trace: object = None) -> FragmentUse:
+    from pytest_ooda.compose import FragmentUse
+    from pytest_ooda.config import FragmentAction, Location
+
+    action = FragmentAction(
+        content=None if file else "inline",
+        path=str(file) if file else None,
+        parameters={},
+        base_dir=Path("."),
+        location=Location(None, 1, 1),
+    )
+    return FragmentUse(action, file, "alpha", "observe", trace)  # type: ignore[arg-type]
+
+
+def test_executed_lines_for_plain_template_and_inline_uses(tmp_path: Path) -> None:
+    from pytest_ooda.gotemplate import RenderTrace
+
+    frag = tmp_path / "f.md"
+    frag.write_text("one\n\nthree\n", encoding="utf-8")
+    assert executed_lines_for_use(_use(frag)) == {1, 3}
+    assert executed_lines_for_use(_use(frag, RenderTrace(lines={3}))) == {3}
+    assert executed_lines_for_use(_use(None)) is None
+    assert executed_lines_for_use(_use(tmp_path / "gone.md")) is None
+
+
+def test_on_use_claims_the_fragment(tmp_path: Path) -> None:
+    frag = tmp_path / "used.md"
+    frag.write_text("used\n", encoding="utf-8")
+    plugin = FragmentCoveragePlugin({})
+    coverage_plugin._on_use(_use(None))
+    coverage_plugin._on_use(_use(frag))
+    assert plugin.file_tracer(str(frag.resolve())) is not None
+
+
+def test_tracer_reports_the_frame_line() -> None:
+    import inspect
+
+    frame = inspect.currentframe()
+    assert frame is not None
+    tracer = coverage_plugin.FragmentTracer("x.md")
+    assert tracer.line_number_range(frame) == (frame.f_lineno, frame.f_lineno)
+
+
+def test_coverage_init_registers_the_plugin(monkeypatch: pytest.MonkeyPatch) -> None:
+    registered: list[object] = []
+    monkeypatch.setattr(coverage_plugin, "connect", lambda: registered.append("connected"))
+    reg = SimpleNamespace(add_file_tracer=registered.append)
+    coverage_plugin.coverage_init(reg, {"fragment_folder": "prompts"})  # type: ignore[arg-type]
+    plugin, connected = registered
+    assert isinstance(plugin, FragmentCoveragePlugin)
+    assert connected == "connected"
 
 
 # --------------------------------------------------------------------------------------
