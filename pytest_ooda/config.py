@@ -120,6 +120,8 @@ ENV_VARS: Mapping[str, str] = MappingProxyType(
     }
 )
 
+# YAML 1.1 reads unquoted yes/no/on/off/true/false and numbers as non-strings.
+_QUOTE_KEY_HINT = "quote the key, e.g. \"on\": or \"1\":"
 _PROCEDURE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _LINT_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
@@ -510,6 +512,7 @@ class _FileParser:
                 raise self.error(
                     f"{where}: keys must be strings, got {_type_name(key)}",
                     key_mark(mapping, key),
+                    _QUOTE_KEY_HINT,
                 )
             if key not in known:
                 raise self.error(
@@ -739,6 +742,7 @@ class _FileParser:
                     raise self.error(
                         f"{where}: parameter names must be strings, got {_type_name(pname)}",
                         key_mark(params, pname),
+                        _QUOTE_KEY_HINT,
                     )
                 parameter_locations[pname] = self.loc(key_mark(params, pname))
             parameters = MappingProxyType(to_plain(params))
