@@ -50,6 +50,8 @@ _WORD = re.compile(r"[A-Za-z_]+")
 _lock = threading.Lock()
 _claimed: set[str] = set()
 _code_cache: dict[tuple[str, frozenset[int]], CodeType] = {}
+_canonical_cache: dict[str, str] = {}
+_plain_cache: dict[tuple[str, int, int], frozenset[int]] = {}
 _connected = False
 
 
@@ -102,33 +104,67 @@ def _code_for(path: str, lines: frozenset[int]) -> CodeType:
     return code
 
 
+def _canonical(path: str | Path) -> str:
+    # coverage.py hands file tracers real paths; resolving is a few syscalls, so cache it.
+    key = str(path)
+    with _lock:
+        found = _canonical_cache.get(key)
+    if found is None:
+        found = str(Path(key).resolve())
+        with _lock:
+            _canonical_cache[key] = found
+    return found
+
+
 def mark_fragment(path: str | Path, lines: Iterable[int]) -> None:
     """Record ``lines`` of the fragment file ``path`` as executed for coverage.py.
 
     With no lines the file is still claimed, so it shows in reports as 0 % covered.
     Harmless when coverage.py is not measuring: the code object does nothing.
     """
-    filename = str(Path(path).resolve())
+    filename = _canonical(path)
     _claim(filename)
-    code = _code_for(filename, frozenset(n for n in lines if n >= 1))
-    exec(code, {"__name__": "__ooda_fragment__"})
+    wanted = lines if isinstance(lines, frozenset) else frozenset(lines)
+    if any(n < 1 for n in wanted):
+        wanted = frozenset(n for n in wanted if n >= 1)
+    exec(_code_for(filename, wanted), {"__name__": "__ooda_fragment__"})
+
+
+def _plain_lines(file: Path) -> frozenset[int] | None:
+    try:
+        stat = file.stat()
+    except OSError:
+        return None
+    key = (str(file), stat.st_mtime_ns, stat.st_size)
+    with _lock:
+        lines = _plain_cache.get(key)
+    if lines is None:
+        try:
+            text = file.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            return None
+        lines = frozenset(n for n, line in enumerate(text.splitlines(), 1) if line.strip())
+        with _lock:
+            _plain_cache[key] = lines
+    return lines
+
+
+def _lines_for_use(use: FragmentUse) -> frozenset[int] | None:
+    if use.file is None:
+        return None
+    if use.trace is not None:
+        return frozenset(use.trace.lines)
+    return _plain_lines(Path(use.file))
 
 
 def executed_lines_for_use(use: FragmentUse) -> set[int] | None:
     """The fragment lines one composition put into the prompt (``None`` for inline text)."""
-    if use.file is None:
-        return None
-    if use.trace is not None:
-        return set(use.trace.lines)
-    try:
-        text = Path(use.file).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
-    return {n for n, line in enumerate(text.splitlines(), 1) if line.strip()}
+    lines = _lines_for_use(use)
+    return set(lines) if lines is not None else None
 
 
 def _on_use(use: FragmentUse) -> None:
-    lines = executed_lines_for_use(use)
+    lines = _lines_for_use(use)
     if lines is not None and use.file is not None:
         mark_fragment(use.file, lines)
 

@@ -81,10 +81,13 @@ class FragmentCoverage:
 
     def __init__(self) -> None:
         self.records: dict[str, FragmentRecord] = {}
+        self._keys: dict[str, str] = {}
         self._remove: Callable[[], None] | None = None
 
     def _record(self, file: Path | str) -> FragmentRecord:
-        key = str(Path(file).resolve())
+        key = self._keys.get(str(file))
+        if key is None:
+            key = self._keys[str(file)] = str(Path(file).resolve())
         record = self.records.get(key)
         if record is None:
             record = self.records[key] = FragmentRecord(key)
