@@ -825,7 +825,14 @@ def _lint_unused_fragments(
                     continue
                 if file is not None:
                     folders.setdefault(file.resolve().parent, set()).add(file.suffix)
+    # A fragment kept next to the config file makes the project root a "fragment folder";
+    # its README and notes are not fragments, so that folder is not scanned.
+    roots = {
+        Path(p.location.file).resolve().parent for p in procedures if p.location.file is not None
+    }
     for folder in sorted(folders):
+        if folder in roots:
+            continue
         suffixes = folders[folder]
         for candidate in sorted(folder.iterdir()):
             if (

@@ -275,6 +275,11 @@ def test_unused_fragment_file(tmp_path: Path) -> None:
     assert report.exit_code == 0
 
 
+def test_the_config_files_own_folder_is_not_a_fragment_folder(tmp_path: Path) -> None:
+    files = {"read.md": "Read.\n", "README.md": "# Project\n"}
+    assert "OODA401" not in ids(run(tmp_path, with_observe("{path: read.md}"), files))
+
+
 def test_builtin_fragments_are_never_unused_files(tmp_path: Path) -> None:
     config = with_observe("{path: builtin:fragments/observe/read_agents_md.md}")
     assert "OODA401" not in ids(run(tmp_path, config))
