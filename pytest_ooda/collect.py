@@ -15,6 +15,7 @@ Session-wide settings and state live in ``config.stash[PLUGIN_STATE]``.
 
 from __future__ import annotations
 
+import os
 import re
 import warnings
 from dataclasses import dataclass, field
@@ -26,7 +27,12 @@ import pytest
 from pytest_ooda import reporting
 from pytest_ooda.errors import OodaError
 from pytest_ooda.reporting import ItemFailure
-from pytest_ooda.snapshot import PROMPT_PHASES, PromptSnapshotExtension, safe_name
+from pytest_ooda.snapshot import (
+    PROMPT_PHASES,
+    PromptSnapshotExtension,
+    prune_empty_dirs,
+    safe_name,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
@@ -314,6 +320,25 @@ def deselect_unrequested_live(config: pytest.Config, items: list[pytest.Item]) -
     dropped = [item for item in items if item.get_closest_marker("live") is not None]
     config.hook.pytest_deselected(items=dropped)
     items[:] = keep
+
+
+def prune_snapshot_dirs(config: pytest.Config) -> None:
+    """After ``--snapshot-update``: drop snapshot directories left empty by deletions.
+
+    Runs where syrupy deletes (a single process, or the xdist controller, which never
+    collects), so the config directories come from the globs rather than collection.
+    """
+    if not config.getoption("update_snapshots", False) or os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    settings = config.stash[PLUGIN_STATE].settings
+    directories = {path.parent for path in config.stash[PLUGIN_STATE].collected_files}
+    for glob in settings.procedure_files:
+        directories.update(path.parent for path in settings.rootpath.glob(glob))
+    if settings.config_file is not None:
+        directories.add(settings.config_file.parent)
+    directories.add(settings.rootpath)
+    for directory in directories:
+        prune_empty_dirs(directory / str(PromptSnapshotExtension.snapshot_dirname))
 
 
 # --------------------------------------------------------------------------- collectors

@@ -139,6 +139,12 @@ def pytest_collection_modifyitems(
     collect.deselect_unrequested_live(config, items)
 
 
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # trylast: after syrupy has deleted unused snapshots.
+    collect.prune_snapshot_dirs(session.config)
+
+
 def pytest_report_header(config: pytest.Config) -> list[str]:
     return reporting.header_lines(config.stash[PLUGIN_STATE].settings)
 

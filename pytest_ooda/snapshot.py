@@ -10,16 +10,16 @@ explained by :func:`annotated_diff`, which names the fragment files behind each 
 from __future__ import annotations
 
 import difflib
-import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
+from pytest_ooda.scenario import atomic_write_text
+
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Sequence
 
     from syrupy.location import PyTestLocation
     from syrupy.types import (
@@ -36,23 +36,6 @@ if TYPE_CHECKING:
 PROMPT_PHASES = ("observe", "orient", "decide", "act", "assembled")
 
 _ITEM_PREFIX = "prompt["
-
-
-def write_text_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temp file in the same directory + rename.
-
-    A reader (or a concurrent xdist worker) never sees a half-written file, and a crash
-    mid-write leaves the previous content in place.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def safe_name(name: str) -> str:
@@ -194,7 +177,7 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         data = next(iter(snapshot_collection)).data
         if not isinstance(data, str):
             raise TypeError(f"prompt snapshots are text, got {type(data).__name__}")
-        write_text_atomic(Path(snapshot_collection.location), data)
+        atomic_write_text(Path(snapshot_collection.location), data)
 
     def delete_snapshots(self, *, snapshot_location: str, snapshot_names: set[str]) -> None:
         path = Path(snapshot_location)
@@ -306,9 +289,19 @@ def _hunk_header(group: Sequence[tuple[str, int, int, int, int]]) -> str:
     return f"@@ -{span(i1, i2)} +{span(j1, j2)} @@"
 
 
-def iter_snapshot_files(site: Path) -> Iterator[Path]:
-    """Every prompt snapshot file under one config's snapshot directory."""
-    if site.is_dir():
-        for path in sorted(site.glob("*/*.md")):
-            if path.stem in PROMPT_PHASES:
-                yield path
+def prune_empty_dirs(snapshot_root: Path) -> None:
+    """Remove empty ``<stem>/<procedure>/`` directories left under ``__snapshots__``.
+
+    syrupy deletes orphaned files it cannot attribute to an extension (a whole config
+    file removed) without pruning our two-level layout.
+    """
+    if not snapshot_root.is_dir():
+        return
+    for stem_dir in snapshot_root.iterdir():
+        if not stem_dir.is_dir():
+            continue
+        for procedure_dir in stem_dir.iterdir():
+            if procedure_dir.is_dir() and not any(procedure_dir.iterdir()):
+                procedure_dir.rmdir()
+        if not any(stem_dir.iterdir()):
+            stem_dir.rmdir()

@@ -10,7 +10,15 @@ from ooda_project import DECIDE_MD, GREET_CONFIG, OBSERVE_MD, Project
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
     # Keep the developer's own configuration out of these runs.
     monkeypatch.setenv("OODA_CONFIG_HOME", str(pytester.path / ".no-global-config"))
-    for name in ("OODA_LOOP_AI_CMD", "OODA_LOOP_AI_CMD_ALIAS"):
+    # Nor xdist's worker markers when this suite itself runs under -n: syrupy reads them
+    # and would treat the inner run as a worker.
+    for name in (
+        "OODA_LOOP_AI_CMD",
+        "OODA_LOOP_AI_CMD_ALIAS",
+        "PYTEST_XDIST_WORKER",
+        "PYTEST_XDIST_WORKER_COUNT",
+        "PYTEST_XDIST_TESTRUNUID",
+    ):
         monkeypatch.delenv(name, raising=False)
     created = Project(pytester)
     created.write("ooda-config.yml", GREET_CONFIG)

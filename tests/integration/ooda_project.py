@@ -90,4 +90,5 @@ class Project:
         return f"{sys.executable} {self.path / 'fake-ai' / 'agent.py'}"
 
     def run(self, *args: str) -> pytest.RunResult:
-        return self.pytester.runpytest("-p", "no:cacheprovider", *args)
+        # pytest-benchmark warns in every xdist run; it has no part in these sessions.
+        return self.pytester.runpytest("-p", "no:cacheprovider", "-p", "no:benchmark", *args)
