@@ -172,12 +172,13 @@ def _compile(source: str, name: str, traced: bool) -> _Compiled:
 class _RenderState:
     """Per-render data the compiled templates reach through the ``S`` name."""
 
-    __slots__ = ("compiled", "overflow", "trace")
+    __slots__ = ("at", "compiled", "overflow", "trace")
 
     def __init__(self, compiled: _Compiled, trace: RenderTrace | None) -> None:
         self.compiled = compiled
         self.trace = trace
         self.overflow: int | None = None
+        self.at = 0
 
     def run(self, index: int, dot: Any) -> str:
         tmpl = self.compiled.templates[index]

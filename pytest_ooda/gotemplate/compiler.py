@@ -122,6 +122,26 @@ def last_node(node: Node) -> Node:
     return node
 
 
+def dynamic_last(node: Node) -> bool:
+    """Whether ``last_node(node)`` depends on how far an ``and``/``or`` evaluated."""
+    if isinstance(node, PipeNode):
+        return dynamic_last(node.cmds[-1])
+    if isinstance(node, CommandNode):
+        first = node.args[0]
+        if isinstance(first, ChainNode):
+            return dynamic_last(first.node)
+        if isinstance(first, IdentifierNode):
+            if first.ident in ("and", "or") and len(node.args) > 2:
+                return True
+            return len(node.args) > 1 and dynamic_last(node.args[-1])
+        if isinstance(first, PipeNode):
+            return dynamic_last(first)
+        return False
+    if isinstance(node, ChainNode):
+        return dynamic_last(node.node)
+    return False
+
+
 def _has_break(lst: ListNode | None) -> bool:
     """Whether a list holds a ``break`` belonging to the enclosing range (not a nested one)."""
     if lst is None:
@@ -192,6 +212,7 @@ class Compiler:
         self.counter = 0
         self.uses_ns = False
         self.loops: list[str] = []  # "range" or "wrap" for each enclosing Jinja loop
+        self.track = False  # record the last and/or argument evaluated (range errors)
         assert tree.root is not None
         self.walk_list(tree.root, _Scope("d0", False))
         body = "".join(self.out)
@@ -356,8 +377,11 @@ class Compiler:
         mark = len(self.vars)
         line = self.line_of(node.pos)
         pipe = node.pipe
+        dynamic = dynamic_last(pipe)
+        self.track = dynamic
         value = self.pipeline(pipe, scope, convert=True, hoist=True)
-        nid = self.nid(last_node(pipe))
+        self.track = False
+        nid_arg = "-1, S" if dynamic else str(self.nid(last_node(pipe)))
         coll = self.temp("c")
         self.assign(coll, value)
         decl_vars: list[_Var] = []
@@ -371,12 +395,12 @@ class Compiler:
         dot = self.temp("d")
         if len(pipe.decl) == 2:
             key = self.temp("k")
-            self.assign(items, f"({coll})|GR2({nid})")
+            self.assign(items, f"({coll})|GR2({nid_arg})")
             self.emit("{% for " + key + ", " + dot + " in " + items + " %}")
             self.assign(decl_vars[0].expr, key)
             self.assign(decl_vars[1].expr, dot)
         else:
-            self.assign(items, f"({coll})|GRL({nid})")
+            self.assign(items, f"({coll})|GRL({nid_arg})")
             self.emit("{% for " + dot + " in " + items + " %}")
             if decl_vars:
                 self.assign(decl_vars[0].expr, dot)
@@ -601,7 +625,12 @@ class Compiler:
                 final, id_ident, f"wrong number of args for {name}: want {fixed} got {num_in}"
             )
         if name in ("and", "or"):
-            parts = [self.arg(a, scope)[0] for a in args]
+            parts = []
+            for a in args:
+                part = self.arg(a, scope)[0]
+                if self.track and not dynamic_last(a):
+                    part = f"({part})|GAT(S, {self.nid(last_node(a))})"
+                parts.append(part)
             if final is not None:
                 parts.append(final)
                 joined = f" {name} ".join(f"({p})" for p in parts)

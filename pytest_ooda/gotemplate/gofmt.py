@@ -10,6 +10,8 @@ that ``index`` on a string yields), ``complex`` (template constants like ``1i``)
 from __future__ import annotations
 
 import datetime
+import math
+import struct
 import unicodedata
 from decimal import Decimal
 from typing import Any
@@ -262,6 +264,10 @@ def format_float(v: float, fmt: str, prec: int) -> str:
         return "NaN"
     if v in (float("inf"), float("-inf")):
         return "+Inf" if v > 0 else "-Inf"
+    if fmt in "xX":
+        return format_float_x(v, fmt, prec)
+    if fmt == "b":
+        return format_float_b(v)
     neg = v < 0 or (v == 0 and str(v).startswith("-"))
     sign = "-" if neg else ""
     lower = fmt.lower()
@@ -290,6 +296,56 @@ def format_float(v: float, fmt: str, prec: int) -> str:
         if fmt == "G":
             body = body.upper()
     return sign + body
+
+
+def _float_bits(v: float) -> tuple[int, int]:
+    """(mantissa, exponent) with ``abs(v) == mantissa * 2**exponent``, 53-bit mantissa."""
+    bits = struct.unpack(">Q", struct.pack(">d", v))[0]
+    exp_bits = (bits >> 52) & 0x7FF
+    frac = bits & ((1 << 52) - 1)
+    if exp_bits == 0:
+        return frac, -1074
+    return frac | (1 << 52), exp_bits - 1075
+
+
+def format_float_b(v: float) -> str:
+    mant, exp = _float_bits(v)
+    sign = "-" if math.copysign(1.0, v) < 0 else ""
+    return f"{sign}{mant}p{exp:+d}"
+
+
+def format_float_x(v: float, fmt: str, prec: int) -> str:
+    """Go's ``%x``/``%X`` hexadecimal float: ``-0x1.yyyp±dd``."""
+    sign = "-" if math.copysign(1.0, v) < 0 else ""
+    mant, exp = _float_bits(v)
+    if mant == 0:
+        exp = 0
+    else:
+        exp += 52
+        while mant < (1 << 52):
+            mant <<= 1
+            exp -= 1
+    frac = mant & ((1 << 52) - 1)
+    lead = mant >> 52
+    if 0 <= prec < 13:
+        shift = 52 - 4 * prec
+        q, r = divmod(frac, 1 << shift)
+        half = 1 << (shift - 1)
+        if r > half or (r == half and q & 1):
+            q += 1
+        frac = q << shift
+        if frac >> 52:
+            frac = 0
+            lead += 1
+            if lead == 2:
+                lead = 1
+                exp += 1
+    digits = f"{frac:013x}"
+    digits = digits.rstrip("0") if prec < 0 else (digits + "0" * prec)[:prec]
+    body = f"0x{lead}" + ("." + digits if digits else "")
+    esign = "-" if exp < 0 else "+"
+    text = f"{sign}{body}p{esign}{abs(exp):02d}"
+    return text.upper() if fmt == "X" else text
 
 
 def format_v_float(v: float) -> str:
@@ -480,7 +536,7 @@ class Printer:
     def fmt_float(self, v: float, verb: str) -> None:
         if verb == "v":
             self._float(v, "g", -1)
-        elif verb in "gG":
+        elif verb in "gGxXb":
             self._float(v, verb, -1)
         elif verb in "feE":
             self._float(v, verb, 6)
@@ -519,25 +575,29 @@ class Printer:
 
     @staticmethod
     def _sharp_float(num: str, verb: str, prec: int) -> str:
+        """The ``#`` flag: keep a decimal point and pad significant digits (fmt's rules,
+        including its counting of the ``x`` of a hex float as a digit)."""
         digits = 0
-        if verb in "vgG":
+        if verb in ("v", "g", "G", "x"):
             digits = prec if prec != -1 else 6
         tail = ""
-        body = num
-        for i, c in enumerate(num):
-            if c in "eE" and i > 0:
-                tail = num[i:]
-                body = num[:i]
-                break
-        has_point = "." in body
+        end = len(num)
+        has_point = False
         saw_nonzero = False
-        for c in body[1:]:
+        for i in range(1, len(num)):
+            c = num[i]
             if c == ".":
-                continue
-            if c != "0":
-                saw_nonzero = True
-            if saw_nonzero:
-                digits -= 1
+                has_point = True
+            elif c in "pP" or (c in "eE" and verb not in "xX"):
+                tail = num[i:]
+                end = i
+                break
+            else:
+                if c != "0":
+                    saw_nonzero = True
+                if saw_nonzero:
+                    digits -= 1
+        body = num[:end]
         if not has_point:
             if len(body) == 2 and body[1] == "0":
                 digits -= 1

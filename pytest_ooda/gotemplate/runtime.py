@@ -124,7 +124,14 @@ def f_true(_prev: Any) -> bool:
 # -- range ------------------------------------------------------------------------------
 
 
-def f_range(v: Any, nid: int) -> Any:
+def f_at(v: Any, state: Any, nid: int) -> Any:
+    """Remember the node an ``and``/``or`` argument ended at (Go reports range errors
+    at the last node it evaluated)."""
+    state.at = nid
+    return v
+
+
+def f_range(v: Any, nid: int, state: Any = None) -> Any:
     """Elements of a ``range`` over a list or a map (values in key order)."""
     t = type(v)
     if t is list:
@@ -135,10 +142,10 @@ def f_range(v: Any, nid: int) -> Any:
         return [NILW if x is None else x for _, x in sorted_items(v)]
     if v is None or v is NILW:
         return ()
-    fail(nid, f"range can't iterate over {sprint_value(v)}")
+    fail(state.at if nid < 0 else nid, f"range can't iterate over {sprint_value(v)}")
 
 
-def f_range2(v: Any, nid: int) -> Any:
+def f_range2(v: Any, nid: int, state: Any = None) -> Any:
     """(index or key, element) pairs of a ``range $i, $e :=``."""
     t = type(v)
     if t is list:
@@ -147,7 +154,7 @@ def f_range2(v: Any, nid: int) -> Any:
         return [(k, NILW if x is None else x) for k, x in sorted_items(v)]
     if v is None or v is NILW:
         return ()
-    fail(nid, f"range can't iterate over {sprint_value(v)}")
+    fail(state.at if nid < 0 else nid, f"range can't iterate over {sprint_value(v)}")
 
 
 # -- argument checks ----------------------------------------------------------------------
@@ -487,6 +494,7 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "E": f_fail,
     "T": f_true,
     "RL": f_range,
+    "AT": f_at,
     "R2": f_range2,
     "S": f_want_string,
     "index": f_index,

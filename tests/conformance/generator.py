@@ -5,6 +5,7 @@ a share of deliberately broken ones so every error family keeps being exercised.
 from __future__ import annotations
 
 import random
+from typing import ClassVar
 
 DEFAULT_SEED = 20261121
 DEFAULT_COUNT = 520
@@ -283,10 +284,159 @@ class Gen:
         return src + "{{.a"
 
 
+class SafeGen(Gen):
+    """Mostly executable templates over a fixed parameter shape, so that outputs (not
+    only errors) are compared: known field paths, functions with fitting arguments."""
+
+    PATHS: ClassVar[list[str]] = [
+        ".s",
+        ".n",
+        ".f",
+        ".l",
+        ".m",
+        ".m.a",
+        ".o.s",
+        ".o.l",
+        ".o.n",
+        ".z",
+        ".missing",
+    ]
+    LISTS: ClassVar[list[str]] = [".l", ".m", ".o.l", ".el", ".o"]
+
+    def params(self) -> str:
+        r = self.r
+        doc = {
+            "s": r.choice(WORDS),
+            "n": r.choice(INTS),
+            "f": r.choice(FLOATS),
+            "b": r.choice([True, False]),
+            "z": None,
+            "l": [r.choice(WORDS) for _ in range(r.randint(0, 3))],
+            "el": [],
+            "m": {k: r.choice(INTS) for k in r.sample(["a", "b", "c"], r.randint(0, 3))},
+            "o": {
+                "s": r.choice(WORDS),
+                "n": r.choice(INTS),
+                "l": [r.choice(INTS) for _ in range(2)],
+            },
+        }
+        return to_yaml(doc) + "\n"
+
+    def operand(self, vars_: list[str], depth: int) -> str:
+        r = self.r
+        k = r.randrange(10)
+        if k < 5:
+            return r.choice(self.PATHS) if r.random() < 0.8 else "$" + r.choice(self.PATHS)
+        if k == 5:
+            return "."
+        if k == 6 and vars_:
+            return r.choice(vars_)
+        if k == 7 and depth < 2:
+            return "(" + self.pipeline(vars_, depth + 1) + ")"
+        return self.constant()
+
+    def command(self, vars_: list[str], depth: int, first: bool) -> str:
+        r = self.r
+        k = r.randrange(10)
+        if not first:
+            return r.choice(
+                [
+                    "print",
+                    'printf "%v|"',
+                    "len",
+                    "html",
+                    "js",
+                    "urlquery",
+                    "not",
+                    "println",
+                    'printf "%q"',
+                    "and 1",
+                    "or 0",
+                ]
+            )
+        if k < 4:
+            return self.operand(vars_, depth)
+        if k == 4:
+            return (
+                "printf "
+                + '"'
+                + r.choice(FORMATS)
+                + '" '
+                + " ".join(self.operand(vars_, depth) for _ in range(r.randint(0, 2)))
+            )
+        if k == 5:
+            return "len " + r.choice([".s", ".l", ".m", ".o.l", ".el", '"héllo"'])
+        if k == 6:
+            return r.choice(
+                [
+                    "index .l 0",
+                    'index .m "a"',
+                    "index .o.l 1",
+                    'index .o "s"',
+                    "slice .l 1",
+                    "slice .s 0 1",
+                    "index .s 0",
+                ]
+            )
+        if k == 7:
+            a, b = r.choice(
+                [
+                    (".n", str(r.choice(INTS))),
+                    (".s", '"x"'),
+                    (".f", "2.5"),
+                    (".b", "true"),
+                    (".o.n", ".n"),
+                    ("len .l", "2"),
+                ]
+            )
+            return (
+                f"{r.choice(['eq', 'ne', 'lt', 'le', 'gt', 'ge'])} {a} {b}"
+                if " " not in a
+                else f"{r.choice(['eq', 'ne', 'lt', 'le', 'gt', 'ge'])} ({a}) {b}"
+            )
+        if k == 8:
+            return (
+                r.choice(["and", "or", "not"])
+                + " "
+                + self.operand(vars_, depth)
+                + (" " + self.operand(vars_, depth) if r.random() < 0.6 else "")
+            )
+        return (
+            r.choice(["print", "println", "html", "js", "urlquery"])
+            + " "
+            + " ".join(self.operand(vars_, depth) for _ in range(r.randint(1, 3)))
+        )
+
+    def item(self, vars_: list[str], depth: int, in_range: bool) -> str:
+        r = self.r
+        if depth < 3 and r.random() < 0.2:
+            kw = r.choice(["range", "with", "if"])
+            inner = list(vars_)
+            if kw == "range":
+                head = r.choice(self.LISTS)
+                if r.random() < 0.5:
+                    head = f"$k{depth}, $e{depth} := {head}"
+                    inner += [f"$k{depth}", f"$e{depth}"]
+            else:
+                head = self.pipeline(inner)
+            body = self.items(list(inner), depth + 1, in_range or kw == "range")
+            text = self.action(f"{kw} {head}") + body
+            if r.random() < 0.4:
+                text += "{{else}}" + self.items(list(inner), depth + 1, in_range)
+            return text + "{{end}}"
+        return super().item(vars_, depth + 3, in_range)
+
+    def template(self) -> str:
+        return self.items([], 0, False)
+
+
 def cases(count: int = DEFAULT_COUNT, seed: int = DEFAULT_SEED) -> list[dict[str, str]]:
     rng = random.Random(seed)
-    gen = Gen(rng)
-    return [
-        {"id": f"gen-{seed}-{i:04d}", "template": gen.template(), "params": gen.params()}
-        for i in range(count)
-    ]
+    wild = Gen(rng)
+    safe = SafeGen(rng)
+    out = []
+    for i in range(count):
+        gen = safe if i % 2 else wild
+        template = gen.template()
+        out.append({"id": f"gen-{seed}-{i:04d}", "template": template, "params": gen.params()})
+    return out
