@@ -238,7 +238,7 @@ class FragmentCoveragePlugin(coverage.plugin.CoveragePlugin):
         # Lets `source = [...]` list never-composed fragments at 0 % like unimported modules.
         for suffix in self._suffixes:
             for path in sorted(Path(src_dir).rglob(f"*{suffix}")):
-                if self._folder in path.relative_to(src_dir).parts[:-1] and path.is_file():
+                if self._folder in path.parts[:-1] and path.is_file():
                     yield str(path)
 
 

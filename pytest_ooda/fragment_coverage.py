@@ -143,16 +143,26 @@ class FragmentCoverage:
     def register_config_file(self, path: Path) -> bool:
         """Register the procedures declared in the config file ``path``; False if it fails."""
         from pytest_ooda.config import load_builtin_config, load_config
-        from pytest_ooda.fragments import builtin_procedures_file
+        from pytest_ooda.fragments import (
+            BUILTIN_PREFIX,
+            builtin_procedures_file,
+            builtin_root,
+            list_builtin_fragments,
+        )
 
+        is_builtin = path.resolve() == builtin_procedures_file().resolve()
         try:
-            if path.resolve() == builtin_procedures_file().resolve():
+            if is_builtin:
                 config = load_builtin_config()
             else:
                 config = load_config(path, cwd=path.parent, env={}, global_config=False)
         except (OodaError, OSError):
             return False
         self.register_config(config, files=[path])
+        if is_builtin:
+            # The built-in library, including fragments no built-in procedure uses.
+            for name in list_builtin_fragments():
+                self._record(builtin_root() / name.removeprefix(BUILTIN_PREFIX))
         return True
 
     def to_data(self) -> dict[str, Any]:

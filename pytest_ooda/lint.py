@@ -262,7 +262,7 @@ class LintSettings:
         return self.severity(rule_id) != "off"
 
 
-def _lookup_rule(key: str, *, what: str = "lint rule") -> Rule | None:
+def _lookup_rule(key: str) -> Rule | None:
     text = key.strip()
     return RULES.get(text.upper()) or _BY_NAME.get(text.lower())
 

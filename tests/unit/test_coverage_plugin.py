@@ -94,6 +94,9 @@ def test_find_executable_files_lists_fragments_folders_only(tmp_path: Path) -> N
     (tmp_path / "README.md").write_text("readme", encoding="utf-8")
     found = list(FragmentCoveragePlugin({}).find_executable_files(str(tmp_path)))
     assert found == [str(tmp_path / "fragments" / "observe" / "a.md")]
+    # `source` may name the fragments folder itself.
+    inside = FragmentCoveragePlugin({}).find_executable_files(str(tmp_path / "fragments"))
+    assert list(inside) == found
     with_txt = FragmentCoveragePlugin({"fragment_suffixes": ".md txt"})
     assert sorted(with_txt.find_executable_files(str(tmp_path))) == sorted(
         [str(tmp_path / "fragments" / "observe" / "a.md"), str(tmp_path / "fragments" / "b.txt")]

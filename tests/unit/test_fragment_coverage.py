@@ -88,9 +88,10 @@ def test_register_config_file_keeps_to_the_declaring_file(tmp_path: Path) -> Non
 def test_builtin_config_file_registers_every_builtin(tmp_path: Path) -> None:
     cov = FragmentCoverage()
     assert cov.register_config_file(builtin_root() / "procedures" / "builtin.yml")
-    names = {Path(k).name for k in cov.records}
-    assert "emit_success.md" in names
-    assert len(cov.records) >= 56
+    users = {Path(k).name: r.users for k, r in cov.records.items()}
+    assert "build" in users["emit_success.md"]
+    assert users["emit_failure.md"] == set()  # in the library, used by no built-in
+    assert len(cov.records) == 57
 
 
 def fake_use(
