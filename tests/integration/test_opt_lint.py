@@ -3,6 +3,7 @@ reports warnings as pytest warnings carrying the rule id."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import TYPE_CHECKING
 
 from ooda_project import GREET_CONFIG
@@ -101,3 +102,95 @@ def test_builtin_procedures_pass_lint_without_warnings(project: Project) -> None
     result = project.run("--ooda-builtin", "-k", "not prompt", "-W", "always")
     result.assert_outcomes(passed=16)
     assert "LintWarning" not in result.stdout.str()
+
+
+SIGNALS = (
+    '      - content: "Done: <promise>SUCCESS</promise>. Blocked: <promise>FAILURE</promise>."\n'
+)
+
+
+def procedure(name: str, body: str, *, act: str = SIGNALS) -> str:
+    phases = {
+        "observe": '      - content: "Look."\n',
+        "orient": '      - content: "Think."\n',
+        "decide": '      - content: "Choose."\n',
+        "act": act,
+    }
+    head = f"  {name}:\n"
+    custom = textwrap.indent(textwrap.dedent(body), "    ")
+    for phase in list(phases):
+        if f"    {phase}:" in custom:
+            del phases[phase]
+    return head + custom + "".join(f"    {p}:\n{text}" for p, text in phases.items())
+
+
+# Each procedure breaks exactly one rule (first) and has a fixed twin (second).
+CASES: dict[str, tuple[str, str]] = {
+    "OODA002": (
+        'orient:\n  - {content: "{{index .t 5}}", parameters: {t: [a]}}\n',
+        'orient:\n  - {content: "{{index .t 0}}", parameters: {t: [a]}}\n',
+    ),
+    "OODA101": ("orient: []\n", 'orient:\n  - content: "Think."\n'),
+    "OODA102": (
+        'observe:\n  - content: "Look."\n  - content: "Look."\n',
+        'observe:\n  - content: "Look."\n  - content: "Look again."\n',
+    ),
+    "OODA103": (
+        "iteration_mode: unlimited\n",
+        "iteration_mode: unlimited\niteration_timeout: 60\n",
+    ),
+    "OODA201": (
+        'observe:\n  - {content: "{{.a}} {{.b}}", parameters: {a: 1}}\n',
+        'observe:\n  - {content: "{{.a}} {{.b}}", parameters: {a: 1, b: 2}}\n',
+    ),
+    "OODA202": (
+        'observe:\n  - {content: "{{.a}}", parameters: {a: 1, z: 2}}\n',
+        'observe:\n  - {content: "{{.a}}", parameters: {a: 1}}\n',
+    ),
+    "OODA203": (
+        'observe:\n  - {content: "Plain.", parameters: {x: 1}}\n',
+        'observe:\n  - {content: "Plain."}\n',
+    ),
+    "OODA204": ('observe:\n  - {content: "Use {{.x}}"}\n', 'observe:\n  - {content: "Use x"}\n'),
+    "OODA301": (
+        'act:\n  - content: "Blocked: <promise>FAILURE</promise>."\n',
+        "act:\n" + SIGNALS.replace("      ", "  "),
+    ),
+    "OODA302": (
+        'act:\n  - content: "Done: <promise>SUCCESS</promise>."\n',
+        "act:\n" + SIGNALS.replace("      ", "  "),
+    ),
+}
+ERRORS = {"OODA002", "OODA301"}
+
+
+def rule_config(fixed: bool) -> str:
+    parts = [
+        procedure(f"p{rule[4:]}", pair[1] if fixed else pair[0]) for rule, pair in CASES.items()
+    ]
+    # OODA403 is info: only visible in pytest once the lint: section raises it.
+    display = '    display: "Audit Specifications"\n' if not fixed else '    display: "Mine"\n'
+    parts.append("  audit-spec:\n" + display)
+    return "lint:\n  OODA403: warning\nprocedures:\n" + "".join(parts)
+
+
+def test_every_procedure_rule_fires_in_its_config_item_and_not_once_fixed(
+    project: Project,
+) -> None:
+    project.write("ooda-config.yml", rule_config(fixed=False))
+    broken = project.run("-k", "not prompt", "-W", "always")
+    text = broken.stdout.str()
+    broken.assert_outcomes(passed=len(CASES) - len(ERRORS) + 1, failed=len(ERRORS))
+    for rule in CASES:
+        severity = "error" if rule in ERRORS else "warning"
+        assert f"{rule} {severity}: procedure p{rule[4:]}:" in text, rule
+    assert "OODA403 warning: procedure audit-spec: overrides the built-in" in text
+    # One finding per procedure: nothing else fired.
+    assert text.count("LintWarning: ") == len(CASES) - len(ERRORS) + 1
+    for rule in ERRORS:
+        broken.stdout.fnmatch_lines([f"FAILED ooda-config.yml::p{rule[4:]}::config - *"])
+
+    project.write("ooda-config.yml", rule_config(fixed=True))
+    fixed = project.run("-k", "not prompt", "-W", "always")
+    fixed.assert_outcomes(passed=len(CASES) + 1)
+    assert "LintWarning" not in fixed.stdout.str()
