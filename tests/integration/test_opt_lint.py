@@ -99,7 +99,9 @@ def test_lint_section_overrides_severity_and_switches_rules_off(project: Project
 
 def test_builtin_procedures_pass_lint_without_warnings(project: Project) -> None:
     (project.path / "ooda-config.yml").unlink()
-    result = project.run("--ooda-builtin", "-k", "not prompt", "-W", "always")
+    result = project.run(
+        "--ooda-builtin", "-k", "config and not prompt and not scenario", "-W", "always"
+    )
     result.assert_outcomes(passed=16)
     assert "LintWarning" not in result.stdout.str()
 
