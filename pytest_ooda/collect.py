@@ -80,6 +80,8 @@ class OptionSpec:
             else:
                 group.addoption(
                     self.flag,
+                    # Repeatable on the command line, like the ini key's list.
+                    action="append" if self.kind == "args" else "store",
                     default=None,
                     dest=self.dest,
                     choices=self.choices,
@@ -92,25 +94,29 @@ class OptionSpec:
 
     def read(self, config: pytest.Config) -> Any:
         """Command line > ini > default; a bad value is a ``UsageError`` naming the choices."""
+        return self.read_sourced(config)[0]
+
+    def read_sourced(self, config: pytest.Config) -> tuple[Any, str]:
+        """The value and where it came from: ``"cli"``, ``"ini"`` or ``"default"``."""
         value = config.getoption(self.dest) if self.cli else None
-        source = self.flag
+        source, label = "cli", self.flag
         if value is None and self.ini:
-            source = f"ini option {self.dest}"
+            source, label = "ini", f"ini option {self.dest}"
             try:
                 value = config.getini(self.dest)
             except ValueError as exc:
-                raise pytest.UsageError(f"{source}: {exc}") from None
+                raise pytest.UsageError(f"{label}: {exc}") from None
             if value in ("", []):
                 value = None
         if value is None:
-            return self.default
+            return self.default, "default"
         if self.kind == "args":
-            return tuple(value)
+            return tuple(value), source
         if self.choices is not None and value not in self.choices:
             raise pytest.UsageError(
-                f"{source}: invalid value {value!r} (choose from {', '.join(self.choices)})"
+                f"{label}: invalid value {value!r} (choose from {', '.join(self.choices)})"
             )
-        return value
+        return value, source
 
 
 @dataclass(frozen=True)
@@ -125,6 +131,7 @@ class PluginSettings:
     record_mode: str = "none"
     drift: str = "fail"
     fragment_coverage: bool = False
+    lint_severity: tuple[str, ...] = ()
     procedure_files: tuple[str, ...] = ()
     scenario_dir: Path | None = None
 
@@ -136,21 +143,26 @@ class PluginSettings:
         rootpath: Path,
         inipath: Path | None,
         invocation_dir: Path | None = None,
+        sources: Mapping[str, str] | None = None,
     ) -> PluginSettings:
+        """``values`` by option name; ``sources`` says which came from the command line
+        (paths there are relative to the invocation directory, in an ini file to it)."""
         base = inipath.parent if inipath is not None else rootpath
         config_file = values.get("config")
+        if config_file is not None:
+            from_cli = (sources or {}).get("config") == "cli"
+            config_file = ((invocation_dir or rootpath) if from_cli else base) / config_file
         scenario_dir = values.get("scenario_dir")
         return cls(
             rootpath=rootpath,
-            config_file=(
-                (invocation_dir or rootpath) / config_file if config_file is not None else None
-            ),
+            config_file=config_file,
             builtin=bool(values.get("builtin")),
             ai_cmd=values.get("ai_cmd"),
             ai_cmd_alias=values.get("ai_cmd_alias"),
             record_mode=values.get("record_mode") or "none",
             drift=values.get("drift") or "fail",
             fragment_coverage=bool(values.get("fragment_coverage")),
+            lint_severity=_lint_severity(values.get("lint_severity")),
             procedure_files=tuple(values.get("procedure_files") or ()),
             scenario_dir=base / scenario_dir if scenario_dir is not None else None,
         )
@@ -166,6 +178,18 @@ class PluginSettings:
         except ValueError:
             return False
         return any(_glob_regex(glob).match(relative) for glob in self.procedure_files)
+
+
+def _lint_severity(values: Iterable[str] | None) -> tuple[str, ...]:
+    """``--ooda-lint-severity`` / ``ooda_lint_severity`` entries, checked up front."""
+    from pytest_ooda import lint
+
+    entries = tuple(values or ())
+    try:
+        lint.parse_severity_overrides(entries, source="--ooda-lint-severity")
+    except OodaError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return entries
 
 
 _GLOB_CACHE: dict[str, re.Pattern[str]] = {}
@@ -486,7 +510,11 @@ class ConfigItem(OodaItem):
         from pytest_ooda import lint
 
         node = self.procedure_node
-        findings = lint.lint_procedure(node.loaded.config, node.procedure.name)
+        overrides = lint.parse_severity_overrides(
+            self.config.stash[PLUGIN_STATE].settings.lint_severity
+        )
+        settings = lint.resolve_settings(node.loaded.config, severities=overrides)
+        findings = lint.lint_procedure(node.loaded.config, node.procedure.name, settings=settings)
         root = self.config.rootpath
         errors = [finding for finding in findings if finding.severity == "error"]
         for finding in findings:

@@ -15,8 +15,6 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import responses
-
 from pytest_ooda.errors import BackendError
 
 if TYPE_CHECKING:
@@ -186,6 +184,10 @@ class HttpAIStub:
     """
 
     def __init__(self) -> None:
+        # Imported here: every pytest session loads the plugin, few use this fixture.
+        import responses
+
+        self._post = responses.POST
         self.mock = responses.RequestsMock(assert_all_requests_are_fired=False)
         self.requests: list[RecordedRequest] = []
         self._queues: dict[str, deque[tuple[int, dict[str, Any] | str]]] = {}
@@ -217,7 +219,7 @@ class HttpAIStub:
         queue = self._queues.get(url)
         if queue is None:
             queue = self._queues[url] = deque()
-            self.mock.add_callback(responses.POST, url, callback=self._serve)
+            self.mock.add_callback(self._post, url, callback=self._serve)
         return queue
 
     def reply(

@@ -68,6 +68,13 @@ OPTIONS: tuple[OptionSpec, ...] = (
         default=False,
     ),
     OptionSpec(
+        "lint_severity",
+        "override a lint rule's severity for the config items, RULE=LEVEL with LEVEL "
+        "error, warning, info or off (repeatable; beats the config's lint: section)",
+        kind="args",
+        metavar="RULE=LEVEL",
+    ),
+    OptionSpec(
         "procedure_files",
         "globs (relative to the rootdir) of procedure config files to collect",
         kind="args",
@@ -95,8 +102,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "live: runs a procedure against the real AI command; only runs when selected "
         "with -m live",
     )
+    read = {spec.name: spec.read_sourced(config) for spec in OPTIONS}
     settings = PluginSettings.from_values(
-        {spec.name: spec.read(config) for spec in OPTIONS},
+        {name: value for name, (value, _) in read.items()},
+        sources={name: source for name, (_, source) in read.items()},
         rootpath=config.rootpath,
         inipath=config.inipath,
         invocation_dir=config.invocation_params.dir,

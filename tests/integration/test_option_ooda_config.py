@@ -36,3 +36,17 @@ def test_named_file_is_the_session_config_of_the_fixture(project: Project) -> No
         """
     )
     project.run("--ooda-config", "conf/rooda-config.yml", "test_cfg.py").assert_outcomes(passed=1)
+
+
+def test_ini_path_is_relative_to_the_ini_file(project: Project) -> None:
+    project.write("conf/rooda-config.yml", ROODA)
+    project.write("pytest.ini", "[pytest]\nooda_config = conf/rooda-config.yml\n")
+    result = project.run("--collect-only", "-q")
+    result.stdout.fnmatch_lines(["conf/rooda-config.yml::legacy::config"])
+
+
+def test_missing_named_file_fails_the_fixture_with_a_clear_error(project: Project) -> None:
+    project.pytester.makepyfile(test_cfg="def test_cfg(ooda_config):\n    pass\n")
+    result = project.run("--ooda-config", "nope.yml", "test_cfg.py")
+    result.assert_outcomes(errors=1)
+    result.stdout.fnmatch_lines(["*config file not found: *nope.yml*"])

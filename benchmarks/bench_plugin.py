@@ -1,0 +1,132 @@
+"""Benchmarks for the pytest plugin (plain timing, medians, ratios measured in one run).
+
+1. Wall time of ``pytest --ooda-builtin`` over the built-in suite (16 procedures: config,
+   five prompt snapshots and every scenario replay each; live items deselected) against
+   bare pytest running the same number of trivial test functions. Goal: ratio <= 1.3.
+2. ``pytest --collect-only`` over generated configs of 250, 500 and 1,000 procedures.
+   Goal: linear, and 1,000 procedures under 10 s.
+
+Usage: ``python benchmarks/bench_plugin.py [--rounds N]``. Each pytest run is a fresh
+subprocess, so interpreter start-up and plugin loading are included on both sides.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
+
+
+def run(args: list[str], cwd: Path) -> tuple[float, str]:
+    env = {**os.environ, "OODA_CONFIG_HOME": str(cwd / ".no-global-config")}
+    env.pop("OODA_LOOP_AI_CMD", None)
+    started = time.perf_counter()
+    done = subprocess.run(
+        PYTEST + args, cwd=cwd, env=env, capture_output=True, text=True, check=False
+    )
+    elapsed = time.perf_counter() - started
+    if done.returncode not in (0, 5):
+        raise SystemExit(f"pytest {' '.join(args)} failed in {cwd}:\n{done.stdout}\n{done.stderr}")
+    return elapsed, done.stdout
+
+
+def passed_count(output: str) -> int:
+    match = re.search(r"(\d+) passed", output)
+    return int(match.group(1)) if match else 0
+
+
+def bench_builtin_suite(rounds: int) -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-ooda-") as tmp:
+        suite = Path(tmp) / "suite"
+        trivial = Path(tmp) / "trivial"
+        suite.mkdir()
+        trivial.mkdir()
+        # The suite's snapshots live in its own rootdir (the packaged built-ins are
+        # collected from the package), so write them once before timing.
+        _, out = run(["--ooda-builtin", "--snapshot-update"], suite)
+        items = passed_count(out)
+        body = "".join(f"def test_{i}():\n    pass\n\n\n" for i in range(items))
+        (trivial / "test_trivial.py").write_text(body, encoding="utf-8")
+        suite_times: list[float] = []
+        trivial_times: list[float] = []
+        for _ in range(rounds):
+            # Interleaved so machine load affects both sides alike.
+            elapsed, out = run(["--ooda-builtin"], suite)
+            assert passed_count(out) == items, out
+            suite_times.append(elapsed)
+            elapsed, out = run([], trivial)
+            assert passed_count(out) == items, out
+            trivial_times.append(elapsed)
+    suite_median = statistics.median(suite_times)
+    trivial_median = statistics.median(trivial_times)
+    print(f"built-in suite: {items} items")
+    print(f"  pytest --ooda-builtin     median {suite_median:.3f}s  ({_spread(suite_times)})")
+    print(f"  {items} trivial tests      median {trivial_median:.3f}s  ({_spread(trivial_times)})")
+    print(f"  ratio {suite_median / trivial_median:.2f}x (goal <= 1.3x)")
+
+
+def _spread(times: list[float]) -> str:
+    return f"min {min(times):.3f}s max {max(times):.3f}s, {len(times)} runs"
+
+
+def generated_config(count: int) -> str:
+    lines = ["procedures:"]
+    for i in range(count):
+        lines += [
+            f"  proc-{i:04d}:",
+            f'    display: "Procedure {i}"',
+            "    observe:",
+            f'      - content: "Read the files relevant to item {i}."',
+            "    orient:",
+            '      - content: "Understand what they mean."',
+            "    decide:",
+            '      - content: "Pick the next step."',
+            "    act:",
+            '      - content: "Do it. <promise>SUCCESS</promise> / <promise>FAILURE</promise>"',
+        ]
+    return "\n".join(lines) + "\n"
+
+
+def bench_collection(rounds: int) -> None:
+    print("collection (--collect-only):")
+    results: dict[int, float] = {}
+    for count in (250, 500, 1000):
+        with tempfile.TemporaryDirectory(prefix="bench-ooda-collect-") as tmp:
+            root = Path(tmp)
+            (root / "ooda-config.yml").write_text(generated_config(count), encoding="utf-8")
+            times = []
+            for _ in range(rounds):
+                elapsed, out = run(["--collect-only"], root)
+                assert f"{count * 6} tests collected" in out, out[-500:]
+                times.append(elapsed)
+        results[count] = statistics.median(times)
+        print(
+            f"  {count:>5} procedures ({count * 6} items): median {results[count]:.3f}s"
+            f"  ({_spread(times)})"
+        )
+    per_250 = results[500] - results[250]
+    per_500 = results[1000] - results[500]
+    print(
+        f"  increments: 250->500 {per_250:.3f}s, 500->1000 {per_500:.3f}s "
+        f"(linear when the second is about twice the first); goal 1000 < 10s"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    bench_builtin_suite(args.rounds)
+    bench_collection(max(1, args.rounds // 2 + 1))
+
+
+if __name__ == "__main__":
+    main()
