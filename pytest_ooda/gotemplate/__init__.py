@@ -117,6 +117,7 @@ class _Compiled:
 
 
 _CACHE_SIZE = 512
+# Hits are plain dict reads (atomic under the GIL); eviction is first-in first-out.
 _cache: OrderedDict[tuple[str, str, bool], _Compiled] = OrderedDict()
 _parse_cache: OrderedDict[tuple[str, str], dict[str, Tree]] = OrderedDict()
 _lock = threading.Lock()
@@ -146,11 +147,9 @@ def _parse(source: str, name: str) -> dict[str, Tree]:
 
 def _compile(source: str, name: str, traced: bool) -> _Compiled:
     key = (source, name, traced)
-    with _lock:
-        compiled = _cache.get(key)
-        if compiled is not None:
-            _cache.move_to_end(key)
-            return compiled
+    compiled = _cache.get(key)
+    if compiled is not None:
+        return compiled
     trees = _parse(source, name)
     compiler = Compiler(source, trees, traced)
     try:
@@ -226,10 +225,22 @@ def _go_value(v: Any) -> Any:
     return str(v)
 
 
+def _canonical(v: Any) -> bool:
+    """Whether ``v`` already uses only the types the runtime handles natively."""
+    t = type(v)
+    if t is dict or t is list:
+        for x in v.values() if t is dict else v:
+            tx = type(x)
+            if tx is str or tx is int or tx is float or tx is bool or x is None:
+                continue
+            if not _canonical(x):
+                return False
+        return True
+    return t in (str, int, float, bool, type(None), GoTime)
+
+
 def _root(params: Mapping[str, Any]) -> dict[str, Any]:
-    if type(params) is dict and all(
-        type(v) in (str, int, float, bool) or v is None for v in params.values()
-    ):
+    if type(params) is dict and _canonical(params):
         return params
     return {str(k): _go_value(v) for k, v in params.items()}
 

@@ -22,6 +22,7 @@ from pytest_ooda.gotemplate.gofmt import quote
 from pytest_ooda.gotemplate.nodes import (
     ActionNode,
     BoolNode,
+    BranchNode,
     BreakNode,
     ChainNode,
     CommandNode,
@@ -213,6 +214,8 @@ class Compiler:
         self.uses_ns = False
         self.loops: list[str] = []  # "range" or "wrap" for each enclosing Jinja loop
         self.track = False  # record the last and/or argument evaluated (range errors)
+        self.inlining: list[str] = []  # defined templates being expanded in place
+        self.assigned = self.assigned_names()
         assert tree.root is not None
         self.walk_list(tree.root, _Scope("d0", False))
         body = "".join(self.out)
@@ -224,9 +227,37 @@ class Compiler:
         self.counter += 1
         return f"{prefix}{self.counter}"
 
+    def assigned_names(self) -> set[str]:
+        """Variable names some ``$x = …`` assigns, anywhere in the template set.
+
+        Only those need a namespace slot (so the assignment reaches an outer scope from
+        inside a loop); every other variable is a plain, faster Jinja local."""
+        names: set[str] = set()
+
+        def visit(node: Node | None) -> None:
+            if node is None:
+                return
+            if isinstance(node, ListNode):
+                for n in node.nodes:
+                    visit(n)
+            elif isinstance(node, (ActionNode, BranchNode, TemplateNode)):
+                pipe = node.pipe
+                if pipe is not None and pipe.is_assign:
+                    names.update(v.ident[0] for v in pipe.decl)
+                if isinstance(node, BranchNode):
+                    visit(node.list)
+                    visit(node.else_list)
+
+        for tree in self.trees.values():
+            visit(tree.root)
+        return names
+
     def new_var(self, name: str, wrapped: bool) -> _Var:
-        self.uses_ns = True
-        var = _Var(f"ns.{self.temp('v')}", wrapped)
+        if name in self.assigned:
+            self.uses_ns = True
+            var = _Var(f"ns.{self.temp('v')}", wrapped)
+        else:
+            var = _Var(self.temp("v"), wrapped)
         self.vars.append((name, var))
         return var
 
@@ -295,11 +326,37 @@ class Compiler:
             target = self.declare(pipe, 0)
             self.bind(target, value, pipe)
             return
+        fused = self.print_field(pipe, scope)
+        if fused is not None:
+            if self.traced:
+                self.emit("{{ TR|Gta(" + str(self.line_of(node.pos)) + ", " + fused + ") }}")
+            else:
+                self.emit("{{ " + fused + " }}")
+            return
         value = self.pipeline(pipe, scope, convert=False, hoist=True)
         if self.traced:
             self.emit("{{ TR|Gta(" + str(self.line_of(node.pos)) + ", (" + value + ")|GP) }}")
         else:
             self.emit("{{ (" + value + ")|GP }}")
+
+    def print_field(self, pipe: PipeNode, scope: _Scope) -> str | None:
+        """``{{.name}}`` / ``{{$x.name}}`` as one fused field-and-print call, or None."""
+        if len(pipe.cmds) != 1 or len(pipe.cmds[0].args) != 1:
+            return None
+        first = pipe.cmds[0].args[0]
+        if isinstance(first, FieldNode) and len(first.ident) == 1:
+            recv, wrapped, name = scope.dot, scope.dot_wrapped, first.ident[0]
+        elif (
+            isinstance(first, VariableNode)
+            and len(first.ident) == 2
+            and self.visible(first.ident[0])
+        ):
+            var = self.lookup(first.ident[0])
+            recv, wrapped, name = var.expr, var.wrapped, first.ident[1]
+        else:
+            return None
+        flag = "true" if wrapped else "false"
+        return f"({recv})|GPF1({jinja_str(name)}, {flag}, {self.nid(first)})"
 
     def declare(self, pipe: PipeNode, i: int, wrapped: bool = False) -> str:
         var = pipe.decl[i]
@@ -393,18 +450,21 @@ class Compiler:
             )
         items = self.temp("r")
         dot = self.temp("d")
+        saved = [(v, v.wrapped, v.expr) for v in decl_vars]
         if len(pipe.decl) == 2:
             key = self.temp("k")
             self.assign(items, f"({coll})|GR2({nid_arg})")
             self.emit("{% for " + key + ", " + dot + " in " + items + " %}")
-            self.assign(decl_vars[0].expr, key)
-            self.assign(decl_vars[1].expr, dot)
+            targets = [key, dot]
         else:
             self.assign(items, f"({coll})|GRL({nid_arg})")
             self.emit("{% for " + dot + " in " + items + " %}")
-            if decl_vars:
-                self.assign(decl_vars[0].expr, dot)
-        saved = [(v, v.wrapped) for v in decl_vars]
+            targets = [dot]
+        for var, target in zip(decl_vars, targets, strict=False):
+            if var.expr.startswith("ns."):
+                self.assign(var.expr, target)
+            else:
+                var.expr = target
         if decl_vars:
             decl_vars[-1].wrapped = True
         self.branch(line, "range", "body")
@@ -412,8 +472,9 @@ class Compiler:
         self.walk_list(node.list, _Scope(dot, True))
         self.loops.pop()
         self.emit("{% endfor %}")
-        for v, wrapped in saved:
+        for v, wrapped, expr in saved:
             v.wrapped = wrapped
+            v.expr = expr
         if node.else_list is not None or self.traced:
             self.emit("{% if not " + items + " %}")
             self.branch(line, "range", "empty")
@@ -452,8 +513,27 @@ class Compiler:
         dot = "none"
         if node.pipe is not None:
             dot = self.pipeline(node.pipe, scope, convert=True, hoist=True)
+        if node.name not in self.inlining and len(self.inlining) < 8:
+            self.inline(node.name, dot)
+            return
         idx = self.template_index[node.name]
         self.emit("{{ (" + dot + ")|GTPL(S, " + f"{idx}, {nid}" + ") }}")
+
+    def inline(self, name: str, dot: str) -> None:
+        """Expand a non-recursive ``{{template}}`` in place: same output and errors as
+        a call, without the cost of a fresh Jinja context per invocation."""
+        local = self.temp("i")
+        self.assign(local, dot)
+        saved = (self.tmpl_name, self.vars, self.loops)
+        self.tmpl_name = name
+        self.vars = [("$", _Var(local, False))]
+        self.loops = []
+        self.inlining.append(name)
+        root = self.trees[name].root
+        assert root is not None
+        self.walk_list(root, _Scope(local, False))
+        self.inlining.pop()
+        self.tmpl_name, self.vars, self.loops = saved
 
     # -- expressions ----------------------------------------------------------------
     def pipeline(self, pipe: PipeNode, scope: _Scope, *, convert: bool, hoist: bool) -> str:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
 import struct
 import unicodedata
 from decimal import Decimal
@@ -325,21 +326,18 @@ def format_float_x(v: float, fmt: str, prec: int) -> str:
         while mant < (1 << 52):
             mant <<= 1
             exp -= 1
-    frac = mant & ((1 << 52) - 1)
-    lead = mant >> 52
-    if 0 <= prec < 13:
+    if 0 <= prec < 13 and mant:
         shift = 52 - 4 * prec
-        q, r = divmod(frac, 1 << shift)
+        q, r = divmod(mant, 1 << shift)
         half = 1 << (shift - 1)
         if r > half or (r == half and q & 1):
             q += 1
-        frac = q << shift
-        if frac >> 52:
-            frac = 0
-            lead += 1
-            if lead == 2:
-                lead = 1
-                exp += 1
+        mant = q << shift
+        if mant >> 53:
+            mant >>= 1
+            exp += 1
+    frac = mant & ((1 << 52) - 1)
+    lead = mant >> 52
     digits = f"{frac:013x}"
     digits = digits.rstrip("0") if prec < 0 else (digits + "0" * prec)[:prec]
     body = f"0x{lead}" + ("." + digits if digits else "")
@@ -390,10 +388,87 @@ def sprintln(args: list[Any]) -> str:
     return " ".join(sprint_value(a) for a in args) + "\n"
 
 
+_SIMPLE_VERB = re.compile(r"%([-+ 0]*)([0-9]{0,3})(?:\.([0-9]{1,3}))?([sdvqxXofeEt%])")
+_plans: dict[str, list[tuple[str, str, str, str, str]] | None] = {}
+
+
+def _plan(fmt: str) -> list[tuple[str, str, str, str, str]] | None:
+    """Split a format into (literal, flags, width, precision, verb) steps when every
+    verb is one the fast path can do exactly like Go; None otherwise."""
+    plan: list[tuple[str, str, str, str, str]] = []
+    pos = 0
+    for m in _SIMPLE_VERB.finditer(fmt):
+        literal = fmt[pos : m.start()]
+        if "%" in literal:
+            return None
+        flags, width, prec, verb = m.group(1), m.group(2), m.group(3), m.group(4)
+        if verb == "%":
+            if flags or width or prec is not None:
+                return None
+            plan.append((literal + "%", "", "", "", ""))
+        else:
+            plan.append((literal, flags, width, prec if prec is not None else "", verb))
+        pos = m.end()
+    if "%" in fmt[pos:]:
+        return None
+    plan.append((fmt[pos:], "", "", "", ""))
+    return plan
+
+
+def _fast_arg(arg: Any, flags: str, width: str, prec: str, verb: str) -> str | None:
+    """One verb formatted with Python's %-operator where that provably equals Go."""
+    t = type(arg)
+    spec = "%" + flags + width + ("." + prec if prec else "")
+    if t is str:
+        if verb in "sv" and "0" not in flags:
+            return arg if spec == "%" else (spec + "s") % arg  # type: ignore[no-any-return]
+        if verb == "q" and spec == "%":
+            return quote(arg)
+        return None
+    if t is int:
+        if prec and int(prec) == 0 and arg == 0:
+            return None
+        if verb == "d" or (verb == "v" and "+" not in flags):
+            return (spec + "d") % arg  # type: ignore[no-any-return]
+        if verb in "xXo":
+            return (spec + verb) % arg  # type: ignore[no-any-return]
+        return None
+    if t is float:
+        if verb in "feE" and math.isfinite(arg):
+            return (spec + verb) % arg  # type: ignore[no-any-return]
+        if verb == "v" and spec == "%":
+            return format_float(arg, "g", -1)
+        return None
+    if t is bool and verb in "tv" and spec == "%":
+        return "true" if arg else "false"
+    return None
+
+
 def sprintf(fmt: str, args: list[Any]) -> str:
+    plan = _plans.get(fmt, _ABSENT_PLAN)
+    if plan is _ABSENT_PLAN:
+        plan = _plan(fmt)
+        if len(_plans) < 4096:
+            _plans[fmt] = plan
+    if plan is not None and sum(1 for step in plan if step[4]) == len(args):
+        out: list[str] = []
+        i = 0
+        for literal, flags, width, prec, verb in plan:
+            out.append(literal)
+            if verb:
+                piece = _fast_arg(args[i], flags, width, prec, verb)
+                if piece is None:
+                    break
+                out.append(piece)
+                i += 1
+        else:
+            return "".join(out)
     p = Printer()
     p.do_printf(fmt, args)
     return "".join(p.buf)
+
+
+_ABSENT_PLAN: Any = object()
 
 
 def _is_nil(v: Any) -> bool:

@@ -79,6 +79,21 @@ def f_field1(
     return _field_slow(recv, (name,), wrapped, nid, has_args)
 
 
+def f_print_field1(recv: Any, name: str, wrapped: bool, nid: int, has_args: bool = False) -> str:
+    """``{{.name}}``: field access and printing in one call."""
+    if type(recv) is dict:
+        v = recv.get(name, _ABSENT)
+        if type(v) is str:
+            return v
+        if v is _ABSENT or v is None:
+            return "<no value>"
+        return sprint_value(v)
+    return f_print(_field_slow(recv, (name,), wrapped, nid, has_args))
+
+
+_ABSENT = object()
+
+
 def f_field(
     recv: Any,
     names: tuple[str, ...],
@@ -490,6 +505,7 @@ FILTERS: dict[str, Callable[..., Any]] = {
     "CX": lambda re, im: complex(re, im),
     "CV": f_conv,
     "F1": f_field1,
+    "PF1": f_print_field1,
     "F": f_field,
     "E": f_fail,
     "T": f_true,

@@ -8,7 +8,7 @@ import random
 from typing import ClassVar
 
 DEFAULT_SEED = 20261121
-DEFAULT_COUNT = 520
+DEFAULT_COUNT = 600
 
 KEYS = ["a", "b", "c", "n", "s", "l", "m", "f", "t", "z"]
 WORDS = ["x", "hello", "", "héllo", "a b", "<&>", "'q'", '"dq"', "50%", "tab\t", "☃"]
@@ -430,13 +430,68 @@ class SafeGen(Gen):
         return self.items([], 0, False)
 
 
+class PrintfGen(Gen):
+    """``printf`` with random flags, widths, precisions, verbs and argument types."""
+
+    ARGS: ClassVar[list[str]] = [
+        "0",
+        "1",
+        "-1",
+        "42",
+        "255",
+        "-255",
+        "1000000",
+        "0.0",
+        "-0.0",
+        "1.5",
+        "-2.25",
+        "1e21",
+        "1e-7",
+        "123456.789",
+        "3.14159",
+        '"x"',
+        '""',
+        '"héllo"',
+        '"a b"',
+        "true",
+        "false",
+        ".nul",
+        ".l",
+        ".m",
+        '(index "hi" 0)',
+        "1e100",
+        ".s",
+        ".n",
+        ".f",
+    ]
+
+    def params(self) -> str:
+        return '{nul: null, l: [1, "a"], m: {k: 2.5}, s: "str", n: 7, f: 0.5}\n'
+
+    def template(self) -> str:
+        r = self.r
+        n = r.randint(1, 3)
+        fmt = ""
+        for _ in range(n):
+            fmt += r.choice(["", "", "a", "|", "é "]) + "%"
+            fmt += "".join(
+                r.choice(["", "", "-", "+", " ", "0", "#"]) for _ in range(r.randint(0, 2))
+            )
+            fmt += r.choice(["", "", "5", "10", "1", "3", "*"])
+            fmt += r.choice(["", "", ".2", ".0", ".5", ".", ".*"])
+            fmt += r.choice("sdvqxXofeEtgGbcUTp%")
+        count = max(0, r.choice([n, n, n, n - 1, n + 1, n + 2]))
+        args = " ".join(r.choice(self.ARGS) for _ in range(count))
+        quoted = '"' + fmt.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return "{{printf " + quoted + (" " + args if args else "") + "}}"
+
+
 def cases(count: int = DEFAULT_COUNT, seed: int = DEFAULT_SEED) -> list[dict[str, str]]:
     rng = random.Random(seed)
-    wild = Gen(rng)
-    safe = SafeGen(rng)
+    profiles: list[Gen] = [Gen(rng), SafeGen(rng), PrintfGen(rng)]
     out = []
     for i in range(count):
-        gen = safe if i % 2 else wild
+        gen = profiles[i % 3]
         template = gen.template()
         out.append({"id": f"gen-{seed}-{i:04d}", "template": template, "params": gen.params()})
     return out

@@ -19,7 +19,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "tools" / "gotemplate-oracle"))
 
 import oracle  # noqa: E402
-from generator import Gen, SafeGen  # noqa: E402
+from generator import Gen, PrintfGen, SafeGen  # noqa: E402
 from test_conformance import outcome  # noqa: E402
 
 pytestmark = pytest.mark.skipif(not oracle.go_available(), reason="needs `go` on PATH")
@@ -43,7 +43,7 @@ def _go_outcome(res: dict[str, str]) -> tuple[str, str]:
 )
 @given(seed=st.integers(min_value=0, max_value=2**32 - 1))
 def test_random_templates_match_go(seed: int) -> None:
-    gen = (SafeGen if seed % 2 else Gen)(random.Random(seed))
+    gen = (Gen, SafeGen, PrintfGen)[seed % 3](random.Random(seed))
     cases = [
         {"id": str(i), "template": gen.template(), "params": gen.params()} for i in range(BATCH)
     ]
