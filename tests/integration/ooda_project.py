@@ -90,5 +90,8 @@ class Project:
         return f"{sys.executable} {self.path / 'fake-ai' / 'agent.py'}"
 
     def run(self, *args: str) -> pytest.RunResult:
-        # pytest-benchmark warns in every xdist run; it has no part in these sessions.
-        return self.pytester.runpytest("-p", "no:cacheprovider", "-p", "no:benchmark", *args)
+        # Plugins with no part in these sessions: pytest-benchmark warns in every xdist
+        # run, and hypothesis's terminal summary costs about a second per run.
+        return self.pytester.runpytest(
+            "-p", "no:cacheprovider", "-p", "no:benchmark", "-p", "no:hypothesispytest", *args
+        )

@@ -182,3 +182,31 @@ def test_plugin_fully_off_with_p_no_ooda(project: Project) -> None:
 def test_unexpected_python_tests_are_untouched(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_plain():\n    assert True\n")
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=1)
+
+
+def test_lint_errors_fail_the_config_item_and_warnings_become_pytest_warnings(
+    project: Project,
+) -> None:
+    project.write(
+        "ooda-config.yml",
+        """\
+        procedures:
+          quiet:
+            observe:
+              - content: "Look around."
+            act:
+              - content: "Do something."
+        """,
+    )
+    # (-k config alone would also match the file name ooda-config.yml)
+    result = project.run("-k", "quiet and not prompt")
+    result.assert_outcomes(failed=1, deselected=5, warnings=3)
+    result.stdout.fnmatch_lines(
+        [
+            "ooda-config.yml:2:3: OODA301 error: procedure quiet: no fragment says when to emit "
+            "<promise>SUCCESS</promise>",
+            "  > 2 |   quiet:",
+            "  why: *",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*LintWarning: ooda-config.yml:2:3: OODA101 warning*"])
