@@ -89,6 +89,13 @@ RULES: dict[str, Rule] = {
             "The loop would stop with this error on its first iteration.",
         ),
         Rule(
+            "OODA003",
+            "config-warning",
+            "warning",
+            "the config loads with a warning (an unknown top-level key)",
+            "Unknown top-level keys are ignored, so a misspelt section silently does nothing.",
+        ),
+        Rule(
             "OODA101",
             "empty-phase",
             "warning",
@@ -870,6 +877,23 @@ def _lint_unused_aliases(out: _Collector, config: Config, files: set[Path]) -> N
             )
 
 
+_LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$", re.DOTALL)
+
+
+def _lint_config_warnings(out: _Collector, config: Config, files: set[Path]) -> None:
+    for warning in config.warnings:
+        match = _LOCATED.match(warning)
+        if match is None or Path(match["file"]).resolve() not in files:
+            continue
+        out.add(
+            "OODA003",
+            match["message"],
+            file=Path(match["file"]).resolve(),
+            line=int(match["line"]),
+            column=int(match["column"]),
+        )
+
+
 def lint_config(
     config: Config,
     *,
@@ -889,6 +913,7 @@ def lint_config(
     for procedure in procedures:
         findings.extend(lint_procedure(config, procedure.name, settings=settings))
     out = _Collector(settings)
+    _lint_config_warnings(out, config, wanted)
     _lint_loop(out, config, wanted)
     _lint_unused_fragments(out, config, procedures)
     _lint_unused_aliases(out, config, wanted)

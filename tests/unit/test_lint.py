@@ -106,6 +106,17 @@ def test_config_error_is_one_finding(tmp_path: Path) -> None:
     assert report.exit_code == 1
 
 
+def test_config_warning(tmp_path: Path) -> None:
+    finding = only(run(tmp_path, "procedure:\n  x: 1\n" + good()), "OODA003")
+    assert finding.severity == "warning"
+    assert "unknown top-level key 'procedure'" in finding.message
+    assert (Path(finding.file or "").name, finding.line, finding.column) == (
+        "ooda-config.yml",
+        1,
+        1,
+    )
+
+
 def test_render_error(tmp_path: Path) -> None:
     config = good(
         extra='    description: ""\n'
