@@ -116,14 +116,22 @@ CASES: list[tuple[str, str, str]] = [
 
 def per_render_ns(fn: Any, reps: int) -> float:
     """Median over 7 rounds of the mean time of one call (nanoseconds)."""
-    fn()
-    rounds = []
-    for _ in range(7):
-        start = time.perf_counter_ns()
-        for _ in range(reps):
-            fn()
-        rounds.append((time.perf_counter_ns() - start) / reps)
-    return statistics.median(rounds)
+    return interleaved([fn], reps)[0]
+
+
+def interleaved(fns: list[Any], reps: int, rounds: int = 9) -> list[float]:
+    """Per-call medians of several functions timed in alternating rounds, so that load
+    from other processes affects each of them alike (nanoseconds)."""
+    for fn in fns:
+        fn()
+    samples: list[list[float]] = [[] for _ in fns]
+    for _ in range(rounds):
+        for i, fn in enumerate(fns):
+            start = time.perf_counter_ns()
+            for _ in range(reps):
+                fn()
+            samples[i].append((time.perf_counter_ns() - start) / reps)
+    return [statistics.median(s) for s in samples]
 
 
 def geomean(xs: list[float]) -> float:
@@ -168,11 +176,16 @@ def main(argv: list[str] | None = None) -> int:
         if got != expected:
             print(f"{name}: outputs differ:\n{got!r}\n{expected!r}")
             return 1
-        t_ours = per_render_ns(lambda s=go_src: render(s, params), opts.reps)
         tp = plain.from_string(jinja_src)
         ts = sandbox.from_string(jinja_src)
-        t_plain = per_render_ns(lambda t=tp: t.render(params), opts.reps)
-        t_sandbox = per_render_ns(lambda t=ts: t.render(params), opts.reps)
+        t_ours, t_plain, t_sandbox = interleaved(
+            [
+                lambda s=go_src: render(s, params),
+                lambda t=tp: t.render(params),
+                lambda t=ts: t.render(params),
+            ],
+            opts.reps,
+        )
         r_plain.append(t_ours / t_plain)
         r_sandbox.append(t_ours / t_sandbox)
         go = go_ns.get(name)

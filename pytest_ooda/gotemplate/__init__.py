@@ -136,7 +136,9 @@ def _parse(source: str, name: str) -> dict[str, Tree]:
         raise TemplateError(err.message, kind="parse", template_line=err.line) from None
     except RecursionError:
         raise TemplateError(
-            f"template: {name}: template nesting too deep for this engine", kind="parse"
+            f"template: {name}: control structures nested too deeply for this engine "
+            "(Python allows about 90 levels)",
+            kind="parse",
         ) from None
     with _lock:
         _parse_cache[key] = trees
@@ -151,15 +153,23 @@ def _compile(source: str, name: str, traced: bool) -> _Compiled:
     if compiled is not None:
         return compiled
     trees = _parse(source, name)
-    compiler = Compiler(source, trees, traced)
-    try:
-        sources = compiler.compile_all()
-        names = sorted(trees)
-        templates = [_ENV.from_string(sources[n].source) for n in names]
-    except RecursionError:
+    names = sorted(trees)
+    for inline in (True, False):
+        compiler = Compiler(source, trees, traced, inline=inline)
+        try:
+            sources = compiler.compile_all()
+            templates = [_ENV.from_string(sources[n].source) for n in names]
+            break
+        except (RecursionError, SyntaxError, MemoryError):
+            # Python caps nesting (about 100 blocks); expanding template calls in
+            # place nests deeper, so retry with real calls before giving up.
+            continue
+    else:
         raise TemplateError(
-            f"template: {name}: template nesting too deep for this engine", kind="parse"
-        ) from None
+            f"template: {name}: control structures nested too deeply for this engine "
+            "(Python allows about 90 levels)",
+            kind="parse",
+        )
     compiled = _Compiled(names.index(name), templates, names, compiler.nodes)
     with _lock:
         _cache[key] = compiled

@@ -177,8 +177,11 @@ class _Scope:
 class Compiler:
     """Turns a template set into one Jinja2 source text per named template."""
 
-    def __init__(self, source: str, trees: dict[str, Tree], traced: bool) -> None:
+    def __init__(
+        self, source: str, trees: dict[str, Tree], traced: bool, *, inline: bool = True
+    ) -> None:
         self.source = source
+        self.inline_calls = inline
         self.trees = trees
         self.traced = traced
         self.nodes: list[NodeInfo] = []
@@ -513,7 +516,7 @@ class Compiler:
         dot = "none"
         if node.pipe is not None:
             dot = self.pipeline(node.pipe, scope, convert=True, hoist=True)
-        if node.name not in self.inlining and len(self.inlining) < 8:
+        if self.inline_calls and node.name not in self.inlining and len(self.inlining) < 8:
             self.inline(node.name, dot)
             return
         idx = self.template_index[node.name]

@@ -479,7 +479,7 @@ class PrintfGen(Gen):
             )
             fmt += r.choice(["", "", "5", "10", "1", "3", "*"])
             fmt += r.choice(["", "", ".2", ".0", ".5", ".", ".*"])
-            fmt += r.choice("sdvqxXofeEtgGbcUTp%")
+            fmt += r.choice("sdvqxXofeEtgGbcUT%")
         count = max(0, r.choice([n, n, n, n - 1, n + 1, n + 2]))
         args = " ".join(r.choice(self.ARGS) for _ in range(count))
         quoted = '"' + fmt.replace("\\", "\\\\").replace('"', '\\"') + '"'

@@ -178,3 +178,33 @@ def test_yamlv3_loader_types_scalars_like_go() -> None:
     assert doc["l"] == 0.5
     assert doc["n"] == {"x": 1}
     assert render("{{.k}} {{.a}} {{.c}}", doc) == "2024-01-02 00:00:00 +0000 UTC yes 1000"
+
+
+def test_infinite_template_recursion_reports_go_depth_error() -> None:
+    src = '{{define "r"}}{{template "r" .}}{{end}}{{template "r" .}}'
+    with pytest.raises(TemplateError) as info:
+        render(src, {})
+    assert info.value.kind == "exec"
+    assert info.value.message == (
+        'template: fragment:1:25: executing "r" at <{{template "r" .}}>: '
+        "exceeded maximum template depth (100000)"
+    )
+
+
+def test_finite_recursion_through_nested_params() -> None:
+    src = '{{define "r"}}{{.n}}{{with .child}},{{template "r" .}}{{end}}{{end}}{{template "r" .}}'
+    params: dict[str, object] = {"n": 0}
+    cur = params
+    for i in range(1, 60):
+        child: dict[str, object] = {"n": i}
+        cur["child"] = child
+        cur = child
+    assert render(src, params) == ",".join(str(i) for i in range(60))
+
+
+def test_nesting_beyond_python_limits_is_a_template_error() -> None:
+    deep = "{{if 1}}" * 150 + "x" + "{{end}}" * 150
+    with pytest.raises(TemplateError, match="nested too deeply") as info:
+        render(deep, {})
+    assert info.value.kind == "parse"
+    assert render("{{if 1}}" * 60 + "x" + "{{end}}" * 60, {}) == "x"
