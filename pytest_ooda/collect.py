@@ -37,8 +37,6 @@ from pytest_ooda.snapshot import (
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
 
-    from _pytest._code.code import TerminalRepr
-
     from pytest_ooda.compose import MappedText
     from pytest_ooda.config import Config, Procedure
 
@@ -484,7 +482,7 @@ class OodaItem(pytest.Item):
 
     def repr_failure(
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> str | TerminalRepr:
+    ) -> Any:
         return _render_failure(self, excinfo) or super().repr_failure(excinfo)
 
 
@@ -596,7 +594,7 @@ class PromptItem(pytest.Function):
 
     def repr_failure(  # type: ignore[override]
         self, excinfo: pytest.ExceptionInfo[BaseException]
-    ) -> str | TerminalRepr:
+    ) -> Any:
         return _render_failure(self, excinfo) or super().repr_failure(excinfo)
 
 

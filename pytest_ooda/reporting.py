@@ -50,23 +50,32 @@ def header_lines(settings: PluginSettings) -> list[str]:
 
 
 def count_nodeids(nodeids: Iterable[str]) -> tuple[int, int, int]:
-    """(procedures, scenarios, config files) among collected node ids.
+    """(procedures, scenarios, config files) among node ids (what an xdist worker reports).
 
-    Counting from ids works for a local session and for the ids an xdist worker reports.
+    Deselected items are not among them, so every item kind counts its procedure and
+    scenario: ``-m live`` still reports the procedures and scenarios it runs.
     """
-    procedures: set[str] = set()
-    scenarios = 0
+    procedures: set[tuple[str, str]] = set()
+    scenarios: set[tuple[str, str, str]] = set()
     files: set[str] = set()
     for nodeid in nodeids:
         parts = nodeid.split("::")
-        if len(parts) == 3 and parts[2] == "config":
-            procedures.add(nodeid)
+        if not parts[0].endswith((".yml", ".yaml")):
+            continue
+        if len(parts) == 2 and parts[1] == "config":
             files.add(parts[0])
-        elif len(parts) == 2 and parts[1] == "config":
-            files.add(parts[0])
-        elif len(parts) == 3 and parts[2].startswith("scenario["):
-            scenarios += 1
-    return len(procedures), scenarios, len(files)
+            continue
+        if len(parts) != 3:
+            continue
+        file, procedure, name = parts
+        kind, _, rest = name.partition("[")
+        if kind not in ("config", "prompt", "scenario", "live"):
+            continue
+        files.add(file)
+        procedures.add((file, procedure))
+        if kind in ("scenario", "live"):
+            scenarios.add((file, procedure, rest))
+    return len(procedures), len(scenarios), len(files)
 
 
 def collection_line(nodeids: Iterable[str]) -> str | None:

@@ -89,3 +89,18 @@ def test_workspace_config_supplies_the_command_for_other_procedure_files(
     )
     project.write("procedures/scenarios/wave/s.yml", SCENARIO.replace("greet", "wave"))
     project.run("-m", "live").assert_outcomes(passed=1, deselected=7)
+
+
+def test_live_summary_and_counts_under_xdist(project: Project) -> None:
+    ai_cmd = project.fake_ai(PLAN)
+    project.scenario("s", SCENARIO)
+    result = project.run("-m", "live", "--ooda-ai-cmd", ai_cmd, "-n", "2")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "ooda: 1 procedure, 1 scenario in 1 config file",
+            "*- ooda live runs -*",
+            "greet/s: status=success iterations=1 time=*s",
+        ],
+        consecutive=False,
+    )
