@@ -250,9 +250,10 @@ def _canonical(v: Any) -> bool:
 
 
 def _root(params: Mapping[str, Any]) -> dict[str, Any]:
-    if type(params) is dict and _canonical(params):
-        return params
-    return {str(k): _go_value(v) for k, v in params.items()}
+    root = params if type(params) is dict else dict(params)
+    if _canonical(root):
+        return root
+    return {str(k): _go_value(v) for k, v in root.items()}
 
 
 # -- public API -------------------------------------------------------------------------------

@@ -247,6 +247,8 @@ class Compiler:
                 pipe = node.pipe
                 if pipe is not None and pipe.is_assign:
                     names.update(v.ident[0] for v in pipe.decl)
+                    if isinstance(node, RangeNode):
+                        names.add("")  # every variable may be written (see range_node)
                 if isinstance(node, BranchNode):
                     visit(node.list)
                     visit(node.else_list)
@@ -256,7 +258,7 @@ class Compiler:
         return names
 
     def new_var(self, name: str, wrapped: bool) -> _Var:
-        if name in self.assigned:
+        if name in self.assigned or "" in self.assigned:
             self.uses_ns = True
             var = _Var(f"ns.{self.temp('v')}", wrapped)
         else:
@@ -447,10 +449,16 @@ class Compiler:
         decl_vars: list[_Var] = []
         for i in range(len(pipe.decl)):
             target = self.declare(pipe, i)
-            self.assign(target, coll)
-            decl_vars.append(
-                self.lookup(pipe.decl[i].ident[0]) if pipe.is_assign else self.vars[-1][1]
-            )
+            self.bind(target, coll, pipe)
+            if not pipe.is_assign:
+                decl_vars.append(self.vars[-1][1])
+        if pipe.is_assign:
+            # Go's executor stores each element (and index) in whatever variables are
+            # on top of its stack, not in the ones named: the innermost declared ones.
+            top = self.vars[-len(pipe.decl) :]
+            decl_vars = [var for name, var in top if name != "$"]
+            if len(decl_vars) != len(top):
+                decl_vars = []
         items = self.temp("r")
         dot = self.temp("d")
         saved = [(v, v.wrapped, v.expr) for v in decl_vars]
@@ -463,6 +471,8 @@ class Compiler:
             self.assign(items, f"({coll})|GRL({nid_arg})")
             self.emit("{% for " + dot + " in " + items + " %}")
             targets = [dot]
+        if pipe.is_assign and len(decl_vars) == 1:
+            targets = targets[-1:]
         for var, target in zip(decl_vars, targets, strict=False):
             if var.expr.startswith("ns."):
                 self.assign(var.expr, target)

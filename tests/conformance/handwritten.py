@@ -344,6 +344,14 @@ RANGE = [
     "{{range .m}}{{break}}{{end}}done",
     "{{$n := 0}}{{range $i, $e := .nums}}{{if gt $e $n}}{{$n = $e}}{{end}}{{end}}{{$n}}",
     "{{range .nums}}{{range $.l}}{{continue}}{{end}}{{.}}{{end}}",
+    "{{$x := 0}}{{$y := 9}}{{range $x = .l}}{{$x}},{{$y}};{{end}}|{{$x}}{{$y}}",
+    "{{$x := 0}}{{range $x = .l}}{{$z := 5}}{{$x}}{{end}}|{{$x}}",
+    "{{range $q = .l}}x{{end}}",
+    "{{$a := 1}}{{$b := 2}}{{range $a, $b = .m}}{{$a}}{{$b}};{{end}}{{$a}}{{$b}}",
+    "{{$a := 1}}{{$b := 2}}{{$c := 3}}{{range $a, $b = .l}}{{$a}}{{$b}}{{$c}};{{end}}{{$a}}{{$b}}{{$c}}",
+    "{{$a := 1}}{{if 1}}{{$b := 7}}{{range $a = .l}}{{$b}}{{end}}{{$b}}{{end}}{{$a}}",
+    "{{(or 1 .s.x) 2}}",
+    "{{or 0 .s.x}} {{and 0 .s.x}}",
 ]
 
 WITH = [
