@@ -581,6 +581,12 @@ class PromptItem(pytest.Function):
                 recorded=recorded if isinstance(recorded, str) else None,
                 current=mapped,
                 root=self.config.rootpath,
+                files={
+                    action.source_label(): action.file
+                    for actions in self.procedure_node.procedure.phases().values()
+                    for action in actions
+                    if action.file is not None
+                },
             )
         )
 

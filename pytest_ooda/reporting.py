@@ -7,6 +7,7 @@ reads a traceback into the plugin for a mistake in their YAML.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,7 +18,7 @@ from pytest_ooda.errors import OodaError, TemplateError
 from pytest_ooda.snapshot import annotated_diff
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Iterable, Mapping, Sequence
 
     from pytest_ooda.collect import PluginSettings, PluginState
     from pytest_ooda.compose import MappedText
@@ -167,15 +168,25 @@ def format_error(error: OodaError, *, root: Path | None = None) -> str:
         if excerpt:
             lines.append("")
             lines.extend(excerpt)
-    if isinstance(error, TemplateError) and error.template_line is not None:
-        fragment = getattr(error, "fragment_file", None)
-        if fragment is not None:
-            excerpt = file_excerpt(fragment, error.template_line)
-            if excerpt:
-                lines.append("")
-                lines.append(f"  template {display_path(fragment, root)}:")
-                lines.extend(excerpt)
+    fragment = _template_fragment(error)
+    if fragment is not None:
+        path, line = fragment
+        excerpt = file_excerpt(_absolute(path, root), line)
+        if excerpt:
+            lines.append("")
+            lines.append(f"  in the template {display_path(path, root)}:")
+            lines.extend(excerpt)
     return "\n".join(lines)
+
+
+def _template_fragment(error: OodaError) -> tuple[str, int] | None:
+    """The fragment file and line a ``TemplateError`` points into (its hint names them)."""
+    if not isinstance(error, TemplateError) or error.template_line is None or not error.hint:
+        return None
+    match = re.fullmatch(r"in (.+):(\d+)", error.hint.strip())
+    if match is None:
+        return None
+    return match.group(1), int(match.group(2))
 
 
 def _absolute(file: str, root: Path | None) -> Path:
@@ -205,6 +216,7 @@ def format_prompt_mismatch(
     recorded: str | None,
     current: MappedText,
     root: Path,
+    files: Mapping[str, Path] | None = None,
 ) -> str:
     shown = display_path(snapshot_path, root)
     what = "assembled prompt" if phase == "assembled" else f"{phase} phase"
@@ -220,11 +232,12 @@ def format_prompt_mismatch(
         old_label=f"{shown} (snapshot)",
         new_label=f"{procedure} {what} (composed now)",
         root=root,
+        files=files,
     )
-    files = [source for source in sources if not _is_structural(source)]
+    fragments = [source for source in sources if not _is_structural(source)]
     lines = [f"procedure {procedure}: the {what} differs from its snapshot {shown}"]
-    if files:
-        lines.append("  changed lines come from: " + ", ".join(files))
+    if fragments:
+        lines.append("  changed lines come from: " + ", ".join(fragments))
     lines.append("")
     lines.extend(diff)
     lines.append("")

@@ -19,7 +19,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 from pytest_ooda.scenario import atomic_write_text
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from syrupy.location import PyTestLocation
     from syrupy.types import (
@@ -217,10 +217,10 @@ def _sources_for(lines: range, segments: Sequence[Segment]) -> list[str]:
     return found
 
 
-def _display_source(source: str, root: Path | None) -> str:
+def _display_source(source: str, root: Path | None, files: Mapping[str, Path]) -> str:
     if root is None or source.startswith("builtin:"):
         return source
-    path = Path(source)
+    path = files.get(source, Path(source))
     if path.is_absolute():
         try:
             return path.relative_to(root).as_posix()
@@ -237,6 +237,7 @@ def annotated_diff(
     old_label: str,
     new_label: str,
     root: Path | None = None,
+    files: Mapping[str, Path] | None = None,
     context: int = 3,
 ) -> tuple[list[str], list[str]]:
     """A unified diff of ``old`` → ``new`` plus the sources of the changed lines.
@@ -244,7 +245,9 @@ def annotated_diff(
     ``segments`` map lines of ``new`` to the fragment that produced them. Each hunk
     header ends with the fragment files its changes come from (like git's function
     context), and the second return value lists every such file once, in order.
-    Deleted lines are attributed to the fragment at the point of deletion.
+    Deleted lines are attributed to the fragment at the point of deletion. ``files``
+    maps a segment source (the path as written in the config) to the resolved file, so
+    sources are shown relative to ``root``.
     """
     old_lines = old.splitlines()
     new_lines = new.splitlines()
@@ -259,7 +262,7 @@ def annotated_diff(
             # j1..j2 are 0-based; a pure deletion (j1 == j2) sits just after line j1.
             span = range(j1 + 1, j2 + 1) if j2 > j1 else range(max(j1, 1), max(j1, 1) + 1)
             for source in _sources_for(span, segments):
-                shown = _display_source(source, root)
+                shown = _display_source(source, root, files or {})
                 if shown not in sources:
                     sources.append(shown)
         for shown in sources:

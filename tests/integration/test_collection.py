@@ -210,3 +210,27 @@ def test_lint_errors_fail_the_config_item_and_warnings_become_pytest_warnings(
         ]
     )
     result.stdout.fnmatch_lines(["*LintWarning: ooda-config.yml:2:3: OODA101 warning*"])
+
+
+def test_template_execution_error_shows_yaml_and_template_lines(project: Project) -> None:
+    project.write(
+        "ooda-config.yml",
+        TEMPLATED_CONFIG.replace('target: "the README"', "target: [only]"),
+    )
+    project.write("prompts/decide.md", "Decide.\nStart with {{index .target 3}}.\n")
+    result = project.run("-k", "prompt and decide")
+    result.assert_outcomes(failed=1, deselected=5)
+    result.stdout.fnmatch_lines(
+        [
+            "ooda-config.yml:*: procedure greet: decide[[]0]: template execution error:*",
+            "  in prompts/decide.md:2",
+            "",
+            "*|     decide:",
+            "  > * |       - path: prompts/decide.md",
+            "*",
+            "  in the template prompts/decide.md:",
+            "    1 | Decide.",
+            "  > 2 | Start with {{index .target 3}}.",
+        ]
+    )
+    assert "Traceback" not in result.stdout.str()

@@ -162,3 +162,27 @@ def test_without_syrupy_prompts_are_still_compared(project: Project) -> None:
     result = project.run("-p", "no:syrupy", "-k", "prompt and observe")
     result.assert_outcomes(failed=1, deselected=5)
     result.stdout.fnmatch_lines(["+Changed."])
+
+
+def test_fragment_paths_in_diffs_are_shown_from_the_rootdir(project: Project) -> None:
+    project.write(
+        "procedures/more.yml",
+        """\
+        procedures:
+          audit:
+            observe:
+              - path: prompts/look.md
+            act:
+              - content: "Audit. <promise>SUCCESS</promise> or <promise>FAILURE</promise>"
+        """,
+    )
+    project.write("procedures/prompts/look.md", "Look.\n")
+    project.run("--snapshot-update")
+    project.write("procedures/prompts/look.md", "Look closer.\n")
+    result = project.run("-k", "audit and prompt and observe")
+    result.stdout.fnmatch_lines(
+        [
+            "  changed lines come from: procedures/prompts/look.md",
+            "@@ -1 +1 @@  procedures/prompts/look.md",
+        ]
+    )
