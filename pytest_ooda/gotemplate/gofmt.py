@@ -426,8 +426,8 @@ def _fast_arg(arg: Any, flags: str, width: str, prec: str, verb: str) -> str | N
             return quote(arg)
         return None
     if t is int:
-        if prec and int(prec) == 0 and arg == 0:
-            return None
+        if prec and ("0" in flags or int(prec) == 0):
+            return None  # Go drops zero padding when a precision is given
         if verb == "d" or (verb == "v" and "+" not in flags):
             return (spec + "d") % arg  # type: ignore[no-any-return]
         if verb in "xXo":
