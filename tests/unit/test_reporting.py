@@ -1,0 +1,104 @@
+"""Terminal text the plugin prints: counts, error excerpts, live lines."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pytest_ooda.errors import ConfigError, TemplateError
+from pytest_ooda.reporting import (
+    collection_line,
+    count_nodeids,
+    file_excerpt,
+    format_error,
+    live_line,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def test_counts_come_from_our_node_ids_only() -> None:
+    ids = [
+        "ooda-config.yml::build::config",
+        "ooda-config.yml::build::prompt[observe]",
+        "ooda-config.yml::build::scenario[a]",
+        "ooda-config.yml::build::live[a]",
+        "ooda-config.yml::plan::live[b]",
+        "procedures/broken.yml::config",
+        "tests/test_x.py::TestA::test_config",
+        "ooda-config.yml::build::other",
+    ]
+    assert count_nodeids(ids) == (2, 2, 2)
+    assert collection_line(ids) == "ooda: 2 procedures, 2 scenarios in 2 config files"
+    assert collection_line(["tests/test_x.py::test_a"]) is None
+
+
+def test_file_excerpt_marks_the_line_and_column(tmp_path: Path) -> None:
+    path = tmp_path / "c.yml"
+    path.write_text("a: 1\nb: 2\nc: 3\nd: 4\ne: 5\nf: 6\n")
+    assert file_excerpt(path, 3, 4) == [
+        "    1 | a: 1",
+        "    2 | b: 2",
+        "  > 3 | c: 3",
+        "      |    ^",
+        "    4 | d: 4",
+        "    5 | e: 5",
+    ]
+    assert file_excerpt(path, 99) == []
+    assert file_excerpt(tmp_path / "missing.yml", 1) == []
+
+
+def test_format_error_relative_to_the_root(tmp_path: Path) -> None:
+    path = tmp_path / "conf" / "c.yml"
+    path.parent.mkdir()
+    path.write_text("procedures:\n  x: 1\n")
+    error = ConfigError(
+        "procedure x: expected a mapping", file=path, line=2, column=6, hint="see docs"
+    )
+    text = format_error(error, root=tmp_path)
+    assert text.splitlines()[:4] == [
+        "conf/c.yml:2:6: procedure x: expected a mapping",
+        "  see docs",
+        "",
+        "    1 | procedures:",
+    ]
+    assert format_error(ConfigError("plain")) == "plain"
+
+
+def test_template_error_shows_the_fragment_lines(tmp_path: Path) -> None:
+    (tmp_path / "f.md").write_text("one\n{{bad}}\nthree\n")
+    (tmp_path / "c.yml").write_text("procedures:\n  p:\n    act:\n      - path: f.md\n")
+    error = TemplateError(
+        "procedure p: act[0]: template execution error: boom",
+        kind="exec",
+        template_line=2,
+        file=tmp_path / "c.yml",
+        line=4,
+        column=9,
+        hint="in f.md:2",
+    )
+    text = format_error(error, root=tmp_path)
+    assert "  in the template f.md:" in text
+    assert "  > 2 | {{bad}}" in text
+
+
+def test_live_line_includes_usage_when_known() -> None:
+    entry = {
+        "scenario": "build/x",
+        "status": "success",
+        "iterations": 2,
+        "elapsed": 12.345,
+        "input_tokens": 100,
+        "output_tokens": 20,
+        "cost": 0.0123,
+        "recorded": "scenarios/build/x.yml",
+    }
+    assert live_line(entry) == (
+        "build/x: status=success iterations=2 time=12.3s tokens=100in/20out cost=$0.0123 "
+        "recorded -> scenarios/build/x.yml"
+    )
+    minimal = {"scenario": "a/b", "status": "aborted", "iterations": 3, "elapsed": 1.0,
+               "expectations": "1 expectation(s) not met"}
+    assert live_line(minimal) == (
+        "a/b: status=aborted iterations=3 time=1.0s (1 expectation(s) not met)"
+    )
