@@ -63,6 +63,27 @@ def load_for(procedure: str, path: Path) -> Scenario:
     return scenario
 
 
+def workspace_of(scenario: Scenario) -> Path | None:
+    """The scenario's workspace directory; a located ``ScenarioError`` when it is missing."""
+    directory = scenario.workspace_dir()
+    if directory is None or directory.is_dir():
+        return directory
+    line = None
+    if scenario.path is not None:
+        text = scenario.path.read_text(encoding="utf-8", errors="replace")
+        for number, content in enumerate(text.splitlines(), start=1):
+            if content.startswith("workspace:"):
+                line = number
+                break
+    raise ScenarioError(
+        f"workspace directory not found: {scenario.workspace} (resolved to {directory})",
+        file=str(scenario.path) if scenario.path is not None else None,
+        line=line,
+        column=1 if line is not None else None,
+        hint="workspace is relative to the scenario file's directory",
+    )
+
+
 def _run(
     config: Config,
     scenario: Scenario,
@@ -118,7 +139,7 @@ def replay(config: Config, procedure: str, path: Path, *, drift: str, root: Path
 
     scenario = load_for(procedure, path)
     with tempfile.TemporaryDirectory(prefix="ooda-replay-") as tmp:
-        workdir = copy_workspace(scenario.workspace_dir(), Path(tmp) / "workspace")
+        workdir = copy_workspace(workspace_of(scenario), Path(tmp) / "workspace")
         result = _run(config, scenario, workdir, backend=scenario.replay_backend(sleep=False))
         problems = scenario.check(result, workdir)
         drifts = check_drift(scenario, result, config, cwd=workdir) if drift != "ignore" else []
@@ -245,7 +266,7 @@ def run_live(
     recorder = Recorder(scenario, settings.record_mode, env=os.environ)
     outcome = LiveOutcome(scenario=scenario.label)
     with tempfile.TemporaryDirectory(prefix="ooda-live-") as tmp:
-        workdir = copy_workspace(scenario.workspace_dir(), Path(tmp) / "workspace")
+        workdir = copy_workspace(workspace_of(scenario), Path(tmp) / "workspace")
         git_init(workdir)
         wanted = recorder.wanted(drifted=_drifted(config, scenario, workdir))
         result = _run(config, scenario, workdir, ai_cmd=ai_cmd, ai_cmd_alias=alias)

@@ -173,3 +173,16 @@ def test_the_ai_command_is_never_started_in_replay(project: Project) -> None:
         passed=1, deselected=7
     )
     assert not marker.exists()
+
+
+def test_missing_workspace_is_a_located_failure(project: Project) -> None:
+    result = run_scenario(project, "workspace: nope\n" + TWO_STEPS)
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "scenarios/greet/case.yml:2:1: workspace directory not found: nope (resolved to *)",
+            "  workspace is relative to the scenario file's directory",
+            "*",
+            "  > 2 | workspace: nope",
+        ]
+    )
