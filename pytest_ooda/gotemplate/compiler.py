@@ -216,7 +216,6 @@ class Compiler:
         self.counter = 0
         self.uses_ns = False
         self.loops: list[str] = []  # "range" or "wrap" for each enclosing Jinja loop
-        self.track = False  # record the last and/or argument evaluated (range errors)
         self.inlining: list[str] = []  # defined templates being expanded in place
         self.assigned = self.assigned_names()
         assert tree.root is not None
@@ -379,9 +378,8 @@ class Compiler:
         if target:
             self.assign(target, value)
             return
-        nid = self.nid(last_node(pipe))
         message = f"undefined variable: {pipe.decl[0].ident[0]}"
-        self.emit("{{ (" + value + ")|GE(" + f"{nid}, {jinja_str(message)}" + ") }}")
+        self.emit("{{ " + self.fail(value, self.node_ref(pipe), message) + " }}")
 
     def branch(self, line: int, construct: str, arm: str) -> None:
         if self.traced:
@@ -440,9 +438,7 @@ class Compiler:
         line = self.line_of(node.pos)
         pipe = node.pipe
         dynamic = dynamic_last(pipe)
-        self.track = dynamic
         value = self.pipeline(pipe, scope, convert=True, hoist=True)
-        self.track = False
         nid_arg = "-1, S" if dynamic else str(self.nid(last_node(pipe)))
         coll = self.temp("c")
         self.assign(coll, value)
@@ -562,7 +558,7 @@ class Compiler:
                 self.assign(name, expr)
                 expr = name
             final = expr
-            before = last_node(cmd)
+            before = cmd
         assert final is not None
         return final
 
@@ -573,7 +569,16 @@ class Compiler:
             return first.ident in ("index", "and", "or")
         return isinstance(first, (FieldNode, ChainNode, VariableNode, DotNode))
 
-    def fail(self, final: str | None, nid: int, message: str) -> str:
+    def node_ref(self, node: Node) -> int | None:
+        """The node id Go would report after evaluating ``node``; None when that depends
+        on where an ``and``/``or`` stopped (then the runtime tracks it in ``S.at``)."""
+        if dynamic_last(node):
+            return None
+        return self.nid(last_node(node))
+
+    def fail(self, final: str | None, nid: int | None, message: str) -> str:
+        if nid is None:
+            return f"({final or 'none'})|GE(-1, {jinja_str(message)}, S)"
         return f"({final or 'none'})|GE({nid}, {jinja_str(message)})"
 
     def command(self, cmd: CommandNode, scope: _Scope, final: str | None, before: Node) -> str:
@@ -590,15 +595,16 @@ class Compiler:
                     final, self.nid(first), f"indirection through explicit nil in {first.string()}"
                 )
             recv, _ = self.arg(first.node, scope)
-            return self.field(
-                recv, first.fields, False, self.nid(last_node(first.node)), has_args, tail
-            )
+            ref = self.node_ref(first.node)
+            return self.field(recv, first.fields, False, ref, has_args, tail)
         if isinstance(first, IdentifierNode):
             return self.call(first, cmd.args[1:], final, scope, cmd)
         if isinstance(first, PipeNode):
             if has_args:
                 return self.fail(
-                    final, self.nid(before), f"can't give argument to non-function {first.string()}"
+                    final,
+                    self.nid(before) if isinstance(before, PipeNode) else self.node_ref(before),
+                    f"can't give argument to non-function {first.string()}",
                 )
             return self.pipeline(first, scope, convert=True, hoist=False)
         if isinstance(first, VariableNode):
@@ -626,9 +632,17 @@ class Compiler:
         return self.constant(first, scope)
 
     def field(
-        self, recv: str, names: list[str], wrapped: bool, nid: int, has_args: bool, tail: str
+        self,
+        recv: str,
+        names: list[str],
+        wrapped: bool,
+        nid: int | None,
+        has_args: bool,
+        tail: str,
     ) -> str:
-        flags = f"{'true' if wrapped else 'false'}, {nid}, {'true' if has_args else 'false'}{tail}"
+        ref = "-1" if nid is None else str(nid)
+        flags = f"{'true' if wrapped else 'false'}, {ref}, {'true' if has_args else 'false'}"
+        flags += f"{tail or ', none'}, S" if nid is None else tail
         if len(names) == 1:
             return f"({recv})|GF1({jinja_str(names[0])}, {flags})"
         names_lit = "(" + "".join(jinja_str(n) + ", " for n in names) + ")"
@@ -698,7 +712,8 @@ class Compiler:
         if isinstance(node, (BoolNode, NumberNode)):
             return self.fail(None, self.nid(node), f"expected string; found {node.string()}")
         value, _ = self.arg(node, scope)
-        return f"({value})|GS({self.nid(last_node(node))})"
+        ref = self.node_ref(node)
+        return f"({value})|GS({'-1, S' if ref is None else ref})"
 
     def call(
         self, ident: IdentifierNode, args: list[Node], final: str | None, scope: _Scope, site: Node
@@ -721,7 +736,7 @@ class Compiler:
             parts = []
             for a in args:
                 part = self.arg(a, scope)[0]
-                if self.track and not dynamic_last(a):
+                if len(args) > 1 and not dynamic_last(a):
                     part = f"({part})|GAT(S, {self.nid(last_node(a))})"
                 parts.append(part)
             if final is not None:

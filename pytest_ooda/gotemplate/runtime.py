@@ -65,9 +65,17 @@ def f_conv(v: Any) -> Any:
 
 
 def f_field1(
-    recv: Any, name: str, wrapped: bool, nid: int, has_args: bool = False, _final: Any = None
+    recv: Any,
+    name: str,
+    wrapped: bool,
+    nid: int,
+    has_args: bool = False,
+    _final: Any = None,
+    state: Any = None,
 ) -> Any:
     """``.name`` on ``recv`` (one field); the hot path of most templates."""
+    if nid < 0:
+        nid = state.at
     if type(recv) is dict:
         if has_args:
             fail(nid, f"{name} is not a method but has arguments")
@@ -101,9 +109,10 @@ def f_field(
     nid: int,
     has_args: bool = False,
     _final: Any = None,
+    state: Any = None,
 ) -> Any:
     """``.a.b.c`` on ``recv``."""
-    return _field_slow(recv, names, wrapped, nid, has_args)
+    return _field_slow(recv, names, wrapped, state.at if nid < 0 else nid, has_args)
 
 
 def _field_slow(recv: Any, names: tuple[str, ...], wrapped: bool, nid: int, has_args: bool) -> Any:
@@ -127,9 +136,9 @@ def _field_slow(recv: Any, names: tuple[str, ...], wrapped: bool, nid: int, has_
     return recv
 
 
-def f_fail(_prev: Any, nid: int, message: str) -> NoReturn:
+def f_fail(_prev: Any, nid: int, message: str, state: Any = None) -> NoReturn:
     """A statically known execution error, raised once ``_prev`` has been evaluated."""
-    fail(nid, message)
+    fail(state.at if nid < 0 else nid, message)
 
 
 def f_true(_prev: Any) -> bool:
@@ -175,8 +184,10 @@ def f_range2(v: Any, nid: int, state: Any = None) -> Any:
 # -- argument checks ----------------------------------------------------------------------
 
 
-def f_want_string(v: Any, nid: int) -> str:
+def f_want_string(v: Any, nid: int, state: Any = None) -> str:
     """``validateType(value, string)`` for ``printf``'s format argument."""
+    if nid < 0:
+        nid = state.at
     if type(v) is str:
         return v
     if v is None:

@@ -352,6 +352,19 @@ RANGE = [
     "{{$a := 1}}{{if 1}}{{$b := 7}}{{range $a = .l}}{{$b}}{{end}}{{$b}}{{end}}{{$a}}",
     "{{(or 1 .s.x) 2}}",
     "{{or 0 .s.x}} {{and 0 .s.x}}",
+    "{{(or .s .n) 2}}",
+    "{{.s | (or .s .n) 2}}",
+    "{{.s | or .s .n | (1) 2}}",
+    "{{.m | and .s .zero | (1) 2}}",
+    '{{printf (or 1 "x")}}',
+    '{{printf (or .zero .n "q")}}',
+    "{{printf (and .n .m)}}",
+    "{{$q = or 1 .x}}",
+    "{{$q = or 0 .x .s}}",
+    "{{(or .s .n).x}}",
+    "{{(or .zero .n .m).x.y}}",
+    "{{(and .s .n).x}}",
+    "{{range or .zero .n .s}}{{end}}",
 ]
 
 WITH = [
