@@ -208,3 +208,9 @@ def test_nesting_beyond_python_limits_is_a_template_error() -> None:
         render(deep, {})
     assert info.value.kind == "parse"
     assert render("{{if 1}}" * 60 + "x" + "{{end}}" * 60, {}) == "x"
+
+
+def test_jinja_syntax_in_go_strings_and_text_is_literal() -> None:
+    src = '{{"}} {{ x }} {% if %} {# #}"}}|{{`}}`}}|{{printf "%s}}" "{%"}}'
+    assert render(src, {}) == "}} {{ x }} {% if %} {# #}|}}|{%}}"
+    assert render("a{{/* }} {% */}}b{{.x}}{", {"x": "{{"}) == "ab{{{"
