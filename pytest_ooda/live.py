@@ -47,6 +47,10 @@ class DriftWarning(UserWarning):
     """A scenario's recorded prompt differs from today's (``--ooda-drift=warn``)."""
 
 
+class RecordingWarning(UserWarning):
+    """A live run that the record mode asked for could not be written back."""
+
+
 def load_for(procedure: str, path: Path) -> Scenario:
     """Load a scenario file and check it belongs to ``procedure``."""
     from pytest_ooda.scenario import load_scenario
@@ -281,7 +285,7 @@ def run_live(
         outcome.cost = usage.cost
     if wanted and read_only:
         warnings.warn(
-            DriftWarning(
+            RecordingWarning(
                 f"scenario {scenario.label}: not recorded, {path} belongs to the installed "
                 "package (copy the scenario into your project to record it)"
             ),
