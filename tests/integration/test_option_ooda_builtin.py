@@ -56,3 +56,26 @@ def test_builtin_snapshots_are_kept_in_the_project_not_the_package(project: Proj
 def test_builtin_config_items_pass(project: Project) -> None:
     result = project.run("--ooda-builtin", "-k", "builtin and config")
     result.assert_outcomes(passed=16, deselected=result.parseoutcomes()["deselected"])
+
+
+def test_packaged_scenarios_are_never_recorded_into_the_package(project: Project) -> None:
+    from pytest_ooda.fragments import builtin_root
+
+    packaged = builtin_root() / "procedures/scenarios/agents-sync/success.yml"
+    before = packaged.read_text()
+    ai_cmd = project.fake_ai('[{"print": "<promise>SUCCESS</promise>"}]')
+    result = project.run(
+        "--ooda-builtin",
+        "-m",
+        "live",
+        "-k",
+        "agents-sync and success",
+        "--ooda-ai-cmd",
+        ai_cmd,
+        "--ooda-record-mode=all",
+        "-W",
+        "always",
+    )
+    assert result.parseoutcomes().get("failed", 0) + result.parseoutcomes().get("passed", 0) == 1
+    result.stdout.fnmatch_lines(["*RecordingWarning: scenario agents-sync/success: not recorded*"])
+    assert packaged.read_text() == before
