@@ -262,6 +262,14 @@ def _index(item: Any, *indexes: Any) -> Any:
 
 
 def f_index(item: Any, nid: int, *indexes: Any) -> Any:
+    if len(indexes) == 1:
+        t, x = type(item), indexes[0]
+        if t is dict and type(x) is str:
+            v = item.get(x)
+            return NILW if v is None else v
+        if t is list and type(x) is int and 0 <= x < len(item):
+            v = item[x]
+            return NILW if v is None else v
     return _call("index", nid, _index, item, *indexes)
 
 
@@ -311,6 +319,11 @@ def _len(item: Any) -> int:
 
 
 def f_len(item: Any, nid: int) -> int:
+    t = type(item)
+    if t is list or t is dict:
+        return len(item)
+    if t is str and item.isascii():
+        return len(item)
     return int(_call("len", nid, _len, item))
 
 
@@ -405,15 +418,28 @@ def _le(a: Any, b: Any) -> bool:
     return _lt(a, b) or _eq(a, b)
 
 
+_SAME_KIND_FAST = (str, int, float)
+
+
 def f_eq(a: Any, nid: int, *rest: Any) -> bool:
+    if len(rest) == 1:
+        t = type(a)
+        if t is type(rest[0]) and t in _SAME_KIND_FAST:
+            return bool(a == rest[0])
     return bool(_call("eq", nid, _eq, a, *rest))
 
 
 def f_ne(a: Any, nid: int, b: Any) -> bool:
+    t = type(a)
+    if t is type(b) and t in _SAME_KIND_FAST:
+        return bool(a != b)
     return not _call("ne", nid, _eq, a, b)
 
 
 def f_lt(a: Any, nid: int, b: Any) -> bool:
+    t = type(a)
+    if t is type(b) and t in _SAME_KIND_FAST:
+        return bool(a < b)
     return bool(_call("lt", nid, _lt, a, b))
 
 
