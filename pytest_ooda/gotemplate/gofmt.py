@@ -363,6 +363,10 @@ def sprint_value(v: Any) -> str:
     if t is bool:
         return "true" if v else "false"
     if t is float:
+        if 1e-4 <= abs(v) < 1e6:
+            # Go and Python agree on the shortest digits; Go drops the ".0"
+            text = repr(v)
+            return text[:-2] if text.endswith(".0") else text
         return format_float(v, "g", -1)
     if v is None or v is NILW:
         return "<nil>"
