@@ -22,7 +22,9 @@ import oracle  # noqa: E402
 from generator import Gen, PrintfGen, SafeGen  # noqa: E402
 from test_conformance import outcome  # noqa: E402
 
-pytestmark = pytest.mark.skipif(not oracle.go_available(), reason="needs `go` on PATH")
+pytestmark = pytest.mark.skipif(
+    not oracle.go_available(), reason="needs `go` and yaml.v3 (golang-gopkg-yaml.v3-dev)"
+)
 
 BATCH = 12
 

@@ -19,8 +19,12 @@ HERE = Path(__file__).resolve().parent
 MAIN = HERE / "main.go"
 
 
+GOPATH = Path(os.environ.get("GOPATH", "/usr/share/gocode"))
+
+
 def go_available() -> bool:
-    return shutil.which("go") is not None
+    """``go`` on PATH and yaml.v3 in the GOPATH (Debian: golang-gopkg-yaml.v3-dev)."""
+    return shutil.which("go") is not None and (GOPATH / "src/gopkg.in/yaml.v3").is_dir()
 
 
 def build() -> Path:
@@ -30,7 +34,7 @@ def build() -> Path:
     if cache.exists():
         return cache
     env = dict(os.environ)
-    env.setdefault("GOPATH", "/usr/share/gocode")
+    env.setdefault("GOPATH", str(GOPATH))
     env["GO111MODULE"] = "off"
     env.setdefault("GOCACHE", str(Path(tempfile.gettempdir()) / "gotemplate-oracle-gocache"))
     tmp = cache.with_suffix(f".{os.getpid()}.tmp")
