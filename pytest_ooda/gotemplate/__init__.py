@@ -20,7 +20,7 @@ from jinja2.sandbox import SandboxedEnvironment
 
 from pytest_ooda.errors import TemplateError
 from pytest_ooda.gotemplate.compiler import Compiler, NodeInfo
-from pytest_ooda.gotemplate.gofmt import GoTime
+from pytest_ooda.gotemplate.gofmt import U8, U64, GoTime
 from pytest_ooda.gotemplate.nodes import (
     ActionNode,
     BranchNode,
@@ -228,7 +228,7 @@ def _go_value(v: Any) -> Any:
         return str(v)
     if isinstance(v, datetime.date):
         return GoTime.from_python(v)
-    if isinstance(v, GoTime):
+    if isinstance(v, (GoTime, U8, U64)):
         return v
     if isinstance(v, bytes):
         return v.decode("utf-8", "surrogateescape")
@@ -246,7 +246,7 @@ def _canonical(v: Any) -> bool:
             if not _canonical(x):
                 return False
         return True
-    return t in (str, int, float, bool, type(None), GoTime)
+    return t in (str, int, float, bool, type(None), GoTime, U8, U64)
 
 
 def _root(params: Mapping[str, Any]) -> dict[str, Any]:

@@ -24,6 +24,12 @@ class U8(int):
     __slots__ = ()
 
 
+class U64(int):
+    """A Go ``uint64`` (what yaml.v3 makes of an integer above 2**63 - 1)."""
+
+    __slots__ = ()
+
+
 class _NilInterface:
     """A nil stored in an ``interface{}`` slot (map value or list element).
 
@@ -184,6 +190,8 @@ def type_name(v: Any) -> str:
         return _map_type(v)
     if t is U8:
         return "uint8"
+    if t is U64:
+        return "uint64"
     if t is complex:
         return "complex128"
     if t is GoTime:
@@ -201,7 +209,7 @@ def _key_order(k: Any) -> tuple[int, Any]:
     t = type(k)
     if t is bool:
         return (0, k)
-    if t is int or t is U8:
+    if t is int or t is U8 or t is U64:
         return (1, k)
     if t is float:
         return (2, k)
@@ -358,7 +366,7 @@ def sprint_value(v: Any) -> str:
     t = type(v)
     if t is str:
         return v  # type: ignore[no-any-return]
-    if t is int or t is U8:
+    if t is int or t is U8 or t is U64:
         return str(v)
     if t is bool:
         return "true" if v else "false"
@@ -797,7 +805,7 @@ class Printer:
             self.fmt_boolean(v, verb)
         elif t is int:
             self.fmt_integer(v, True, verb)
-        elif t is U8:
+        elif t is U8 or t is U64:
             self.fmt_integer(int(v), False, verb)
         elif t is float:
             self.fmt_float(v, verb)

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 from pytest_ooda.gotemplate.gofmt import (
     NILW,
     U8,
+    U64,
     GoTime,
     go_bytes,
     sorted_items,
@@ -204,7 +205,7 @@ def _index_arg(x: Any, cap: int, wrapped: bool = False) -> int:
     t = type(x)
     if wrapped and x is not None:
         raise _CallError("cannot index slice/array with type interface {}")
-    if t is int or t is U8:
+    if t is int or t is U8 or t is U64:
         if x < 0 or x > cap:
             raise _CallError(f"index out of range: {x}")
         return int(x)
@@ -333,7 +334,7 @@ def _kind(v: Any) -> str | None:
         return "bool"
     if t is int:
         return "int"
-    if t is U8:
+    if t is U8 or t is U64:
         return "uint"
     if t is float:
         return "float"

@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from pytest_ooda.gotemplate.gofmt import GoTime
+from pytest_ooda.gotemplate.gofmt import U64, GoTime
 from pytest_ooda.gotemplate.parser import parse_go_float, parse_go_int
 
 _TAG = "tag:yaml.org,2002:"
@@ -77,7 +77,7 @@ def resolve_plain(text: str) -> Any:
         for signed in (True, False):
             number = parse_go_int(plain, signed) if plain else None
             if number is not None:
-                return number
+                return number if signed else U64(number)
         if _YAML_FLOAT.fullmatch(plain):
             value = parse_go_float(plain)
             if value is not None:
@@ -89,8 +89,10 @@ def resolve_plain(text: str) -> Any:
                     number = int(digits, base) * (-1 if prefix[0] == "-" else 1)
                 except ValueError:
                     break
-                if -(1 << 63) <= number < (1 << 64):
+                if -(1 << 63) <= number < (1 << 63):
                     return number
+                if 0 <= number < (1 << 64):
+                    return U64(number)
                 break
     return text
 
