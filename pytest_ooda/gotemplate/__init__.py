@@ -249,7 +249,9 @@ def _canonical(v: Any) -> bool:
     return t in (str, int, float, bool, type(None), GoTime, U8, U64)
 
 
-def _root(params: Mapping[str, Any]) -> dict[str, Any]:
+def _root(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    if params is None:  # Go executes with a nil map just as with an empty one
+        return {}
     root = params if type(params) is dict else dict(params)
     if _canonical(root):
         return root

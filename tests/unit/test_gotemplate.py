@@ -214,3 +214,32 @@ def test_jinja_syntax_in_go_strings_and_text_is_literal() -> None:
     src = '{{"}} {{ x }} {% if %} {# #}"}}|{{`}}`}}|{{printf "%s}}" "{%"}}'
     assert render(src, {}) == "}} {{ x }} {% if %} {# #}|}}|{%}}"
     assert render("a{{/* }} {% */}}b{{.x}}{", {"x": "{{"}) == "ab{{{"
+
+
+def test_trace_arms_of_else_if_chain_and_with() -> None:
+    src = "{{if .a}}A{{else if .b}}B{{else if .c}}C{{end}}\n{{with .w}}{{.}}{{else}}none{{end}}"
+    cases = [
+        ({"a": 1}, Branch(1, "if", "then"), Branch(2, "with", "else")),
+        ({"b": 1, "w": "x"}, Branch(1, "if", "else-if-1"), Branch(2, "with", "then")),
+        ({"c": 1}, Branch(1, "if", "else-if-2"), Branch(2, "with", "else")),
+        ({}, Branch(1, "if", "else"), Branch(2, "with", "else")),
+    ]
+    static = set(branches(src))
+    for params, if_arm, with_arm in cases:
+        trace = RenderTrace()
+        render(src, params, trace=trace)
+        assert trace.taken == {if_arm, with_arm}
+        assert trace.taken <= static
+
+
+def test_trace_and_branches_cover_defined_templates() -> None:
+    src = '{{define "t"}}{{if .}}\nyes{{end}}{{end}}{{template "t" .x}}{{template "t" .y}}'
+    trace = RenderTrace()
+    assert render(src, {"x": 1, "y": 0}, trace=trace) == "\nyes"
+    assert trace.taken == {Branch(1, "if", "then"), Branch(1, "if", "else")}
+    assert set(branches(src)) == trace.taken
+    assert trace.lines == {2}
+
+
+def test_none_params_behave_like_an_empty_map() -> None:
+    assert render("{{.x}}", None) == "<no value>"  # type: ignore[arg-type]
