@@ -23,6 +23,7 @@ from pytest_ooda.collect import (
     PluginSettings,
     PluginState,
 )
+from pytest_ooda.snapshot import keep_default_off_md
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -114,6 +115,8 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(reporting.LiveSummary(), "ooda-live-summary")
     if settings.fragment_coverage:
         _register_fragment_coverage(config)
+    if config.pluginmanager.hasplugin("syrupy"):
+        keep_default_off_md(config.option)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(reporting.XdistReporting(), "ooda-xdist")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
@@ -89,7 +89,18 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
 
     @classmethod
     def discovery_dirname(cls, *, test_location: PyTestLocation) -> str:
-        return str(cls.site_dir(test_location))
+        return str(cls._discovery_root(test_location))
+
+    @classmethod
+    def _discovery_root(cls, test_location: PyTestLocation) -> Path:
+        """Where unused snapshots are looked for.
+
+        The whole ``<config dir>/__snapshots__`` (so the snapshots of a deleted config
+        file are found too), or only the item's own directory when it names one.
+        """
+        if isinstance(getattr(test_location.item, "ooda_snapshot_dir", None), Path):
+            return cls.site_dir(test_location)
+        return cls.site_dir(test_location).parent
 
     @classmethod
     def get_location(cls, *, test_location: PyTestLocation, index: SnapshotIndex) -> str:
@@ -113,18 +124,33 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
     # -- discovery (finding unused snapshots) ----------------------------------------
 
     def owns_snapshot_collection(self, *, filepath: str, test_location: PyTestLocation) -> bool:
-        return self._snapshot_name_for(Path(filepath), self.site_dir(test_location)) is not None
+        path = Path(filepath)
+        return any(path == found for found in self._our_files(test_location))
 
-    @staticmethod
-    def _snapshot_name_for(path: Path, site: Path) -> str | None:
-        """The syrupy snapshot name a file at ``path`` stands for, if it is ours."""
-        try:
-            relative = path.relative_to(site)
-        except ValueError:
-            return None
-        if len(relative.parts) != 2 or path.suffix != ".md" or path.stem not in PROMPT_PHASES:
-            return None
-        return f"{relative.parts[0]}.{_ITEM_PREFIX}{path.stem}]"
+    @classmethod
+    def _our_files(cls, test_location: PyTestLocation) -> list[Path]:
+        """Prompt snapshot files (``<stem>/<procedure>/<phase>.md``) under the discovery root.
+
+        ``builtin/`` next to no ``builtin.yml`` holds the snapshots of the packaged
+        built-ins (``--ooda-builtin``); it belongs to those items alone.
+        """
+        root = cls._discovery_root(test_location)
+        if not root.is_dir():
+            return []
+        if isinstance(getattr(test_location.item, "ooda_snapshot_dir", None), Path):
+            return [p for p in sorted(root.glob("*/*.md")) if p.stem in PROMPT_PHASES]
+        config_dir = root.parent
+        found: list[Path] = []
+        for stem_dir in sorted(root.iterdir()):
+            if not stem_dir.is_dir():
+                continue
+            reserved = stem_dir.name == "builtin" and not any(
+                (config_dir / f"builtin{suffix}").exists() for suffix in (".yml", ".yaml")
+            )
+            if reserved:
+                continue
+            found.extend(p for p in sorted(stem_dir.glob("*/*.md")) if p.stem in PROMPT_PHASES)
+        return found
 
     def discover_snapshots(
         self,
@@ -137,16 +163,11 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
             # A plain Python test (or another plugin's item) shares the session; its
             # snapshot directory belongs to other extensions.
             return discovered
-        site = self.site_dir(test_location)
-        if not site.is_dir() or "md" in (ignore_extensions or ()):
-            return discovered
-        for path in sorted(site.glob("*/*.md")):
-            name = self._snapshot_name_for(path, site)
-            if name is None or not path.is_file():
-                continue
-            collection = SnapshotCollection(location=str(path))
-            collection.add(Snapshot(name=name))
-            discovered.add(collection)
+        # ``ignore_extensions`` is not consulted: the plugin adds "md" to it so that
+        # syrupy's default extension never claims these files (see keep_default_off_md).
+        for path in self._our_files(test_location):
+            if path.is_file():
+                discovered.add(self.read_snapshot_collection(snapshot_location=str(path)))
         return discovered
 
     def read_snapshot_collection(self, *, snapshot_location: str) -> SnapshotCollection:
@@ -290,6 +311,23 @@ def _hunk_header(group: Sequence[tuple[str, int, int, int, int]]) -> str:
         return f"{begin}" if length == 1 else f"{begin},{length}"
 
     return f"@@ -{span(i1, i2)} +{span(j1, j2)} @@"
+
+
+def keep_default_off_md(options: Any) -> None:
+    """Add ``md`` to syrupy's ``--snapshot-ignore-file-extensions``.
+
+    syrupy's ``snapshot`` fixture registers an assertion with the default (amber)
+    extension before ours takes over, and amber's discovery treats every foreign file
+    under ``<config dir>/__snapshots__`` as an unknown, unused collection: it would
+    report our prompts as unused (``--collect-only``) and delete them on
+    ``--snapshot-update`` wherever no prompt item claims them (e.g. next to the packaged
+    built-ins). Ignoring ``.md`` in walks keeps amber away; our discovery does not walk.
+    """
+    current = getattr(options, "ignore_file_extensions", None)
+    if current is None:
+        options.ignore_file_extensions = ["md"]
+    elif "md" not in current:
+        options.ignore_file_extensions = [*current, "md"]
 
 
 def prune_empty_dirs(snapshot_root: Path) -> None:

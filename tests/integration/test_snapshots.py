@@ -186,3 +186,25 @@ def test_fragment_paths_in_diffs_are_shown_from_the_rootdir(project: Project) ->
             "@@ -1 +1 @@  procedures/prompts/look.md",
         ]
     )
+
+
+def test_collect_only_neither_reports_nor_deletes_prompt_snapshots(project: Project) -> None:
+    project.run("--snapshot-update")
+    result = project.run("--collect-only", "--snapshot-update")
+    assert "unused" not in result.stdout.str()
+    assert sorted(p.name for p in (project.path / SNAPSHOTS).iterdir()) == [
+        "act.md",
+        "assembled.md",
+        "decide.md",
+        "observe.md",
+        "orient.md",
+    ]
+
+
+def test_other_markdown_in_the_snapshot_directory_is_left_alone(project: Project) -> None:
+    project.run("--snapshot-update")
+    notes = project.path / SNAPSHOTS / "README.md"
+    notes.write_text("Reviewers: these files are generated.\n")
+    result = project.run("--snapshot-update")
+    assert "deleted" not in result.stdout.str()
+    assert notes.is_file()

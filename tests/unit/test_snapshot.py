@@ -57,18 +57,43 @@ def test_items_may_name_their_snapshot_directory(tmp_path: Path) -> None:
     )
 
 
-def test_discovery_claims_only_phase_files_two_levels_down(tmp_path: Path) -> None:
-    site = tmp_path / "__snapshots__" / "cfg"
-    for name in ("build/act.md", "build/notes.txt", "build/other.md", "act.md", "x/y/act.md"):
-        (site / name).parent.mkdir(parents=True, exist_ok=True)
-        (site / name).write_text("x")
+def test_discovery_claims_phase_files_of_every_config_in_the_directory(tmp_path: Path) -> None:
+    root = tmp_path / "__snapshots__"
+    for name in (
+        "cfg/build/act.md",
+        "cfg/build/notes.txt",
+        "cfg/build/other.md",
+        "cfg/act.md",
+        "gone/plan/observe.md",  # its config file was deleted: still ours, and unused
+        "builtin/build/act.md",  # reserved for --ooda-builtin (no builtin.yml here)
+    ):
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text("x")
     ext = PromptSnapshotExtension()
     loc = location("cfg.yml::build::prompt[act]", tmp_path / "cfg.yml")
+    assert ext.discovery_dirname(test_location=loc) == str(root)
     found = {c.location: [s.name for s in c] for c in ext.discover_snapshots(test_location=loc)}
-    assert found == {str(site / "build/act.md"): ["build.prompt[act]"]}
+    assert found == {
+        str(root / "cfg/build/act.md"): ["build.prompt[act]"],
+        str(root / "gone/plan/observe.md"): ["plan.prompt[observe]"],
+    }
+    # Markdown files are ours even when the user asked syrupy to ignore "md".
+    ignoring = ext.discover_snapshots(test_location=loc, ignore_extensions=["md"])
+    assert len(list(ignoring)) == 2
     python_test = location("tests/test_x.py::test_y", tmp_path / "test_x.py")
     assert list(ext.discover_snapshots(test_location=python_test)) == []
-    assert list(ext.discover_snapshots(test_location=loc, ignore_extensions=["md"])) == []
+    builtin = location(
+        "ooda-builtin/builtin.yml::build::prompt[act]",
+        Path("/pkg/builtin.yml"),
+        SimpleNamespace(ooda_snapshot_dir=root / "builtin"),
+    )
+    assert [c.location for c in ext.discover_snapshots(test_location=builtin)] == [
+        str(root / "builtin/build/act.md")
+    ]
+    (tmp_path / "builtin.yml").write_text("{}")  # now builtin/ belongs to that file
+    assert str(root / "builtin/build/act.md") in {
+        c.location for c in ext.discover_snapshots(test_location=loc)
+    }
 
 
 def test_write_read_and_delete_round_trip(tmp_path: Path) -> None:
