@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from pytest_ooda.errors import TemplateError
-from pytest_ooda.gotemplate import render
+from pytest_ooda.gotemplate import RenderTrace, render
 from pytest_ooda.gotemplate.yamlv3 import load_params
 
 GOLDENS: list[dict[str, Any]] = json.loads(
@@ -48,3 +48,18 @@ def test_corpus_is_large_and_covers_every_outcome() -> None:
 @pytest.mark.parametrize("case", GOLDENS, ids=[c["id"] for c in GOLDENS])
 def test_matches_go(case: dict[str, Any]) -> None:
     assert outcome(case["template"], case["params"]) == expected(case)
+
+
+def test_traced_rendering_matches_go_too() -> None:
+    """The coverage variant of every compiled template renders the same bytes."""
+    mismatches = []
+    for case in GOLDENS:
+        params = load_params(case["params"]) or {}
+        trace = RenderTrace()
+        try:
+            got = ("ok", render(case["template"], params, trace=trace))
+        except TemplateError as err:
+            got = (err.kind, err.message)
+        if got != expected(case):
+            mismatches.append(case["id"])
+    assert mismatches == []
