@@ -651,6 +651,8 @@ class LiveItem(ScenarioItem):
                 self.scenario_path,
                 settings=state.settings,
                 read_only=node.file_node.read_only,
+                # With -s a person is watching: stream what the agent prints.
+                show_output=self.config.getoption("capture") == "no",
             )
         except live.NoAICommandError as missing:
             # Reported at the scenario, not at the line inside the plugin that noticed.

@@ -92,6 +92,8 @@ def _run(
     config: Config,
     scenario: Scenario,
     workdir: Path,
+    *,
+    show_output: bool = False,
     **backend: Any,
 ) -> LoopResult:
     from pytest_ooda.loop import run_procedure
@@ -104,7 +106,7 @@ def _run(
         workdir=workdir,
         failure_threshold=scenario.failure_threshold,
         handle_signals=False,
-        show_ai_output=False,
+        show_ai_output=show_output,
         **backend,
     )
 
@@ -259,8 +261,12 @@ def run_live(
     *,
     settings: PluginSettings,
     read_only: bool = False,
+    show_output: bool = False,
 ) -> LiveOutcome:
-    """Run the scenario at ``path`` against the real AI command and maybe record it."""
+    """Run the scenario at ``path`` against the real AI command and maybe record it.
+
+    ``show_output`` streams the AI's output to the terminal (pytest ``-s``).
+    """
     from pytest_ooda.config import load_config
     from pytest_ooda.scenario import Recorder
 
@@ -273,7 +279,9 @@ def run_live(
         workdir = copy_workspace(workspace_of(scenario), Path(tmp) / "workspace")
         git_init(workdir)
         wanted = recorder.wanted(drifted=_drifted(config, scenario, workdir))
-        result = _run(config, scenario, workdir, ai_cmd=ai_cmd, ai_cmd_alias=alias)
+        result = _run(
+            config, scenario, workdir, show_output=show_output, ai_cmd=ai_cmd, ai_cmd_alias=alias
+        )
         problems = scenario.check(result, workdir)
     outcome.status = result.status
     outcome.iterations = result.iterations

@@ -104,3 +104,15 @@ def test_live_summary_and_counts_under_xdist(project: Project) -> None:
         ],
         consecutive=False,
     )
+
+
+def test_live_output_streams_with_s(project: Project) -> None:
+    ai_cmd = project.fake_ai('[{"print": "streamed-marker <promise>SUCCESS</promise>"}]')
+    project.scenario("s", SCENARIO)
+    quiet = project.run("-m", "live", "--ooda-ai-cmd", ai_cmd)
+    assert "streamed-marker" not in quiet.stdout.str()
+    loud = project.pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-s", "-m", "live", "--ooda-ai-cmd", ai_cmd
+    )
+    loud.assert_outcomes(passed=1, deselected=7)
+    assert "streamed-marker" in loud.stdout.str()
