@@ -8,7 +8,6 @@ objects in :mod:`pytest_ooda.fixtures`. ``-p no:ooda`` turns all of it off.
 
 from __future__ import annotations
 
-import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
     from pytest_ooda.config import Config
 
 #: Every option, declared once: a ``--ooda-<name>`` flag (dest ``ooda_<name>``) and, where
-#: it makes sense in a config file, an ``ooda_<name>`` ini key. ``read_option`` applies
+#: it makes sense in a config file, an ``ooda_<name>`` ini key. ``OptionSpec.read`` applies
 #: command line > ini > default.
 OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
@@ -124,17 +123,12 @@ def pytest_configure(config: pytest.Config) -> None:
 def _register_fragment_coverage(config: pytest.Config) -> None:
     """Hook point for ``--ooda-fragment-coverage``.
 
-    :mod:`pytest_ooda.fragment_coverage` owns the report; it exposes
-    ``register(config)``, which installs its own plugin object (session start/finish,
-    terminal summary, xdist merge).
+    :mod:`pytest_ooda.fragment_coverage` owns the report; ``register(config)`` installs
+    its own plugin object (session start/finish, terminal summary, xdist merge).
     """
-    try:
-        module = importlib.import_module("pytest_ooda.fragment_coverage")
-    except ImportError as exc:
-        raise pytest.UsageError(
-            f"--ooda-fragment-coverage: fragment coverage is unavailable ({exc})"
-        ) from None
-    module.register(config)
+    from pytest_ooda import fragment_coverage
+
+    fragment_coverage.register(config)
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
