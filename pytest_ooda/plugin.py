@@ -22,6 +22,7 @@ from pytest_ooda.collect import (
     PluginSettings,
     PluginState,
 )
+from pytest_ooda.errors import OodaError
 from pytest_ooda.snapshot import keep_default_off_md
 
 if TYPE_CHECKING:
@@ -165,7 +166,12 @@ def pytest_report_collectionfinish(config: pytest.Config, items: list[pytest.Ite
 @pytest.fixture(scope="session")
 def ooda_config(pytestconfig: pytest.Config) -> Config:
     """The resolved config for the session (all tiers; respects ``--ooda-config``)."""
-    return pytestconfig.stash[PLUGIN_STATE].session_config()
+    try:
+        return pytestconfig.stash[PLUGIN_STATE].session_config()
+    except OodaError as error:
+        message = reporting.format_error(error, root=pytestconfig.rootpath)
+    # Outside the except block, so the report is the message alone, with no chained error.
+    pytest.fail(message, pytrace=False)
 
 
 @pytest.fixture

@@ -49,4 +49,5 @@ def test_missing_named_file_fails_the_fixture_with_a_clear_error(project: Projec
     project.pytester.makepyfile(test_cfg="def test_cfg(ooda_config):\n    pass\n")
     result = project.run("--ooda-config", "nope.yml", "test_cfg.py")
     result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["*config file not found: *nope.yml*"])
+    result.stdout.fnmatch_lines(["config file not found: */nope.yml", "*short test summary*"])
+    assert "pytest_ooda/" not in result.stdout.str()
