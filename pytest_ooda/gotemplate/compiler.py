@@ -15,6 +15,7 @@ Where Jinja2's rules differ from Go's the generated code goes around them:
 
 from __future__ import annotations
 
+import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -165,7 +166,6 @@ class _Var:
 class CompiledTree:
     name: str
     source: str
-    uses_ns: bool
 
 
 @dataclass
@@ -186,19 +186,20 @@ class Compiler:
         self.traced = traced
         self.nodes: list[NodeInfo] = []
         self.template_index = {name: i for i, name in enumerate(sorted(trees))}
-        self.text_lines: list[tuple[int, ...]] = []
         self._ascii = source.isascii()
+        self._newlines = [i for i, ch in enumerate(source) if ch == "\n"]
 
     # -- node table ---------------------------------------------------------------
     def position(self, pos: int) -> tuple[int, int]:
-        line = self.source.count("\n", 0, pos) + 1
-        start = self.source.rfind("\n", 0, pos) + 1
+        """Go's error position: 1-based line, 0-based byte offset within the line."""
+        k = bisect.bisect_left(self._newlines, pos)
+        start = self._newlines[k - 1] + 1 if k else 0
         if self._ascii:
-            return line, pos - start
-        return line, len(self.source[start:pos].encode("utf-8", "surrogateescape"))
+            return k + 1, pos - start
+        return k + 1, len(self.source[start:pos].encode("utf-8", "surrogateescape"))
 
     def line_of(self, pos: int) -> int:
-        return self.source.count("\n", 0, pos) + 1
+        return bisect.bisect_left(self._newlines, pos) + 1
 
     def nid(self, node: Node) -> int:
         line, col = self.position(node.pos)
@@ -223,7 +224,7 @@ class Compiler:
         body = "".join(self.out)
         if self.uses_ns:
             body = "{% set ns = namespace() %}" + body
-        return CompiledTree(name, body, self.uses_ns)
+        return CompiledTree(name, body)
 
     def temp(self, prefix: str = "t") -> str:
         self.counter += 1
