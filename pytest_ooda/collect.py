@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
+import tempfile
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -239,6 +241,7 @@ class PluginState:
     )
     live_results: list[dict[str, Any]] = field(default_factory=list)
     _session_config: Config | None = None
+    _empty_dir: Path | None = None
 
     def session_config(self) -> Config:
         """All tiers, as ``ooda run`` would see them from the rootdir (cached)."""
@@ -249,6 +252,18 @@ class PluginState:
                 self.settings.config_file, cwd=self.settings.rootpath
             )
         return self._session_config
+
+
+    def empty_dir(self) -> Path:
+        """An empty directory for replays that touch no files (removed by ``close``)."""
+        if self._empty_dir is None:
+            self._empty_dir = Path(tempfile.mkdtemp(prefix="ooda-replay-"))
+        return self._empty_dir
+
+    def close(self) -> None:
+        if self._empty_dir is not None:
+            shutil.rmtree(self._empty_dir, ignore_errors=True)
+            self._empty_dir = None
 
 
 PLUGIN_STATE = pytest.StashKey[PluginState]()
@@ -344,12 +359,14 @@ def deselect_unrequested_live(config: pytest.Config, items: list[pytest.Item]) -
     items[:] = keep
 
 
-def prune_snapshot_dirs(config: pytest.Config) -> None:
-    """After ``--snapshot-update``: drop snapshot directories left empty by deletions.
+def finish_session(config: pytest.Config) -> None:
+    """Remove the session's scratch directory; after ``--snapshot-update``, drop snapshot
+    directories left empty by deletions.
 
     Runs where syrupy deletes (a single process, or the xdist controller, which never
     collects), so the config directories come from the globs rather than collection.
     """
+    config.stash[PLUGIN_STATE].close()
     if not config.getoption("update_snapshots", False) or os.environ.get("PYTEST_XDIST_WORKER"):
         return
     settings = config.stash[PLUGIN_STATE].settings
@@ -633,6 +650,7 @@ class ScenarioItem(OodaItem):
             self.scenario_path,
             drift=settings.drift,
             root=self.config.rootpath,
+            empty_dir=self.config.stash[PLUGIN_STATE].empty_dir(),
         )
 
 

@@ -139,16 +139,45 @@ def _failure_text(
     return "\n".join(lines)
 
 
-def replay(config: Config, procedure: str, path: Path, *, drift: str, root: Path) -> None:
-    """Replay the scenario at ``path``; ``ItemFailure`` when it misses its expectations."""
+def _touches_files(scenario: Scenario) -> bool:
+    """Whether a replay reads or writes workspace files (else any empty dir will do)."""
+    return (
+        scenario.workspace is not None
+        or any(it.files for it in scenario.iterations)
+        or (scenario.expect is not None and bool(scenario.expect.files))
+        or bool(scenario.context)
+    )
+
+
+def replay(
+    config: Config,
+    procedure: str,
+    path: Path,
+    *,
+    drift: str,
+    root: Path,
+    empty_dir: Path | None = None,
+) -> None:
+    """Replay the scenario at ``path``; ``ItemFailure`` when it misses its expectations.
+
+    ``empty_dir`` (shared, never written) serves scenarios that touch no files, which
+    saves creating and removing a directory per scenario.
+    """
     from pytest_ooda.scenario import check_drift
 
     scenario = load_for(procedure, path)
-    with tempfile.TemporaryDirectory(prefix="ooda-replay-") as tmp:
-        workdir = copy_workspace(workspace_of(scenario), Path(tmp) / "workspace")
-        result = _run(config, scenario, workdir, backend=scenario.replay_backend(sleep=False))
-        problems = scenario.check(result, workdir)
-        drifts = check_drift(scenario, result, config, cwd=workdir) if drift != "ignore" else []
+    if empty_dir is not None and not _touches_files(scenario):
+        result = _run(config, scenario, empty_dir, backend=scenario.replay_backend(sleep=False))
+        problems = scenario.check(result, empty_dir)
+        drifts = check_drift(scenario, result, config, cwd=empty_dir) if drift != "ignore" else []
+    else:
+        with tempfile.TemporaryDirectory(prefix="ooda-replay-") as tmp:
+            workdir = copy_workspace(workspace_of(scenario), Path(tmp) / "workspace")
+            result = _run(config, scenario, workdir, backend=scenario.replay_backend(sleep=False))
+            problems = scenario.check(result, workdir)
+            drifts = (
+                check_drift(scenario, result, config, cwd=workdir) if drift != "ignore" else []
+            )
     failing_drifts = drifts if drift == "fail" else []
     if problems or failing_drifts:
         raise ItemFailure(

@@ -149,7 +149,7 @@ def pytest_collection_modifyitems(
 @pytest.hookimpl(trylast=True)
 def pytest_sessionfinish(session: pytest.Session) -> None:
     # trylast: after syrupy has deleted unused snapshots.
-    collect.prune_snapshot_dirs(session.config)
+    collect.finish_session(session.config)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
