@@ -166,6 +166,13 @@ def replay(
     from pytest_ooda.scenario import check_drift
 
     scenario = load_for(procedure, path)
+    if not scenario.iterations:
+        raise ScenarioError(
+            f"scenario {scenario.label!r} has no iterations to replay yet",
+            file=str(path),
+            hint=f"record it: pytest -m live -k {path.stem!r} --ooda-record-mode=once "
+            "(with --ooda-ai-cmd or --ooda-ai-cmd-alias), or write iterations by hand",
+        )
     if empty_dir is not None and not _touches_files(scenario):
         result = _run(config, scenario, empty_dir, backend=scenario.replay_backend(sleep=False))
         problems = scenario.check(result, empty_dir)

@@ -186,3 +186,14 @@ def test_missing_workspace_is_a_located_failure(project: Project) -> None:
             "  > 2 | workspace: nope",
         ]
     )
+
+
+def test_unrecorded_scenario_says_how_to_record_it(project: Project) -> None:
+    result = run_scenario(project, "expect: {status: success}\niterations: []\n")
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "scenarios/greet/case.yml: scenario 'greet/case' has no iterations to replay yet",
+            "  record it: pytest -m live -k 'case' --ooda-record-mode=once*",
+        ]
+    )
