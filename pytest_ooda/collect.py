@@ -46,6 +46,8 @@ RECORD_MODES = ("none", "once", "new", "all")
 DRIFT_MODES = ("fail", "warn", "ignore")
 SCENARIO_SUFFIXES = (".yml", ".yaml")
 BUILTIN_NODEID = "ooda-builtin"
+#: Under ``<rootdir>/__snapshots__/``: the packaged built-ins' snapshots (``--ooda-builtin``).
+BUILTIN_SNAPSHOTS = "ooda-builtin"
 
 # --------------------------------------------------------------------------- options
 
@@ -335,9 +337,11 @@ def add_builtin_items(session: pytest.Session, items: list[pytest.Item]) -> None
     )
     if not inside_root:
         # Outside the rootdir (an installed package): keep snapshots in the project,
-        # as if builtin.yml sat in the rootdir, never inside site-packages.
+        # never inside site-packages.
         node.snapshot_dir = (
-            state.settings.rootpath / str(PromptSnapshotExtension.snapshot_dirname) / "builtin"
+            state.settings.rootpath
+            / str(PromptSnapshotExtension.snapshot_dirname)
+            / BUILTIN_SNAPSHOTS
         )
         node.read_only = True
     items.extend(session.genitems(node))

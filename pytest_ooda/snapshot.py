@@ -131,8 +131,9 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
     def _our_files(cls, test_location: PyTestLocation) -> list[Path]:
         """Prompt snapshot files (``<stem>/<procedure>/<phase>.md``) under the discovery root.
 
-        ``builtin/`` next to no ``builtin.yml`` holds the snapshots of the packaged
-        built-ins (``--ooda-builtin``); it belongs to those items alone.
+        ``ooda-builtin/`` holds the snapshots of the packaged built-ins
+        (``--ooda-builtin``); unless an ``ooda-builtin.yml`` sits next to it, it belongs
+        to those items alone.
         """
         root = cls._discovery_root(test_location)
         if not root.is_dir():
@@ -144,8 +145,8 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         for stem_dir in sorted(root.iterdir()):
             if not stem_dir.is_dir():
                 continue
-            reserved = stem_dir.name == "builtin" and not any(
-                (config_dir / f"builtin{suffix}").exists() for suffix in (".yml", ".yaml")
+            reserved = stem_dir.name == "ooda-builtin" and not any(
+                (config_dir / f"ooda-builtin{suffix}").exists() for suffix in (".yml", ".yaml")
             )
             if reserved:
                 continue

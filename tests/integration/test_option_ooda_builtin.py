@@ -47,7 +47,7 @@ def test_bad_ini_boolean_is_a_usage_error(project: Project) -> None:
 def test_builtin_snapshots_are_kept_in_the_project_not_the_package(project: Project) -> None:
     first = project.run("--ooda-builtin", "--snapshot-update", "-k", "builtin and build and prompt")
     first.assert_outcomes(passed=5, deselected=first.parseoutcomes()["deselected"])
-    snapshot = project.path / "__snapshots__/builtin/build/assembled.md"
+    snapshot = project.path / "__snapshots__/ooda-builtin/build/assembled.md"
     assert "Procedure: Build" in snapshot.read_text()
     again = project.run("--ooda-builtin", "-k", "builtin and build and prompt")
     again.assert_outcomes(passed=5, deselected=again.parseoutcomes()["deselected"])

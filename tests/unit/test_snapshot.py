@@ -65,7 +65,7 @@ def test_discovery_claims_phase_files_of_every_config_in_the_directory(tmp_path:
         "cfg/build/other.md",
         "cfg/act.md",
         "gone/plan/observe.md",  # its config file was deleted: still ours, and unused
-        "builtin/build/act.md",  # reserved for --ooda-builtin (no builtin.yml here)
+        "ooda-builtin/build/act.md",  # reserved for --ooda-builtin
     ):
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text("x")
@@ -85,13 +85,13 @@ def test_discovery_claims_phase_files_of_every_config_in_the_directory(tmp_path:
     builtin = location(
         "ooda-builtin/builtin.yml::build::prompt[act]",
         Path("/pkg/builtin.yml"),
-        SimpleNamespace(ooda_snapshot_dir=root / "builtin"),
+        SimpleNamespace(ooda_snapshot_dir=root / "ooda-builtin"),
     )
     assert [c.location for c in ext.discover_snapshots(test_location=builtin)] == [
-        str(root / "builtin/build/act.md")
+        str(root / "ooda-builtin/build/act.md")
     ]
-    (tmp_path / "builtin.yml").write_text("{}")  # now builtin/ belongs to that file
-    assert str(root / "builtin/build/act.md") in {
+    (tmp_path / "ooda-builtin.yml").write_text("{}")  # now the directory is that file's
+    assert str(root / "ooda-builtin/build/act.md") in {
         c.location for c in ext.discover_snapshots(test_location=loc)
     }
 
