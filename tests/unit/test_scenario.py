@@ -420,7 +420,10 @@ def test_expect_met(config: Config, tmp_path: Path) -> None:
 def test_replay_running_out_names_the_file(config: Config, tmp_path: Path) -> None:
     scenario = load_scenario(write(tmp_path, SAMPLE.replace("<promise>SUCCESS</promise>", "")))
     with pytest.raises(ScenarioError) as info:
-        run_procedure(config, "build", backend=scenario.replay_backend(), max_iterations=3)
+        run_procedure(
+            config, "build", backend=scenario.replay_backend(), max_iterations=3,
+            workdir=tmp_path,
+        )
     assert str(info.value).startswith(
         f"{scenario.path}: scenario 'build/happy' has 2 iterations, loop asked for a 3rd"
     )
