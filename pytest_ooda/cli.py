@@ -17,7 +17,7 @@ from pytest_ooda.config import PHASES, Config, load_config, resolve_run_settings
 from pytest_ooda.errors import OodaError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
 # Subcommands in the order `ooda --help` lists them. Adding one: define
 # `_add_<name>_parser` and `_cmd_<name>` below and append the name here.
@@ -380,39 +380,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
         sys.stdout.write(prompt)
         return EXIT_OK
-    streaming = args.verbose or settings.show_ai_output
-    # A progress line redrawn under streamed AI output would garble both.
-    reporter = loop.ConsoleReporter(
-        verbose=args.verbose, quiet=args.quiet, progress=False if streaming else None
-    )
-    # The reporter prints the events; keep logging's last-resort handler from echoing them.
-    quiet_logger = logging.getLogger("pytest_ooda.loop")
-    null = logging.NullHandler()
-    quiet_logger.addHandler(null)
-    try:
-        result = loop.run_procedure(
-            config,
-            args.procedure,
-            backend=backend,
-            max_iterations=max_iterations,
-            unlimited=args.unlimited,
-            context=context,
-            workdir=workdir,
-            on_event=reporter,
-            ai_cmd=args.ai_cmd,
-            ai_cmd_alias=args.ai_cmd_alias,
-            failure_threshold=threshold,
-            show_ai_output=True if args.verbose else None,
-        )
-    finally:
-        reporter.close()
-        quiet_logger.removeHandler(null)
-    if replay is not None:
-        for drift in scenario.check_drift(replay, result, config, cwd=workdir):
-            print(f"warning: {drift.describe()}", file=sys.stderr)
-        for problem in replay.check(result, workdir):
-            print(f"warning: scenario expectation not met: {problem}", file=sys.stderr)
+    recorder: scenario.Recorder | None = None
     if args.record:
+        # Checked before the run, so a wrong target costs no AI time.
         target = Path(args.record)
         if target.exists():
             base = scenario.load_scenario(target)
@@ -426,11 +396,55 @@ def _cmd_run(args: argparse.Namespace) -> int:
                 name=target.stem,
                 path=target,
                 context=tuple(context),
-                max_iterations=result.max_iterations,
+                max_iterations=settings.max_iterations,
             )
         recorder = scenario.Recorder(base, "all", path=target)
-        written = recorder.commit(result, base.check(result, workdir))
+    streaming = args.verbose or settings.show_ai_output
+    # A progress line redrawn under streamed AI output would garble both.
+    reporter = loop.ConsoleReporter(
+        verbose=args.verbose, quiet=args.quiet, progress=False if streaming else None
+    )
+    on_event: Callable[[loop.LoopEvent], None] = reporter
+    if recorder is not None:
+        watch = recorder.watch(workdir)
+
+        def watch_and_report(event: loop.LoopEvent) -> None:
+            watch(event)
+            reporter(event)
+
+        on_event = watch_and_report
+    # The reporter prints the events; keep logging's last-resort handler from echoing them.
+    quiet_logger = logging.getLogger("pytest_ooda.loop")
+    null = logging.NullHandler()
+    quiet_logger.addHandler(null)
+    try:
+        result = loop.run_procedure(
+            config,
+            args.procedure,
+            backend=backend,
+            max_iterations=max_iterations,
+            unlimited=args.unlimited,
+            context=context,
+            workdir=workdir,
+            on_event=on_event,
+            ai_cmd=args.ai_cmd,
+            ai_cmd_alias=args.ai_cmd_alias,
+            failure_threshold=threshold,
+            show_ai_output=True if args.verbose else None,
+        )
+    finally:
+        reporter.close()
+        quiet_logger.removeHandler(null)
+    if replay is not None:
+        for drift in scenario.check_drift(replay, result, config, cwd=workdir):
+            print(f"warning: {drift.describe()}", file=sys.stderr)
+        for problem in replay.check(result, workdir):
+            print(f"warning: scenario expectation not met: {problem}", file=sys.stderr)
+    if recorder is not None:
+        written = recorder.commit(result, recorder.scenario.check(result, workdir))
         if written is not None:
+            for note in recorder.warnings:
+                print(f"warning: {note}", file=sys.stderr)
             print(f"recorded {result.iterations} iteration(s) to {written}", file=sys.stderr)
         else:
             print(f"warning: not recorded: {recorder.skipped_reason}", file=sys.stderr)

@@ -3,8 +3,9 @@
 Replay serves a scenario's iterations through the replay backend (the AI command is
 never started) in a temp copy of its workspace, then checks ``expect`` and prompt drift.
 A live run resolves the real AI command, runs in a fresh git-initialised copy, checks
-``expect`` and, per ``--ooda-record-mode``, writes the recording back (redacted,
-atomically; a failed run never replaces an existing recording).
+``expect`` and, per ``--ooda-record-mode``, writes the recording back with each
+iteration's workspace changes (redacted, atomically; a failed run never replaces an
+existing recording).
 """
 
 from __future__ import annotations
@@ -315,8 +316,16 @@ def run_live(
         workdir = copy_workspace(workspace_of(scenario), Path(tmp) / "workspace")
         git_init(workdir)
         wanted = recorder.wanted(drifted=_drifted(config, scenario, workdir))
+        # Watching costs a stat walk per iteration: only when the run may be written.
+        watch = recorder.watch(workdir) if wanted and not read_only else None
         result = _run(
-            config, scenario, workdir, show_output=show_output, ai_cmd=ai_cmd, ai_cmd_alias=alias
+            config,
+            scenario,
+            workdir,
+            show_output=show_output,
+            ai_cmd=ai_cmd,
+            ai_cmd_alias=alias,
+            on_event=watch,
         )
         problems = scenario.check(result, workdir)
     outcome.status = result.status
@@ -339,6 +348,10 @@ def run_live(
         written = recorder.commit(result, problems)
         if written is not None:
             outcome.recorded = reporting.display_path(written, settings.rootpath)
+            for note in recorder.warnings:
+                warnings.warn(
+                    RecordingWarning(f"scenario {scenario.label}: {note}"), stacklevel=1
+                )
     outcome.problems = problems
     if problems:
         outcome.report = _failure_text(

@@ -1,10 +1,11 @@
 """Scenario files: load/validate/save, record modes, redaction on write, expectations, drift.
 
 A scenario is a recorded or hand-written transcript of a loop run (see the plugin spec,
-§ Scenarios). This module turns the YAML into a validated ``Scenario`` (every mistake a
-located ``ScenarioError``), serves it through the replay backend, checks a ``LoopResult``
-against its ``expect`` block, detects prompt drift against what was recorded, and writes
-recordings back atomically with secrets redacted.
+§ Scenarios): per iteration the output, exit code, prompt hash and — in recordings — the
+workspace changes the agent made. This module turns the YAML into a validated
+``Scenario`` (every mistake a located ``ScenarioError``), serves it through the replay
+backend, checks a ``LoopResult`` against its ``expect`` block, detects prompt drift
+against what was recorded, and writes recordings back atomically with secrets redacted.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import yaml
 from pytest_ooda.backends.replay import ReplayBackend, ReplayStep
 from pytest_ooda.errors import ScenarioError
 from pytest_ooda.redact import Redactor
+from pytest_ooda.workspace import WorkspaceChanges
 from pytest_ooda.yamlload import Mark, YamlMapping, YamlSequence, load_yaml_file, load_yaml_text
 
 if TYPE_CHECKING:
@@ -571,8 +573,17 @@ class _Dumper(yaml.SafeDumper):
     """Multi-line strings as literal blocks, so recorded outputs read like the original."""
 
 
+# YAML 1.1 line breaks besides \n: PyYAML writes them raw except in double quotes, and
+# reads them back raw as \n — only escaped do they survive a round trip.
+_OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
 def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
-    style = "|" if "\n" in value else None
+    style: str | None = None
+    if _OTHER_BREAKS.search(value):
+        style = '"'
+    elif "\n" in value:
+        style = "|"
     return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
 
 
@@ -665,14 +676,20 @@ def needs_recording(mode: str, scenario: Scenario, *, drifted: bool = False) -> 
 
 
 def scenario_from_result(
-    scenario: Scenario, result: LoopResult, *, keep_expect: bool = True
+    scenario: Scenario,
+    result: LoopResult,
+    *,
+    keep_expect: bool = True,
+    files: Mapping[int, Mapping[str, str | None]] | None = None,
 ) -> Scenario:
     """``scenario`` with its iterations replaced by what ``result`` recorded.
 
     The first iteration keeps its full prompt text so later drift can be shown as a diff.
-    Without ``keep_expect`` (or when the scenario has none) ``expect`` becomes the status
-    and iteration count that were observed.
+    ``files`` maps an iteration number to the workspace changes it made (see
+    ``pytest_ooda.workspace``). Without ``keep_expect`` (or when the scenario has none)
+    ``expect`` becomes the status and iteration count that were observed.
     """
+    changes = files or {}
     iterations = tuple(
         ScenarioIteration(
             output=record.output,
@@ -681,6 +698,7 @@ def scenario_from_result(
             prompt=record.prompt if index == 0 else None,
             duration_s=round(record.duration, 3),
             timed_out=record.timed_out,
+            files=MappingProxyType(dict(changes.get(record.number, {}))),
         )
         for index, record in enumerate(result.records)
     )
@@ -694,10 +712,13 @@ class Recorder:
     """Decides whether a live run of ``scenario`` is written back, and writes it.
 
     Use: ``rec = Recorder(scenario, mode)``; ``rec.wanted(drifted=…)`` before the live
-    run tells whether to record at all; ``rec.commit(result, failures)`` after it writes
-    the recording (redacted, atomically) and returns the path, or returns ``None`` and
-    leaves the file alone when the run was interrupted or — for a scenario that already
-    has a recording — failed its expectations. A failed run never replaces a recording.
+    run tells whether to record at all; ``rec.watch(workdir)`` gives the ``on_event``
+    callback that captures each iteration's workspace changes; ``rec.commit(result,
+    failures)`` after the run writes the recording (redacted, atomically) and returns the
+    path, or returns ``None`` and leaves the file alone when the run was interrupted or —
+    for a scenario that already has a recording — failed its expectations. A failed run
+    never replaces a recording. ``rec.warnings`` lists file changes that could not be
+    recorded in full.
     """
 
     def __init__(
@@ -714,9 +735,22 @@ class Recorder:
         self.path = Path(path) if path is not None else scenario.path
         self.env = env
         self.skipped_reason: str | None = None
+        self.changes: WorkspaceChanges | None = None
 
     def wanted(self, *, drifted: bool = False) -> bool:
         return needs_recording(self.mode, self.scenario, drifted=drifted)
+
+    def watch(self, workdir: str | Path, **limits: int) -> WorkspaceChanges:
+        """Capture the changes each iteration makes under ``workdir``: pass the result
+        as ``run_procedure(on_event=…)`` (it must see the loop start). ``limits`` are
+        ``max_file_bytes`` / ``max_total_bytes`` of ``WorkspaceChanges``."""
+        self.changes = WorkspaceChanges(workdir, **limits)
+        return self.changes
+
+    @property
+    def warnings(self) -> list[str]:
+        """File changes the recording holds only as a placeholder, or not at all."""
+        return list(self.changes.warnings) if self.changes is not None else []
 
     def commit(self, result: LoopResult, failures: Sequence[str] = ()) -> Path | None:
         if result.status == "interrupted":
@@ -725,7 +759,8 @@ class Recorder:
         if failures and self.scenario.iterations:
             self.skipped_reason = "the run failed its expectations; the existing recording is kept"
             return None
-        recorded = scenario_from_result(self.scenario, result)
+        files = self.changes.iterations if self.changes is not None else None
+        recorded = scenario_from_result(self.scenario, result, files=files)
         self.skipped_reason = None
         return save_scenario(recorded, self.path, env=self.env)
 

@@ -172,6 +172,10 @@ def test_round_trip_preserves_everything(tmp_path: Path) -> None:
         "yes",
         "123",
         "# not a comment\n- not a list\n",
+        # YAML 1.1 line breaks other than \n: kept only when escaped.
+        "next line\x85char\n",
+        "line\u2028separator\n",
+        "paragraph\u2029",
     ]
     scenario = Scenario(
         procedure="build",
@@ -186,6 +190,7 @@ def test_round_trip_preserves_everything(tmp_path: Path) -> None:
                 for i, text in enumerate(tricky)
             ),
             ScenarioIteration(output="x", prompt="the\nprompt\n", files={"a.md": None}),
+            ScenarioIteration(files={f"f{i}.txt": text for i, text in enumerate(tricky)}),
         ),
     )
     path = save_scenario(scenario, tmp_path / "rt.yml", env={})

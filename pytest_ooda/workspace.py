@@ -1,0 +1,234 @@
+"""What each iteration of a recorded run changed in its workspace.
+
+A recording keeps, per iteration, ``files: {path: text | null}`` — the files the agent
+created or modified (as text) and the ones it deleted (``null``) — so that a replay,
+which applies those changes to a fresh copy of the workspace, ends with the files the
+live run left behind and ``expect.files`` holds the same way.
+
+``WorkspaceChanges`` watches one directory through the loop's ``on_event`` events: a
+stat-only snapshot when the loop starts and after every iteration, diffed against the
+previous one. Only files whose size, mtime, ctime or inode moved are read, so an
+unchanged tree costs one ``lstat`` per file per iteration.
+
+Limits (each leaves a warning in ``warnings``):
+- directories named in ``IGNORED_DIRS`` are skipped at any depth;
+- only UTF-8 text files of at most ``max_file_bytes`` are kept, and at most
+  ``max_total_bytes`` of text over the whole run. A new file beyond these limits (or a
+  binary one) is recorded as a one-line placeholder, so it still exists on replay; an
+  existing file that changed into something unrecordable is left out, so replay keeps
+  the workspace's version rather than replacing it with a placeholder;
+- symbolic links are never recorded (replay could only write through them), nor are
+  empty directories (replay creates directories for the files in them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from pytest_ooda.loop import LoopEvent
+
+__all__ = [
+    "IGNORED_DIRS",
+    "MAX_FILE_BYTES",
+    "MAX_TOTAL_BYTES",
+    "WorkspaceChanges",
+    "placeholder",
+    "scan",
+]
+
+#: Directory names never walked: version-control data, caches and installed
+#: dependencies, which are large, machine-specific and not the agent's work.
+IGNORED_DIRS = frozenset(
+    {
+        ".git",
+        ".hg",
+        ".svn",
+        "__pycache__",
+        "node_modules",
+        ".venv",
+        ".tox",
+        ".nox",
+        ".mypy_cache",
+        ".pytest_cache",
+        ".ruff_cache",
+    }
+)
+MAX_FILE_BYTES = 256 * 1024
+MAX_TOTAL_BYTES = 4 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Entry:
+    """What a snapshot knows of a path without reading it."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+    link: str | None = None
+
+
+def scan(root: Path) -> dict[str, Entry]:
+    """Regular files and symlinks under ``root`` by POSIX relative path (lstat only)."""
+    found: dict[str, Entry] = {}
+    stack = [("", os.fspath(root))]
+    while stack:
+        prefix, directory = stack.pop()
+        try:
+            entries = list(os.scandir(directory))
+        except OSError:
+            # Unreadable or vanished mid-walk: nothing in it can be recorded anyway.
+            continue
+        for entry in entries:
+            relative = prefix + entry.name
+            try:
+                if entry.is_symlink():
+                    st = entry.stat(follow_symlinks=False)
+                    found[relative] = Entry(
+                        st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
+                        os.readlink(entry.path),
+                    )
+                elif entry.is_dir(follow_symlinks=False):
+                    if entry.name not in IGNORED_DIRS:
+                        stack.append((relative + "/", entry.path))
+                elif entry.is_file(follow_symlinks=False):
+                    st = entry.stat(follow_symlinks=False)
+                    found[relative] = Entry(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+            except OSError:
+                continue
+    return found
+
+
+def placeholder(path: str, reason: str) -> str:
+    """The text a replay writes for a new file whose content was not recorded."""
+    return f"<ooda: content of {path} not recorded: {reason}>\n"
+
+
+def _size(n: int) -> str:
+    return f"{n} bytes" if n < 1024 else f"{n} bytes ({n / 1024:.0f} KiB)"
+
+
+class WorkspaceChanges:
+    """Collects the file changes of every iteration of a run in ``root``.
+
+    Pass it as (or call it from) ``run_procedure``'s ``on_event``; afterwards
+    ``iterations`` maps each finished iteration's number to its changes, deletions
+    first, then creations and modifications, each group sorted by path.
+    """
+
+    def __init__(
+        self,
+        root: str | Path,
+        *,
+        max_file_bytes: int = MAX_FILE_BYTES,
+        max_total_bytes: int = MAX_TOTAL_BYTES,
+    ) -> None:
+        self.root = Path(root)
+        self.max_file_bytes = max_file_bytes
+        self.max_total_bytes = max_total_bytes
+        self.iterations: dict[int, Mapping[str, str | None]] = {}
+        self.warnings: list[str] = []
+        self.recorded_bytes = 0
+        self._snapshot: dict[str, Entry] | None = None
+        # sha256 of the content a replay of the recording so far leaves at each path
+        # (known only for paths recorded before): a rewrite with the same bytes is no change.
+        self._digests: dict[str, str] = {}
+
+    def __call__(self, event: LoopEvent) -> None:
+        from pytest_ooda.loop import IterationFinished, IterationStarted, LoopStarted
+
+        if isinstance(event, LoopStarted) or (
+            isinstance(event, IterationStarted) and self._snapshot is None
+        ):
+            self.start()
+        elif isinstance(event, IterationFinished):
+            self.iterations[event.record.number] = self.capture(event.record.number)
+
+    def start(self) -> None:
+        """Take the baseline every later change is measured from."""
+        self._snapshot = scan(self.root)
+
+    def capture(self, iteration: int | None = None) -> Mapping[str, str | None]:
+        """What changed since the last snapshot; the current state becomes the new one."""
+        before = self._snapshot if self._snapshot is not None else {}
+        after = scan(self.root)
+        self._snapshot = after
+        deleted: dict[str, str | None] = {}
+        written: dict[str, str | None] = {}
+        where = f"iteration {iteration}: " if iteration is not None else ""
+        for path in sorted(before.keys() - after.keys()):
+            self._digests.pop(path, None)
+            if before[path].link is not None:
+                self.warnings.append(f"{where}{path}: deleted symlink not recorded")
+            elif self._nameable(path, where):
+                deleted[path] = None
+        for path in sorted(after):
+            entry = after[path]
+            old = before.get(path)
+            if old == entry:
+                continue
+            if entry.link is not None or (old is not None and old.link is not None):
+                self.warnings.append(f"{where}{path}: symlink not recorded")
+                continue
+            if not self._nameable(path, where):
+                continue
+            text, reason = self._read(path, entry)
+            if text is not None:
+                written[path] = text
+            elif reason is not None:
+                if old is None:
+                    written[path] = placeholder(path, reason)
+                    self.warnings.append(
+                        f"{where}{path}: {reason}; the recording holds a placeholder"
+                    )
+                else:
+                    self.warnings.append(
+                        f"{where}{path}: {reason}; the change is not recorded"
+                    )
+        return MappingProxyType({**deleted, **written})
+
+    def _nameable(self, path: str, where: str) -> bool:
+        try:
+            path.encode("utf-8")
+        except UnicodeEncodeError:
+            self.warnings.append(f"{where}{path!r}: file name is not UTF-8; not recorded")
+            return False
+        return True
+
+    def _read(self, path: str, entry: Entry) -> tuple[str | None, str | None]:
+        """``(text, None)`` for a changed text file, ``(None, None)`` when it holds what
+        the recording already gives it, ``(None, reason)`` when it cannot be recorded."""
+        if entry.size > self.max_file_bytes:
+            return None, f"{_size(entry.size)}, over the {_size(self.max_file_bytes)} limit"
+        try:
+            with open(self.root / path, "rb") as handle:
+                data = handle.read(self.max_file_bytes + 1)
+        except OSError as exc:
+            return None, f"cannot read it ({exc.strerror or exc})"
+        if len(data) > self.max_file_bytes:
+            return None, f"over the {_size(self.max_file_bytes)} limit"
+        digest = hashlib.sha256(data).hexdigest()
+        if self._digests.get(path) == digest:
+            return None, None
+        if b"\0" in data:
+            return None, f"binary file, {_size(len(data))}"
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError:
+            return None, f"not UTF-8 text, {_size(len(data))}"
+        if self.recorded_bytes + len(data) > self.max_total_bytes:
+            return None, (
+                f"{_size(len(data))}; the run's {_size(self.max_total_bytes)} budget "
+                "for file contents is spent"
+            )
+        self.recorded_bytes += len(data)
+        self._digests[path] = digest
+        return text, None
