@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Any
 from pytest_ooda import fragments
 from pytest_ooda.errors import ConfigError, FragmentError, OodaError, TemplateError
 from pytest_ooda.yamlload import (
+    ANY_ITEM,
+    ANY_KEY,
     Mark,
     YamlMapping,
     YamlSequence,
@@ -37,6 +39,10 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Iterator, Mapping
 
 PHASES = ("observe", "orient", "decide", "act")
+# Fragment parameters are typed as Go's yaml.v3 types them (``yes`` stays a string, ``1e3``
+# is a float, dates are times) so templates render as in the Go implementation; the rest
+# of a config keeps YAML 1.1 typing (``off`` in ``lint:``, ``yes`` for booleans).
+_GO_TYPED = ("procedures", ANY_KEY, frozenset(PHASES), ANY_ITEM, "parameters")
 CONFIG_FILENAME = "ooda-config.yml"
 
 BUILTIN_ALIASES: Mapping[str, str] = MappingProxyType(
@@ -351,6 +357,8 @@ def _type_name(value: Any) -> str:
         return "a list"
     if isinstance(value, dict):
         return "a mapping"
+    if type(value).__name__ == "GoTime":
+        return f"a timestamp ({value})"
     return type(value).__name__
 
 
@@ -742,7 +750,7 @@ class _FileParser:
                     raise self.error(
                         f"{where}: parameter names must be strings, got {_type_name(pname)}",
                         key_mark(params, pname),
-                        _QUOTE_KEY_HINT,
+                        'quote the key, e.g. "1": or "true":',
                     )
                 parameter_locations[pname] = self.loc(key_mark(params, pname))
             parameters = MappingProxyType(to_plain(params))
@@ -865,7 +873,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _parse_file(path: Path, tier: str) -> _Layer:
-    document = load_yaml_file(path, display=display_path(path))
+    document = load_yaml_file(path, display=display_path(path), go_typed=_GO_TYPED)
     return _FileParser(path, tier).parse(document)
 
 

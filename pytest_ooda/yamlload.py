@@ -5,13 +5,20 @@ key and value, and every sequence item, keeps the 1-based position it came from.
 way we reject what ``yaml.safe_load`` would silently accept or crash on: duplicate keys,
 unsupported tags, non-scalar keys, alias bombs, recursive aliases, binary junk and huge
 files.
+
+Scalars are typed by YAML 1.1 (PyYAML's rules, minus timestamps) except under the key paths a
+caller names in ``go_typed``: there they are typed as Go's yaml.v3 types them for
+``interface{}`` (``yes`` is a string, ``1e3`` a float, dates are times), because fragment
+parameters must reach templates exactly as the Go implementation sees them.
 """
 
 from __future__ import annotations
 
+import base64
+import binascii
 import os
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 import yaml
 import yaml.nodes
@@ -19,6 +26,7 @@ import yaml.nodes
 from pytest_ooda.errors import ConfigError, OodaError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
 MAX_BYTES = 10 * 1024 * 1024
@@ -39,6 +47,16 @@ _SCALAR_TAGS = frozenset(
 )
 _MAP_TAG = "tag:yaml.org,2002:map"
 _SEQ_TAG = "tag:yaml.org,2002:seq"
+_STR_TAG = "tag:yaml.org,2002:str"
+_BINARY_TAG = "tag:yaml.org,2002:binary"
+_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+# The explicit scalar tags yaml.v3 gives a meaning to when decoding into interface{}.
+_GO_SCALAR_TAGS = _SCALAR_TAGS | {_BINARY_TAG, _TIMESTAMP_TAG}
+
+ANY_KEY = "*"
+ANY_ITEM = "[]"
+GoPathStep: TypeAlias = "str | frozenset[str]"
+"""One step of a ``go_typed`` path: a key, a set of keys, ``ANY_KEY`` or ``ANY_ITEM``."""
 
 
 @dataclass(frozen=True)
@@ -68,8 +86,34 @@ class YamlSequence(list[Any]):
         self.item_marks: list[Mark] = []
 
 
+class _PlainTag(str):
+    """The tag of an untagged plain scalar: equal to the tag YAML 1.1 resolves it to.
+
+    PyYAML nodes do not say whether a tag was written or resolved; yaml.v3 typing needs to
+    know (``!!str 12`` is a string, ``12`` an int), so resolution marks its result.
+    """
+
+    __slots__ = ()
+
+
+_plain_tags: dict[str, _PlainTag] = {}
+
+
+def _resolve_marking_plain(self: Any, kind: Any, value: str, implicit: tuple[bool, bool]) -> str:
+    base: Any = yaml.resolver.Resolver.resolve
+    tag: str = base(self, kind, value, implicit)
+    if kind is yaml.nodes.ScalarNode and implicit[0]:
+        marked = _plain_tags.get(tag)
+        if marked is None:
+            marked = _plain_tags[tag] = _PlainTag(tag)
+        return marked
+    return tag
+
+
 class _Loader(yaml.SafeLoader):
     """SafeLoader without the timestamp resolver: dates in prompts stay the text written."""
+
+    resolve = _resolve_marking_plain
 
 
 _Loader.yaml_implicit_resolvers = {
@@ -83,8 +127,39 @@ if getattr(yaml, "__with_libyaml__", False):
     class _CLoader(yaml.CSafeLoader):
         """libyaml's parser (about 10x faster) with the same resolvers as ``_Loader``."""
 
+        resolve = _resolve_marking_plain
+
     _CLoader.yaml_implicit_resolvers = _Loader.yaml_implicit_resolvers
     _FastLoader = _CLoader
+
+
+_resolve_plain: Callable[[str], Any] | None = None
+
+
+def _go_plain(text: str) -> Any:
+    # Imported on first use: the template package costs ~0.1 s to import and most
+    # configs have no parameters.
+    global _resolve_plain
+    if _resolve_plain is None:
+        from pytest_ooda.gotemplate.yamlv3 import resolve_plain
+
+        _resolve_plain = resolve_plain
+    return _resolve_plain(text)
+
+
+def _go_kind(value: Any) -> str:
+    """The yaml.v3 tag a resolved plain value carries, for error messages."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, int):
+        return "int"
+    if isinstance(value, float):
+        return "float"
+    if isinstance(value, str):
+        return "str"
+    return "timestamp"
 
 
 def _mark(node: yaml.nodes.Node) -> Mark:
@@ -108,19 +183,40 @@ class _Builder:
     """Turns a composed node graph into located Python values."""
 
     def __init__(
-        self, loader: yaml.SafeLoader | yaml.CSafeLoader, file: str | None, error: type[OodaError]
+        self,
+        loader: yaml.SafeLoader | yaml.CSafeLoader,
+        file: str | None,
+        error: type[OodaError],
+        go_typed: tuple[GoPathStep, ...] = (),
     ) -> None:
         self.loader = loader
         self.file = file
         self.error = error
         self.count = 0
         self.active: set[int] = set()
+        # Context while descending: how many steps of ``go_typed`` the path so far has
+        # matched (``go_at`` = all of them: yaml.v3 typing), or -1 once it cannot match.
+        self.go_typed = go_typed
+        self.go_at = len(go_typed)
+
+    def key_ctx(self, ctx: int, key: Any) -> int:
+        if ctx < 0 or ctx == self.go_at:
+            return ctx
+        step = self.go_typed[ctx]
+        if step == ANY_KEY or (key in step if isinstance(step, frozenset) else key == step):
+            return ctx + 1
+        return -1
+
+    def item_ctx(self, ctx: int) -> int:
+        if ctx < 0 or ctx == self.go_at:
+            return ctx
+        return ctx + 1 if self.go_typed[ctx] == ANY_ITEM else -1
 
     def fail(self, message: str, node: yaml.nodes.Node, hint: str | None = None) -> OodaError:
         mark = _mark(node)
         return self.error(message, file=self.file, line=mark.line, column=mark.column, hint=hint)
 
-    def build(self, node: yaml.nodes.Node, depth: int = 0) -> Any:
+    def build(self, node: yaml.nodes.Node, depth: int = 0, ctx: int = -1) -> Any:
         self.count += 1
         if self.count > MAX_NODES:
             raise self.fail(
@@ -129,15 +225,15 @@ class _Builder:
         if depth > MAX_DEPTH:
             raise self.fail(f"nesting deeper than {MAX_DEPTH} levels", node)
         if isinstance(node, yaml.nodes.ScalarNode):
-            return self.scalar(node)
+            return self.go_scalar(node) if ctx == self.go_at else self.scalar(node)
         if id(node) in self.active:
             raise self.fail("recursive alias: a value cannot contain itself", node)
         self.active.add(id(node))
         try:
             if isinstance(node, yaml.nodes.MappingNode):
-                return self.mapping(node, depth)
+                return self.mapping(node, depth, ctx)
             if isinstance(node, yaml.nodes.SequenceNode):
-                return self.sequence(node, depth)
+                return self.sequence(node, depth, ctx)
         finally:
             self.active.discard(id(node))
         raise self.fail(f"unsupported YAML node {type(node).__name__}", node)
@@ -156,27 +252,66 @@ class _Builder:
                 f"invalid {node.tag.rsplit(':', 1)[-1]} value {node.value!r}", node
             ) from exc
 
-    def sequence(self, node: yaml.nodes.SequenceNode, depth: int) -> YamlSequence:
+    def go_scalar(self, node: yaml.nodes.ScalarNode) -> Any:
+        """The value yaml.v3 decodes ``node`` into for an ``interface{}``."""
+        tag = node.tag
+        text: str = node.value
+        if type(tag) is _PlainTag:
+            # `! "x"` reaches here too: a non-specific tag on a quoted scalar is a string.
+            return text if node.style else _go_plain(text)
+        if tag == _STR_TAG:
+            return text
+        name = tag.rsplit(":", 1)[-1]
+        if tag not in _GO_SCALAR_TAGS:
+            raise self.fail(
+                f"unsupported YAML tag {tag!r}",
+                node,
+                "only plain strings, numbers, booleans, null, timestamps and binary are allowed",
+            )
+        if tag == _BINARY_TAG:
+            try:
+                data = base64.b64decode(text.replace("\n", "").replace("\r", ""), validate=True)
+            except (binascii.Error, ValueError):
+                raise self.fail(f"invalid binary value {text!r}: not base64", node) from None
+            return data.decode("utf-8", "surrogateescape")
+        # A tag only checks what the text resolves to (a float tag also takes an int that
+        # fits int64); yaml.v3 tries timestamps for untagged and !!timestamp text only.
+        value = _go_plain(text)
+        kind = _go_kind(value)
+        if kind == "timestamp" and name != "timestamp":
+            kind = "str"
+        if kind == "int" and name == "float" and type(value) is int:
+            return float(value)
+        if kind != name:
+            raise self.fail(
+                f"invalid {name} value {text!r}: yaml.v3 reads it as {kind}",
+                node,
+                "fragment parameters are typed like Go's yaml.v3; drop the tag or quote the value",
+            )
+        return value
+
+    def sequence(self, node: yaml.nodes.SequenceNode, depth: int, ctx: int) -> YamlSequence:
         if node.tag != _SEQ_TAG:
             raise self.fail(f"unsupported YAML tag {node.tag!r} on a sequence", node)
         out = YamlSequence(_mark(node))
+        item_ctx = self.item_ctx(ctx)
         for item in node.value:
-            out.append(self.build(item, depth + 1))
+            out.append(self.build(item, depth + 1, item_ctx))
             out.item_marks.append(_mark(item))
         return out
 
-    def mapping(self, node: yaml.nodes.MappingNode, depth: int) -> YamlMapping:
+    def mapping(self, node: yaml.nodes.MappingNode, depth: int, ctx: int) -> YamlMapping:
         if node.tag != _MAP_TAG:
             raise self.fail(f"unsupported YAML tag {node.tag!r} on a mapping", node)
         out = YamlMapping(_mark(node))
         merged: set[Any] = set()
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE_TAG:
-                self.merge(out, merged, value_node, depth)
+                self.merge(out, merged, value_node, depth, ctx)
                 continue
             if not isinstance(key_node, yaml.nodes.ScalarNode):
                 raise self.fail("mapping keys must be plain scalars, not collections", key_node)
-            key = self.scalar(key_node)
+            key = self.go_scalar(key_node) if ctx == self.go_at else self.scalar(key_node)
             if key in out and key not in merged:
                 first = out.key_marks[key]
                 raise self.fail(
@@ -185,19 +320,20 @@ class _Builder:
                     f"first defined at line {first.line}, column {first.column}",
                 )
             merged.discard(key)
-            out[key] = self.build(value_node, depth + 1)
+            out[key] = self.build(value_node, depth + 1, self.key_ctx(ctx, key))
             out.key_marks[key] = _mark(key_node)
             out.value_marks[key] = _mark(value_node)
         return out
 
     def merge(
-        self, out: YamlMapping, merged: set[Any], value_node: yaml.nodes.Node, depth: int
+        self, out: YamlMapping, merged: set[Any], value_node: yaml.nodes.Node, depth: int, ctx: int
     ) -> None:
         sources = (
             value_node.value if isinstance(value_node, yaml.nodes.SequenceNode) else [value_node]
         )
         for source_node in sources:
-            source = self.build(source_node, depth + 1)
+            # Merged keys belong to ``out``, so the source is typed in ``out``'s context.
+            source = self.build(source_node, depth + 1, ctx)
             if not isinstance(source, YamlMapping):
                 raise self.fail(
                     "a merge key '<<' needs a mapping or a list of mappings", source_node
@@ -230,12 +366,17 @@ def _marked_error(exc: yaml.MarkedYAMLError, name: str | None, error: type[OodaE
 
 
 def load_yaml_text(
-    text: str, *, file: str | Path | None = None, error: type[OodaError] = ConfigError
+    text: str,
+    *,
+    file: str | Path | None = None,
+    error: type[OodaError] = ConfigError,
+    go_typed: tuple[GoPathStep, ...] = (),
 ) -> Any:
     """Parse one YAML document into located values; ``None`` for an empty document.
 
     Raises ``error`` (a ``ConfigError`` by default) naming ``file:line:col`` for every
-    malformation.
+    malformation. Everything under the key path ``go_typed`` (e.g. ``("procedures",
+    ANY_KEY, frozenset(PHASES), ANY_ITEM, "parameters")``) is typed like yaml.v3.
     """
     name = str(file) if file is not None else None
     if _FastLoader is not None:
@@ -249,7 +390,7 @@ def load_yaml_text(
         else:
             if node is None:
                 return None
-            return _Builder(fast, name, error).build(node)
+            return _Builder(fast, name, error, go_typed).build(node, 0, 0 if go_typed else -1)
         finally:
             fast.dispose()
     loader: _Loader | None = None
@@ -276,7 +417,7 @@ def load_yaml_text(
             ) from None
         if node is None:
             return None
-        return _Builder(loader, name, error).build(node)
+        return _Builder(loader, name, error, go_typed).build(node, 0, 0 if go_typed else -1)
     finally:
         if loader is not None:
             loader.dispose()
@@ -336,11 +477,12 @@ def load_yaml_file(
     display: str | Path | None = None,
     error: type[OodaError] = ConfigError,
     max_bytes: int = MAX_BYTES,
+    go_typed: tuple[GoPathStep, ...] = (),
 ) -> Any:
     """Read and parse a YAML file; ``display`` is the name used in error messages."""
     name = display if display is not None else path
     text = read_text_file(path, display=name, error=error, max_bytes=max_bytes, what="YAML file")
-    return load_yaml_text(text, file=name, error=error)
+    return load_yaml_text(text, file=name, error=error, go_typed=go_typed)
 
 
 def key_mark(container: YamlMapping, key: Any) -> Mark:

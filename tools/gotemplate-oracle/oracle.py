@@ -54,3 +54,17 @@ def run(cases: list[dict[str, str]], *, bench: int = 0) -> list[dict[str, Any]]:
     )
     results: list[dict[str, Any]] = json.loads(proc.stdout)
     return results
+
+
+def run_config(cases: list[dict[str, str]]) -> list[dict[str, Any]]:
+    """Compose every procedure phase of ``cases`` (dicts with id, config YAML) with Go."""
+    binary = build()
+    proc = subprocess.run(
+        [str(binary), "-config"],
+        input=json.dumps(cases).encode(),
+        capture_output=True,
+        check=True,
+        timeout=600,
+    )
+    results: list[dict[str, Any]] = json.loads(proc.stdout)
+    return results
