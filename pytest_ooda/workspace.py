@@ -7,10 +7,11 @@ live run left behind and ``expect.files`` holds the same way.
 
 ``WorkspaceChanges`` watches one directory through the loop's ``on_event`` events: a
 stat-only snapshot when the loop starts and after every iteration, diffed against the
-previous one. Only files whose size, mtime, ctime or inode moved are read, so an
-unchanged tree costs one ``lstat`` per file per iteration.
+previous one. Only files whose size, mtime, ctime or inode moved are read (plus, once
+more, recorded files whose timestamp was too recent to trust), so an unchanged tree
+costs one ``lstat`` per file per iteration.
 
-Limits (each leaves a warning in ``warnings``):
+Limits (a placeholder, a change left out or a symlink leaves a line in ``warnings``):
 - directories named in ``IGNORED_DIRS`` are skipped at any depth;
 - only UTF-8 text files of at most ``max_file_bytes`` are kept, and at most
   ``max_total_bytes`` of text over the whole run. A new file beyond these limits (or a
@@ -25,10 +26,10 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass
+import time
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -63,11 +64,14 @@ IGNORED_DIRS = frozenset(
 )
 MAX_FILE_BYTES = 256 * 1024
 MAX_TOTAL_BYTES = 4 * 1024 * 1024
+# File timestamps come from a coarse clock (a kernel tick; a second on some file
+# systems): a file written this close before a snapshot may be rewritten with the same
+# size and timestamp, so the next snapshot re-reads it rather than trusting its stat.
+RACY_NS = 2_000_000_000
 
 
-@dataclass(frozen=True)
-class Entry:
-    """What a snapshot knows of a path without reading it."""
+class Entry(NamedTuple):
+    """What a snapshot knows of a path without reading it (a tuple: cheap per file)."""
 
     size: int
     mtime_ns: int
@@ -141,6 +145,8 @@ class WorkspaceChanges:
         # sha256 of the content a replay of the recording so far leaves at each path
         # (known only for paths recorded before): a rewrite with the same bytes is no change.
         self._digests: dict[str, str] = {}
+        # Recorded paths whose timestamp was too recent to trust at the last snapshot.
+        self._racy: set[str] = set()
 
     def __call__(self, event: LoopEvent) -> None:
         from pytest_ooda.loop import IterationFinished, IterationStarted, LoopStarted
@@ -159,8 +165,10 @@ class WorkspaceChanges:
     def capture(self, iteration: int | None = None) -> Mapping[str, str | None]:
         """What changed since the last snapshot; the current state becomes the new one."""
         before = self._snapshot if self._snapshot is not None else {}
+        scanned_at = time.time_ns()
         after = scan(self.root)
         self._snapshot = after
+        racy, self._racy = self._racy, set()
         deleted: dict[str, str | None] = {}
         written: dict[str, str | None] = {}
         where = f"iteration {iteration}: " if iteration is not None else ""
@@ -170,17 +178,18 @@ class WorkspaceChanges:
                 self.warnings.append(f"{where}{path}: deleted symlink not recorded")
             elif self._nameable(path, where):
                 deleted[path] = None
-        for path in sorted(after):
+        moved = [p for p, e in after.items() if before.get(p) != e or p in racy]
+        for path in sorted(moved):
             entry = after[path]
             old = before.get(path)
-            if old == entry:
-                continue
             if entry.link is not None or (old is not None and old.link is not None):
                 self.warnings.append(f"{where}{path}: symlink not recorded")
                 continue
             if not self._nameable(path, where):
                 continue
             text, reason = self._read(path, entry)
+            if reason is None and entry.mtime_ns >= scanned_at - RACY_NS:
+                self._racy.add(path)
             if text is not None:
                 written[path] = text
             elif reason is not None:

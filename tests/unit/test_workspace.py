@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 import yaml
 
+from pytest_ooda import workspace
 from pytest_ooda.backends.replay import script
 from pytest_ooda.cli import main
 from pytest_ooda.config import Config, load_config
@@ -130,6 +131,22 @@ def test_rewriting_the_recorded_content_is_no_change(ws: Path) -> None:
     assert changes.capture(2) == {}
     write(ws / "notes.md", "other\n")
     assert dict(changes.capture(3)) == {"notes.md": "other\n"}
+
+
+def test_rewrite_within_one_timestamp_tick_is_not_missed(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    changes = WorkspaceChanges(ws)
+    changes.start()
+    write(ws / "notes.md", "first\n")
+    assert dict(changes.capture(1)) == {"notes.md": "first\n"}
+    # A coarse file-system clock can give the rewrite the very same size and timestamps.
+    frozen = scan(ws)["notes.md"]
+    real_scan = workspace.scan
+    monkeypatch.setattr(workspace, "scan", lambda root: {**real_scan(root), "notes.md": frozen})
+    write(ws / "notes.md", "other\n")
+    assert dict(changes.capture(2)) == {"notes.md": "other\n"}
+    assert changes.capture(3) == {}
 
 
 def test_binary_and_non_utf8_files(ws: Path) -> None:
