@@ -196,6 +196,29 @@ def test_symlinks_are_not_recorded(ws: Path) -> None:
     assert all("symlink not recorded" in w for w in changes.warnings)
 
 
+def test_unencodable_names_and_unreadable_files_are_warnings(
+    ws: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    changes = WorkspaceChanges(ws)
+    changes.start()
+    with open(os.path.join(os.fsencode(ws), b"caf\xe9.txt"), "wb") as handle:
+        handle.write(b"latin-1 name")
+    write(ws / "locked.txt", "secret plans\n")
+    real_open = builtins.open
+
+    def refusing_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(file).endswith("locked.txt"):
+            raise PermissionError(13, "Permission denied")
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", refusing_open)
+    got = dict(changes.capture(1))
+    assert got == {
+        "locked.txt": placeholder("locked.txt", "cannot read it (Permission denied)")
+    }
+    assert any("file name is not UTF-8" in w for w in changes.warnings)
+
+
 def test_directory_turned_into_a_file(ws: Path) -> None:
     changes = WorkspaceChanges(ws)
     changes.start()
