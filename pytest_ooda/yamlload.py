@@ -305,13 +305,26 @@ class _Builder:
             raise self.fail(f"unsupported YAML tag {node.tag!r} on a mapping", node)
         out = YamlMapping(_mark(node))
         merged: set[Any] = set()
+        # yaml.v3 also calls keys duplicates when their text is the same (`1` and "1").
+        texts: dict[str, yaml.nodes.Node] | None = {} if ctx == self.go_at else None
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE_TAG:
                 self.merge(out, merged, value_node, depth, ctx)
                 continue
             if not isinstance(key_node, yaml.nodes.ScalarNode):
                 raise self.fail("mapping keys must be plain scalars, not collections", key_node)
-            key = self.go_scalar(key_node) if ctx == self.go_at else self.scalar(key_node)
+            if texts is None:
+                key = self.scalar(key_node)
+            else:
+                key = self.go_scalar(key_node)
+                first_node = texts.setdefault(key_node.value, key_node)
+                if first_node is not key_node:
+                    first_text = _mark(first_node)
+                    raise self.fail(
+                        f"duplicate key {key_node.value!r}",
+                        key_node,
+                        f"first defined at line {first_text.line}, column {first_text.column}",
+                    )
             if key in out and key not in merged:
                 first = out.key_marks[key]
                 raise self.fail(

@@ -10,12 +10,16 @@ from __future__ import annotations
 import importlib
 import json
 import math
+import re
 import sys
 import textwrap
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from pytest_ooda import yamlload
 from pytest_ooda.cli import main
@@ -23,6 +27,7 @@ from pytest_ooda.compose import compose_phase
 from pytest_ooda.config import Config, load_config_file
 from pytest_ooda.errors import ConfigError
 from pytest_ooda.gotemplate.gofmt import U64, GoTime
+from pytest_ooda.gotemplate.yamlv3 import load_params
 from pytest_ooda.yamlload import ANY_ITEM, ANY_KEY, YamlMapping, load_yaml_text
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -79,6 +84,9 @@ def test_composition_matches_go(name: str, parser: str) -> None:
         with pytest.raises(ConfigError) as info:
             load_config_file(CORPUS / name)
         assert info.value.line is not None
+        go_line = re.search(r"line (\d+):", golden["error"])
+        if go_line:
+            assert info.value.line == int(go_line[1])
         return
     assert composed(load_config_file(CORPUS / name)) == golden["phases"]
 
@@ -154,6 +162,31 @@ def test_values_have_go_types(tmp_path: Path, parser: str) -> None:
     assert got["h"] == 2.0
     assert type(got["h"]) is float
     assert got["i"] == "hi"
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(map(_same, a, b))
+    return type(a) is type(b) and a == b
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="0123456789.-+_:eExXoObB ~TtYyNnfalsu'\"[],", max_size=12))
+def test_arbitrary_scalars_type_as_the_yaml_v3_loader_does(value: str) -> None:
+    text = f"p:\n  a: {value}\n"
+    try:
+        expected = load_params(text)
+    except (yaml.YAMLError, ValueError):
+        expected = None
+    try:
+        doc = load_yaml_text(text, go_typed=("p",))
+    except ConfigError:
+        return  # located, which is all a malformed value must give
+    got = yamlload.to_plain(doc)
+    if expected is not None:
+        assert _same(got["p"]["a"], expected["p"]["a"])
 
 
 def test_rest_of_config_keeps_yaml_1_1_typing_even_through_shared_anchors(
@@ -285,6 +318,13 @@ def test_duplicate_names_are_compared_as_go_reads_them(tmp_path: Path, parser: s
     error = load_error(tmp_path, 'a: {yes: 1, "yes": 2}')
     assert "duplicate key 'yes'" in error.message
     assert (error.line, error.column) == (6, 23)
+
+
+def test_keys_with_the_same_text_are_duplicates_as_in_go(tmp_path: Path, parser: str) -> None:
+    error = load_error(tmp_path, 'a: {1: x, "1": y}')
+    assert "duplicate key '1'" in error.message
+    assert (error.line, error.column) == (6, 21)
+    assert error.hint == "first defined at line 6, column 15"
 
 
 def test_parameter_names_must_still_be_strings(tmp_path: Path, parser: str) -> None:
