@@ -42,7 +42,7 @@ PHASES = ("observe", "orient", "decide", "act")
 # Fragment parameters are typed as Go's yaml.v3 types them (``yes`` stays a string, ``1e3``
 # is a float, dates are times) so templates render as in the Go implementation; the rest
 # of a config keeps YAML 1.1 typing (``off`` in ``lint:``, ``yes`` for booleans).
-_GO_TYPED = ("procedures", ANY_KEY, frozenset(PHASES), ANY_ITEM, "parameters")
+GO_TYPED_PARAMETERS = ("procedures", ANY_KEY, frozenset(PHASES), ANY_ITEM, "parameters")
 CONFIG_FILENAME = "ooda-config.yml"
 
 BUILTIN_ALIASES: Mapping[str, str] = MappingProxyType(
@@ -873,7 +873,7 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _parse_file(path: Path, tier: str) -> _Layer:
-    document = load_yaml_file(path, display=display_path(path), go_typed=_GO_TYPED)
+    document = load_yaml_file(path, display=display_path(path), go_typed=GO_TYPED_PARAMETERS)
     return _FileParser(path, tier).parse(document)
 
 

@@ -416,7 +416,10 @@ def resolve_settings(
 
 @functools.lru_cache(maxsize=64)
 def _raw_yaml_cached(path: str, mtime: int, size: int) -> Any:
-    return load_yaml_file(path)
+    from pytest_ooda.config import GO_TYPED_PARAMETERS
+
+    # Typed like the config loader, so tagged parameters (`!!timestamp`) load here too.
+    return load_yaml_file(path, go_typed=GO_TYPED_PARAMETERS)
 
 
 def _raw_yaml(path: Path) -> Any:
