@@ -211,10 +211,10 @@ def test_missing_parameter(tmp_path: Path) -> None:
 
 def test_tagged_parameters_keep_locations(tmp_path: Path) -> None:
     # `!!timestamp` is only valid under parameters (yaml.v3 typing); the raw load must agree.
-    action = '{content: "at {{.when}} {{.missing}}", parameters: {when: !!timestamp 2024-01-02}}'
-    finding = only(run(tmp_path, with_observe(action)), "OODA201")
-    assert ".missing" in finding.message
-    assert (finding.line, finding.column) == (4, 9)
+    action = '{content: "at {{.when}}", parameters: {when: !!timestamp 2024-01-02, extra: 1}}'
+    finding = only(run(tmp_path, with_observe(action)), "OODA202")
+    assert "extra" in finding.message
+    assert (finding.line, finding.column) == (4, 78)
 
 
 def test_unused_parameter_points_at_the_parameter(tmp_path: Path) -> None:
