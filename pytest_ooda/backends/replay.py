@@ -65,11 +65,13 @@ def _as_step(item: object, index: int) -> ReplayStep:
 def _apply_files(workdir: Path, files: Mapping[str, str | None]) -> None:
     root = workdir.resolve()
     for name, text in files.items():
-        target = (root / name).resolve()
+        given = root / name
+        target = given.resolve()
         if not target.is_relative_to(root):
             raise ScenarioError(f"replayed file change {name!r} points outside the workspace")
         if text is None:
-            target.unlink(missing_ok=True)
+            # Deleting a symlink removes the link, as the agent's `rm` did, not its target.
+            (given if given.is_symlink() else target).unlink(missing_ok=True)
         else:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")

@@ -92,6 +92,14 @@ def test_file_change_outside_workdir_refused(tmp_path: Path) -> None:
         call(script([ReplayStep("x", files={"../escape": "no"})]), tmp_path)
 
 
+def test_deleting_a_symlink_removes_the_link_not_its_target(tmp_path: Path) -> None:
+    (tmp_path / "real.md").write_text("keep me")
+    (tmp_path / "link.md").symlink_to("real.md")
+    call(script([ReplayStep("x", files={"link.md": None})]), tmp_path)
+    assert not (tmp_path / "link.md").is_symlink()
+    assert (tmp_path / "real.md").read_text() == "keep me"
+
+
 def test_output_truncated_and_streamed(tmp_path: Path) -> None:
     seen: list[bytes] = []
     result = call(script(["0123456789"]), tmp_path, max_output=4, stream=seen.append)
