@@ -59,18 +59,16 @@ SIGNALS: Mapping[str, Signals] = {
             "verification",
         ),
         failure=(
-            "the repository state cannot be determined (no build system or layout can be "
-            "identified) or AGENTS.md is corrupted (unreadable, binary, or full of "
+            "the repository state cannot be determined (neither a build system nor a directory "
+            "layout can be identified) or AGENTS.md is corrupted (unreadable, binary, or full of "
             "merge-conflict markers whose intent is unclear)",
         ),
     ),
     "build": Signals(
         label="Direct action",
         success=(
-            "the tracker reports no ready work remaining (nothing open and unblocked, nothing "
-            "in progress)",
-            "the query after closing the item shows no ready work remaining in the work "
-            "tracking system (all tasks completed)",
+            "the closing query shows no ready work remaining in the work tracking system (all "
+            "tasks completed: nothing open and unblocked, nothing in progress)",
         ),
         cont=("ready work remains, or the chosen item is still in progress",),
         failure=(
@@ -121,7 +119,7 @@ SIGNALS: Mapping[str, Signals] = {
         label="Planning",
         success=(
             "the draft plan file has been created and is complete — every requirement covered "
-            "by a task, every task with priority, dependencies and acceptance criteria, and no "
+            "by a task or listed as out of scope with a reason, every task with priority, dependencies and acceptance criteria, and no "
             "TODO placeholders left",
         ),
         cont=("plan generation is still in progress or incomplete",),
