@@ -119,8 +119,8 @@ SIGNALS: Mapping[str, Signals] = {
         label="Planning",
         success=(
             "the draft plan file has been created and is complete — every requirement covered "
-            "by a task or listed as out of scope with a reason, every task with priority, dependencies and acceptance criteria, and no "
-            "TODO placeholders left",
+            "by a task or listed as out of scope with a reason, every task with priority, "
+            "dependencies and acceptance criteria, and no TODO placeholders left",
         ),
         cont=("plan generation is still in progress or incomplete",),
         failure=(
@@ -287,7 +287,11 @@ def _render_fragment_index(entries: Sequence[ProcedureEntry], root: Path) -> lis
         "- A procedure's success, continue and failure conditions live in the fragment that "
         "is specific to that kind of procedure, as `**SUCCESS:**`, `**Continue:**` and "
         "`**FAILURE:**` list items. `emit_success`, `check_if_blocked` and `emit_failure` "
-        "only describe the signal format, so they fit any procedure.",
+        "only describe the signal format, so they fit any procedure. A procedure states one "
+        "SUCCESS and one Continue condition; it may name several reasons for FAILURE.",
+        "- `emit_success` comes last in every act phase: the signal closes the output, with only "
+        "a brief recap after it. The loop matches a tag anywhere in the output, so the prompt "
+        "tells the agent never to quote a tag except as that closing line.",
         "- Work tracking goes through whatever AGENTS.md describes: beads (`bd`), GitHub "
         "issues (`gh`), or a task file in the repository.",
         "",

@@ -338,6 +338,34 @@ def test_prompt_says_how_to_emit_the_signal(prompts: dict[str, str], name: str) 
 
 
 @pytest.mark.parametrize("name", list(SEED_PROCEDURES))
+def test_prompt_states_one_success_and_one_continue_condition(
+    prompts: dict[str, str], name: str
+) -> None:
+    # Two differently worded SUCCESS conditions leave the agent to guess which one ends the run.
+    blocks = _blocks(prompts[name])
+    assert len([b for b in blocks if b.startswith("- SUCCESS:")]) == 1
+    assert len([b for b in blocks if b.startswith("- Continue:")]) == 1
+    assert len(SIGNALS[PROCEDURE_KINDS[name]].success) == 1
+
+
+def test_every_procedure_closes_with_the_signal_step(config: Config) -> None:
+    # The signal belongs on the last lines of the output, so its instructions come last.
+    for procedure in config.procedures.values():
+        act = procedure.phases()["act"]
+        assert Path(act[-1].path or "").name == "emit_success.md"
+
+
+@pytest.mark.parametrize("name", list(SEED_PROCEDURES))
+def test_prompt_warns_that_the_tag_is_matched_anywhere_in_the_output(
+    prompts: dict[str, str], name: str
+) -> None:
+    # The loop matches the tag as a substring, so a quoted tag would end the run by accident.
+    text = _normalise(prompts[name])
+    assert "searches your entire output for the exact tag text" in text
+    assert "never quote it" in text
+
+
+@pytest.mark.parametrize("name", list(SEED_PROCEDURES))
 def test_failure_guidance_asks_for_reason_and_next_steps(
     prompts: dict[str, str], name: str
 ) -> None:
