@@ -68,6 +68,28 @@ def load_from_args(args: argparse.Namespace, **overrides: Any) -> Config:
     return config
 
 
+def check_context(values: Sequence[str]) -> None:
+    """Refuse ``--context`` values that name a directory or a file that cannot be read.
+
+    The library treats such values as plain text; on the command line they are almost
+    certainly a mistake, and for ``ooda run`` one that would cost AI time.
+    """
+    for value in values:
+        if not value or "\n" in value or len(value) >= 4096:
+            continue
+        path = Path(value)
+        try:
+            if path.is_dir():
+                raise UsageError(
+                    f"--context {value}: is a directory; give a file, or text that is not a path"
+                )
+            if path.is_file():
+                with open(path, "rb"):
+                    pass
+        except OSError as exc:
+            raise UsageError(f"--context {value}: cannot read: {exc.strerror or exc}") from None
+
+
 # --------------------------------------------------------------------------- list
 
 
@@ -175,6 +197,7 @@ def format_provenance(config: Config, procedure: str) -> str:
 def _cmd_show(args: argparse.Namespace) -> int:
     from pytest_ooda.compose import assemble_prompt, compose_phase
 
+    check_context(args.context)
     config = load_from_args(args)
     proc = config.procedure(args.procedure)
     if args.provenance:
@@ -331,6 +354,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--replay serves recorded output; it cannot be combined with --ai-cmd")
     if args.replay and args.record:
         raise UsageError("--replay and --record cannot be combined")
+    check_context(args.context)
     config = load_from_args(args)
     config.procedure(args.procedure)
     replay: scenario.Scenario | None = None
@@ -384,6 +408,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if args.record:
         # Checked before the run, so a wrong target costs no AI time.
         target = Path(args.record)
+        scenario.check_writable(target)
         if target.exists():
             base = scenario.load_scenario(target)
             if base.procedure != args.procedure:
@@ -402,7 +427,10 @@ def _cmd_run(args: argparse.Namespace) -> int:
     streaming = args.verbose or settings.show_ai_output
     # A progress line redrawn under streamed AI output would garble both.
     reporter = loop.ConsoleReporter(
-        verbose=args.verbose, quiet=args.quiet, progress=False if streaming else None
+        verbose=args.verbose,
+        quiet=args.quiet,
+        progress=False if streaming else None,
+        level=config.loop.log_level,
     )
     on_event: Callable[[loop.LoopEvent], None] = reporter
     if recorder is not None:
@@ -496,6 +524,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # `ooda show build | head` closes the pipe early; that is not an error.
         return EXIT_OK
+    except OSError as exc:
+        # The last line of defence against a traceback: a file or directory the user named
+        # that the library did not expect to be unusable.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"ooda: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_CONFIG
 
 
 if __name__ == "__main__":

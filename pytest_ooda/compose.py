@@ -20,7 +20,7 @@ from pytest_ooda.config import (
     display_path,
     located_template_error,
 )
-from pytest_ooda.errors import OodaError, TemplateError
+from pytest_ooda.errors import FragmentError, OodaError, TemplateError
 from pytest_ooda.fragments import load_fragment_text
 from pytest_ooda.yamlload import Mark
 
@@ -130,7 +130,21 @@ def render_action(
     Not stripped; :func:`compose_phase` strips. Template errors are re-raised at the
     fragment's config location.
     """
-    text = load_fragment_text(action)
+    try:
+        text = load_fragment_text(action)
+    except FragmentError as exc:
+        # The error points into the fragment file; say which config entry uses it.
+        loc = action.location
+        used_by = f"used by {_where(procedure, phase, index)}"
+        if loc.file is not None:
+            used_by += f" at {display_path(loc.file)}:{loc.line}:{loc.column}"
+        raise FragmentError(
+            exc.message,
+            file=exc.file,
+            line=exc.line,
+            column=exc.column,
+            hint=f"{exc.hint}\n  {used_by}" if exc.hint else used_by,
+        ) from None
     trace: RenderTrace | None = None
     if action.parameters:
         from pytest_ooda import gotemplate

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import difflib
+import errno
 import gc
 import math
 import os
@@ -18,6 +19,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
+from stat import S_ISDIR, S_ISREG
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -898,14 +900,68 @@ def _builtin_layer() -> _Layer | None:
 # --------------------------------------------------------------------------- merge
 
 
-def global_config_path(env: Mapping[str, str]) -> Path:
-    """``$OODA_CONFIG_HOME/ooda-config.yml``, else the XDG location, else ``~/.config``."""
+def global_config_path(env: Mapping[str, str]) -> Path | None:
+    """``$OODA_CONFIG_HOME/ooda-config.yml``, else the XDG location, else ``~/.config``.
+
+    ``None`` when there is no home directory to look in. A relative ``XDG_CONFIG_HOME``
+    is ignored, as the XDG base directory specification asks.
+    """
     if env.get("OODA_CONFIG_HOME"):
-        return Path(env["OODA_CONFIG_HOME"]) / CONFIG_FILENAME
-    if env.get("XDG_CONFIG_HOME"):
-        return Path(env["XDG_CONFIG_HOME"]) / "ooda" / CONFIG_FILENAME
-    home = Path(env["HOME"]) if env.get("HOME") else Path.home()
+        home_dir = Path(env["OODA_CONFIG_HOME"])
+        if _file_kind(home_dir, "environment variable OODA_CONFIG_HOME") not in ("dir", "missing"):
+            raise ConfigError(
+                "environment variable OODA_CONFIG_HOME: expected a directory, "
+                f"got {str(home_dir)!r} (not a directory)"
+            )
+        return home_dir / CONFIG_FILENAME
+    xdg = env.get("XDG_CONFIG_HOME")
+    if xdg and Path(xdg).is_absolute():
+        return Path(xdg) / "ooda" / CONFIG_FILENAME
+    if env.get("HOME"):
+        home = Path(env["HOME"])
+    else:
+        try:
+            home = Path.home()
+        except (RuntimeError, KeyError, OSError):
+            # No $HOME and no password-database entry (some containers): no global config.
+            return None
     return home / ".config" / "ooda" / CONFIG_FILENAME
+
+
+def _file_kind(path: Path, what: str) -> str:
+    """``"missing"``, ``"file"``, ``"dir"`` or ``"other"``; unreadable paths are errors.
+
+    ``Path.is_file()`` lets ``PermissionError`` through (an unreadable XDG directory),
+    and would silently skip a config that is a directory.
+    """
+    try:
+        mode = os.stat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except (OSError, ValueError) as exc:
+        if isinstance(exc, OSError) and exc.errno == errno.ELOOP:
+            raise ConfigError(f"{what}: {path} is a symbolic link loop") from None
+        if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+            raise ConfigError(f"{what}: path too long: {path}") from None
+        if isinstance(exc, ValueError):
+            raise ConfigError(f"{what}: invalid path {str(path)!r}") from None
+        raise ConfigError(f"{what}: cannot access {path}: {exc.strerror or exc}") from None
+    if S_ISREG(mode):
+        return "file"
+    if S_ISDIR(mode):
+        return "dir"
+    return "other"
+
+
+def _config_file(path: Path, what: str) -> Path | None:
+    """``path`` when it is a regular file, ``None`` when missing; anything else is an error."""
+    kind = _file_kind(path, what)
+    if kind == "file":
+        return path
+    if kind == "missing":
+        return None
+    noun = "a directory" if kind == "dir" else "not a regular file"
+    raise ConfigError(f"{what} {display_path(path)} is {noun}", hint="give the path of a YAML file")
 
 
 def _env_layer(env: Mapping[str, str]) -> dict[str, _Setting]:
@@ -1093,13 +1149,13 @@ def _load_config(
             layers.append(builtin_layer)
     if global_config:
         global_path = global_config_path(environ)
-        if global_path.is_file():
+        if global_path is not None and _config_file(global_path, "global config"):
             layers.append(_parse_file(global_path.absolute(), "global"))
     if config_file is not None:
         explicit = Path(config_file)
         if not explicit.is_absolute():
             explicit = base / explicit
-        if not explicit.is_file():
+        if _config_file(explicit, "config file") is None:
             raise ConfigError(
                 f"config file not found: {config_file}"
                 + (f" (resolved to {explicit})" if str(explicit) != str(config_file) else "")
@@ -1107,7 +1163,7 @@ def _load_config(
         layers.append(_parse_file(explicit.absolute(), "workspace"))
     else:
         workspace = base / CONFIG_FILENAME
-        if workspace.is_file():
+        if _config_file(workspace, "workspace config"):
             layers.append(_parse_file(workspace.absolute(), "workspace"))
     return _merge(layers, _env_layer(environ), _override_layer(overrides or {}))
 
@@ -1118,7 +1174,7 @@ def load_config_file(path: str | Path) -> Config:
     Built-in defaults and aliases still apply, so alias references resolve.
     """
     file = Path(path).absolute()
-    if not file.is_file():
+    if _config_file(file, "config file") is None:
         raise ConfigError(f"config file not found: {path}")
     with _collector_paused():
         return _merge([_parse_file(file, "workspace")], {}, {})

@@ -9,8 +9,10 @@ directory.
 from __future__ import annotations
 
 import difflib
+import errno
 import functools
 import os
+import stat
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -109,10 +111,25 @@ def resolve_fragment_path(path: str, base_dir: Path) -> Path:
     if not path:
         raise FragmentError("fragment path is empty")
     resolved = Path(os.path.abspath(base_dir / path))
-    if not resolved.exists():
-        raise FragmentError(f"fragment file not found: {path} (resolved to {resolved})")
-    if not resolved.is_file():
-        raise FragmentError(f"fragment path is not a file: {path} (resolved to {resolved})")
+    where = f"{path} (resolved to {resolved})"
+    try:
+        mode = os.stat(resolved).st_mode
+    except (FileNotFoundError, NotADirectoryError):
+        if os.path.islink(resolved):
+            raise FragmentError(
+                f"fragment file is a broken symbolic link: {where}",
+                hint=f"it points to {os.readlink(resolved)}",
+            ) from None
+        raise FragmentError(f"fragment file not found: {where}") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise FragmentError(f"fragment path is a symbolic link loop: {where}") from None
+        raise FragmentError(f"cannot access fragment file {where}: {exc.strerror or exc}") from None
+    except ValueError:
+        raise FragmentError(f"fragment path is not a valid file name: {path!r}") from None
+    if not stat.S_ISREG(mode):
+        kind = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+        raise FragmentError(f"fragment path is {kind}: {where}")
     return resolved
 
 

@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "EXIT_CODES",
+    "LOG_LEVELS",
     "STATUSES",
     "ConsoleReporter",
     "IterationFinished",
@@ -51,6 +52,13 @@ __all__ = [
 logger = logging.getLogger("pytest_ooda.loop")
 
 EXIT_CODES = {"success": 0, "aborted": 1, "max-iters": 2, "interrupted": 130}
+# The config's `log_level` values.
+LOG_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warn": logging.WARNING,
+    "error": logging.ERROR,
+}
 STATUSES = tuple(EXIT_CODES)
 
 
@@ -473,6 +481,7 @@ def run_procedure(
     warned_truncation = False
     status = ""
     error: str | None = None
+    cause: str | None = None  # what kind of failure `error` describes
     started = time.monotonic()
     emit(LoopStarted(name, limit, repr(backend)))
     try:
@@ -509,7 +518,7 @@ def run_procedure(
                 except BackendError as exc:
                     status = "aborted"
                     error = str(exc)
-                    emit(LoopWarning(name, f"AI backend could not be started: {exc}", number))
+                    cause = "AI backend could not be started"
                     break
                 duration = time.monotonic() - t0
                 found = find_signal(out.output)
@@ -580,7 +589,8 @@ def run_procedure(
         error=error,
     )
     if error and status != "success":
-        emit(LoopWarning(name, f"Loop {status}: {error}"))
+        because = f"{cause}: {error}" if cause else error
+        emit(LoopWarning(name, f"Loop {status}: {because}"))
     emit(LoopFinished(result))
     return result
 
@@ -627,8 +637,11 @@ class ConsoleReporter:
     progress line (iteration, time in it, total time, last outcome) refreshed every
     ``interval`` seconds while an iteration runs.
 
-    ``quiet`` keeps warnings and the final summary only; ``verbose`` adds a detail line
-    per iteration. Call it as ``on_event``; ``close()`` stops the progress ticker.
+    ``level`` is the config's ``log_level`` (``debug``, ``info``, ``warn``, ``error`` or a
+    ``logging`` level): events below it are not shown, except the final summary, which
+    always is. ``quiet`` raises the level to ``warn``; ``verbose`` (or ``debug``) adds a
+    detail line per iteration. Call it as ``on_event``; ``close()`` stops the progress
+    ticker.
     """
 
     def __init__(
@@ -639,14 +652,18 @@ class ConsoleReporter:
         quiet: bool = False,
         progress: bool | None = None,
         interval: float = 1.0,
+        level: int | str = logging.INFO,
     ) -> None:
         self.stream = stream if stream is not None else sys.stderr
-        self.verbose = verbose
-        self.quiet = quiet
+        self.level = LOG_LEVELS[level] if isinstance(level, str) else level
+        if quiet:
+            self.level = max(self.level, logging.WARNING)
+        self.verbose = verbose or self.level <= logging.DEBUG
+        self.quiet = self.level > logging.INFO
         if progress is None:
             isatty = getattr(self.stream, "isatty", None)
             progress = bool(isatty and isatty()) and not verbose
-        self.progress = progress and not quiet
+        self.progress = progress and not self.quiet
         self.interval = interval
         self._lock = threading.Lock()
         self._ticker: threading.Thread | None = None
@@ -662,7 +679,7 @@ class ConsoleReporter:
             self._loop_started = time.monotonic()
         if isinstance(event, IterationFinished | LoopFinished):
             self._stop_ticker()
-        show = not self.quiet or event.level >= logging.WARNING or isinstance(event, LoopFinished)
+        show = event.level >= self.level or isinstance(event, LoopFinished)
         with self._lock:
             self._clear()
             if show:

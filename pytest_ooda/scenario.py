@@ -46,6 +46,7 @@ __all__ = [
     "ScenarioIteration",
     "assert_expectations",
     "check_drift",
+    "check_writable",
     "detect_drift",
     "load_scenario",
     "load_scenario_text",
@@ -652,8 +653,43 @@ def save_scenario(
     target = Path(path) if path is not None else scenario.path
     if target is None:
         raise ScenarioError(f"scenario {scenario.label!r} has no path to save to")
-    atomic_write_text(target, dump_scenario(redact_scenario(scenario, env)))
+    text = dump_scenario(redact_scenario(scenario, env))
+    try:
+        atomic_write_text(target, text)
+    except OSError as exc:
+        raise ScenarioError(
+            f"cannot write scenario file: {exc.strerror or exc}", file=str(target)
+        ) from None
     return target
+
+
+def check_writable(path: str | Path) -> None:
+    """Raise ``ScenarioError`` unless a scenario file can be written at ``path``.
+
+    Creates the missing parent directories and a temporary file next to the target (then
+    removes it), which is the only reliable test: permission bits say nothing to root, or
+    on read-only and virtual file systems.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise ScenarioError(
+            "cannot write scenario file: it is a directory",
+            file=str(target),
+            hint="give the path of a .yml file",
+        )
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=target.parent)
+        os.close(fd)
+        os.unlink(probe)
+    except (FileExistsError, NotADirectoryError):
+        raise ScenarioError(
+            f"cannot write scenario file: {target.parent} is not a directory", file=str(target)
+        ) from None
+    except OSError as exc:
+        raise ScenarioError(
+            f"cannot write scenario file: {exc.strerror or exc}", file=str(target)
+        ) from None
 
 
 # --------------------------------------------------------------------------- recording

@@ -10,6 +10,7 @@ mistake (unknown provider, missing API key) is a ``BackendError``.
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -190,7 +191,7 @@ class HttpBackend:
         except requests.Timeout:
             return failed(f"request to {self.url} timed out after {limit:g}s", timed_out=True)
         except requests.RequestException as exc:
-            return failed(f"request to {self.url} failed: {exc}")
+            return failed(f"request to {self.url} failed: {_connection_problem(exc)}")
         if not response.ok:
             excerpt = _excerpt(response.text)
             return failed(f"HTTP {response.status_code} {response.reason}: {excerpt}")
@@ -212,3 +213,16 @@ class HttpBackend:
             total_bytes=len(data),
             usage=usage,
         )
+
+
+_ERRNO_TEXT = re.compile(r"\[Errno -?\d+\] ([^'\"()]+)")
+
+
+def _connection_problem(exc: requests.RequestException) -> str:
+    """The OS-level cause (``Connection refused``) rather than urllib3's nested reprs,
+    which repeat the URL three times and run to several hundred characters."""
+    text = str(exc)
+    match = _ERRNO_TEXT.search(text)
+    if match:
+        return match.group(1).strip()
+    return text if len(text) <= 300 else text[:300] + "…"

@@ -177,3 +177,17 @@ def test_missing_api_key_is_a_backend_error() -> None:
 def test_unknown_provider_rejected() -> None:
     with pytest.raises(BackendError, match="expected one of: anthropic, openai"):
         HttpBackend(provider="gemini", model="m")
+
+
+def test_refused_connection_error_is_short_and_names_the_cause() -> None:
+    # A real socket to a port nothing listens on: urllib3's message nests three reprs.
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    result = call(openai(base_url=f"http://127.0.0.1:{port}/v1"), timeout=5)
+    assert result.exit_code == 1
+    assert result.error == (
+        f"request to http://127.0.0.1:{port}/v1/chat/completions failed: Connection refused"
+    )

@@ -311,3 +311,91 @@ def test_signal_to_ooda_run_mid_iteration(workspace: Path, signum: int) -> None:
     assert proc.returncode == 130, err
     assert "Loop completed status=interrupted iterations=0" in err
     assert not _group_alive(int(pidfile.read_text()))
+
+
+# --------------------------------------------------------------------------- user mistakes
+
+
+def test_context_naming_a_directory_is_a_usage_error_before_running(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "specs").mkdir()
+    marker = workspace / "started"
+    cmd = agent_cmd(workspace, {**SUCCESS, "pidfile": str(marker)})
+    assert main(["run", "build", "--ai-cmd", cmd, "--context", "specs"]) == 1
+    assert "--context specs: is a directory" in capsys.readouterr().err
+    assert not marker.exists()
+    assert main(["show", "build", "--context", "specs"]) == 1
+
+
+def test_context_file_that_cannot_be_read(
+    workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import builtins
+
+    (workspace / "secret.txt").write_text("x")
+    real_open = builtins.open
+
+    def fake_open(file: Any, *args: Any, **kwargs: Any) -> Any:
+        # Tests run as root, where chmod 000 does not stop open(); simulate EACCES.
+        if str(file) == "secret.txt":
+            raise PermissionError(13, "Permission denied", str(file))
+        return real_open(file, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    assert main(["show", "build", "--context", "secret.txt"]) == 1
+    assert "--context secret.txt: cannot read: Permission denied" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("target", "expected"),
+    [
+        ("adir", "adir: cannot write scenario file: it is a directory"),
+        ("afile/x.yml", "afile/x.yml: cannot write scenario file: afile is not a directory"),
+        ("/proc/ooda-x.yml", "/proc/ooda-x.yml: cannot write scenario file: "),
+    ],
+)
+def test_record_target_that_cannot_be_written_fails_before_the_run(
+    workspace: Path, capsys: pytest.CaptureFixture[str], target: str, expected: str
+) -> None:
+    (workspace / "adir").mkdir()
+    (workspace / "afile").write_text("x")
+    marker = workspace / "started"
+    cmd = agent_cmd(workspace, {**SUCCESS, "pidfile": str(marker)})
+    assert main(["run", "build", "--ai-cmd", cmd, "--record", target]) == 2
+    err = capsys.readouterr().err
+    assert f"ooda: error: {expected}" in err
+    assert "Traceback" not in err
+    assert not marker.exists()
+
+
+def test_record_into_new_directories(workspace: Path) -> None:
+    cmd = agent_cmd(workspace, SUCCESS)
+    assert main(["run", "build", "--ai-cmd", cmd, "--record", "new/sub/s.yml", "-q"]) == 0
+    assert load_scenario(workspace / "new" / "sub" / "s.yml").iterations
+
+
+def test_unexpected_os_error_is_reported_without_traceback(
+    workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_ooda import cli
+
+    def boom(args: Any, **overrides: Any) -> Any:
+        raise PermissionError(13, "Permission denied", "/some/where")
+
+    monkeypatch.setattr(cli, "load_from_args", boom)
+    assert main(["list"]) == 2
+    assert capsys.readouterr().err == "ooda: error: /some/where: Permission denied\n"
+
+
+def test_log_level_from_config_and_environment(
+    workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    cmd = agent_cmd(workspace, SUCCESS)
+    (workspace / "ooda-config.yml").write_text(CONFIG + "loop:\n  log_level: warn\n")
+    assert main(["run", "build", "--ai-cmd", cmd]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err[0].startswith("Loop completed status=success iterations=1")
+    monkeypatch.setenv("OODA_LOOP_LOG_LEVEL", "info")
+    assert main(["run", "build", "--ai-cmd", cmd]) == 0
+    assert capsys.readouterr().err.startswith("Starting loop procedure=build")

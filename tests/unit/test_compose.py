@@ -17,7 +17,7 @@ from pytest_ooda.compose import (
     compose_phase_mapped,
 )
 from pytest_ooda.config import Config, Procedure, load_config
-from pytest_ooda.errors import TemplateError
+from pytest_ooda.errors import FragmentError, TemplateError
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -368,3 +368,17 @@ def test_fragments_rendering_empty(tmp_path: Path) -> None:
 
 
 PHASE_4 = "Execute the actions you decided on. Modify files, run commands, commit changes."
+
+
+def test_unreadable_fragment_error_names_the_config_entry(tmp_path: Path) -> None:
+    (tmp_path / "prompts").mkdir()
+    (tmp_path / "prompts" / "latin1.md").write_bytes(b"caf\xe9\n")
+    config_text = "procedures:\n  p:\n    act:\n      - content: x\n      - path: prompts/latin1.md"
+    cfg = load(tmp_path, config_text)
+    with pytest.raises(FragmentError) as info:
+        assemble_prompt(cfg.procedure("p"))
+    assert str(info.value) == (
+        f"{tmp_path}/prompts/latin1.md:1:4: fragment file is not valid UTF-8 text "
+        "(byte 0xe9 at offset 3)\n"
+        f"  used by procedure p: act[1] at {tmp_path}/ooda-config.yml:5:9"
+    )

@@ -825,3 +825,86 @@ def test_procedure_output_buffer_beats_loop(tmp_path: Path) -> None:
     run = resolve_run_settings(cfg, "p", require_ai=False)
     assert run.max_output_buffer == 7
     assert run.provenance["max_output_buffer"].line == 7
+
+
+# --------------------------------------------------------------------------- config paths
+
+
+def test_config_option_naming_a_directory_says_so(tmp_path: Path) -> None:
+    (tmp_path / "confdir").mkdir()
+    with pytest.raises(ConfigError, match=r"config file .*confdir is a directory"):
+        load(tmp_path / "confdir")
+
+
+def test_workspace_config_that_is_a_directory_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "ooda-config.yml").mkdir()
+    with pytest.raises(ConfigError, match=r"workspace config .*ooda-config.yml is a directory"):
+        load_config(cwd=tmp_path, env={}, builtin=False, global_config=False)
+
+
+def test_global_config_that_is_a_directory_is_an_error(tmp_path: Path) -> None:
+    (tmp_path / "h" / ".config" / "ooda" / "ooda-config.yml").mkdir(parents=True)
+    with pytest.raises(ConfigError, match=r"global config .*ooda-config.yml is a directory"):
+        load_config(cwd=tmp_path, env={"HOME": str(tmp_path / "h")}, builtin=False)
+
+
+def test_config_symlink_loop_is_reported(tmp_path: Path) -> None:
+    (tmp_path / "a.yml").symlink_to(tmp_path / "b.yml")
+    (tmp_path / "b.yml").symlink_to(tmp_path / "a.yml")
+    with pytest.raises(ConfigError, match="symbolic link loop"):
+        load(tmp_path / "a.yml")
+
+
+def test_config_home_naming_a_file_names_the_variable(tmp_path: Path) -> None:
+    write(tmp_path / "not-a-dir", "x\n")
+    with pytest.raises(ConfigError) as info:
+        load_config(cwd=tmp_path, env={"OODA_CONFIG_HOME": str(tmp_path / "not-a-dir")})
+    assert str(info.value).startswith(
+        "environment variable OODA_CONFIG_HOME: expected a directory"
+    )
+
+
+def test_missing_config_home_directory_is_skipped(tmp_path: Path) -> None:
+    cfg = load_config(
+        cwd=tmp_path, env={"OODA_CONFIG_HOME": str(tmp_path / "nowhere")}, builtin=False
+    )
+    assert cfg.files == ()
+
+
+def test_unreadable_global_directory_is_an_error_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Tests run as root in CI, where chmod 000 does not stop stat(); simulate EACCES.
+    import os
+
+    xdg = tmp_path / "xdg"
+    write(xdg / "ooda" / "ooda-config.yml", "loop: {}\n")
+    real_stat = os.stat
+
+    def fake_stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        if str(path).startswith(str(xdg / "ooda")):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", fake_stat)
+    with pytest.raises(ConfigError, match=r"global config: cannot access .*Permission denied"):
+        load_config(cwd=tmp_path, env={"XDG_CONFIG_HOME": str(xdg)}, builtin=False)
+
+
+def test_relative_xdg_config_home_is_ignored(tmp_path: Path) -> None:
+    write(tmp_path / "rel" / "ooda" / "ooda-config.yml", "loop:\n  failure_threshold: 9\n")
+    home = tmp_path / "h"
+    write(home / ".config" / "ooda" / "ooda-config.yml", "loop:\n  failure_threshold: 4\n")
+    cfg = load_config(cwd=tmp_path, env={"XDG_CONFIG_HOME": "rel", "HOME": str(home)})
+    assert cfg.loop.failure_threshold == 4
+
+
+def test_no_home_directory_means_no_global_config(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_home() -> Path:
+        raise RuntimeError("Could not determine home directory.")
+
+    monkeypatch.setattr(Path, "home", staticmethod(no_home))
+    cfg = load_config(cwd=tmp_path, env={}, builtin=False)
+    assert cfg.files == ()

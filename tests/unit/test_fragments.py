@@ -89,8 +89,38 @@ def test_relative_resolution_and_missing(tmp_path: Path) -> None:
     with pytest.raises(FragmentError) as info:
         resolve_fragment_path("p/y.md", tmp_path)
     assert info.value.message == f"fragment file not found: p/y.md (resolved to {tmp_path}/p/y.md)"
-    with pytest.raises(FragmentError, match="is not a file"):
+    with pytest.raises(FragmentError, match="fragment path is a directory: p "):
         resolve_fragment_path("p", tmp_path)
+
+
+def test_symlink_loop_broken_link_and_fifo_are_named(tmp_path: Path) -> None:
+    (tmp_path / "a.md").symlink_to("b.md")
+    (tmp_path / "b.md").symlink_to("a.md")
+    with pytest.raises(FragmentError, match=r"fragment path is a symbolic link loop: a.md"):
+        resolve_fragment_path("a.md", tmp_path)
+    (tmp_path / "gone.md").symlink_to("nowhere.md")
+    with pytest.raises(FragmentError, match=r"broken symbolic link: gone.md") as info:
+        resolve_fragment_path("gone.md", tmp_path)
+    assert info.value.hint == "it points to nowhere.md"
+    os.mkfifo(tmp_path / "pipe.md")
+    with pytest.raises(FragmentError, match=r"fragment path is not a regular file: pipe.md"):
+        resolve_fragment_path("pipe.md", tmp_path)
+
+
+def test_unreadable_fragment_directory_is_a_fragment_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Root ignores chmod 000, so simulate the EACCES an ordinary user would get.
+    real_stat = os.stat
+
+    def fake_stat(path: object, *args: object, **kwargs: object) -> os.stat_result:
+        if str(path).startswith(str(tmp_path / "locked")):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_stat(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(os, "stat", fake_stat)
+    with pytest.raises(FragmentError, match=r"cannot access fragment file locked/x.md .*denied"):
+        resolve_fragment_path("locked/x.md", tmp_path)
 
 
 def test_list_builtin_fragments(fake_root: Path) -> None:

@@ -549,3 +549,66 @@ def test_keyboard_interrupt_propagates_without_signal_handling(
     with pytest.raises(KeyboardInterrupt):
         run(config, tmp_path, step, max_iterations=3, handle_signals=False)
     assert not _group_alive(int(pidfile.read_text()))
+
+
+@pytest.mark.parametrize(
+    ("level", "expected"),
+    [
+        ("error", ["Loop completed status=success iterations=2"]),
+        (
+            "warn",
+            [
+                "warning: AI output of iteration 1 exceeded max_output_buffer=30",
+                "Loop completed status=success iterations=2",
+            ],
+        ),
+        (
+            "debug",
+            [
+                "Starting loop procedure=build max_iterations=5",
+                "Starting iteration 1/5 procedure=build",
+                "warning: AI output of iteration 1 exceeded max_output_buffer=30",
+                "Completed iteration 1/5 elapsed=",
+                "  iteration 1: ok exit=0 signal=none",
+                "Starting iteration 2/5 procedure=build",
+                "Completed iteration 2/5 elapsed=",
+                "  iteration 2: success (SUCCESS signal) exit=0 signal=SUCCESS",
+                "Loop completed status=success iterations=2",
+            ],
+        ),
+    ],
+)
+def test_console_reporter_honours_log_level(
+    config: Config, level: str, expected: list[str]
+) -> None:
+    import io
+
+    from pytest_ooda.loop import ConsoleReporter
+
+    out = io.StringIO()
+    backend = script(["a" * 50, "<promise>SUCCESS</promise>"])
+    run_procedure(
+        config,
+        "build",
+        backend=backend,
+        max_iterations=5,
+        max_output_buffer=30,
+        on_event=ConsoleReporter(out, level=level),
+    )
+    lines = [ln for ln in out.getvalue().splitlines() if not ln.startswith("Iteration timing")]
+    assert len(lines) == len(expected), lines
+    for line, start in zip(lines, expected, strict=True):
+        assert line.startswith(start)
+
+
+def test_backend_that_cannot_start_is_warned_about_once(config: Config, tmp_path: Path) -> None:
+    events: list[LoopEvent] = []
+    result = run_procedure(
+        config, "build", ai_cmd=str(tmp_path), workdir=tmp_path, on_event=events.append
+    )
+    result.assert_status("aborted", iterations=0)
+    warnings = [e.message() for e in events if isinstance(e, LoopWarning)]
+    assert warnings == [
+        f"Loop aborted: AI backend could not be started: AI command is not executable: {tmp_path}"
+        "\n  make it executable (chmod +x) or run it through its interpreter"
+    ]

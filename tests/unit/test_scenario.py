@@ -23,6 +23,7 @@ from pytest_ooda.scenario import (
     ScenarioIteration,
     assert_expectations,
     check_drift,
+    check_writable,
     detect_drift,
     load_scenario,
     load_scenario_text,
@@ -265,7 +266,7 @@ def test_crash_during_write_keeps_old_file(tmp_path: Path, monkeypatch: pytest.M
         raise OSError(5, "simulated crash: disk went away")
 
     monkeypatch.setattr(os, "fsync", crash)
-    with pytest.raises(OSError, match="simulated crash"):
+    with pytest.raises(ScenarioError, match="cannot write scenario file: simulated crash"):
         save_scenario(bigger, path, env={})
     assert path.read_text() == before
     assert sorted(p.name for p in path.parent.iterdir()) == ["happy.yml"]
@@ -477,3 +478,22 @@ def test_deleted_lines_blame_neighbouring_fragment(config: Config, tmp_path: Pat
     replayed = run_procedure(config, "build", backend=scenario.replay_backend(), max_iterations=1)
     (drift,) = check_drift(scenario, replayed, config)
     assert drift.changed_sources == ("observe.md",)
+
+
+def test_save_into_unwritable_place_is_a_scenario_error(tmp_path: Path) -> None:
+    (tmp_path / "afile").write_text("x")
+    scenario = load_scenario_text(SAMPLE)
+    with pytest.raises(ScenarioError) as info:
+        save_scenario(scenario, tmp_path / "afile" / "s.yml", env={})
+    assert str(info.value).startswith(f"{tmp_path}/afile/s.yml: cannot write scenario file: ")
+
+
+def test_check_writable(tmp_path: Path) -> None:
+    check_writable(tmp_path / "new" / "s.yml")
+    assert (tmp_path / "new").is_dir()
+    assert list((tmp_path / "new").iterdir()) == []
+    with pytest.raises(ScenarioError, match="it is a directory"):
+        check_writable(tmp_path / "new")
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ScenarioError, match="afile is not a directory"):
+        check_writable(tmp_path / "afile" / "s.yml")
