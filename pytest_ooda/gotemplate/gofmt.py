@@ -55,11 +55,16 @@ class GoTime:
     could also call its methods (``.Year``), which this engine does not offer.
     """
 
-    __slots__ = ("moment", "offset")
+    __slots__ = ("moment", "nanosecond", "offset")
 
-    def __init__(self, moment: datetime.datetime, offset: int | None) -> None:
+    def __init__(
+        self, moment: datetime.datetime, offset: int | None, nanosecond: int | None = None
+    ) -> None:
         self.moment = moment  # wall clock in the zone below
         self.offset = offset  # seconds east of UTC; None for UTC itself
+        # Go keeps nanoseconds and Python's datetime only microseconds; this is the
+        # fraction of the second that counts (the moment's microseconds are its prefix).
+        self.nanosecond = moment.microsecond * 1000 if nanosecond is None else nanosecond
 
     @classmethod
     def from_python(cls, value: datetime.date) -> GoTime:
@@ -74,8 +79,8 @@ class GoTime:
     def __str__(self) -> str:
         m = self.moment
         text = f"{m.year:04d}-{m.month:02d}-{m.day:02d} {m.hour:02d}:{m.minute:02d}:{m.second:02d}"
-        if m.microsecond:
-            text += ("." + f"{m.microsecond:06d}").rstrip("0")
+        if self.nanosecond:
+            text += ("." + f"{self.nanosecond:09d}").rstrip("0")
         if self.offset is None:
             return text + " +0000 UTC"
         sign = "-" if self.offset < 0 else "+"
@@ -87,11 +92,12 @@ class GoTime:
         return (
             isinstance(other, GoTime)
             and self.moment == other.moment
+            and self.nanosecond == other.nanosecond
             and self.offset == other.offset
         )
 
     def __hash__(self) -> int:
-        return hash((self.moment, self.offset))
+        return hash((self.moment, self.nanosecond, self.offset))
 
 
 _LOWER = "0123456789abcdefx"

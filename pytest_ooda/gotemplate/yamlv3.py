@@ -42,22 +42,22 @@ def _timestamp(text: str) -> GoTime | None:
         return None
     year, month, day = int(m[1]), int(m[2]), int(m[3])
     hh, mm, ss, frac, zone = m[4] or m[9], m[5] or m[10], m[6] or m[11], m[7] or m[12], m[8]
+    digits = (frac or ".")[1:]
+    if len(digits) > 9:
+        # yaml.v3's layouts end in .999999999; Go's time.Parse refuses a longer fraction,
+        # so the scalar stays a string.
+        return None
+    nanosecond = int((digits + "000000000")[:9])
     try:
         moment = datetime.datetime(
-            year,
-            month,
-            day,
-            int(hh or 0),
-            int(mm or 0),
-            int(ss or 0),
-            int(((frac or ".0")[1:] + "000000")[:6]),
+            year, month, day, int(hh or 0), int(mm or 0), int(ss or 0), nanosecond // 1000
         )
     except ValueError:
         return None
     if zone is None or zone == "Z":
-        return GoTime(moment, None)
+        return GoTime(moment, None, nanosecond)
     sign = -1 if zone[0] == "-" else 1
-    return GoTime(moment, sign * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60))
+    return GoTime(moment, sign * (int(zone[1:3]) * 3600 + int(zone[4:6]) * 60), nanosecond)
 
 
 def resolve_plain(text: str) -> Any:
