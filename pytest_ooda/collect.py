@@ -17,9 +17,9 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import tempfile
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ooda import reporting
-from pytest_ooda.errors import OodaError
+from pytest_ooda.errors import OodaError, ScenarioError
 from pytest_ooda.reporting import ItemFailure
 from pytest_ooda.snapshot import (
     PROMPT_PHASES,
@@ -46,6 +46,8 @@ RECORD_MODES = ("none", "once", "new", "all")
 DRIFT_MODES = ("fail", "warn", "ignore")
 SCENARIO_SUFFIXES = (".yml", ".yaml")
 BUILTIN_NODEID = "ooda-builtin"
+#: The four OODA phases (``config.PHASES``), without importing the config module early.
+PHASES = PROMPT_PHASES[:4]
 #: Under ``<rootdir>/__snapshots__/``: the packaged built-ins' snapshots (``--ooda-builtin``).
 BUILTIN_SNAPSHOTS = "ooda-builtin"
 
@@ -91,7 +93,9 @@ class OptionSpec:
                     help=self.help,
                 )
         if self.ini:
-            ini_type = {"str": "string", "bool": "bool", "args": "args"}[self.kind]
+            # Booleans are read as strings and parsed here: pytest versions differ in how
+            # (and when) they reject a bad "bool" ini value, and the error must name the key.
+            ini_type = {"str": "string", "bool": "string", "args": "args"}[self.kind]
             parser.addini(self.dest, self.help, type=ini_type, default=None)  # type: ignore[arg-type]
 
     def read(self, config: pytest.Config) -> Any:
@@ -106,10 +110,12 @@ class OptionSpec:
             source, label = "ini", f"ini option {self.dest}"
             try:
                 value = config.getini(self.dest)
-            except ValueError as exc:
+            except (ValueError, TypeError) as exc:
                 raise pytest.UsageError(f"{label}: {exc}") from None
             if value in ("", []):
                 value = None
+            elif self.kind == "bool" and isinstance(value, str):
+                value = _parse_bool(value, label)
         if value is None:
             return self.default, "default"
         if self.kind == "args":
@@ -119,6 +125,19 @@ class OptionSpec:
                 f"{label}: invalid value {value!r} (choose from {', '.join(self.choices)})"
             )
         return value, source
+
+
+_TRUE = frozenset({"1", "true", "yes", "y", "on"})
+_FALSE = frozenset({"0", "false", "no", "n", "off"})
+
+
+def _parse_bool(text: str, label: str) -> bool:
+    word = text.strip().lower()
+    if word in _TRUE:
+        return True
+    if word in _FALSE:
+        return False
+    raise pytest.UsageError(f"{label}: invalid truth value {text!r} (use true or false)")
 
 
 @dataclass(frozen=True)
@@ -155,6 +174,16 @@ class PluginSettings:
             from_cli = (sources or {}).get("config") == "cli"
             config_file = ((invocation_dir or rootpath) if from_cli else base) / config_file
         scenario_dir = values.get("scenario_dir")
+        if scenario_dir is not None:
+            scenario_dir = base / scenario_dir
+        labels = {
+            name: _option_label(name, (sources or {}).get(name, "default"))
+            for name in ("config", "scenario_dir", "procedure_files", "ai_cmd", "lint_severity")
+        }
+        _check_paths(config_file, scenario_dir, labels)
+        procedure_files = tuple(values.get("procedure_files") or ())
+        _check_globs(procedure_files, labels["procedure_files"])
+        _check_ai_cmd(values.get("ai_cmd"), labels["ai_cmd"])
         return cls(
             rootpath=rootpath,
             config_file=config_file,
@@ -164,9 +193,9 @@ class PluginSettings:
             record_mode=values.get("record_mode") or "none",
             drift=values.get("drift") or "fail",
             fragment_coverage=bool(values.get("fragment_coverage")),
-            lint_severity=_lint_severity(values.get("lint_severity")),
-            procedure_files=tuple(values.get("procedure_files") or ()),
-            scenario_dir=base / scenario_dir if scenario_dir is not None else None,
+            lint_severity=_lint_severity(values.get("lint_severity"), labels["lint_severity"]),
+            procedure_files=procedure_files,
+            scenario_dir=scenario_dir,
         )
 
     def matches(self, path: Path) -> bool:
@@ -182,13 +211,58 @@ class PluginSettings:
         return any(_glob_regex(glob).match(relative) for glob in self.procedure_files)
 
 
-def _lint_severity(values: Iterable[str] | None) -> tuple[str, ...]:
+def _option_label(name: str, source: str) -> str:
+    """How a message names an option: its flag, or its ini key when the ini set it."""
+    if source == "ini":
+        return f"ini option ooda_{name}"
+    return "--ooda-" + name.replace("_", "-")
+
+
+def _check_paths(
+    config_file: Path | None, scenario_dir: Path | None, labels: Mapping[str, str]
+) -> None:
+    """A named config file or scenario root that is not there is a usage error, not an
+    empty collection."""
+    if config_file is not None and not config_file.is_file():
+        what = "config file not found" if not config_file.exists() else "not a file"
+        raise pytest.UsageError(f"{labels['config']}: {what}: {config_file}")
+    if scenario_dir is not None and not scenario_dir.is_dir():
+        what = "scenario directory not found" if not scenario_dir.exists() else "not a directory"
+        raise pytest.UsageError(f"{labels['scenario_dir']}: {what}: {scenario_dir}")
+
+
+def _check_globs(globs: Iterable[str], label: str) -> None:
+    """Globs are matched against paths relative to the rootdir: an absolute one, or one
+    climbing out with ``..``, could never match anything."""
+    for glob in globs:
+        if Path(glob).is_absolute() or glob.startswith(("/", "\\")) or ".." in Path(glob).parts:
+            raise pytest.UsageError(
+                f"{label}: {glob!r} can never match: globs are relative to the rootdir "
+                "and stay inside it (set the rootdir higher, or name the file with "
+                "--ooda-config)"
+            )
+
+
+def _check_ai_cmd(ai_cmd: str | None, label: str) -> None:
+    if ai_cmd is None:
+        return
+    try:
+        argv = shlex.split(ai_cmd)
+    except ValueError as exc:
+        raise pytest.UsageError(f"{label}: cannot split {ai_cmd!r} into arguments: {exc}") from None
+    if not argv:
+        raise pytest.UsageError(f"{label}: the AI command is empty")
+
+
+def _lint_severity(
+    values: Iterable[str] | None, label: str = "--ooda-lint-severity"
+) -> tuple[str, ...]:
     """``--ooda-lint-severity`` / ``ooda_lint_severity`` entries, checked up front."""
     from pytest_ooda import lint
 
     entries = tuple(values or ())
     try:
-        lint.parse_severity_overrides(entries, source="--ooda-lint-severity")
+        lint.parse_severity_overrides(entries, source=label)
     except OodaError as exc:
         raise pytest.UsageError(str(exc)) from None
     return entries
@@ -238,6 +312,8 @@ class PluginState:
 
     settings: PluginSettings
     collected_files: set[Path] = field(default_factory=set)
+    #: Collected config files that failed to load: their snapshots are left alone.
+    broken_files: set[Path] = field(default_factory=set)
     counts: dict[str, int] = field(
         default_factory=lambda: {"files": 0, "procedures": 0, "scenarios": 0}
     )
@@ -400,6 +476,7 @@ class ConfigFile(pytest.File):
         try:
             loaded = load_collected(self.path)
         except OodaError as error:
+            state.broken_files.add(self.path.resolve())
             return [BrokenConfigItem.from_parent(self, name="config", error=error)]
         state.counts["procedures"] += len(loaded.declared)
         return [
@@ -434,12 +511,20 @@ class ProcedureNode(pytest.Collector):
                     phase=phase,
                 )
             )
-        scenario_files = self.scenario_files()
-        self.config.stash[PLUGIN_STATE].counts["scenarios"] += len(scenario_files)
-        for path in scenario_files:
-            name = path.stem
-            items.append(ScenarioItem.from_parent(self, name=f"scenario[{name}]", scenario=path))
-            live = LiveItem.from_parent(self, name=f"live[{name}]", scenario=path)
+        # One item pair per name: ``x.yml`` next to ``x.yaml`` would give two items the
+        # same node id, which breaks -k, --lf and xdist; the pair fails instead.
+        by_name: dict[str, list[Path]] = {}
+        for path in self.scenario_files():
+            by_name.setdefault(path.stem, []).append(path)
+        self.config.stash[PLUGIN_STATE].counts["scenarios"] += len(by_name)
+        for name, paths in by_name.items():
+            clash = tuple(paths[1:])
+            items.append(
+                ScenarioItem.from_parent(
+                    self, name=f"scenario[{name}]", scenario=paths[0], clash=clash
+                )
+            )
+            live = LiveItem.from_parent(self, name=f"live[{name}]", scenario=paths[0], clash=clash)
             live.add_marker("live")
             items.append(live)
         return items
@@ -481,6 +566,8 @@ def _render_failure(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseExcepti
         return str(error)
     if isinstance(error, OodaError):
         return reporting.format_error(error, root=item.config.rootpath)
+    if isinstance(error, Warning) and type(error).__module__.startswith("pytest_ooda."):
+        return reporting.format_warning_error(error, root=item.config.rootpath)
     # A bug, not a user mistake: show the traceback from our code onwards only.
     package = str(Path(__file__).parent)
     for index, entry in enumerate(excinfo.traceback):
@@ -538,10 +625,15 @@ class ConfigItem(OodaItem):
         errors = [finding for finding in findings if finding.severity == "error"]
         for finding in findings:
             if finding.severity == "warning":
-                warnings.warn(lint.LintWarning(finding.format(relative_to=root)), stacklevel=1)
+                reporting.warn_at(
+                    lint.LintWarning(finding.format(relative_to=root)),
+                    finding.file,
+                    finding.line,
+                    root=root,
+                )
         if node.loaded.declared and node.procedure is node.loaded.declared[0]:
             for text in node.loaded.config.warnings:
-                warnings.warn(lint.LintWarning(text), stacklevel=1)
+                reporting.warn_at(lint.LintWarning(text), root=root)
         if errors:
             raise ItemFailure(reporting.format_findings(errors, root=root))
 
@@ -583,8 +675,16 @@ class PromptItem(pytest.Function):
         return site / safe_name(self.procedure_node.name) / f"{self.phase}.md"
 
     def runtest(self) -> None:
-        mapped = self.compose()
         snapshot = self.funcargs.get("snapshot")
+        try:
+            mapped = self.compose()
+        except Exception as error:
+            if snapshot is not None:
+                self._keep_snapshot(snapshot)
+            if isinstance(error, OodaError):
+                phases = PHASES if self.phase == "assembled" else (self.phase,)
+                raise locate_compose_error(error, self.procedure_node.procedure, phases) from None
+            raise
         if snapshot is None:
             recorded = _read_text(self.snapshot_path())
             if recorded == mapped.text:
@@ -611,6 +711,19 @@ class PromptItem(pytest.Function):
             )
         )
 
+    def _keep_snapshot(self, snapshot: Any) -> None:
+        """Mark the stored snapshot as used without changing it.
+
+        syrupy counts a snapshot no assertion touched as unused, and
+        ``--snapshot-update`` deletes unused snapshots: a fragment that fails to load
+        would otherwise cost the user the prompt it is meant to be compared with.
+        """
+        recorded = _read_text(self.snapshot_path())
+        if recorded is not None:
+            assertion = snapshot.use_extension(PromptSnapshotExtension)
+            # Equal by construction, so nothing is written and nothing fails here.
+            assertion == recorded  # noqa: B015
+
     @property
     def procedure_node(self) -> ProcedureNode:
         return _procedure_node(self)
@@ -625,6 +738,37 @@ class PromptItem(pytest.Function):
         return _render_failure(self, excinfo) or super().repr_failure(excinfo)
 
 
+def locate_compose_error(
+    error: OodaError, procedure: Procedure, phases: Iterable[str] = PHASES
+) -> OodaError:
+    """Give an unlocated composition error the YAML location of the fragment behind it.
+
+    A fragment file that vanished or broke after collection fails at read time, where
+    only its path is known; the action that names it knows its line in the config.
+    """
+    if error.file is not None:
+        return error
+    from pytest_ooda.compose import render_action
+
+    actions = procedure.phases()
+    for phase in phases:
+        for action in actions.get(phase, ()):
+            try:
+                render_action(action)
+            except OodaError:
+                location = action.location
+                if location.file is None:
+                    return error
+                error.file = str(location.file)
+                error.line = location.line
+                error.column = location.column
+                return error
+            except Exception:
+                # Another kind of failure: the original error is the better report.
+                return error
+    return error
+
+
 def _read_text(path: Path) -> str | None:
     try:
         with open(path, encoding="utf-8", newline="") as handle:
@@ -636,26 +780,41 @@ def _read_text(path: Path) -> str | None:
 class ScenarioItem(OodaItem):
     """A scenario replayed through the real loop runner to its expected outcome."""
 
-    def __init__(self, *, scenario: Path, **kwargs: Any) -> None:
+    def __init__(self, *, scenario: Path, clash: tuple[Path, ...] = (), **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.scenario_path = scenario
+        self.clash = clash
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.scenario_path, 0, f"{self.procedure_node.name}::{self.name}"
 
+    def check_unique(self) -> None:
+        if not self.clash:
+            return
+        names = ", ".join(path.name for path in (self.scenario_path, *self.clash))
+        raise ScenarioError(
+            f"more than one scenario file is named {self.scenario_path.stem!r}: {names}",
+            file=str(self.clash[0]),
+            hint="scenario names must be unique per procedure; rename or remove one",
+        )
+
     def runtest(self) -> None:
         from pytest_ooda import live
 
+        self.check_unique()
         node = self.procedure_node
         settings = self.config.stash[PLUGIN_STATE].settings
-        live.replay(
-            node.loaded.config,
-            node.procedure.name,
-            self.scenario_path,
-            drift=settings.drift,
-            root=self.config.rootpath,
-            empty_dir=self.config.stash[PLUGIN_STATE].empty_dir(),
-        )
+        try:
+            live.replay(
+                node.loaded.config,
+                node.procedure.name,
+                self.scenario_path,
+                drift=settings.drift,
+                root=self.config.rootpath,
+                empty_dir=self.config.stash[PLUGIN_STATE].empty_dir(),
+            )
+        except OodaError as error:
+            raise locate_compose_error(error, node.procedure) from None
 
 
 class LiveItem(ScenarioItem):
@@ -664,6 +823,7 @@ class LiveItem(ScenarioItem):
     def runtest(self) -> None:
         from pytest_ooda import live
 
+        self.check_unique()
         node = self.procedure_node
         state = self.config.stash[PLUGIN_STATE]
         try:
@@ -679,6 +839,8 @@ class LiveItem(ScenarioItem):
         except live.NoAICommandError as missing:
             # Reported at the scenario, not at the line inside the plugin that noticed.
             raise pytest.skip.Exception(str(missing), _use_item_location=True) from None
+        except OodaError as error:
+            raise locate_compose_error(error, node.procedure) from None
         self.user_properties.append((reporting.LIVE_PROPERTY, summary.as_dict(self.nodeid)))
         summary.raise_for_outcome()
 

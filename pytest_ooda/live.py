@@ -12,18 +12,18 @@ from __future__ import annotations
 
 import os
 import tempfile
-import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda import reporting
-from pytest_ooda.errors import ScenarioError
+from pytest_ooda.errors import ConfigError, ScenarioError
 from pytest_ooda.fixtures import copy_workspace, git_init
 from pytest_ooda.redact import Redactor
 from pytest_ooda.reporting import ItemFailure
 
 if TYPE_CHECKING:
+    from pytest_ooda.backends.replay import ReplayBackend
     from pytest_ooda.collect import PluginSettings
     from pytest_ooda.config import Config
     from pytest_ooda.loop import LoopResult
@@ -68,24 +68,49 @@ def load_for(procedure: str, path: Path) -> Scenario:
     return scenario
 
 
-def workspace_of(scenario: Scenario) -> Path | None:
-    """The scenario's workspace directory; a located ``ScenarioError`` when it is missing."""
+def _workspace_line(scenario: Scenario) -> int | None:
+    if scenario.path is None:
+        return None
+    text = scenario.path.read_text(encoding="utf-8", errors="replace")
+    for number, content in enumerate(text.splitlines(), start=1):
+        if content.startswith("workspace:"):
+            return number
+    return None
+
+
+def workspace_of(scenario: Scenario, *, root: Path | None = None) -> Path | None:
+    """The scenario's workspace directory; a located ``ScenarioError`` when it is missing,
+    or when it lies outside ``root`` (the rootdir) while the scenario lies inside.
+
+    The containment check is on the path as written (``..`` and absolute paths), so a
+    fixture reached through a symbolic link stays usable; a scenario committed with
+    ``workspace: ../../..`` would copy whatever happens to sit above the checkout.
+    """
     directory = scenario.workspace_dir()
-    if directory is None or directory.is_dir():
+    if directory is None or scenario.workspace is None:
+        return None
+    line = _workspace_line(scenario)
+    where: dict[str, Any] = {
+        "file": str(scenario.path) if scenario.path is not None else None,
+        "line": line,
+        "column": 1 if line is not None else None,
+    }
+    if root is not None and scenario.path is not None:
+        written = Path(os.path.normpath(scenario.path.parent.absolute() / scenario.workspace))
+        inside = Path(os.path.normpath(scenario.path.absolute())).is_relative_to(root)
+        if inside and not written.is_relative_to(root):
+            raise ScenarioError(
+                f"workspace {scenario.workspace!r} is outside the project ({written})",
+                hint="keep scenario workspaces inside the rootdir, relative to the "
+                "scenario file",
+                **where,
+            )
+    if directory.is_dir():
         return directory
-    line = None
-    if scenario.path is not None:
-        text = scenario.path.read_text(encoding="utf-8", errors="replace")
-        for number, content in enumerate(text.splitlines(), start=1):
-            if content.startswith("workspace:"):
-                line = number
-                break
     raise ScenarioError(
         f"workspace directory not found: {scenario.workspace} (resolved to {directory})",
-        file=str(scenario.path) if scenario.path is not None else None,
-        line=line,
-        column=1 if line is not None else None,
         hint="workspace is relative to the scenario file's directory",
+        **where,
     )
 
 
@@ -150,6 +175,21 @@ def _touches_files(scenario: Scenario) -> bool:
     )
 
 
+def _replay(
+    config: Config, scenario: Scenario, workdir: Path, backend: ReplayBackend
+) -> LoopResult:
+    """Run the replay; a step the backend refuses is reported at that iteration's line."""
+    try:
+        return _run(config, scenario, workdir, backend=backend)
+    except ScenarioError as error:
+        if error.file is None and scenario.path is not None and scenario.iterations:
+            index = min(max(backend.served - 1, 0), len(scenario.iterations) - 1)
+            error.message = f"iterations[{index}]: {error.message}"
+            error.file = str(scenario.path)
+            error.line = scenario.iterations[index].line
+        raise
+
+
 def replay(
     config: Config,
     procedure: str,
@@ -174,14 +214,16 @@ def replay(
             hint=f"record it: pytest -m live -k {path.stem!r} --ooda-record-mode=once "
             "(with --ooda-ai-cmd or --ooda-ai-cmd-alias), or write iterations by hand",
         )
+    backend = scenario.replay_backend(sleep=False)
     if empty_dir is not None and not _touches_files(scenario):
-        result = _run(config, scenario, empty_dir, backend=scenario.replay_backend(sleep=False))
+        result = _replay(config, scenario, empty_dir, backend)
         problems = scenario.check(result, empty_dir)
         drifts = check_drift(scenario, result, config, cwd=empty_dir) if drift != "ignore" else []
     else:
+        workspace = workspace_of(scenario, root=root)
         with tempfile.TemporaryDirectory(prefix="ooda-replay-") as tmp:
-            workdir = copy_workspace(workspace_of(scenario), Path(tmp) / "workspace")
-            result = _run(config, scenario, workdir, backend=scenario.replay_backend(sleep=False))
+            workdir = copy_workspace(workspace, Path(tmp) / "workspace")
+            result = _replay(config, scenario, workdir, backend)
             problems = scenario.check(result, workdir)
             drifts = (
                 check_drift(scenario, result, config, cwd=workdir) if drift != "ignore" else []
@@ -192,7 +234,10 @@ def replay(
             _failure_text(scenario, result, problems, failing_drifts, root=root, mode="replay")
         )
     for found in drifts:
-        warnings.warn(DriftWarning(f"scenario {scenario.label}: {found.describe()}"), stacklevel=1)
+        reporting.warn_at(
+            DriftWarning(f"scenario {scenario.label}: {found.describe()}"),
+            path,
+        )
 
 
 # --------------------------------------------------------------------------- live
@@ -256,9 +301,15 @@ def resolve_ai(
     from pytest_ooda.config import resolve_run_settings
 
     ai_cmd, alias = settings.ai_cmd, settings.ai_cmd_alias
-    run = resolve_run_settings(
-        config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias, require_ai=False
-    )
+    try:
+        run = resolve_run_settings(
+            config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias, require_ai=False
+        )
+    except ConfigError as error:
+        # The library names `ooda run`'s flags; here the values came from pytest's.
+        if error.message.startswith("--ai-cmd"):
+            error.message = "--ooda-" + error.message[2:]
+        raise
     if run.ai_cmd is not None or run.ai_api is not None:
         return ai_cmd, alias
     workspace = _workspace_config(settings, collected)
@@ -313,7 +364,9 @@ def run_live(
     recorder = Recorder(scenario, settings.record_mode, env=os.environ)
     outcome = LiveOutcome(scenario=scenario.label)
     with tempfile.TemporaryDirectory(prefix="ooda-live-") as tmp:
-        workdir = copy_workspace(workspace_of(scenario), Path(tmp) / "workspace")
+        workdir = copy_workspace(
+            workspace_of(scenario, root=settings.rootpath), Path(tmp) / "workspace"
+        )
         git_init(workdir)
         wanted = recorder.wanted(drifted=_drifted(config, scenario, workdir))
         # Watching costs a stat walk per iteration: only when the run may be written.
@@ -337,20 +390,20 @@ def run_live(
         outcome.output_tokens = usage.output_tokens
         outcome.cost = usage.cost
     if wanted and read_only:
-        warnings.warn(
+        reporting.warn_at(
             RecordingWarning(
                 f"scenario {scenario.label}: not recorded, {path} belongs to the installed "
                 "package (copy the scenario into your project to record it)"
             ),
-            stacklevel=1,
+            path,
         )
     elif wanted:
         written = recorder.commit(result, problems)
         if written is not None:
             outcome.recorded = reporting.display_path(written, settings.rootpath)
             for note in recorder.warnings:
-                warnings.warn(
-                    RecordingWarning(f"scenario {scenario.label}: {note}"), stacklevel=1
+                reporting.warn_at(
+                    RecordingWarning(f"scenario {scenario.label}: {note}"), written
                 )
     outcome.problems = problems
     if problems:

@@ -8,6 +8,7 @@ reads a traceback into the plugin for a mistake in their YAML.
 from __future__ import annotations
 
 import re
+import warnings
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -60,7 +61,8 @@ def count_nodeids(nodeids: Iterable[str]) -> tuple[int, int, int]:
     scenarios: set[tuple[str, str, str]] = set()
     files: set[str] = set()
     for nodeid in nodeids:
-        parts = nodeid.split("::")
+        # At most three parts: a scenario file's name may itself contain "::".
+        parts = nodeid.split("::", 2)
         if not parts[0].endswith((".yml", ".yaml")):
             continue
         if len(parts) == 2 and parts[1] == "config":
@@ -114,6 +116,49 @@ class XdistReporting:
         reporter = node.config.pluginmanager.get_plugin("terminalreporter")
         if line and reporter is not None:
             reporter.write_line(line)
+
+
+# --------------------------------------------------------------------------- warnings
+
+_LOCATED = re.compile(r"(?P<file>[^\n]+?):(?P<line>\d+)(?::\d+)?: ")
+
+
+def warn_at(
+    warning: Warning,
+    file: str | Path | None = None,
+    line: int | None = None,
+    *,
+    root: Path | None = None,
+) -> None:
+    """Issue ``warning`` located at the user's file, not at the plugin line that noticed.
+
+    pytest's warnings summary then names the YAML file and quotes its line; without a
+    file the location is read from a leading ``file:line:`` in the message (relative
+    paths are relative to ``root``). The file is passed on absolute because the quoted
+    line comes from ``linecache``, which would mix up equal relative names.
+    """
+    if file is None:
+        match = _LOCATED.match(str(warning))
+        if match is not None:
+            file, line = match.group("file"), int(match.group("line"))
+    if file is None:
+        warnings.warn(warning, stacklevel=3)
+        return
+    warnings.warn_explicit(warning, type(warning), str(_absolute(str(file), root)), line or 1)
+
+
+def format_warning_error(warning: Warning, *, root: Path | None = None) -> str:
+    """One of our warnings that ``-W error`` / ``filterwarnings`` turned into a failure."""
+    lines = [
+        f"{type(warning).__name__} (an error under -W / filterwarnings): {warning}",
+    ]
+    match = _LOCATED.match(str(warning))
+    if match is not None:
+        excerpt = file_excerpt(_absolute(match.group("file"), root), int(match.group("line")))
+        if excerpt:
+            lines.append("")
+            lines.extend(excerpt)
+    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- errors

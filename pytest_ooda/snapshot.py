@@ -13,6 +13,7 @@ import difflib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import pytest
 from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
@@ -141,14 +142,23 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         if isinstance(getattr(test_location.item, "ooda_snapshot_dir", None), Path):
             return [p for p in sorted(root.glob("*/*.md")) if p.stem in PROMPT_PHASES]
         config_dir = root.parent
+        loaded = _loaded_config_files(test_location)
         found: list[Path] = []
         for stem_dir in sorted(root.iterdir()):
             if not stem_dir.is_dir():
                 continue
-            reserved = stem_dir.name == "ooda-builtin" and not any(
-                (config_dir / f"ooda-builtin{suffix}").exists() for suffix in (".yml", ".yaml")
-            )
-            if reserved:
+            owners = [
+                config_dir / f"{stem_dir.name}{suffix}" for suffix in (".yml", ".yaml")
+            ]
+            existing = [owner for owner in owners if owner.exists()]
+            if stem_dir.name == "ooda-builtin" and not existing:
+                continue
+            # A config file that is still there but did not load (or was not collected,
+            # e.g. --ignore) has items nobody ran: its snapshots are not unused, and
+            # --snapshot-update must not delete them. A deleted config file's are.
+            if existing and loaded is not None and not any(
+                owner.resolve() in loaded for owner in existing
+            ):
                 continue
             found.extend(p for p in sorted(stem_dir.glob("*/*.md")) if p.stem in PROMPT_PHASES)
         return found
@@ -223,6 +233,22 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         if not isinstance(data, str):
             raise TypeError(f"prompt snapshots are text, got {type(data).__name__}")
         return data
+
+
+def _loaded_config_files(test_location: PyTestLocation) -> set[Path] | None:
+    """Config files this session collected and loaded (``None``: not known here)."""
+    from pytest_ooda.collect import PLUGIN_STATE
+
+    item = getattr(test_location, "item", None)
+    config = getattr(item, "config", None)
+    if config is None:
+        return None
+    if not isinstance(config, pytest.Config):
+        return None
+    state = config.stash.get(PLUGIN_STATE, None)
+    if state is None:
+        return None
+    return state.collected_files - state.broken_files
 
 
 # -- explaining a mismatch ----------------------------------------------------------------

@@ -54,13 +54,23 @@ def test_warning_finding_is_a_pytest_warning_with_the_rule_id(project: Project) 
     result.stdout.fnmatch_lines(
         ["*LintWarning: ooda-config.yml:*: OODA203 warning: procedure greet: decide[[]0]:*"]
     )
+    # Located at the YAML line (the summary quotes it), not at the plugin's warn() call.
+    result.stdout.fnmatch_lines(["  */ooda-config.yml:*: LintWarning: *", "    - path: *"])
+    assert "pytest_ooda/" not in result.stdout.str()
 
 
 def test_warnings_can_be_made_errors_or_filtered_like_any_warning(project: Project) -> None:
     project.write("ooda-config.yml", UNUSED_PARAMETER)
     strict = config_item(project, "-W", "error::pytest_ooda.lint.LintWarning")
     strict.assert_outcomes(failed=1)
-    strict.stdout.fnmatch_lines(["*OODA203*"])
+    strict.stdout.fnmatch_lines(
+        [
+            "LintWarning (an error under -W / filterwarnings): ooda-config.yml:*OODA203*",
+            "",
+            "*>*| *- path: *",
+        ]
+    )
+    assert "pytest_ooda/" not in strict.stdout.str()
     project.write(
         "pytest.ini",
         "[pytest]\nfilterwarnings =\n    ignore:.*OODA203:pytest_ooda.lint.LintWarning\n",
@@ -219,3 +229,10 @@ def test_bad_severity_override_is_a_usage_error(project: Project) -> None:
     result = project.run("--ooda-lint-severity", "OODA999=error")
     assert result.ret == 4  # pytest's usage-error exit code
     result.stderr.fnmatch_lines(["*--ooda-lint-severity: unknown lint rule 'OODA999'*"])
+
+
+def test_bad_ini_severity_names_the_ini_key(project: Project) -> None:
+    project.write("pytest.ini", "[pytest]\nooda_lint_severity = OODA203\n")
+    result = project.run()
+    assert result.ret == 4
+    result.stderr.fnmatch_lines(["ERROR: ini option ooda_lint_severity: expected RULE=*"])

@@ -116,3 +116,18 @@ def test_live_output_streams_with_s(project: Project) -> None:
     )
     loud.assert_outcomes(passed=1, deselected=7)
     assert "streamed-marker" in loud.stdout.str()
+
+
+def test_unusable_command_is_a_usage_error(project: Project) -> None:
+    for value, message in (("'unclosed", "cannot split*No closing quotation"), ("", "*empty")):
+        result = project.run("--ooda-ai-cmd", value, "--collect-only")
+        assert result.ret == 4
+        result.stderr.fnmatch_lines([f"ERROR: --ooda-ai-cmd: {message}"])
+
+
+def test_unknown_alias_fails_naming_the_pytest_option(project: Project) -> None:
+    project.scenario("s", SCENARIO)
+    result = project.run("-m", "live", "--ooda-ai-cmd-alias", "nosuch")
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(["--ooda-ai-cmd-alias: unknown AI command alias 'nosuch'"])
+    assert "pytest_ooda/" not in result.stdout.str()

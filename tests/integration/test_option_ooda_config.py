@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pytest
+
 if TYPE_CHECKING:
     from ooda_project import Project
 
@@ -45,9 +47,23 @@ def test_ini_path_is_relative_to_the_ini_file(project: Project) -> None:
     result.stdout.fnmatch_lines(["conf/rooda-config.yml::legacy::config"])
 
 
-def test_missing_named_file_fails_the_fixture_with_a_clear_error(project: Project) -> None:
+def test_missing_named_file_is_a_usage_error(project: Project) -> None:
+    # Collecting nothing would pass silently: a mistyped path must be said out loud.
     project.pytester.makepyfile(test_cfg="def test_cfg(ooda_config):\n    pass\n")
     result = project.run("--ooda-config", "nope.yml", "test_cfg.py")
-    result.assert_outcomes(errors=1)
-    result.stdout.fnmatch_lines(["config file not found: */nope.yml", "*short test summary*"])
-    assert "pytest_ooda/" not in result.stdout.str()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --ooda-config: config file not found: */nope.yml"])
+    assert "Traceback" not in result.stderr.str() + result.stdout.str()
+
+
+def test_directory_or_missing_ini_path_is_a_usage_error(project: Project) -> None:
+    project.write("conf/keep.md", "not a config\n")
+    result = project.run("--ooda-config", "conf")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: --ooda-config: not a file: */conf"])
+    project.write("pytest.ini", "[pytest]\nooda_config = conf/gone.yml\n")
+    result = project.run()
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(
+        ["ERROR: ini option ooda_config: config file not found: */conf/gone.yml"]
+    )

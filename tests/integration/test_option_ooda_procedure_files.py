@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pytest
+
 if TYPE_CHECKING:
     from ooda_project import Project
 
@@ -34,3 +36,15 @@ def test_double_star_spans_directories(project: Project) -> None:
     result.stdout.fnmatch_lines(
         ["agents/a/b/wave.yml::wave::config", "ooda-config.yml::greet::config"], consecutive=False
     )
+
+
+def test_glob_outside_the_rootdir_is_a_usage_error(project: Project) -> None:
+    # An absolute or ``..`` glob can never match a path relative to the rootdir, so
+    # the session would silently collect nothing.
+    for glob in ("../shared/*.yml", "/etc/*.yml"):
+        project.write("pytest.ini", f"[pytest]\nooda_procedure_files = {glob}\n")
+        result = project.run("--collect-only", "-q")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        result.stderr.fnmatch_lines(
+            [f"ERROR: ini option ooda_procedure_files: '{glob}' can never match*"]
+        )

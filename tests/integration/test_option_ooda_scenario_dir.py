@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+import pytest
+
 if TYPE_CHECKING:
     from ooda_project import Project
 
@@ -29,3 +31,14 @@ def test_ini_moves_the_root(project: Project) -> None:
     result.assert_outcomes(passed=1, deselected=7)
     result.stdout.fnmatch_lines(["*ooda: 1 procedure, 1 scenario in 1 config file*"])
     assert "near" not in project.run("--collect-only", "-q").stdout.str()
+
+
+def test_missing_directory_is_a_usage_error(project: Project) -> None:
+    project.write("pytest.ini", "[pytest]\nooda_scenario_dir = qa\n")
+    result = project.run("--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: ini option ooda_scenario_dir: *not found: */qa"])
+    project.write("qa", "a file, not a directory\n")
+    result = project.run("--collect-only", "-q")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["ERROR: ini option ooda_scenario_dir: not a directory: */qa"])

@@ -197,3 +197,61 @@ def test_unrecorded_scenario_says_how_to_record_it(project: Project) -> None:
             "  record it: pytest -m live -k 'case' --ooda-record-mode=once*",
         ]
     )
+
+
+def test_workspace_outside_the_project_is_a_located_failure(project: Project) -> None:
+    # The check is on the path as written: ``..`` out of the rootdir, or an absolute path.
+    for workspace in ("../../..", "/tmp"):
+        result = run_scenario(project, f"workspace: {workspace}\n" + TWO_STEPS)
+        result.assert_outcomes(failed=1, deselected=7)
+        result.stdout.fnmatch_lines(
+            [
+                f"scenarios/greet/case.yml:2:1: workspace '{workspace}' is outside the "
+                "project (*)",
+                "  keep scenario workspaces inside the rootdir*",
+                "*",
+                f"  > 2 | workspace: {workspace}",
+            ]
+        )
+
+
+def test_workspace_elsewhere_in_the_project_is_fine(project: Project) -> None:
+    project.write("fixtures/repo/README.md", "Hello\n")
+    body = "workspace: ../../fixtures/repo\nexpect: {files: {README.md: {contains: Hello}}}\n"
+    run_scenario(project, body + TWO_STEPS).assert_outcomes(passed=1, deselected=7)
+
+
+def test_replayed_file_change_outside_the_workspace_is_located(project: Project) -> None:
+    body = (
+        "iterations:\n"
+        "  - output: Greeted Ann.\n"
+        "  - output: <promise>SUCCESS</promise>\n"
+        "    files: {../escaped.txt: nope}\n"
+    )
+    result = run_scenario(project, body)
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "scenarios/greet/case.yml:4: iterations[[]1]: replayed file change "
+            "'../escaped.txt' points outside the workspace",
+            "*",
+            "  > 4 |   - output: <promise>SUCCESS</promise>",
+        ]
+    )
+    assert "pytest_ooda/" not in result.stdout.str()
+
+
+def test_two_files_with_one_scenario_name_fail_instead_of_clashing(project: Project) -> None:
+    project.scenario("case", "procedure: greet\n" + TWO_STEPS)
+    project.write("scenarios/greet/case.yaml", "procedure: greet\n" + TWO_STEPS)
+    result = project.run("-v", "-m", "live or not live", "-k", "case")
+    # One item per kind and name, so node ids stay unique (-k, --lf and xdist rely on it).
+    result.stdout.fnmatch_lines(["*collected 8 items*"])
+    result.assert_outcomes(failed=2)
+    result.stdout.fnmatch_lines(
+        [
+            "scenarios/greet/case.yml: more than one scenario file is named 'case': "
+            "case.yaml, case.yml",
+            "  scenario names must be unique per procedure; rename or remove one",
+        ]
+    )

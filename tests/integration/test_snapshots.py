@@ -208,3 +208,60 @@ def test_other_markdown_in_the_snapshot_directory_is_left_alone(project: Project
     result = project.run("--snapshot-update")
     assert "deleted" not in result.stdout.str()
     assert notes.is_file()
+
+
+# A fragment that disappears after collection (a checkout, a generator, a mistake).
+VANISHING_FRAGMENT = """
+import os
+
+def pytest_collection_finish(session):
+    os.remove("prompts/observe.md")
+"""
+
+
+def test_fragment_failing_at_run_time_is_located_and_keeps_its_snapshot(
+    project: Project,
+) -> None:
+    project.run("--snapshot-update")
+    stored = (project.path / SNAPSHOTS / "observe.md").read_text()
+    project.write("conftest.py", VANISHING_FRAGMENT)
+    result = project.run("--snapshot-update", "-k", "prompt")
+    result.assert_outcomes(failed=2, passed=3, deselected=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ greet::prompt[[]observe] _*",
+            "ooda-config.yml:7:9: *prompts/observe.md*",
+            "  > 7 |       - path: prompts/observe.md",
+        ]
+    )
+    assert "pytest_ooda/" not in result.stdout.str()
+    # The failing items' snapshots are neither reported unused nor deleted.
+    assert "Deleted" not in result.stdout.str()
+    assert "unused" not in result.stdout.str()
+    assert (project.path / SNAPSHOTS / "observe.md").read_text() == stored
+    assert (project.path / SNAPSHOTS / "assembled.md").is_file()
+
+
+def test_a_broken_config_file_keeps_its_snapshots(project: Project) -> None:
+    wave = (
+        "procedures:\n  wave:\n    act:\n"
+        '      - content: "Wave. <promise>SUCCESS</promise> or <promise>FAILURE</promise>"\n'
+    )
+    project.write("procedures/a.yml", wave)
+    project.write("procedures/b.yml", wave.replace("wave", "bow"))
+    project.run("--snapshot-update").assert_outcomes(passed=18)
+    stored = project.path / "procedures/__snapshots__/b/bow/act.md"
+    assert stored.is_file()
+
+    project.write("procedures/b.yml", "procedures: [\n")
+    for args in ((), ("--snapshot-update",)):
+        result = project.run(*args)
+        result.assert_outcomes(failed=1, passed=12)
+        result.stdout.fnmatch_lines(["procedures/b.yml:2:1: invalid YAML*"])
+        assert "unused" not in result.stdout.str()
+        assert stored.is_file()
+    # Deleting the file, by contrast, leaves snapshots that are really unused.
+    (project.path / "procedures/b.yml").unlink()
+    result = project.run("--snapshot-update")
+    result.stdout.fnmatch_lines(["*5 unused snapshots deleted.*"])
+    assert not stored.exists()

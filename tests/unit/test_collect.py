@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import fnmatch
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,8 @@ def test_glob(glob: str, path: str, matches: bool) -> None:
 
 
 def test_settings_match_files_under_the_rootdir(tmp_path: Path) -> None:
+    (tmp_path / "sub/conf").mkdir(parents=True)
+    (tmp_path / "sub/conf/x.yml").write_text("{}")
     settings = PluginSettings.from_values(
         {"procedure_files": ("procedures/*.yml",), "config": "conf/x.yml"},
         rootpath=tmp_path,
@@ -41,12 +44,13 @@ def test_settings_match_files_under_the_rootdir(tmp_path: Path) -> None:
     assert settings.matches(tmp_path / "procedures/a.yml")
     assert not settings.matches(tmp_path / "procedures/a.txt")
     assert not settings.matches(Path("/elsewhere/procedures/a.yml"))
-    (tmp_path / "sub/conf").mkdir(parents=True)
-    (tmp_path / "sub/conf/x.yml").write_text("{}")
     assert settings.matches(tmp_path / "sub/conf/x.yml")
 
 
 def test_ini_paths_are_relative_to_the_ini_file(tmp_path: Path) -> None:
+    (tmp_path / "cfg/conf").mkdir(parents=True)
+    (tmp_path / "cfg/conf/x.yml").write_text("{}")
+    (tmp_path / "cfg/qa").mkdir()
     settings = PluginSettings.from_values(
         {"config": "conf/x.yml", "scenario_dir": "qa"},
         rootpath=tmp_path / "root",
@@ -70,3 +74,27 @@ def test_ini_paths_are_relative_to_the_ini_file(tmp_path: Path) -> None:
 )
 def test_mentions_live(expr: str, expected: bool) -> None:
     assert _mentions_live(expr) is expected
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"config": "missing.yml"}, "ini option ooda_config: config file not found: *missing.yml"),
+        ({"config": "."}, "ini option ooda_config: not a file: *"),
+        ({"scenario_dir": "qa"}, "ini option ooda_scenario_dir: scenario directory not found: *qa"),
+        ({"procedure_files": ("../x/*.yml",)}, "ini option ooda_procedure_files: '../x/*.yml'*"),
+        ({"procedure_files": ("/x/*.yml",)}, "ini option ooda_procedure_files: '/x/*.yml'*"),
+        ({"ai_cmd": "a 'b"}, "ini option ooda_ai_cmd: cannot split*"),
+        ({"ai_cmd": "  "}, "ini option ooda_ai_cmd: the AI command is empty"),
+        ({"lint_severity": ("X",)}, "ini option ooda_lint_severity: expected RULE=SEVERITY*"),
+    ],
+)
+def test_unusable_values_are_usage_errors_naming_their_source(
+    tmp_path: Path, values: dict[str, object], message: str
+) -> None:
+    sources = {name: "ini" for name in values}
+    with pytest.raises(pytest.UsageError) as raised:
+        PluginSettings.from_values(
+            values, rootpath=tmp_path, inipath=tmp_path / "pytest.ini", sources=sources
+        )
+    assert fnmatch.fnmatchcase(str(raised.value).splitlines()[0], message), str(raised.value)
