@@ -8,6 +8,7 @@ error (bad options), 2 configuration error (any ``OodaError``), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -501,6 +502,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``ooda`` console script; returns the exit code."""
+    # Started with stdout or stderr closed (`ooda show build >&-`), Python leaves them
+    # None; write into the void rather than fail on it.
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -510,6 +517,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "func", None) is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    try:
+        os.getcwd()
+    except OSError as exc:
+        print(
+            f"ooda: error: cannot use the current directory: {exc.strerror or exc} "
+            "(was it deleted?)",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG
     try:
         return int(args.func(args))
     except UsageError as exc:

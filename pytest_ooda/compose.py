@@ -246,10 +246,26 @@ def _context_blocks(context: Sequence[str], cwd: Path | None) -> list[str]:
             except OSError:
                 text = None
         if text is not None:
-            blocks.append(f"Source: {value}\n\n{text.strip()}")
+            blocks.append(f"Source: {_valid_text(value)}\n\n{text.strip()}")
         else:
-            blocks.append(value.strip())
+            blocks.append(_valid_text(value).strip())
     return blocks
+
+
+def _valid_text(value: str) -> str:
+    """``value`` with undecodable command-line bytes replaced by U+FFFD.
+
+    Python hands argv bytes that are not UTF-8 over as lone surrogates; they cannot be
+    encoded for the AI's stdin, a recording or a terminal.
+    """
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        try:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "replace").decode("utf-8")
+    return value
 
 
 def assemble_prompt_mapped(

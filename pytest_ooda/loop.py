@@ -406,9 +406,21 @@ def make_backend(settings: RunSettings) -> Backend:
     raise BackendError("no AI backend configured")
 
 
-def _stdout_stream(chunk: bytes) -> None:
-    sys.stdout.buffer.write(chunk)
-    sys.stdout.buffer.flush()
+class _StdoutStream:
+    """Copies AI output to stdout. A closed or vanished stdout (``| head``, ``>&-``)
+    ends the copying, not the iteration: the output is still captured."""
+
+    def __init__(self) -> None:
+        self.broken = False
+
+    def __call__(self, chunk: bytes) -> None:
+        if self.broken:
+            return
+        try:
+            sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.flush()
+        except (OSError, ValueError, AttributeError):
+            self.broken = True
 
 
 def run_procedure(
@@ -466,7 +478,7 @@ def run_procedure(
     buffer = max_output_buffer if max_output_buffer is not None else settings.max_output_buffer
     show = settings.show_ai_output if show_ai_output is None else show_ai_output
     if stream is None and show:
-        stream = _stdout_stream
+        stream = _StdoutStream()
     cwd = Path(workdir) if workdir is not None else Path.cwd()
     context = tuple(context)
 

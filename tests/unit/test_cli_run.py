@@ -399,3 +399,58 @@ def test_log_level_from_config_and_environment(
     monkeypatch.setenv("OODA_LOOP_LOG_LEVEL", "info")
     assert main(["run", "build", "--ai-cmd", cmd]) == 0
     assert capsys.readouterr().err.startswith("Starting loop procedure=build")
+
+
+def test_context_that_is_not_utf8_does_not_crash_the_run(workspace: Path) -> None:
+    prompt_file = workspace / "prompt.txt"
+    cmd = agent_cmd(workspace, {**SUCCESS, "record_prompt": str(prompt_file)})
+    args = [sys.executable, "-m", "pytest_ooda", "run", "build", "--ai-cmd", cmd, "-q"]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OODA_LOOP_")}
+    env.update(OODA_CONFIG_HOME=str(workspace / "config-home"), PYTHONPATH=str(ROOT))
+    proc = subprocess.run(
+        [os.fsencode(a) for a in args] + [b"--context", b"caf\xe9"],
+        cwd=workspace,
+        env=env,
+        capture_output=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"Traceback" not in proc.stderr
+    assert "caf\ufffd" in prompt_file.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    "args", [["show", "build"], ["run", "build", "--dry-run"], ["run", "build", "--verbose"]]
+)
+def test_closed_stdout_is_not_a_traceback(workspace: Path, args: list[str]) -> None:
+    cmd = agent_cmd(workspace, SUCCESS)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OODA_LOOP_")}
+    env.update(OODA_CONFIG_HOME=str(workspace / "config-home"), PYTHONPATH=str(ROOT))
+    extra = ["--ai-cmd", cmd] if args[0] == "run" else []
+    full = [sys.executable, "-m", "pytest_ooda", *args, *extra]
+    proc = subprocess.run(
+        ["sh", "-c", 'exec "$@" >&-', "sh", *full],
+        cwd=workspace,
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_deleted_working_directory(
+    workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def gone() -> str:
+        raise FileNotFoundError(2, "No such file or directory")
+
+    monkeypatch.setattr(os, "getcwd", gone)
+    assert main(["list"]) == 2
+    assert capsys.readouterr().err == (
+        "ooda: error: cannot use the current directory: No such file or directory "
+        "(was it deleted?)\n"
+    )

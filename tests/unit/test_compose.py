@@ -382,3 +382,14 @@ def test_unreadable_fragment_error_names_the_config_entry(tmp_path: Path) -> Non
         "(byte 0xe9 at offset 3)\n"
         f"  used by procedure p: act[1] at {tmp_path}/ooda-config.yml:5:9"
     )
+
+
+def test_undecodable_context_from_the_command_line_is_replaced(
+    proc: Procedure, tmp_path: Path
+) -> None:
+    # argv bytes that are not UTF-8 reach Python as lone surrogates (PEP 383).
+    name = b"ctx\xff.md".decode("utf-8", "surrogateescape")
+    (tmp_path / name).write_text("from the file")
+    text = assemble_prompt(proc, context=["caf\udce9", name, "lone \ud800"], cwd=tmp_path)
+    text.encode("utf-8")  # would raise with a surrogate left in
+    assert "\ncaf\ufffd\n\nSource: ctx\ufffd.md\n\nfrom the file\n\nlone ?\n" in text

@@ -612,3 +612,12 @@ def test_backend_that_cannot_start_is_warned_about_once(config: Config, tmp_path
         f"Loop aborted: AI backend could not be started: AI command is not executable: {tmp_path}"
         "\n  make it executable (chmod +x) or run it through its interpreter"
     ]
+
+
+def test_streaming_to_a_vanished_stdout_keeps_capturing(
+    config: Config, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "stdout", None)
+    result = run(config, tmp_path, SUCCESS, max_iterations=1, show_ai_output=True)
+    result.assert_status("success", iterations=1)
+    assert result.outputs == [SUCCESS["print"]]
