@@ -686,14 +686,18 @@ class PromptItem(pytest.Function):
                 raise locate_compose_error(error, self.procedure_node.procedure, phases) from None
             raise
         if snapshot is None:
-            recorded = _read_text(self.snapshot_path())
+            recorded = _read_text(self.snapshot_path(), self.config.rootpath)
             if recorded == mapped.text:
                 return
         else:
             assertion = snapshot.use_extension(PromptSnapshotExtension)  # type: ignore[attr-defined]
             if assertion == mapped.text:
                 return
-            recorded = assertion.executions[assertion.num_executions - 1].recalled_data
+            execution = assertion.executions[assertion.num_executions - 1]
+            if execution.exception is not None and execution.recalled_data is None:
+                # syrupy swallows a failed read and would look like "no snapshot yet".
+                _read_text(self.snapshot_path(), self.config.rootpath)
+            recorded = execution.recalled_data
         raise ItemFailure(
             reporting.format_prompt_mismatch(
                 procedure=self.procedure_node.name,
@@ -718,7 +722,10 @@ class PromptItem(pytest.Function):
         ``--snapshot-update`` deletes unused snapshots: a fragment that fails to load
         would otherwise cost the user the prompt it is meant to be compared with.
         """
-        recorded = _read_text(self.snapshot_path())
+        try:
+            recorded = _read_text(self.snapshot_path())
+        except ItemFailure:
+            return
         if recorded is not None:
             assertion = snapshot.use_extension(PromptSnapshotExtension)
             # Equal by construction, so nothing is written and nothing fails here.
@@ -769,12 +776,17 @@ def locate_compose_error(
     return error
 
 
-def _read_text(path: Path) -> str | None:
+def _read_text(path: Path, root: Path | None = None) -> str | None:
+    """A stored snapshot (``None`` when there is none); ``ItemFailure`` when unreadable."""
+    from pytest_ooda.snapshot import read_prompt_snapshot
+
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        return None
+        return read_prompt_snapshot(path)
+    except OSError as exc:
+        raise ItemFailure(
+            f"cannot read the snapshot {reporting.display_path(path, root)}: "
+            f"{exc.strerror or exc}\n  remove or fix it, then run `pytest --snapshot-update`"
+        ) from None
 
 
 class ScenarioItem(OodaItem):

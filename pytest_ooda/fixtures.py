@@ -7,18 +7,19 @@ in a ``conftest.py`` by defining a fixture of the same name.
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import shutil
 import subprocess
 from collections import deque
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from pytest_ooda.errors import BackendError
+from pytest_ooda.errors import BackendError, OodaError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
     from pathlib import Path
     from types import TracebackType
 
@@ -29,6 +30,35 @@ if TYPE_CHECKING:
     from pytest_ooda.backends.replay import ReplayBackend, ScriptItem
     from pytest_ooda.config import Config
     from pytest_ooda.loop import LoopResult
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _raised_at_caller(
+    *kinds: type[Exception],
+) -> Callable[[Callable[_P, _R]], Callable[_P, _R]]:
+    """Report ``kinds`` (a user's mistake) at the line of the test that made it.
+
+    The exception keeps its message but loses the frames inside the plugin and the
+    library, and pytest hides the wrapper (``__tracebackhide__``): a typo in a procedure
+    name reads as one ``E ConfigError: unknown procedure …`` under the user's own line.
+    """
+    caught = kinds or (OodaError,)
+
+    def decorate(function: Callable[_P, _R]) -> Callable[_P, _R]:
+        @functools.wraps(function)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+            __tracebackhide__ = True
+            try:
+                return function(*args, **kwargs)
+            except caught as error:
+                raise error.with_traceback(None) from None
+
+        return wrapper
+
+    return decorate
+
 
 _GIT_IDENTITY = {
     "GIT_AUTHOR_NAME": "pytest-ooda",
@@ -86,6 +116,7 @@ class WorkspaceFactory:
         self._factory = tmp_path_factory
         self._base = base
 
+    @_raised_at_caller()
     def __call__(self, src: str | Path | None = None, *, git: bool = True) -> Path:
         target = self._factory.mktemp("ooda-workspace")
         source = None if src is None else (self._base / src)
@@ -114,6 +145,7 @@ class Runner:
         self.ai_cmd_alias = ai_cmd_alias
         self.workdir = workdir
 
+    @_raised_at_caller()
     def run(
         self,
         procedure: str,
@@ -151,6 +183,7 @@ class Runner:
 class ScriptFactory:
     """``ooda_script([...])`` → a replay backend serving the given steps in order."""
 
+    @_raised_at_caller(TypeError)
     def __call__(self, items: Sequence[ScriptItem], *, name: str = "script") -> ReplayBackend:
         from pytest_ooda.backends.replay import script
 
@@ -205,6 +238,7 @@ class HttpAIStub:
         self.mock.stop()
         self.mock.reset()
 
+    @_raised_at_caller()
     def url_for(self, provider: str, base_url: str | None = None) -> str:
         from pytest_ooda.backends.http import PROVIDERS
 
@@ -222,6 +256,7 @@ class HttpAIStub:
             self.mock.add_callback(self._post, url, callback=self._serve)
         return queue
 
+    @_raised_at_caller()
     def reply(
         self,
         text: str,
@@ -248,6 +283,7 @@ class HttpAIStub:
         self._queue(self.url_for(provider, base_url)).append((200, body))
         return self
 
+    @_raised_at_caller()
     def fail(
         self,
         status: int,

@@ -62,6 +62,21 @@ def split_nodeid(nodeid: str) -> tuple[str, str] | None:
     return parts[-2], phase
 
 
+def read_prompt_snapshot(path: Path) -> str | None:
+    """A stored prompt, or ``None`` when there is none.
+
+    ``newline=""`` keeps ``"\r\n"`` in a prompt distinguishable from ``"\n"``. Bytes
+    that are not UTF-8 become U+FFFD: such a file can only be a corrupted snapshot, which
+    then fails with a diff and is rewritten by ``--snapshot-update``. Other ``OSError``s
+    (a directory in the way, no permission) propagate.
+    """
+    try:
+        with open(path, encoding="utf-8", errors="replace", newline="") as handle:
+            return handle.read()
+    except FileNotFoundError:
+        return None
+
+
 class PromptSnapshotExtension(SingleFileSnapshotExtension):
     """Stores one composed prompt per file as plain Markdown, written atomically."""
 
@@ -192,12 +207,7 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
     def read_snapshot_data_from_location(
         self, *, snapshot_location: str, snapshot_name: str, session_id: str
     ) -> SerializableData | None:
-        try:
-            # newline="" keeps "\r\n" in a prompt distinguishable from "\n".
-            with open(snapshot_location, encoding="utf-8", newline="") as handle:
-                return handle.read()
-        except FileNotFoundError:
-            return None
+        return read_prompt_snapshot(Path(snapshot_location))
 
     @classmethod
     def write_snapshot_collection(

@@ -137,3 +137,43 @@ def test_runner_uses_the_ai_cmd_option(project: Project) -> None:
     )
     project.run("test_cmd.py", "--ooda-ai-cmd", ai_cmd).assert_outcomes(passed=1)
     assert "Procedure: Greet" in (project.path / "fake-ai/prompts.log").read_text()
+
+
+def test_misuse_is_reported_at_the_test_line_without_plugin_frames(project: Project) -> None:
+    project.pytester.makepyfile(
+        test_misuse="""
+        def test_unknown_procedure(ooda_runner, ooda_script):
+            ooda_runner.run("gret", ai=ooda_script(["x"]))
+
+        def test_bad_step(ooda_script):
+            ooda_script([42])
+
+        def test_too_few_steps(ooda_runner, ooda_script):
+            ooda_runner.run("greet", ai=ooda_script(["x"]), max_iterations=3)
+
+        def test_missing_workspace(ooda_workspace):
+            ooda_workspace("nope")
+
+        def test_unknown_provider(ooda_http_ai):
+            ooda_http_ai.reply("x", provider="gemini")
+        """
+    )
+    result = project.run("test_misuse.py")
+    result.assert_outcomes(failed=5)
+    result.stdout.fnmatch_lines(
+        [
+            '>       ooda_runner.run("gret", ai=ooda_script(["x"]))',
+            "E       pytest_ooda.errors.ConfigError: unknown procedure 'gret'",
+            "E         did you mean 'greet'?",
+            "*",
+            "E       TypeError: script step 1: expected an output string*got int",
+            "*",
+            "E       pytest_ooda.errors.ScenarioError: scenario 'script' has 1 iteration, loop "
+            "asked for a 2nd",
+            "*",
+            "E       pytest_ooda.errors.BackendError: workspace directory not found: */nope",
+            "*",
+            "E       pytest_ooda.errors.BackendError: unknown provider 'gemini'",
+        ]
+    )
+    assert "pytest_ooda/" not in result.stdout.str()

@@ -265,3 +265,27 @@ def test_a_broken_config_file_keeps_its_snapshots(project: Project) -> None:
     result = project.run("--snapshot-update")
     result.stdout.fnmatch_lines(["*5 unused snapshots deleted.*"])
     assert not stored.exists()
+
+
+def test_unreadable_snapshot_says_so_and_update_replaces_a_corrupt_one(project: Project) -> None:
+    project.run("--snapshot-update")
+    snapshots = project.path / SNAPSHOTS
+    (snapshots / "observe.md").write_bytes(b"\xff\xfe not text\n")
+    (snapshots / "orient.md").unlink()
+    (snapshots / "orient.md").mkdir()
+    for args in ((), ("-p", "no:syrupy")):
+        result = project.run("-k", "prompt and (observe or orient)", *args)
+        result.assert_outcomes(failed=2, deselected=4)
+        result.stdout.fnmatch_lines(
+            [
+                "procedure greet: the observe phase differs from its snapshot *",
+                "*-\ufffd\ufffd not text",
+                "*",
+                f"cannot read the snapshot {SNAPSHOTS}/orient.md: Is a directory",
+                "  remove or fix it, then run `pytest --snapshot-update`",
+            ]
+        )
+    result = project.run("--snapshot-update", "-k", "prompt")
+    result.assert_outcomes(failed=1, passed=4, deselected=1)
+    assert (snapshots / "observe.md").read_text().startswith("Look around the room.")
+    assert (snapshots / "orient.md").is_dir()  # never removed behind the user's back
