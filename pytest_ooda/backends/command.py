@@ -112,9 +112,11 @@ def resolve_executable(
                 f"AI command is not executable: {candidate}",
                 hint="make it executable (chmod +x) or run it through its interpreter",
             )
+        _check_program(candidate, search)
         return str(candidate)
     found = shutil.which(name, path=search)
     if found is not None:
+        _check_program(Path(found), search)
         return found
     dirs = [d for d in search.split(os.pathsep) if d]
     for directory in dirs:
@@ -128,6 +130,54 @@ def resolve_executable(
     raise BackendError(
         f"AI command not found: {name!r}",
         hint=f"searched PATH:\n    {listing}",
+    )
+
+
+_ELF_MAGIC = b"\x7fELF"
+
+
+def _check_program(path: Path, search: str) -> None:
+    """Catch what exec() would report confusingly: a script whose ``#!`` interpreter is
+    missing fails with "No such file or directory" although the script exists, and a
+    text file without a ``#!`` line fails with "Exec format error"."""
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(256)
+    except OSError:
+        return  # exec will say why; nothing clearer to add
+    if head.startswith(b"#!"):
+        words = head[2:].split(b"\n", 1)[0].decode("utf-8", "replace").split()
+        if not words:
+            raise BackendError(f"AI command {path} has an empty #! line")
+        interpreter = words[0]
+        if os.path.isabs(interpreter) and not (
+            os.path.isfile(interpreter) and os.access(interpreter, os.X_OK)
+        ):
+            raise BackendError(
+                f"AI command {path}: its #! interpreter {interpreter} was not found",
+                hint="fix the script's first line, or run it through an installed interpreter",
+            )
+        if (
+            os.path.basename(interpreter) == "env"
+            and len(words) == 2
+            and not words[1].startswith("-")
+            and "=" not in words[1]
+            and shutil.which(words[1], path=search) is None
+        ):
+            raise BackendError(
+                f"AI command {path}: its #! line runs {words[1]!r}, which is not on PATH",
+                hint="install it, or fix the script's first line",
+            )
+        return
+    if head.startswith(_ELF_MAGIC) or b"\0" in head:
+        return
+    try:
+        head.decode("utf-8")
+    except UnicodeDecodeError:
+        return  # some other binary format; leave the verdict to exec
+    raise BackendError(
+        f"AI command {path} is a text file without a #! line",
+        hint="add one such as #!/bin/sh, or run it through its interpreter",
     )
 
 

@@ -306,3 +306,36 @@ def test_unstartable_file_is_a_backend_error(tmp_path: Path) -> None:
     junk.chmod(0o755)
     with pytest.raises(BackendError, match=r"cannot start AI command '\./agent\.bin': Exec format"):
         run(CommandBackend(["./agent.bin"]), tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("#!/nonexistent/python3\nprint(1)\n", "#! interpreter /nonexistent/python3 was not found"),
+        ("#!/usr/bin/env no-such-ai-9\n", "runs 'no-such-ai-9', which is not on PATH"),
+        ("echo hi\n", "is a text file without a #! line"),
+        ("", "is a text file without a #! line"),
+        ("#!\n", "has an empty #! line"),
+    ],
+)
+def test_scripts_exec_would_refuse_are_explained(
+    tmp_path: Path, text: str, expected: str
+) -> None:
+    script = tmp_path / "ai"
+    script.write_text(text)
+    script.chmod(0o755)
+    with pytest.raises(BackendError) as info:
+        resolve_executable(["./ai"], workdir=tmp_path)
+    assert expected in info.value.message
+    # The run reports the same instead of exec's "No such file or directory".
+    with pytest.raises(BackendError) as info:
+        run(CommandBackend(["./ai"]), tmp_path)
+    assert expected in info.value.message
+
+
+def test_env_with_options_and_binaries_are_left_to_exec(tmp_path: Path) -> None:
+    script = tmp_path / "ai"
+    script.write_text("#!/usr/bin/env -S sh -e\necho ok\n")
+    script.chmod(0o755)
+    assert resolve_executable(["./ai"], workdir=tmp_path) == str(script)
+    assert resolve_executable([sys.executable], workdir=tmp_path) == sys.executable
