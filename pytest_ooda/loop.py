@@ -360,11 +360,14 @@ def _of(number: int, limit: int | None) -> str:
 
 
 class _Interrupted(BaseException):
-    """Raised from our SIGINT/SIGTERM handler so it unwinds through a backend's wait."""
+    """Raised from our SIGINT/SIGTERM/SIGHUP handler so it unwinds through a backend's wait."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
         self.signum = signum
+
+
+_INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 
 
 @contextlib.contextmanager
@@ -382,7 +385,9 @@ def _interrupt_handlers(enabled: bool) -> Iterator[None]:
             fired = True
             raise _Interrupted(signum)
 
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    # SIGHUP too: the AI runs in its own session, so a closed terminal would otherwise
+    # end the runner and leave the agent working unattended.
+    previous = {sig: signal.signal(sig, handler) for sig in _INTERRUPT_SIGNALS}
     try:
         yield
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -339,3 +340,36 @@ def test_env_with_options_and_binaries_are_left_to_exec(tmp_path: Path) -> None:
     script.chmod(0o755)
     assert resolve_executable(["./ai"], workdir=tmp_path) == str(script)
     assert resolve_executable([sys.executable], workdir=tmp_path) == sys.executable
+
+
+_DAEMON = """
+import os, sys, time
+sys.stdin.read()
+print("<promise>SUCCESS</promise>", flush=True)
+if os.fork() == 0:
+    os.setsid()  # leaves the process group the runner kills
+    with open(sys.argv[1], "w") as fh:
+        fh.write(str(os.getpid()))
+    time.sleep(60)
+    os._exit(0)
+"""
+
+
+def test_daemon_that_left_the_group_holding_stdout_does_not_hang_the_run(
+    tmp_path: Path,
+) -> None:
+    pidfile = tmp_path / "daemon.pid"
+    backend = CommandBackend([sys.executable, "-c", _DAEMON, str(pidfile)], drain_grace=0.3)
+    started = time.monotonic()
+    try:
+        result = run(backend, tmp_path)
+        assert time.monotonic() - started < 10
+        assert result.exit_code == 0
+        assert result.output == "<promise>SUCCESS</promise>\n"
+    finally:
+        deadline = time.monotonic() + 5
+        while not pidfile.exists() and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if pidfile.exists() and pidfile.read_text():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(int(pidfile.read_text()), signal.SIGKILL)

@@ -279,7 +279,7 @@ def _group_alive(pgid: int) -> bool:
     return False
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP])
 def test_signal_to_ooda_run_mid_iteration(workspace: Path, signum: int) -> None:
     pidfile = workspace / "agent.pid"
     step = {"pidfile": str(pidfile), "grandchild": 60, "print": "thinking\n", "sleep": 60}
