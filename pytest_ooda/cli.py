@@ -14,7 +14,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from pytest_ooda import __version__
-from pytest_ooda.config import PHASES, Config, load_config, resolve_run_settings
+from pytest_ooda.config import (
+    PHASES,
+    Config,
+    check_config_file,
+    load_config,
+    resolve_run_settings,
+)
 from pytest_ooda.errors import OodaError
 
 if TYPE_CHECKING:
@@ -266,6 +272,8 @@ def _cmd_lint(args: argparse.Namespace) -> int:
         lint.parse_rule_list(args.ignore, source="--ignore")
     except OodaError as exc:
         raise UsageError(str(exc)) from None
+    if args.config is not None:
+        check_config_file(args.config)
     report = lint.lint_path(
         args.config,
         builtin=args.builtin,

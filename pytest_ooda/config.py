@@ -1152,20 +1152,29 @@ def _load_config(
         if global_path is not None and _config_file(global_path, "global config"):
             layers.append(_parse_file(global_path.absolute(), "global"))
     if config_file is not None:
-        explicit = Path(config_file)
-        if not explicit.is_absolute():
-            explicit = base / explicit
-        if _config_file(explicit, "config file") is None:
-            raise ConfigError(
-                f"config file not found: {config_file}"
-                + (f" (resolved to {explicit})" if str(explicit) != str(config_file) else "")
-            )
+        explicit = check_config_file(config_file, cwd=base)
         layers.append(_parse_file(explicit.absolute(), "workspace"))
     else:
         workspace = base / CONFIG_FILENAME
         if _config_file(workspace, "workspace config"):
             layers.append(_parse_file(workspace.absolute(), "workspace"))
     return _merge(layers, _env_layer(environ), _override_layer(overrides or {}))
+
+
+def check_config_file(config_file: str | Path, *, cwd: Path | None = None) -> Path:
+    """The path of an explicitly named config file (``--config``), which must be a file.
+
+    ``ConfigError`` when it is missing, a directory, or cannot be examined.
+    """
+    explicit = Path(config_file)
+    if not explicit.is_absolute():
+        explicit = (Path.cwd() if cwd is None else cwd) / explicit
+    if _config_file(explicit, "config file") is None:
+        raise ConfigError(
+            f"config file not found: {config_file}"
+            + (f" (resolved to {explicit})" if str(explicit) != str(config_file) else "")
+        )
+    return explicit
 
 
 def load_config_file(path: str | Path) -> Config:

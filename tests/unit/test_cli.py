@@ -224,3 +224,15 @@ def test_list_without_procedures(
     monkeypatch.setattr(fragments, "builtin_root", lambda: workspace / "no-builtins")
     (workspace / "ooda-config.yml").write_text("loop: {}\n")
     assert run(capsys, "list") == (0, "no procedures defined\n", "")
+
+
+@pytest.mark.parametrize("command", ["list", "lint", "show build"])
+def test_config_option_naming_a_directory(
+    workspace: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    (workspace / "confdir").mkdir()
+    code, _, err = run(capsys, *command.split(), "--config", "confdir")
+    assert code == 2
+    assert err == (
+        "ooda: error: config file confdir is a directory\n  give the path of a YAML file\n"
+    )
