@@ -8,8 +8,11 @@ error (bad options), 2 configuration error (any ``OodaError``), 130 interrupted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -21,10 +24,12 @@ from pytest_ooda.config import (
     load_config,
     resolve_run_settings,
 )
-from pytest_ooda.errors import OodaError
+from pytest_ooda.errors import OodaError, ScenarioError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+    from pytest_ooda.backends import Backend
 
 # Subcommands in the order `ooda --help` lists them. Adding one: define
 # `_add_<name>_parser` and `_cmd_<name>` below and append the name here.
@@ -354,6 +359,11 @@ def _add_run_parser(subparsers: Any) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    with contextlib.ExitStack() as stack:
+        return _run(args, stack)
+
+
+def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     import logging
 
     from pytest_ooda import loop, scenario
@@ -389,7 +399,22 @@ def _cmd_run(args: argparse.Namespace) -> int:
         require_ai=replay is None,
     )
     workdir = Path.cwd()
-    backend = replay.replay_backend() if replay is not None else loop.make_backend(settings)
+    if replay is not None:
+        # A recording's file changes (deletions included) must never land in the user's
+        # tree: they go to a scratch copy of the scenario's workspace, as in pytest.
+        scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="ooda-replay-"))
+        replay_files = Path(scratch)
+        source = replay.workspace_dir()
+        if source is not None:
+            if not source.is_dir():
+                raise ScenarioError(
+                    f"scenario workspace not found: {replay.workspace} (resolved to {source})",
+                    file=str(replay.path),
+                )
+            shutil.copytree(source, replay_files, dirs_exist_ok=True, symlinks=True)
+        backend: Backend = replay.replay_backend(files_dir=replay_files)
+    else:
+        backend = loop.make_backend(settings)
     if args.dry_run:
         executable: str | None = None
         if replay is None and settings.ai_cmd is not None:
@@ -475,7 +500,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     if replay is not None:
         for drift in scenario.check_drift(replay, result, config, cwd=workdir):
             print(f"warning: {drift.describe()}", file=sys.stderr)
-        for problem in replay.check(result, workdir):
+        for problem in replay.check(result, replay_files):
             print(f"warning: scenario expectation not met: {problem}", file=sys.stderr)
     if recorder is not None:
         written = recorder.commit(result, recorder.scenario.check(result, workdir))

@@ -234,13 +234,17 @@ class Scenario:
         """``procedure/name`` as used in messages."""
         return f"{self.procedure}/{self.name}"
 
-    def replay_backend(self, *, sleep: bool = True) -> ReplayBackend:
-        """A backend serving the recorded iterations; running out names this scenario."""
+    def replay_backend(self, *, sleep: bool = True, files_dir: Path | None = None) -> ReplayBackend:
+        """A backend serving the recorded iterations; running out names this scenario.
+
+        Recorded file changes go to ``files_dir`` (default: the run's working directory).
+        """
         return ReplayBackend(
             [it.to_step() for it in self.iterations],
             name=self.label,
             file=self.path,
             sleep=sleep,
+            files_dir=files_dir,
         )
 
     def workspace_dir(self) -> Path | None:

@@ -81,7 +81,8 @@ class ReplayBackend:
     """Serves ``steps`` one per call; ``prompts`` collects what the loop sent.
 
     ``name`` and ``file`` identify the scenario in the error raised when the loop asks for
-    more iterations than there are steps.
+    more iterations than there are steps. Recorded file changes are applied to
+    ``files_dir`` when given, else to the run's ``workdir``.
     """
 
     def __init__(
@@ -91,11 +92,13 @@ class ReplayBackend:
         name: str = "script",
         file: str | Path | None = None,
         sleep: bool = True,
+        files_dir: Path | None = None,
     ) -> None:
         self.steps = list(steps)
         self.name = name
         self.file = file
         self.sleep = sleep
+        self.files_dir = files_dir
         self.prompts: list[str] = []
 
     def __repr__(self) -> str:
@@ -131,7 +134,7 @@ class ReplayBackend:
         if step.delay and self.sleep:
             time.sleep(step.delay if timeout is None else min(step.delay, timeout))
         if step.files:
-            _apply_files(workdir, step.files)
+            _apply_files(self.files_dir if self.files_dir is not None else workdir, step.files)
         data = step.output.encode("utf-8")
         if stream is not None and data:
             stream(data)

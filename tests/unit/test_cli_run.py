@@ -454,3 +454,38 @@ def test_deleted_working_directory(
         "ooda: error: cannot use the current directory: No such file or directory "
         "(was it deleted?)\n"
     )
+
+
+def test_replay_never_touches_the_working_tree(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "important.txt").write_text("keep me")
+    (workspace / "fixture").mkdir()
+    (workspace / "fixture" / "seed.txt").write_text("from the workspace")
+    (workspace / "s.yml").write_text(
+        "procedure: build\n"
+        "workspace: fixture\n"
+        "expect:\n"
+        "  status: success\n"
+        "  files:\n"
+        "    important.txt: absent\n"
+        "    seed.txt: {contains: from the workspace}\n"
+        "    new.txt: {contains: hello}\n"
+        "iterations:\n"
+        "  - output: <promise>SUCCESS</promise>\n"
+        "    files: {important.txt: null, new.txt: hello}\n"
+    )
+    assert main(["run", "build", "--replay", "s.yml", "-q"]) == 0
+    err = capsys.readouterr().err
+    assert "expectation not met" not in err
+    assert (workspace / "important.txt").read_text() == "keep me"
+    assert not (workspace / "new.txt").exists()
+    assert sorted(p.name for p in (workspace / "fixture").iterdir()) == ["seed.txt"]
+
+
+def test_replay_with_missing_workspace(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "s.yml").write_text("procedure: build\nworkspace: nowhere\niterations: []\n")
+    assert main(["run", "build", "--replay", "s.yml"]) == 2
+    assert "s.yml: scenario workspace not found: nowhere" in capsys.readouterr().err
