@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -447,7 +448,13 @@ def read_text_file(
     """Read a UTF-8 text file with the size cap and located decoding errors."""
     name = str(display if display is not None else path)
     try:
-        size = os.stat(path).st_size
+        info = os.stat(path)
+        if stat.S_ISDIR(info.st_mode):
+            raise error(f"cannot read {what}: it is a directory", file=name)
+        if not stat.S_ISREG(info.st_mode):
+            # A FIFO or a device would block or never end; no config or scenario is one.
+            raise error(f"cannot read {what}: not a regular file", file=name)
+        size = info.st_size
         if size > max_bytes:
             raise error(
                 f"{what} is too large: {size} bytes (limit {max_bytes} bytes)",

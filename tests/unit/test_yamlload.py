@@ -266,3 +266,16 @@ _config = st.fixed_dictionaries(
 def test_schema_shaped_documents_only_raise_ooda_errors(document: object) -> None:
     with contextlib.suppress(OodaError):
         load_config_text(yaml.safe_dump(document, allow_unicode=True))
+
+
+def test_fifo_and_directory_are_refused_without_blocking(tmp_path: Path) -> None:
+    import os
+
+    from pytest_ooda.errors import ScenarioError
+    from pytest_ooda.yamlload import read_text_file
+
+    os.mkfifo(tmp_path / "pipe.yml")
+    with pytest.raises(ScenarioError, match="cannot read scenario: not a regular file"):
+        read_text_file(tmp_path / "pipe.yml", error=ScenarioError, what="scenario")
+    with pytest.raises(OodaError, match="cannot read file: it is a directory"):
+        read_text_file(tmp_path)
