@@ -12,6 +12,7 @@ import contextlib
 import hashlib
 import logging
 import math
+import shutil
 import signal
 import sys
 import threading
@@ -757,7 +758,10 @@ class ConsoleReporter:
         self._iteration_started = time.monotonic()
         while not self._stop.wait(self.interval):
             with self._lock:
-                self.stream.write("\r\x1b[K" + self.progress_text())
+                # A line wider than the terminal wraps, and "\r" then clears only its last
+                # row: keep it to one row.
+                width = shutil.get_terminal_size().columns - 1
+                self.stream.write("\r\x1b[K" + self.progress_text()[: max(width, 20)])
                 self.stream.flush()
                 self._line_shown = True
 

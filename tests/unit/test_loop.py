@@ -621,3 +621,23 @@ def test_streaming_to_a_vanished_stdout_keeps_capturing(
     result = run(config, tmp_path, SUCCESS, max_iterations=1, show_ai_output=True)
     result.assert_status("success", iterations=1)
     assert result.outputs == [SUCCESS["print"]]
+
+
+def test_progress_line_fits_the_terminal_width(
+    config: Config, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import io
+
+    from pytest_ooda.backends.replay import ReplayStep
+    from pytest_ooda.loop import ConsoleReporter
+
+    monkeypatch.setenv("COLUMNS", "31")
+    stream = io.StringIO()
+    reporter = ConsoleReporter(stream, progress=True, interval=0.05)
+    backend = script([ReplayStep("<promise>SUCCESS</promise>", delay=0.3)])
+    run_procedure(config, "build", backend=backend, max_iterations=1, on_event=reporter)
+    reporter.close()
+    shown = [part for part in stream.getvalue().split("\r\x1b[K") if part.startswith("build:")]
+    assert shown
+    assert all(len(part.rstrip("\n")) <= 30 for part in shown)
+    assert shown[0] == "build: iteration 1/1 running 0"
