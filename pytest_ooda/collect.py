@@ -368,8 +368,12 @@ def load_collected(path: Path) -> LoadedFile:
     """
     from pytest_ooda.config import load_config
 
-    config = load_config(path, cwd=path.parent, env={}, builtin=True, global_config=False)
     target = path.resolve()
+    # The packaged built-ins merged over themselves are themselves: one parse, not two.
+    merge_builtins = target != builtin_config_path().resolve()
+    config = load_config(
+        path, cwd=path.parent, env={}, builtin=merge_builtins, global_config=False
+    )
     declared = tuple(
         procedure
         for procedure in config.procedures.values()

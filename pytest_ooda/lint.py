@@ -573,8 +573,6 @@ def _render(action: FragmentAction, label: str) -> str:
 
 def _lint_actions(out: _Collector, procedure: Procedure) -> tuple[bool, bool, bool]:
     """Per-action rules; returns (rendered cleanly, success guidance, failure guidance)."""
-    from pytest_ooda.gotemplate import referenced_params
-
     rendered_ok = True
     success = failure = False
     for phase, actions in procedure.phases().items():
@@ -613,8 +611,16 @@ def _lint_actions(out: _Collector, procedure: Procedure) -> tuple[bool, bool, bo
                 continue
             success = success or SUCCESS_SIGNAL in rendered
             failure = failure or FAILURE_SIGNAL in rendered
-            _lint_parameters(out, procedure, action, where, label, text, referenced_params)
+            _lint_parameters(out, procedure, action, where, label, text, _referenced_params)
     return rendered_ok, success, failure
+
+
+def _referenced_params(text: str) -> frozenset[str]:
+    # Imported on first use: the template engine (and Jinja2) costs a noticeable share
+    # of a pytest session whose procedures use no templated fragments.
+    from pytest_ooda.gotemplate import referenced_params
+
+    return referenced_params(text)
 
 
 def _lint_parameters(

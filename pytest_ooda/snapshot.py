@@ -10,6 +10,7 @@ explained by :func:`annotated_diff`, which names the fragment files behind each 
 from __future__ import annotations
 
 import difflib
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -39,8 +40,13 @@ PROMPT_PHASES = ("observe", "orient", "decide", "act", "assembled")
 _ITEM_PREFIX = "prompt["
 
 
+@functools.lru_cache(maxsize=4096)
 def safe_name(name: str) -> str:
-    """A procedure name as a directory name (syrupy's own filename sanitising)."""
+    """A procedure name as a directory name (syrupy's own filename sanitising).
+
+    Cached: syrupy's sanitiser looks up every character's Unicode category, and each
+    prompt item asks several times.
+    """
     return SingleFileSnapshotExtension._sanitize_filename(name) or "_"
 
 
