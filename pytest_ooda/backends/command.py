@@ -106,7 +106,10 @@ def resolve_executable(
     if os.sep in name:
         candidate = Path(name) if os.path.isabs(name) else workdir / name
         if not candidate.exists():
-            raise BackendError(f"AI command not found: {name!r} (looked for {candidate})")
+            raise BackendError(
+                f"AI command not found: {name!r} (looked for {candidate})",
+                hint=_shell_hint(name),
+            )
         if candidate.is_dir() or not os.access(candidate, os.X_OK):
             raise BackendError(
                 f"AI command is not executable: {candidate}",
@@ -127,10 +130,27 @@ def resolve_executable(
                 hint="make it executable (chmod +x) or run it through its interpreter",
             )
     listing = "\n    ".join(dirs) if dirs else "(PATH is empty)"
+    hint = f"searched PATH:\n    {listing}"
+    shell = _shell_hint(name)
     raise BackendError(
         f"AI command not found: {name!r}",
-        hint=f"searched PATH:\n    {listing}",
+        hint=f"{shell}\n  {hint}" if shell else hint,
     )
+
+
+def _shell_hint(name: str) -> str | None:
+    """What a shell would have done with ``name`` that we, running no shell, do not."""
+    if name.startswith("~"):
+        return (
+            "the command is not run through a shell, so ~ is not expanded; "
+            f"write the full path ({os.path.expanduser(name)})"
+        )
+    if "$" in name:
+        return (
+            "the command is not run through a shell, so $VARIABLES are not expanded; "
+            "write the value"
+        )
+    return None
 
 
 _ELF_MAGIC = b"\x7fELF"

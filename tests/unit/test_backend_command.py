@@ -373,3 +373,27 @@ def test_daemon_that_left_the_group_holding_stdout_does_not_hang_the_run(
         if pidfile.exists() and pidfile.read_text():
             with contextlib.suppress(ProcessLookupError):
                 os.kill(int(pidfile.read_text()), signal.SIGKILL)
+
+
+def test_tilde_is_not_expanded_and_the_error_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    with pytest.raises(BackendError) as info:
+        resolve_executable(["~/bin/claude", "-p"], workdir=tmp_path)
+    assert info.value.message == (
+        f"AI command not found: '~/bin/claude' (looked for {tmp_path}/~/bin/claude)"
+    )
+    assert info.value.hint == (
+        "the command is not run through a shell, so ~ is not expanded; "
+        f"write the full path ({tmp_path}/home/bin/claude)"
+    )
+
+
+def test_dollar_variables_are_not_expanded_and_the_error_says_so(tmp_path: Path) -> None:
+    with pytest.raises(BackendError) as info:
+        resolve_executable(["$AI_CLI"], workdir=tmp_path, env={"PATH": str(tmp_path)})
+    assert info.value.hint == (
+        "the command is not run through a shell, so $VARIABLES are not expanded; write the value"
+        f"\n  searched PATH:\n    {tmp_path}"
+    )
