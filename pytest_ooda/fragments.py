@@ -120,7 +120,10 @@ def resolve_fragment_path(path: str, base_dir: Path) -> Path:
                 f"fragment file is a broken symbolic link: {where}",
                 hint=f"it points to {os.readlink(resolved)}",
             ) from None
-        raise FragmentError(f"fragment file not found: {where}") from None
+        hint = None
+        if path != path.strip():
+            hint = f"the path has leading or trailing white space: {path!r}"
+        raise FragmentError(f"fragment file not found: {where}", hint=hint) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise FragmentError(f"fragment path is a symbolic link loop: {where}") from None

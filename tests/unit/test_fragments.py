@@ -161,3 +161,10 @@ def test_builtin_paths_outside_shipped_dirs_are_not_found(fake_root: Path) -> No
         resolve_fragment_path("builtin:observe/a.md", fake_root)
     assert info.value.hint is not None
     assert info.value.hint.startswith("did you mean 'builtin:fragments/observe/a.md'?")
+
+
+def test_stray_white_space_in_a_path_is_pointed_out(tmp_path: Path) -> None:
+    (tmp_path / "x.md").write_text("x")
+    with pytest.raises(FragmentError) as info:
+        resolve_fragment_path("x.md ", tmp_path)
+    assert info.value.hint == "the path has leading or trailing white space: 'x.md '"
