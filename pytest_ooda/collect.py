@@ -15,6 +15,7 @@ Session-wide settings and state live in ``config.stash[PLUGIN_STATE]``.
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 import shlex
@@ -425,6 +426,58 @@ def add_builtin_items(session: pytest.Session, items: list[pytest.Item]) -> None
         )
         node.read_only = True
     items.extend(session.genitems(node))
+
+
+class ScenarioWarning(UserWarning):
+    """Scenario files that no collected procedure picks up (a misspelt folder name)."""
+
+
+def warn_orphan_scenarios(config: pytest.Config, items: Iterable[pytest.Item]) -> None:
+    """Warn about ``<scenario root>/<name>/*.yml`` where no collected procedure is ``name``.
+
+    Such scenarios never run, so a typo in the folder name would pass silently. Only
+    checked when the whole tree was collected (no file or node id named on the command
+    line), and not for a root shared with a config file that failed to load, whose
+    procedures are unknown.
+    """
+    if any("::" in arg or Path(arg).is_file() for arg in config.args):
+        return
+    # Every xdist worker collects the same tree; one report is enough.
+    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0":
+        return
+    state = config.stash[PLUGIN_STATE]
+    declared: dict[Path, set[str]] = {}
+    for node in iter_procedure_nodes(items):
+        if node.file_node.read_only:
+            continue
+        declared.setdefault(node.scenario_dir().parent, set()).add(node.procedure.name)
+    broken_roots = {
+        state.settings.scenario_dir or path.parent / "scenarios" for path in state.broken_files
+    }
+    for root, names in declared.items():
+        if root in broken_roots or not root.is_dir():
+            continue
+        for folder in sorted(root.iterdir()):
+            if folder.name in names or folder.name.startswith(".") or not folder.is_dir():
+                continue
+            files = sorted(
+                path
+                for path in folder.iterdir()
+                if path.suffix in SCENARIO_SUFFIXES and path.is_file()
+            )
+            if not files:
+                continue
+            close = difflib.get_close_matches(folder.name, sorted(names), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            reporting.warn_at(
+                ScenarioWarning(
+                    f"{reporting.display_path(folder, config.rootpath)}/ holds "
+                    f"{len(files)} scenario file(s) that never run: no collected procedure "
+                    f"is named {folder.name!r}{hint}"
+                ),
+                files[0],
+                1,
+            )
 
 
 def _mentions_live(markexpr: str) -> bool:

@@ -143,6 +143,7 @@ def pytest_collection_modifyitems(
     # tryfirst: the built-ins must be in the list before -k/-m deselection and before
     # syrupy records the collected items.
     collect.add_builtin_items(session, items)
+    collect.warn_orphan_scenarios(config, items)
     collect.deselect_unrequested_live(config, items)
 
 

@@ -255,3 +255,19 @@ def test_two_files_with_one_scenario_name_fail_instead_of_clashing(project: Proj
             "  scenario names must be unique per procedure; rename or remove one",
         ]
     )
+
+
+def test_scenarios_under_a_misspelt_procedure_folder_are_reported(project: Project) -> None:
+    project.scenario("case", "procedure: greet\n" + TWO_STEPS, procedure="gret")
+    project.write("scenarios/fixtures/repo/README.md", "not a scenario folder\n")
+    result = project.run("-k", "not prompt")
+    result.assert_outcomes(passed=1, deselected=5, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*/scenarios/gret/case.yml:1: ScenarioWarning: scenarios/gret/ holds 1 scenario "
+            "file(s) that never run: no collected procedure is named 'gret' "
+            "(did you mean 'greet'?)",
+        ]
+    )
+    # Naming a file runs part of the tree: the folder may belong to what was left out.
+    assert "ScenarioWarning" not in project.run("ooda-config.yml").stdout.str()
