@@ -72,11 +72,18 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def note(text: str) -> None:
+    """A line for the person at the terminal, on stderr. Best effort: a closed or broken
+    stderr (`ooda run 2>&1 | head`) must not turn a run's exit code into a crash or 0."""
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=sys.stderr)
+
+
 def load_from_args(args: argparse.Namespace, **overrides: Any) -> Config:
     """Load the configuration for a command; prints config warnings to stderr."""
     config = load_config(getattr(args, "config", None), overrides=overrides or None)
     for warning in config.warnings:
-        print(f"warning: {warning}", file=sys.stderr)
+        note(f"warning: {warning}")
     return config
 
 
@@ -499,17 +506,17 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         quiet_logger.removeHandler(null)
     if replay is not None:
         for drift in scenario.check_drift(replay, result, config, cwd=workdir):
-            print(f"warning: {drift.describe()}", file=sys.stderr)
+            note(f"warning: {drift.describe()}")
         for problem in replay.check(result, replay_files):
-            print(f"warning: scenario expectation not met: {problem}", file=sys.stderr)
+            note(f"warning: scenario expectation not met: {problem}")
     if recorder is not None:
         written = recorder.commit(result, recorder.scenario.check(result, workdir))
         if written is not None:
-            for note in recorder.warnings:
-                print(f"warning: {note}", file=sys.stderr)
-            print(f"recorded {result.iterations} iteration(s) to {written}", file=sys.stderr)
+            for warning in recorder.warnings:
+                note(f"warning: {warning}")
+            note(f"recorded {result.iterations} iteration(s) to {written}")
         else:
-            print(f"warning: not recorded: {recorder.skipped_reason}", file=sys.stderr)
+            note(f"warning: not recorded: {recorder.skipped_reason}")
     return result.exit_code
 
 

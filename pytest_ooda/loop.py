@@ -691,6 +691,7 @@ class ConsoleReporter:
         self._last = "none yet"
         self._current: IterationStarted | None = None
         self._iteration_started = time.monotonic()
+        self._broken = False
 
     def __call__(self, event: LoopEvent) -> None:
         if isinstance(event, LoopStarted):
@@ -702,17 +703,17 @@ class ConsoleReporter:
             self._clear()
             if show:
                 prefix = "warning: " if event.level >= logging.WARNING else ""
-                self.stream.write(prefix + event.message() + "\n")
+                self._write(prefix + event.message() + "\n")
                 if self.verbose and isinstance(event, IterationFinished):
                     record = event.record
-                    self.stream.write("  " + record.summary() + "\n")
+                    self._write("  " + record.summary() + "\n")
                     if record.broken_pipe:
-                        self.stream.write(
+                        self._write(
                             "  the AI command exited before reading the whole prompt\n"
                         )
                     if record.error:
-                        self.stream.write(f"  error: {record.error}\n")
-            self.stream.flush()
+                        self._write(f"  error: {record.error}\n")
+            self._write("", flush=True)
         if isinstance(event, IterationFinished):
             reason = f" ({event.record.reason})" if event.record.reason else ""
             self._last = event.record.outcome + reason
@@ -723,9 +724,22 @@ class ConsoleReporter:
     def close(self) -> None:
         self._stop_ticker()
 
+    def _write(self, text: str, *, flush: bool = False) -> None:
+        # The log is a courtesy: a closed or broken stream (`ooda run 2>&1 | head`) must
+        # not end the run, or change its exit code.
+        if self._broken:
+            return
+        try:
+            if text:
+                self.stream.write(text)
+            if flush:
+                self.stream.flush()
+        except (OSError, ValueError):
+            self._broken = True
+
     def _clear(self) -> None:
         if self._line_shown:
-            self.stream.write("\r\x1b[K")
+            self._write("\r\x1b[K")
             self._line_shown = False
 
     def _start_ticker(self) -> None:
@@ -761,8 +775,8 @@ class ConsoleReporter:
                 # A line wider than the terminal wraps, and "\r" then clears only its last
                 # row: keep it to one row.
                 width = shutil.get_terminal_size().columns - 1
-                self.stream.write("\r\x1b[K" + self.progress_text()[: max(width, 20)])
-                self.stream.flush()
+                self._write("\r\x1b[K" + self.progress_text()[: max(width, 20)])
+                self._write("", flush=True)
                 self._line_shown = True
 
 

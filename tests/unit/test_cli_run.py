@@ -489,3 +489,21 @@ def test_replay_with_missing_workspace(
     (workspace / "s.yml").write_text("procedure: build\nworkspace: nowhere\niterations: []\n")
     assert main(["run", "build", "--replay", "s.yml"]) == 2
     assert "s.yml: scenario workspace not found: nowhere" in capsys.readouterr().err
+
+
+def test_closed_stderr_pipe_keeps_the_run_exit_code(workspace: Path) -> None:
+    # Slow enough that the log is still being written after the reader hangs up.
+    cmd = agent_cmd(workspace, {"print": "nope\n", "sleep": 0.3, "exit": 1})
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OODA_LOOP_")}
+    env.update(OODA_CONFIG_HOME=str(workspace / "config-home"), PYTHONPATH=str(ROOT))
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pytest_ooda", "run", "build", "--ai-cmd", cmd, "-n", "3"],
+        cwd=workspace,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stderr is not None
+    proc.stderr.readline()  # like `| head -1`: read the first log line, then hang up
+    proc.stderr.close()
+    assert proc.wait(timeout=60) == 1  # aborted after three failures, not 0

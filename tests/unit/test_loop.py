@@ -641,3 +641,24 @@ def test_progress_line_fits_the_terminal_width(
     assert shown
     assert all(len(part.rstrip("\n")) <= 30 for part in shown)
     assert shown[0] == "build: iteration 1/1 running 0"
+
+
+def test_console_reporter_on_a_broken_stream_does_not_end_the_run(config: Config) -> None:
+    from pytest_ooda.loop import ConsoleReporter
+
+    class Closed:
+        writes = 0
+
+        def write(self, text: str) -> int:
+            Closed.writes += 1
+            raise BrokenPipeError(32, "Broken pipe")
+
+        def flush(self) -> None:
+            raise BrokenPipeError(32, "Broken pipe")
+
+    reporter = ConsoleReporter(Closed(), progress=False)
+    result = run_procedure(
+        config, "build", backend=script([("x", 1)] * 3), max_iterations=5, on_event=reporter
+    )
+    result.assert_status("aborted", iterations=3)
+    assert Closed.writes == 1  # gave up after the first failure
