@@ -176,9 +176,11 @@ def _touches_files(scenario: Scenario) -> bool:
 
 
 def _replay(
-    config: Config, scenario: Scenario, workdir: Path, backend: ReplayBackend
+    config: Config, scenario: Scenario, workdir: Path, backend: ReplayBackend, root: Path
 ) -> LoopResult:
-    """Run the replay; a step the backend refuses is reported at that iteration's line."""
+    """Run the replay; a step the backend refuses is reported at that iteration's line,
+    and running out of iterations with the table of those that were served."""
+    index = 0
     try:
         return _run(config, scenario, workdir, backend=backend)
     except ScenarioError as error:
@@ -187,7 +189,26 @@ def _replay(
             error.message = f"iterations[{index}]: {error.message}"
             error.file = str(scenario.path)
             error.line = scenario.iterations[index].line
+            raise
+        if scenario.iterations and backend.served == len(scenario.iterations):
+            served = [(it.output, it.exit_code) for it in scenario.iterations]
+            raise ItemFailure(
+                "\n".join(
+                    [reporting.format_error(error, root=root), "", *reporting.served_table(served)]
+                )
+            ) from None
         raise
+    except UnicodeEncodeError as exc:
+        # A YAML escape such as "\ud800" yields half a surrogate pair, not a character.
+        if scenario.iterations:
+            index = min(max(backend.served - 1, 0), len(scenario.iterations) - 1)
+        raise ScenarioError(
+            f"iterations[{index}]: the text holds {exc.object[exc.start : exc.end]!r}, "
+            "which is not a character (a lone surrogate)",
+            file=str(scenario.path) if scenario.path is not None else None,
+            line=scenario.iterations[index].line if scenario.iterations else None,
+            hint="write the character itself, or a \\U escape of its code point",
+        ) from None
 
 
 def replay(
@@ -216,14 +237,14 @@ def replay(
         )
     backend = scenario.replay_backend(sleep=False)
     if empty_dir is not None and not _touches_files(scenario):
-        result = _replay(config, scenario, empty_dir, backend)
+        result = _replay(config, scenario, empty_dir, backend, root)
         problems = scenario.check(result, empty_dir)
         drifts = check_drift(scenario, result, config, cwd=empty_dir) if drift != "ignore" else []
     else:
         workspace = workspace_of(scenario, root=root)
         with tempfile.TemporaryDirectory(prefix="ooda-replay-") as tmp:
             workdir = copy_workspace(workspace, Path(tmp) / "workspace")
-            result = _replay(config, scenario, workdir, backend)
+            result = _replay(config, scenario, workdir, backend, root)
             problems = scenario.check(result, workdir)
             drifts = (
                 check_drift(scenario, result, config, cwd=workdir) if drift != "ignore" else []

@@ -297,8 +297,19 @@ def _is_structural(source: str) -> bool:
 # --------------------------------------------------------------------------- scenarios
 
 
+# Control characters, and the bidirectional overrides that can make a terminal show text
+# in another order than it has: shown escaped, so an agent's output cannot recolour,
+# clear or reorder the failure report around it.
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+
+
+def printable(text: str) -> str:
+    """``text`` with terminal control characters escaped (``\\x1b``, ``\\u202e``)."""
+    return _UNPRINTABLE.sub(lambda match: match.group().encode("unicode_escape").decode(), text)
+
+
 def _tail(text: str, lines: int = _OUTPUT_TAIL) -> list[str]:
-    kept = text.rstrip("\n").splitlines()[-lines:]
+    kept = [printable(line) for line in text.rstrip("\n").splitlines()[-lines:]]
     return [line if len(line) <= _OUTPUT_WIDTH else line[:_OUTPUT_WIDTH] + "…" for line in kept]
 
 
@@ -320,6 +331,20 @@ def iteration_table(result: LoopResult) -> list[str]:
             lines.append(f"  {'':>4}  error: {record.error}")
     if result.error:
         lines.append(f"  loop error: {result.error}")
+    return lines
+
+
+def served_table(outputs: Sequence[tuple[str, int]]) -> list[str]:
+    """Per replayed iteration: signal, exit code and output tail, for a replay that
+    stopped before the loop produced a result (it ran out of recorded iterations)."""
+    from pytest_ooda.signals import find_signal
+
+    lines = ["  iter  signal   exit  output (tail)"]
+    for number, (output, exit_code) in enumerate(outputs, start=1):
+        tail = _tail(output) or ["<no output>"]
+        signal = find_signal(output) or "none"
+        lines.append(f"  {number:>4}  {signal:<7}  {exit_code:>4}  {tail[0]}")
+        lines.extend(f"  {'':>4}  {'':<7}  {'':>4}  {more}" for more in tail[1:])
     return lines
 
 

@@ -131,8 +131,13 @@ iterations:
         [
             "scenarios/greet/case.yml: scenario 'greet/case' has 2 iterations, "
             "loop asked for a 3rd",
+            "*",
+            "  iter  signal   exit  output (tail)",
+            "     1  none        0  working",
+            "     2  none        0  still working",
         ]
     )
+    assert "pytest_ooda/" not in result.stdout.str()
 
 
 def test_no_signal_until_max_iterations(project: Project) -> None:
@@ -271,3 +276,30 @@ def test_scenarios_under_a_misspelt_procedure_folder_are_reported(project: Proje
     )
     # Naming a file runs part of the tree: the folder may belong to what was left out.
     assert "ScenarioWarning" not in project.run("ooda-config.yml").stdout.str()
+
+
+def test_control_characters_in_outputs_are_shown_escaped(project: Project) -> None:
+    body = (
+        "expect: {status: success}\n"
+        "iterations:\n"
+        '  - output: "\\x1b[2J cleared \\u202e reversed \\x00 héllo 😀"\n'
+        "    exit_code: 3\n"
+    )
+    result = run_scenario(project, body + "max_iterations: 1\n")
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        ["     1  none     failure     3  \\x1b[[]2J cleared \\u202e reversed \\x00 héllo 😀"]
+    )
+    assert "\x1b[2J" not in result.stdout.str()
+
+
+def test_lone_surrogate_in_an_output_is_located(project: Project) -> None:
+    result = run_scenario(project, 'iterations:\n  - output: "half \\ud800 a pair"\n')
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "scenarios/greet/case.yml:3: iterations[[]0]: the text holds '\\ud800', which is "
+            "not a character (a lone surrogate)",
+        ]
+    )
+    assert "pytest_ooda/" not in result.stdout.str()
