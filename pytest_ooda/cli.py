@@ -147,7 +147,8 @@ def _add_show_parser(subparsers: Any) -> None:
         "Iteration line), or one phase of it, or where each setting comes from.",
     )
     parser.add_argument("procedure", metavar="PROCEDURE", help="procedure name (see `ooda list`)")
-    parser.add_argument(
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument(
         "--phase",
         "-p",
         choices=PHASES,
@@ -162,7 +163,7 @@ def _add_show_parser(subparsers: Any) -> None:
         help="context text, or a file whose content is included (repeatable)",
     )
     add_config_option(parser)
-    parser.add_argument(
+    what.add_argument(
         "--provenance",
         action="store_true",
         help="print each resolved setting and the tier/file:line it came from "
@@ -422,6 +423,26 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         backend: Backend = replay.replay_backend(files_dir=replay_files)
     else:
         backend = loop.make_backend(settings)
+    recorder: scenario.Recorder | None = None
+    if args.record:
+        # Checked before the run, so a wrong target costs no AI time.
+        target = Path(args.record)
+        scenario.check_writable(target, create=not args.dry_run)
+        if target.exists():
+            base = scenario.load_scenario(target)
+            if base.procedure != args.procedure:
+                raise UsageError(
+                    f"{target} records procedure {base.procedure!r}, not {args.procedure!r}"
+                )
+        else:
+            base = scenario.Scenario(
+                procedure=args.procedure,
+                name=target.stem,
+                path=target,
+                context=tuple(context),
+                max_iterations=settings.max_iterations,
+            )
+        recorder = scenario.Recorder(base, "all", path=target)
     if args.dry_run:
         executable: str | None = None
         if replay is None and settings.ai_cmd is not None:
@@ -443,28 +464,10 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         print(loop.format_run_settings(settings, executable=executable), file=sys.stderr)
         if replay is not None:
             print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
+        if recorder is not None:
+            print(f"  record  {recorder.path} (checked: writable)", file=sys.stderr)
         sys.stdout.write(prompt)
         return EXIT_OK
-    recorder: scenario.Recorder | None = None
-    if args.record:
-        # Checked before the run, so a wrong target costs no AI time.
-        target = Path(args.record)
-        scenario.check_writable(target)
-        if target.exists():
-            base = scenario.load_scenario(target)
-            if base.procedure != args.procedure:
-                raise UsageError(
-                    f"{target} records procedure {base.procedure!r}, not {args.procedure!r}"
-                )
-        else:
-            base = scenario.Scenario(
-                procedure=args.procedure,
-                name=target.stem,
-                path=target,
-                context=tuple(context),
-                max_iterations=settings.max_iterations,
-            )
-        recorder = scenario.Recorder(base, "all", path=target)
     streaming = args.verbose or settings.show_ai_output
     # A progress line redrawn under streamed AI output would garble both.
     reporter = loop.ConsoleReporter(

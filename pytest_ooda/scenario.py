@@ -667,12 +667,12 @@ def save_scenario(
     return target
 
 
-def check_writable(path: str | Path) -> None:
+def check_writable(path: str | Path, *, create: bool = True) -> None:
     """Raise ``ScenarioError`` unless a scenario file can be written at ``path``.
 
-    Creates the missing parent directories and a temporary file next to the target (then
-    removes it), which is the only reliable test: permission bits say nothing to root, or
-    on read-only and virtual file systems.
+    Creates the missing parent directories (with ``create``; otherwise probes the nearest
+    existing one) and a temporary file there, then removes it: the only reliable test, as
+    permission bits say nothing to root, or on read-only and virtual file systems.
     """
     target = Path(path)
     if target.is_dir():
@@ -682,13 +682,20 @@ def check_writable(path: str | Path) -> None:
             hint="give the path of a .yml file",
         )
     try:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=target.parent)
+        directory = target.parent
+        if create:
+            directory.mkdir(parents=True, exist_ok=True)
+        else:
+            while not directory.exists() and directory != directory.parent:
+                directory = directory.parent
+            if not directory.is_dir():
+                raise NotADirectoryError(directory)
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=directory)
         os.close(fd)
         os.unlink(probe)
     except (FileExistsError, NotADirectoryError):
         raise ScenarioError(
-            f"cannot write scenario file: {target.parent} is not a directory", file=str(target)
+            f"cannot write scenario file: {directory} is not a directory", file=str(target)
         ) from None
     except OSError as exc:
         raise ScenarioError(

@@ -145,7 +145,14 @@ def test_warnings_go_to_stderr(workspace: Path, capsys: pytest.CaptureFixture[st
 
 @pytest.mark.parametrize(
     "argv",
-    [["show"], ["show", "x", "--phase", "nope"], ["frobnicate"], ["list", "--bogus"], []],
+    [
+        ["show"],
+        ["show", "x", "--phase", "nope"],
+        ["show", "x", "--phase", "act", "--provenance"],
+        ["frobnicate"],
+        ["list", "--bogus"],
+        [],
+    ],
 )
 def test_usage_errors_exit_1(
     workspace: Path, capsys: pytest.CaptureFixture[str], argv: list[str]

@@ -507,3 +507,20 @@ def test_closed_stderr_pipe_keeps_the_run_exit_code(workspace: Path) -> None:
     proc.stderr.readline()  # like `| head -1`: read the first log line, then hang up
     proc.stderr.close()
     assert proc.wait(timeout=60) == 1  # aborted after three failures, not 0
+
+
+def test_dry_run_checks_the_record_target_without_creating_anything(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    cmd = agent_cmd(workspace, SUCCESS)
+    (workspace / "afile").write_text("x")
+    assert main(["run", "build", "--ai-cmd", cmd, "--dry-run", "--record", "afile/s.yml"]) == 2
+    assert "afile/s.yml: cannot write scenario file: afile is not a directory" in (
+        capsys.readouterr().err
+    )
+    assert main(["run", "build", "--ai-cmd", cmd, "--dry-run", "--record", "new/sub/s.yml"]) == 0
+    assert "  record  new/sub/s.yml (checked: writable)" in capsys.readouterr().err
+    assert not (workspace / "new").exists()
+    (workspace / "other.yml").write_text("procedure: audit\niterations: []\n")
+    assert main(["run", "build", "--ai-cmd", cmd, "--dry-run", "--record", "other.yml"]) == 1
+    assert "records procedure 'audit', not 'build'" in capsys.readouterr().err
