@@ -536,6 +536,10 @@ class ConfigFile(pytest.File):
             state.broken_files.add(self.path.resolve())
             return [BrokenConfigItem.from_parent(self, name="config", error=error)]
         state.counts["procedures"] += len(loaded.declared)
+        if not loaded.declared:
+            # A file of loop settings only, or one whose `procedures:` is misspelt: one
+            # item, so its warnings are seen rather than the file silently yielding nothing.
+            return [FileConfigItem.from_parent(self, name="config", loaded=loaded)]
         return [
             ProcedureNode.from_parent(self, name=procedure.name, loaded=loaded, procedure=procedure)
             for procedure in loaded.declared
@@ -660,10 +664,32 @@ class BrokenConfigItem(OodaItem):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         line = self.error.line if self.error.file is not None else None
-        return self.path, max((line or 1) - 1, 0), f"{self.path.name}::config"
+        return self.path, max((line or 1) - 1, 0), "config"
 
     def runtest(self) -> None:
         raise self.error
+
+
+class FileConfigItem(pytest.Item):
+    """A config file that loads but declares no procedure: passes, with its warnings."""
+
+    def __init__(self, *, loaded: LoadedFile, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.loaded = loaded
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, 0, "config"
+
+    def runtest(self) -> None:
+        from pytest_ooda import lint
+
+        for text in self.loaded.config.warnings:
+            reporting.warn_at(lint.LintWarning(text), root=self.config.rootpath)
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> Any:
+        return _render_failure(self, excinfo) or super().repr_failure(excinfo)
 
 
 class ConfigItem(OodaItem):

@@ -144,7 +144,9 @@ def warn_at(
     if file is None:
         warnings.warn(warning, stacklevel=3)
         return
-    warnings.warn_explicit(warning, type(warning), str(_absolute(str(file), root)), line or 1)
+    warnings.warn_explicit(
+        warning, type(warning), str(_absolute(str(file), root).absolute()), line or 1
+    )
 
 
 def format_warning_error(warning: Warning, *, root: Path | None = None) -> str:

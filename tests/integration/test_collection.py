@@ -142,11 +142,15 @@ def test_broken_config_is_one_located_failure_never_internalerror(project: Proje
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(
         [
-            "*ooda-config.yml::config*",
+            "*_ config _*",
             "ooda-config.yml:5:*: procedure greet: observe[[]1]*prompts/missing.md*",
             "  > 5 |       - path: prompts/missing.md",
+            "*",
+            "FAILED ooda-config.yml::config - ooda-config.yml:5:*",
         ]
     )
+    # The verbose line shows the real node id (a domain with dots would be mangled).
+    project.run("-v").stdout.fnmatch_lines(["ooda-config.yml::config FAILED*"])
     assert "Traceback" not in result.stdout.str()
     assert "pytest_ooda/" not in result.stdout.str()
 
@@ -234,3 +238,22 @@ def test_template_execution_error_shows_yaml_and_template_lines(project: Project
         ]
     )
     assert "Traceback" not in result.stdout.str()
+
+
+def test_file_without_procedures_is_one_item_that_shows_its_warnings(project: Project) -> None:
+    # A misspelt `procedures:` must not make the file silently yield nothing.
+    project.write(
+        "ooda-config.yml",
+        "loop:\n  default_max_iterations: 3\nprocedurs:\n  greet:\n    act: []\n",
+    )
+    result = project.run("-v")
+    result.assert_outcomes(passed=1, warnings=1)
+    result.stdout.fnmatch_lines(
+        [
+            "ooda-config.yml::config PASSED*",
+            "*/ooda-config.yml:3: LintWarning: ooda-config.yml:3:1: unknown top-level key "
+            "'procedurs' (ignored); did you mean 'procedures'?",
+        ]
+    )
+    project.write("ooda-config.yml", "loop:\n  default_max_iterations: 3\n")
+    project.run().assert_outcomes(passed=1)

@@ -88,7 +88,8 @@ def test_workspace_config_supplies_the_command_for_other_procedure_files(
         """,
     )
     project.write("procedures/scenarios/wave/s.yml", SCENARIO.replace("greet", "wave"))
-    project.run("-m", "live").assert_outcomes(passed=1, deselected=7)
+    # Deselected: wave's six other items, and ooda-config.yml::config (loop settings only).
+    project.run("-m", "live").assert_outcomes(passed=1, deselected=8)
 
 
 def test_live_summary_and_counts_under_xdist(project: Project) -> None:
