@@ -235,15 +235,17 @@ def test_replayed_file_change_outside_the_workspace_is_located(project: Project)
     )
     result = run_scenario(project, body)
     result.assert_outcomes(failed=1, deselected=7)
+    # Rejected when the scenario loads (at the key) or, failing that, when the replay
+    # applies it (at the iteration): either way at a line of the scenario file.
     result.stdout.fnmatch_lines(
         [
-            "scenarios/greet/case.yml:4: iterations[[]1]: replayed file change "
-            "'../escaped.txt' points outside the workspace",
+            "scenarios/greet/case.yml:[45]*: iterations[[]1]*'../escaped.txt'*",
             "*",
-            "  > 4 |   - output: <promise>SUCCESS</promise>",
+            "  > [45] |*",
         ]
     )
     assert "pytest_ooda/" not in result.stdout.str()
+    assert not (project.path / "scenarios/escaped.txt").exists()
 
 
 def test_two_files_with_one_scenario_name_fail_instead_of_clashing(project: Project) -> None:
@@ -303,3 +305,27 @@ def test_lone_surrogate_in_an_output_is_located(project: Project) -> None:
         ]
     )
     assert "pytest_ooda/" not in result.stdout.str()
+
+
+def test_replayed_file_change_through_a_symlink_out_of_the_workspace_is_located(
+    project: Project,
+) -> None:
+    project.write("scenarios/greet/repo/README.md", "Hello\n")
+    (project.path / "scenarios/greet/repo/out").symlink_to(project.path)
+    body = (
+        "workspace: repo\n"
+        "iterations:\n"
+        "  - output: Greeted Ann.\n"
+        "  - output: <promise>SUCCESS</promise>\n"
+        "    files: {out/escaped.txt: nope}\n"
+    )
+    result = run_scenario(project, body)
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "scenarios/greet/case.yml:5: iterations[[]1]: replayed file change "
+            "'out/escaped.txt' points outside the workspace",
+        ]
+    )
+    assert "pytest_ooda/" not in result.stdout.str()
+    assert not (project.path / "escaped.txt").exists()
