@@ -30,6 +30,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from pytest_ooda.backends import Backend
+    from pytest_ooda.backends.replay import ReplayBackend
+    from pytest_ooda.scenario import Scenario
 
 # Subcommands in the order `ooda --help` lists them. Adding one: define
 # `_add_<name>_parser` and `_cmd_<name>` below and append the name here.
@@ -375,6 +377,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     import logging
 
     from pytest_ooda import loop, scenario
+    from pytest_ooda.backends.replay import ReplayBackend
     from pytest_ooda.compose import assemble_prompt
 
     if args.replay and (args.ai_cmd or args.ai_cmd_alias):
@@ -504,6 +507,10 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             failure_threshold=threshold,
             show_ai_output=True if args.verbose else None,
         )
+    except (ScenarioError, UnicodeEncodeError) as exc:
+        if replay is None or not isinstance(backend, ReplayBackend):
+            raise
+        raise _replay_error(replay, backend, exc) from None
     finally:
         reporter.close()
         quiet_logger.removeHandler(null)
@@ -521,6 +528,25 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         else:
             note(f"warning: not recorded: {recorder.skipped_reason}")
     return result.exit_code
+
+
+def _replay_error(
+    replay: Scenario, backend: ReplayBackend, exc: ScenarioError | UnicodeEncodeError
+) -> ScenarioError:
+    """A step the replay refused, at the line of the iteration it came from."""
+    if isinstance(exc, ScenarioError) and (exc.file is not None or not replay.iterations):
+        return exc
+    index = min(max(backend.served - 1, 0), len(replay.iterations) - 1)
+    file, line = str(replay.path), replay.iterations[index].line
+    if isinstance(exc, UnicodeEncodeError):
+        return ScenarioError(
+            f"iterations[{index}]: the text holds {exc.object[exc.start : exc.end]!r}, "
+            "which is not a character (a lone surrogate)",
+            hint="write the character itself, or a \\U escape of its code point",
+            file=file,
+            line=line,
+        )
+    return ScenarioError(f"iterations[{index}]: {exc.message}", hint=exc.hint, file=file, line=line)
 
 
 # --------------------------------------------------------------------------- main

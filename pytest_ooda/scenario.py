@@ -17,7 +17,7 @@ import os
 import re
 import tempfile
 from dataclasses import dataclass, field, replace
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -517,15 +517,9 @@ class _Validator:
         if item.get("files") is not None:
             changes = self.mapping(*self.get(item, "files"), f"{where}.files")
             for key in changes:
-                kmark = changes.key_marks.get(key, changes.mark)
-                fname = self.text(key, kmark, f"{where}.files key")
-                parts = PurePosixPath(fname).parts
-                if not fname or fname.startswith("/") or ".." in parts:
-                    raise self.fail(
-                        f"{where}.files: {fname!r} is not a path inside the workspace",
-                        kmark,
-                        "write a relative POSIX path without '..', e.g. src/app.py",
-                    )
+                fname = self.text(
+                    key, changes.key_marks.get(key, changes.mark), f"{where}.files key"
+                )
                 content, cmark = self.get(changes, key)
                 if content is not None:
                     content = self.text(content, cmark, f"{where}.files[{fname!r}]")

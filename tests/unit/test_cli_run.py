@@ -524,3 +524,27 @@ def test_dry_run_checks_the_record_target_without_creating_anything(
     (workspace / "other.yml").write_text("procedure: audit\niterations: []\n")
     assert main(["run", "build", "--ai-cmd", cmd, "--dry-run", "--record", "other.yml"]) == 1
     assert "records procedure 'audit', not 'build'" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("iterations", "expected"),
+    [
+        (
+            '  - output: x\n  - output: y\n    files: {"../evil.txt": hi}\n',
+            "s.yml:4: iterations[1]: replayed file change '../evil.txt' points outside "
+            "the workspace",
+        ),
+        (
+            '  - output: "half a pair \\ud800"\n',
+            "s.yml:3: iterations[0]: the text holds '\\ud800', which is not a character",
+        ),
+    ],
+)
+def test_replay_step_errors_are_located_not_tracebacks(
+    workspace: Path, capsys: pytest.CaptureFixture[str], iterations: str, expected: str
+) -> None:
+    (workspace / "s.yml").write_text("procedure: build\niterations:\n" + iterations)
+    assert main(["run", "build", "--replay", "s.yml", "-q"]) == 2
+    err = capsys.readouterr().err
+    assert f"ooda: error: {expected}" in err
+    assert not (workspace.parent / "evil.txt").exists()
