@@ -875,7 +875,9 @@ def _collector_paused() -> Iterator[None]:
 
 
 def _parse_file(path: Path, tier: str) -> _Layer:
-    document = load_yaml_file(path, display=display_path(path), go_typed=GO_TYPED_PARAMETERS)
+    document = load_yaml_file(
+        path, display=display_path(path), go_typed=GO_TYPED_PARAMETERS, strict_text=True
+    )
     return _FileParser(path, tier).parse(document)
 
 

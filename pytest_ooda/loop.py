@@ -550,7 +550,10 @@ def run_procedure(
                 record = IterationRecord(
                     number=number,
                     prompt=prompt,
-                    prompt_sha256=hashlib.sha256(prompt.encode("utf-8")).hexdigest(),
+                    # As scenario.sha256_text: the bytes the AI receives.
+                    prompt_sha256=hashlib.sha256(
+                        prompt.encode("utf-8", "surrogateescape")
+                    ).hexdigest(),
                     output=out.output,
                     exit_code=out.exit_code,
                     signal=found,

@@ -88,8 +88,12 @@ _ITERATION_KEYS = (
 
 
 def sha256_text(text: str) -> str:
-    """The hex sha256 of ``text`` encoded as UTF-8 (what ``prompt_sha256`` holds)."""
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    """The hex sha256 of ``text`` encoded as UTF-8 (what ``prompt_sha256`` holds).
+
+    Bytes a ``!!binary`` parameter put in a prompt (carried as surrogate escapes) count as
+    the bytes the AI receives.
+    """
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 
 
 # --------------------------------------------------------------------------- data types

@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import binascii
 import os
+import re
 import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
@@ -35,6 +36,7 @@ MAX_BYTES = 10 * 1024 * 1024
 # with more nodes than this is not something a person wrote.
 MAX_NODES = 500_000
 MAX_DEPTH = 100
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _SCALAR_TAGS = frozenset(
@@ -189,10 +191,12 @@ class _Builder:
         file: str | None,
         error: type[OodaError],
         go_typed: tuple[GoPathStep, ...] = (),
+        strict_text: bool = False,
     ) -> None:
         self.loader = loader
         self.file = file
         self.error = error
+        self.strict_text = strict_text
         self.count = 0
         self.active: set[int] = set()
         # Context while descending: how many steps of ``go_typed`` the path so far has
@@ -239,7 +243,22 @@ class _Builder:
             self.active.discard(id(node))
         raise self.fail(f"unsupported YAML node {type(node).__name__}", node)
 
+    def check_text(self, node: yaml.nodes.ScalarNode) -> None:
+        # A "\ud800" escape yields half a surrogate pair, which no prompt, terminal or
+        # file can hold; text read from the (valid UTF-8) file itself never does.
+        text = node.value
+        if self.strict_text and not text.isascii():
+            found = _SURROGATE.search(text)
+            if found:
+                raise self.fail(
+                    f"the text holds {found.group()!r}, which is not a character "
+                    "(a lone surrogate)",
+                    node,
+                    "write the character itself, or a \\U escape of its code point",
+                )
+
     def scalar(self, node: yaml.nodes.ScalarNode) -> Any:
+        self.check_text(node)
         if node.tag not in _SCALAR_TAGS:
             raise self.fail(
                 f"unsupported YAML tag {node.tag!r}",
@@ -255,6 +274,7 @@ class _Builder:
 
     def go_scalar(self, node: yaml.nodes.ScalarNode) -> Any:
         """The value yaml.v3 decodes ``node`` into for an ``interface{}``."""
+        self.check_text(node)
         tag = node.tag
         text: str = node.value
         if type(tag) is _PlainTag:
@@ -385,12 +405,14 @@ def load_yaml_text(
     file: str | Path | None = None,
     error: type[OodaError] = ConfigError,
     go_typed: tuple[GoPathStep, ...] = (),
+    strict_text: bool = False,
 ) -> Any:
     """Parse one YAML document into located values; ``None`` for an empty document.
 
     Raises ``error`` (a ``ConfigError`` by default) naming ``file:line:col`` for every
     malformation. Everything under the key path ``go_typed`` (e.g. ``("procedures",
     ANY_KEY, frozenset(PHASES), ANY_ITEM, "parameters")``) is typed like yaml.v3.
+    ``strict_text`` refuses strings holding lone surrogates (from ``\\ud800`` escapes).
     """
     name = str(file) if file is not None else None
     if _FastLoader is not None:
@@ -404,7 +426,8 @@ def load_yaml_text(
         else:
             if node is None:
                 return None
-            return _Builder(fast, name, error, go_typed).build(node, 0, 0 if go_typed else -1)
+            builder = _Builder(fast, name, error, go_typed, strict_text)
+            return builder.build(node, 0, 0 if go_typed else -1)
         finally:
             fast.dispose()
     loader: _Loader | None = None
@@ -431,7 +454,8 @@ def load_yaml_text(
             ) from None
         if node is None:
             return None
-        return _Builder(loader, name, error, go_typed).build(node, 0, 0 if go_typed else -1)
+        builder = _Builder(loader, name, error, go_typed, strict_text)
+        return builder.build(node, 0, 0 if go_typed else -1)
     finally:
         if loader is not None:
             loader.dispose()
@@ -498,11 +522,14 @@ def load_yaml_file(
     error: type[OodaError] = ConfigError,
     max_bytes: int = MAX_BYTES,
     go_typed: tuple[GoPathStep, ...] = (),
+    strict_text: bool = False,
 ) -> Any:
     """Read and parse a YAML file; ``display`` is the name used in error messages."""
     name = display if display is not None else path
     text = read_text_file(path, display=name, error=error, max_bytes=max_bytes, what="YAML file")
-    return load_yaml_text(text, file=name, error=error, go_typed=go_typed)
+    return load_yaml_text(
+        text, file=name, error=error, go_typed=go_typed, strict_text=strict_text
+    )
 
 
 def key_mark(container: YamlMapping, key: Any) -> Mark:

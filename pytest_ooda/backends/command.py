@@ -268,7 +268,7 @@ class CommandBackend:
         stream: StreamCallback | None,
     ) -> BackendResult:
         executable = self.check(workdir)
-        data = prompt.encode("utf-8")
+        data = prompt.encode("utf-8", "surrogateescape")
         started = time.monotonic()
         try:
             proc = subprocess.Popen(

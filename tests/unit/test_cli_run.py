@@ -548,3 +548,15 @@ def test_replay_step_errors_are_located_not_tracebacks(
     err = capsys.readouterr().err
     assert f"ooda: error: {expected}" in err
     assert not (workspace.parent / "evil.txt").exists()
+
+
+def test_binary_parameter_bytes_reach_the_ai_as_bytes(workspace: Path) -> None:
+    # Go's yaml.v3 decodes !!binary into a string of raw bytes and the template prints
+    # them as they are; the runner must send them, not crash encoding them.
+    (workspace / "ooda-config.yml").write_text(
+        CONFIG + '      - content: "raw:{{.x}}."\n        parameters: {x: !!binary /w==}\n'
+    )
+    received = workspace / "prompt.bin"
+    cmd = agent_cmd(workspace, {**SUCCESS, "record_prompt": str(received)})
+    assert main(["run", "build", "--ai-cmd", cmd, "-q"]) == 0
+    assert b"raw:\xff." in received.read_bytes()

@@ -908,3 +908,23 @@ def test_no_home_directory_means_no_global_config(
     monkeypatch.setattr(Path, "home", staticmethod(no_home))
     cfg = load_config(cwd=tmp_path, env={}, builtin=False)
     assert cfg.files == ()
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ('procedures:\n  p:\n    act:\n      - content: "half \\ud800 pair"\n', "4:18"),
+        ('procedures:\n  p:\n    display: "\\udc80"\n', "3:14"),
+        (
+            'procedures:\n  p:\n    act:\n      - content: x\n        parameters: {x: "\\ud800"}\n',
+            "5:25",
+        ),
+    ],
+)
+def test_lone_surrogate_escapes_are_located_errors(tmp_path: Path, text: str, where: str) -> None:
+    path = tmp_path / "ooda-config.yml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as info:
+        load(path)
+    assert str(info.value).startswith(f"{path}:{where}: the text holds ")
+    assert "which is not a character (a lone surrogate)" in str(info.value)
