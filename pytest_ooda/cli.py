@@ -81,6 +81,21 @@ def note(text: str) -> None:
         print(text, file=sys.stderr)
 
 
+def write_prompt(text: str) -> None:
+    """Write prompt text to stdout as the UTF-8 bytes the AI command receives.
+
+    Whatever the locale: `ooda show build > prompt.txt` must hold the exact prompt, and a
+    terminal in Latin-1 must not turn the box-drawing bars into a UnicodeEncodeError.
+    """
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8", "surrogateescape"))
+    buffer.flush()
+
+
 def load_from_args(args: argparse.Namespace, **overrides: Any) -> Config:
     """Load the configuration for a command; prints config warnings to stderr."""
     config = load_config(getattr(args, "config", None), overrides=overrides or None)
@@ -226,9 +241,9 @@ def _cmd_show(args: argparse.Namespace) -> int:
         sys.stdout.write(format_provenance(config, args.procedure))
     elif args.phase:
         text = compose_phase(proc.phases()[args.phase], procedure=proc.name, phase=args.phase)
-        sys.stdout.write(text + "\n" if text else "")
+        write_prompt(text + "\n" if text else "")
     else:
-        sys.stdout.write(assemble_prompt(proc, context=args.context, cwd=Path.cwd()))
+        write_prompt(assemble_prompt(proc, context=args.context, cwd=Path.cwd()))
     return EXIT_OK
 
 
@@ -469,7 +484,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
         if recorder is not None:
             print(f"  record  {recorder.path} (checked: writable)", file=sys.stderr)
-        sys.stdout.write(prompt)
+        write_prompt(prompt)
         return EXIT_OK
     streaming = args.verbose or settings.show_ai_output
     # A progress line redrawn under streamed AI output would garble both.

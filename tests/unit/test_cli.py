@@ -243,3 +243,18 @@ def test_config_option_naming_a_directory(
     assert err == (
         "ooda: error: config file confdir is a directory\n  give the path of a YAML file\n"
     )
+
+
+def test_show_writes_utf8_bytes_whatever_the_locale(workspace: Path) -> None:
+    import os
+
+    env = dict(os.environ, PYTHONIOENCODING="latin-1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_ooda", "show", "alpha"],
+        capture_output=True,
+        cwd=workspace,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert proc.stdout.startswith(BAR.encode("utf-8") + b"\nOODA PROCEDURE EXECUTION\n")
