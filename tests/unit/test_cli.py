@@ -258,3 +258,21 @@ def test_show_writes_utf8_bytes_whatever_the_locale(workspace: Path) -> None:
     )
     assert proc.returncode == 0, proc.stderr.decode()
     assert proc.stdout.startswith(BAR.encode("utf-8") + b"\nOODA PROCEDURE EXECUTION\n")
+
+
+def test_list_escapes_what_the_terminal_cannot_show(workspace: Path) -> None:
+    import os
+
+    (workspace / "ooda-config.yml").write_text(
+        'procedures:\n  rocket:\n    display: "Launch \\U0001F680"\n', encoding="utf-8"
+    )
+    env = dict(os.environ, PYTHONIOENCODING="latin-1")
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest_ooda", "list"],
+        capture_output=True,
+        cwd=workspace,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr.decode()
+    assert b"Launch \\U0001f680" in proc.stdout
