@@ -320,7 +320,7 @@ class PluginState:
     )
     live_results: list[dict[str, Any]] = field(default_factory=list)
     _session_config: Config | None = None
-    _empty_dir: Path | None = None
+    _scratch: Path | None = None
 
     def session_config(self) -> Config:
         """All tiers, as ``ooda run`` would see them from the rootdir (cached)."""
@@ -335,14 +335,23 @@ class PluginState:
 
     def empty_dir(self) -> Path:
         """An empty directory for replays that touch no files (removed by ``close``)."""
-        if self._empty_dir is None:
-            self._empty_dir = Path(tempfile.mkdtemp(prefix="ooda-replay-"))
-        return self._empty_dir
+        return self._scratch_dir("empty")
+
+    def work_dir(self) -> Path:
+        """The directory replays with files run in, emptied before each (see ``live``)."""
+        return self._scratch_dir("work")
+
+    def _scratch_dir(self, name: str) -> Path:
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="ooda-replay-"))
+        path = self._scratch / name
+        path.mkdir(exist_ok=True)
+        return path
 
     def close(self) -> None:
-        if self._empty_dir is not None:
-            shutil.rmtree(self._empty_dir, ignore_errors=True)
-            self._empty_dir = None
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
 
 
 PLUGIN_STATE = pytest.StashKey[PluginState]()
@@ -907,6 +916,7 @@ class ScenarioItem(OodaItem):
                 drift=settings.drift,
                 root=self.config.rootpath,
                 empty_dir=self.config.stash[PLUGIN_STATE].empty_dir(),
+                work_dir=self.config.stash[PLUGIN_STATE].work_dir(),
             )
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None

@@ -10,7 +10,9 @@ existing recording).
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +25,8 @@ from pytest_ooda.redact import Redactor
 from pytest_ooda.reporting import ItemFailure
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from pytest_ooda.backends.replay import ReplayBackend
     from pytest_ooda.collect import PluginSettings
     from pytest_ooda.config import Config
@@ -211,6 +215,30 @@ def _replay(
         ) from None
 
 
+@contextlib.contextmanager
+def _replay_dir(reuse: Path | None) -> Iterator[Path]:
+    """An empty directory for one replay: ``reuse`` emptied, else a temporary one."""
+    if reuse is not None and _emptied(reuse):
+        yield reuse
+        return
+    with tempfile.TemporaryDirectory(prefix="ooda-replay-") as tmp:
+        yield Path(tmp) / "workspace"
+
+
+def _emptied(directory: Path) -> bool:
+    """Empty ``directory`` (creating it if needed); ``False`` when something stays."""
+    try:
+        directory.mkdir(parents=True, exist_ok=True)
+        for child in directory.iterdir():
+            if child.is_dir() and not child.is_symlink():
+                shutil.rmtree(child)
+            else:
+                child.unlink()
+        return not any(directory.iterdir())
+    except OSError:
+        return False
+
+
 def replay(
     config: Config,
     procedure: str,
@@ -219,11 +247,13 @@ def replay(
     drift: str,
     root: Path,
     empty_dir: Path | None = None,
+    work_dir: Path | None = None,
 ) -> None:
     """Replay the scenario at ``path``; ``ItemFailure`` when it misses its expectations.
 
-    ``empty_dir`` (shared, never written) serves scenarios that touch no files, which
-    saves creating and removing a directory per scenario.
+    ``empty_dir`` (shared, never written) serves scenarios that touch no files, and
+    ``work_dir`` (emptied before each use) the others: creating and removing a directory
+    per scenario costs more than the replay itself on many file systems.
     """
     from pytest_ooda.scenario import check_drift
 
@@ -242,8 +272,8 @@ def replay(
         drifts = check_drift(scenario, result, config, cwd=empty_dir) if drift != "ignore" else []
     else:
         workspace = workspace_of(scenario, root=root)
-        with tempfile.TemporaryDirectory(prefix="ooda-replay-") as tmp:
-            workdir = copy_workspace(workspace, Path(tmp) / "workspace")
+        with _replay_dir(work_dir) as target:
+            workdir = copy_workspace(workspace, target)
             result = _replay(config, scenario, workdir, backend, root)
             problems = scenario.check(result, workdir)
             drifts = (

@@ -329,3 +329,25 @@ def test_replayed_file_change_through_a_symlink_out_of_the_workspace_is_located(
     )
     assert "pytest_ooda/" not in result.stdout.str()
     assert not (project.path / "escaped.txt").exists()
+
+
+def test_replays_with_files_start_from_a_clean_workspace_each(project: Project) -> None:
+    # Replays share one working directory that is emptied in between: nothing the first
+    # scenario wrote may be seen by the second.
+    project.write("scenarios/greet/repo/README.md", "Hello\n")
+    writes = (
+        "workspace: repo\n"
+        "iterations:\n"
+        "  - output: <promise>SUCCESS</promise>\n"
+        "    files: {LEFT.md: behind, sub/deep.md: x}\n"
+    )
+    checks = (
+        "workspace: repo\n"
+        "expect: {files: {LEFT.md: absent, sub: absent, README.md: {contains: Hello}}}\n"
+        "iterations:\n"
+        "  - output: <promise>SUCCESS</promise>\n"
+    )
+    project.scenario("a-writes", "procedure: greet\n" + writes)
+    project.scenario("b-checks", "procedure: greet\n" + checks)
+    project.run("-k", "scenario", "-p", "no:randomly").assert_outcomes(passed=2, deselected=8)
+    assert not (project.path / "scenarios/greet/repo/LEFT.md").exists()
