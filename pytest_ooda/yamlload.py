@@ -497,11 +497,17 @@ def read_text_file(
     except UnicodeDecodeError as exc:
         prefix = data[: exc.start].decode("utf-8", errors="replace")
         line, col = _line_col(prefix, len(prefix))
+        hint = None
+        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+            hint = "the file is UTF-16 (its first bytes say so); save it as UTF-8"
+        elif exc.start < len(data) and 0x80 <= data[exc.start] <= 0xFF:
+            hint = "save the file as UTF-8 (it looks like Latin-1 or Windows-1252 text)"
         raise error(
             f"{what} is not valid UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
             file=name,
             line=line,
             column=col,
+            hint=hint,
         ) from None
     nul = text.find("\0")
     if nul >= 0:

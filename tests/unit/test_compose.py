@@ -380,6 +380,7 @@ def test_unreadable_fragment_error_names_the_config_entry(tmp_path: Path) -> Non
     assert str(info.value) == (
         f"{tmp_path}/prompts/latin1.md:1:4: fragment file is not valid UTF-8 text "
         "(byte 0xe9 at offset 3)\n"
+        "  save the file as UTF-8 (it looks like Latin-1 or Windows-1252 text)\n"
         f"  used by procedure p: act[1] at {tmp_path}/ooda-config.yml:5:9"
     )
 

@@ -279,3 +279,11 @@ def test_fifo_and_directory_are_refused_without_blocking(tmp_path: Path) -> None
         read_text_file(tmp_path / "pipe.yml", error=ScenarioError, what="scenario")
     with pytest.raises(OodaError, match="cannot read file: it is a directory"):
         read_text_file(tmp_path)
+
+
+def test_utf16_config_is_named_as_such(tmp_path: Path) -> None:
+    path = tmp_path / "ooda-config.yml"
+    path.write_bytes("loop: {}\n".encode("utf-16"))
+    with pytest.raises(ConfigError) as info:
+        load_config(path, env={}, builtin=False, global_config=False)
+    assert info.value.hint == "the file is UTF-16 (its first bytes say so); save it as UTF-8"
