@@ -76,7 +76,12 @@ class HttpBackend:
         self.provider = provider
         self.model = model
         self.base_url = (base_url or spec.base_url).rstrip("/")
-        self.url = self.base_url + spec.path
+        path = spec.path
+        if provider == "anthropic" and self.base_url.endswith("/v1"):
+            # OpenAI-style base URLs end in /v1; written that way for Anthropic it would
+            # ask for /v1/v1/messages and get a 404 every iteration.
+            path = path.removeprefix("/v1")
+        self.url = self.base_url + path
         self.api_key_env = api_key_env or spec.key_env
         self.max_tokens = max_tokens
         self.timeout = timeout

@@ -191,3 +191,12 @@ def test_refused_connection_error_is_short_and_names_the_cause() -> None:
     assert result.error == (
         f"request to http://127.0.0.1:{port}/v1/chat/completions failed: Connection refused"
     )
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    ["https://gateway.example/anthropic", "https://gateway.example/anthropic/v1/"],
+)
+def test_anthropic_base_url_with_or_without_v1(base_url: str) -> None:
+    backend = anthropic(base_url=base_url)
+    assert backend.url == "https://gateway.example/anthropic/v1/messages"
