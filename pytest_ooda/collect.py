@@ -7,7 +7,8 @@ Per procedure (ids under the config file)::
     <procedure>::scenario[<name>]    a scenario replayed through the real loop runner
     <procedure>::live[<name>]        the same scenario against the real AI (marker ``live``)
 
-A config file that does not load is one failing ``config`` item. Prompt items are real
+A config file that does not load is one failing ``config`` item; one that declares no
+procedure is one passing ``config`` item carrying its warnings. Prompt items are real
 ``pytest.Function``s requesting syrupy's ``snapshot`` fixture, because syrupy only tracks
 functions; the other kinds are plain items so they stay out of syrupy's bookkeeping.
 Session-wide settings and state live in ``config.stash[PLUGIN_STATE]``.
