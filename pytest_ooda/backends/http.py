@@ -199,7 +199,11 @@ class HttpBackend:
             return failed(f"request to {self.url} failed: {_connection_problem(exc)}")
         if not response.ok:
             excerpt = _excerpt(response.text)
-            return failed(f"HTTP {response.status_code} {response.reason}: {excerpt}")
+            text = f"HTTP {response.status_code} {response.reason}: {excerpt}"
+            if response.status_code in (404, 405):
+                # Nearly always a base_url missing (or doubling) a /v1 segment.
+                text += f" (requested {self.url}; check ai_api.base_url)"
+            return failed(text)
         try:
             text, usage = self._parse(response.json())
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:

@@ -200,3 +200,14 @@ def test_refused_connection_error_is_short_and_names_the_cause() -> None:
 def test_anthropic_base_url_with_or_without_v1(base_url: str) -> None:
     backend = anthropic(base_url=base_url)
     assert backend.url == "https://gateway.example/anthropic/v1/messages"
+
+
+@responses.activate
+def test_not_found_points_at_the_base_url() -> None:
+    url = "http://localhost:8000/chat/completions"
+    responses.post(url, status=404, body="Not Found")
+    result = call(openai(base_url="http://localhost:8000"))
+    assert result.exit_code == 1
+    assert result.error == (
+        f"HTTP 404 Not Found: Not Found (requested {url}; check ai_api.base_url)"
+    )
