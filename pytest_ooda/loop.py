@@ -257,6 +257,7 @@ class LoopResult:
     def assert_status(self, status: str, *, iterations: int | None = None) -> LoopResult:
         """Raise ``AssertionError`` with the per-iteration report unless the run ended with
         ``status`` (and ran exactly ``iterations``, when given). Returns ``self``."""
+        __tracebackhide__ = True  # pytest shows the failure at the caller's line
         if status not in EXIT_CODES:
             raise ValueError(f"unknown status {status!r}; expected one of {', '.join(STATUSES)}")
         problems = []
@@ -271,6 +272,7 @@ class LoopResult:
     def assert_signals(self, expected: Sequence[str]) -> LoopResult:
         """Raise ``AssertionError`` unless the per-iteration signals are ``expected``
         (each ``SUCCESS``, ``FAILURE`` or ``none``)."""
+        __tracebackhide__ = True
         if list(expected) != self.signals:
             raise AssertionError(
                 f"expected signals {list(expected)}, got {self.signals}\n" + self.report()

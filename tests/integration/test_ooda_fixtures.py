@@ -42,6 +42,9 @@ def test_failed_assertion_helper_reads_well(project: Project) -> None:
     result = project.run("test_hand.py")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*expected status 'success', got 'max-iters'*"])
+    # The failure is shown at the user's line, not inside the library.
+    result.stdout.fnmatch_lines(['>*result.assert_status("success")'])
+    assert "pytest_ooda/loop.py" not in result.stdout.str()
 
 
 def test_workspace_is_a_git_initialised_copy(project: Project) -> None:
