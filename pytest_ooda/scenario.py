@@ -334,6 +334,15 @@ class _Validator:
             raise self.fail(f"{where}: expected a string, got {_type_name(value)}", mark)
         return value
 
+    def texts(self, value: Any, mark: Mark, where: str) -> tuple[str, ...]:
+        """One string, or a list of strings (each located on its own item)."""
+        if isinstance(value, YamlSequence):
+            return tuple(
+                self.text(item, value.item_marks[i], f"{where}[{i}]")
+                for i, item in enumerate(value)
+            )
+        return (self.text(value, mark, where),)
+
     def integer(self, value: Any, mark: Mark, where: str, minimum: int | None = None) -> int:
         if isinstance(value, bool) or not isinstance(value, int):
             raise self.fail(f"{where}: expected an integer, got {_type_name(value)}", mark)
@@ -373,14 +382,7 @@ class _Validator:
             description = self.text(*self.get(root, "description"), "description")
         context: tuple[str, ...] = ()
         if root.get("context") is not None:
-            value, mark = self.get(root, "context")
-            if isinstance(value, YamlSequence):
-                context = tuple(
-                    self.text(item, value.item_marks[i], f"context[{i}]")
-                    for i, item in enumerate(value)
-                )
-            else:
-                context = (self.text(value, mark, "context"),)
+            context = self.texts(*self.get(root, "context"), "context")
         max_iterations = failure_threshold = None
         if root.get("max_iterations") is not None:
             max_iterations = self.integer(*self.get(root, "max_iterations"), "max_iterations", 1)
@@ -472,14 +474,7 @@ class _Validator:
             exists = flag
         contains: tuple[str, ...] = ()
         if spec.get("contains") is not None:
-            needles, needle_mark = self.get(spec, "contains")
-            if isinstance(needles, YamlSequence):
-                contains = tuple(
-                    self.text(n, needles.item_marks[i], f"{where}.contains[{i}]")
-                    for i, n in enumerate(needles)
-                )
-            else:
-                contains = (self.text(needles, needle_mark, f"{where}.contains"),)
+            contains = self.texts(*self.get(spec, "contains"), f"{where}.contains")
         if exists is False and contains:
             raise self.fail(f"{where}: a file cannot be absent and contain text", mark)
         return FileCheck(path, exists=exists, contains=contains, line=mark.line)
