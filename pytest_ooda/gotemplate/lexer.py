@@ -375,20 +375,23 @@ class Lexer:
         return self.input.startswith(RIGHT, self.pos)
 
     def lex_char(self) -> object:
+        return self.lex_escaped("'", "unterminated character constant", CHAR_CONSTANT)
+
+    def lex_escaped(self, close: str, unterminated: str, token: int) -> object:
+        """A quoted constant with backslash escapes, ended by ``close`` on the same line."""
         while True:
             ch = self.next()
             if ch == "\\":
-                nxt = self.next()
-                if nxt not in ("", "\n"):
+                if self.next() not in ("", "\n"):
                     continue
-                self.errorf("unterminated character constant")
+                self.errorf(unterminated)
                 return None
             if ch in ("", "\n"):
-                self.errorf("unterminated character constant")
+                self.errorf(unterminated)
                 return None
-            if ch == "'":
+            if ch == close:
                 break
-        self.emit(CHAR_CONSTANT)
+        self.emit(token)
         return self.lex_inside_action
 
     def lex_number(self) -> object:
@@ -396,7 +399,7 @@ class Lexer:
             self.errorf(f"bad number syntax: {_goq(self.input[self.start : self.pos])}")
             return None
         sign = self.peek()
-        if sign in ("+", "-") and sign:
+        if sign in ("+", "-"):
             if not self.scan_number() or self.input[self.pos - 1] != "i":
                 self.errorf(f"bad number syntax: {_goq(self.input[self.start : self.pos])}")
                 return None
@@ -432,21 +435,7 @@ class Lexer:
         return True
 
     def lex_quote(self) -> object:
-        while True:
-            ch = self.next()
-            if ch == "\\":
-                nxt = self.next()
-                if nxt not in ("", "\n"):
-                    continue
-                self.errorf("unterminated quoted string")
-                return None
-            if ch in ("", "\n"):
-                self.errorf("unterminated quoted string")
-                return None
-            if ch == '"':
-                break
-        self.emit(STRING)
-        return self.lex_inside_action
+        return self.lex_escaped('"', "unterminated quoted string", STRING)
 
     def lex_raw_quote(self) -> object:
         while True:
