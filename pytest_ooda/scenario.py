@@ -19,7 +19,7 @@ import tempfile
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import yaml
 
@@ -30,11 +30,14 @@ from pytest_ooda.workspace import WorkspaceChanges
 from pytest_ooda.yamlload import Mark, YamlMapping, YamlSequence, load_yaml_file, load_yaml_text
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from pytest_ooda.compose import Segment
     from pytest_ooda.config import Config
     from pytest_ooda.loop import LoopResult
+
+_T = TypeVar("_T")
+_D = TypeVar("_D")
 
 __all__ = [
     "RECORD_MODES",
@@ -334,6 +337,19 @@ class _Validator:
             raise self.fail(f"{where}: expected a string, got {_type_name(value)}", mark)
         return value
 
+    def optional(
+        self,
+        container: YamlMapping,
+        key: str,
+        where: str,
+        read: Callable[[Any, Mark, str], _T],
+        default: _D,
+    ) -> _T | _D:
+        """``read`` the value of ``key`` when it is set (not null), else ``default``."""
+        if container.get(key) is None:
+            return default
+        return read(*self.get(container, key), f"{where}.{key}")
+
     def texts(self, value: Any, mark: Mark, where: str) -> tuple[str, ...]:
         """One string, or a list of strings (each located on its own item)."""
         if isinstance(value, YamlSequence):
@@ -483,12 +499,8 @@ class _Validator:
         where = f"iterations[{number - 1}]"
         item = self.mapping(value, mark, where)
         self.keys(item, _ITERATION_KEYS, where)
-        output = ""
-        if item.get("output") is not None:
-            output = self.text(*self.get(item, "output"), f"{where}.output")
-        exit_code = 0
-        if item.get("exit_code") is not None:
-            exit_code = self.integer(*self.get(item, "exit_code"), f"{where}.exit_code")
+        output = self.optional(item, "output", where, self.text, "")
+        exit_code = self.optional(item, "exit_code", where, self.integer, 0)
         sha = None
         if item.get("prompt_sha256") is not None:
             value, vmark = self.get(item, "prompt_sha256")
@@ -497,15 +509,9 @@ class _Validator:
                 raise self.fail(
                     f"{where}.prompt_sha256: expected 64 lowercase hex digits, got {sha!r}", vmark
                 )
-        prompt = None
-        if item.get("prompt") is not None:
-            prompt = self.text(*self.get(item, "prompt"), f"{where}.prompt")
-        duration = None
-        if item.get("duration_s") is not None:
-            duration = self.number(*self.get(item, "duration_s"), f"{where}.duration_s")
-        delay = 0.0
-        if item.get("delay") is not None:
-            delay = self.number(*self.get(item, "delay"), f"{where}.delay")
+        prompt = self.optional(item, "prompt", where, self.text, None)
+        duration = self.optional(item, "duration_s", where, self.number, None)
+        delay = self.optional(item, "delay", where, self.number, 0.0)
         timed_out = False
         if item.get("timed_out") is not None:
             flag, fmark = self.get(item, "timed_out")
