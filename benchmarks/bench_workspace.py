@@ -103,8 +103,10 @@ def main() -> None:
     print(f"tree: {args.files} files in 200 dirs + one 50 MB file")
     print(f"bare os.walk + lstat        {walk * 1000:8.1f} ms")
     print(f"capture, nothing changed    {unchanged * 1000:8.1f} ms  ratio {unchanged / walk:.2f}x")
-    print(f"capture, 12 files changed   {typical_time * 1000:8.1f} ms  "
-          f"ratio {typical_time / walk:.2f}x (includes writing them)")
+    print(
+        f"capture, 12 files changed   {typical_time * 1000:8.1f} ms  "
+        f"ratio {typical_time / walk:.2f}x (includes writing them)"
+    )
     print(f"read + sha256 every file    {naive * 1000:8.1f} ms  ratio {naive / walk:.2f}x")
 
 

@@ -45,6 +45,7 @@ from pytest_ooda.errors import (
     ConfigError,
     FragmentError,
     OodaError,
+    OodaWarning,
     ScenarioError,
     TemplateError,
 )
@@ -80,6 +81,7 @@ __all__ = [
     "LoopSettings",
     "MappedText",
     "OodaError",
+    "OodaWarning",
     "Procedure",
     "Provenance",
     "RunSettings",

@@ -55,8 +55,7 @@ SIGNALS: Mapping[str, Signals] = {
             "so there was nothing to commit",
         ),
         cont=(
-            "drift is detected but not yet resolved, or a documented command failed "
-            "verification",
+            "drift is detected but not yet resolved, or a documented command failed verification",
         ),
         failure=(
             "the repository state cannot be determined (neither a build system nor a directory "
@@ -85,8 +84,7 @@ SIGNALS: Mapping[str, Signals] = {
         ),
         cont=("the draft plan exists but some of its work items are not yet created",),
         failure=(
-            "the draft plan is missing or malformed, or the work tracking system is "
-            "unavailable",
+            "the draft plan is missing or malformed, or the work tracking system is unavailable",
         ),
     ),
     "audit": Signals(

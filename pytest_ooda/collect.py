@@ -333,7 +333,6 @@ class PluginState:
             )
         return self._session_config
 
-
     def empty_dir(self) -> Path:
         """An empty directory for replays that touch no files (removed by ``close``)."""
         return self._scratch_dir("empty")
@@ -382,9 +381,7 @@ def load_collected(path: Path) -> LoadedFile:
     target = path.resolve()
     # The packaged built-ins merged over themselves are themselves: one parse, not two.
     merge_builtins = target != builtin_config_path().resolve()
-    config = load_config(
-        path, cwd=path.parent, env={}, builtin=merge_builtins, global_config=False
-    )
+    config = load_config(path, cwd=path.parent, env={}, builtin=merge_builtins, global_config=False)
     declared = tuple(
         procedure
         for procedure in config.procedures.values()
@@ -659,9 +656,7 @@ class OodaItem(pytest.Item):
         node = self.procedure_node
         return self.path, max(node.procedure.location.line - 1, 0), f"{node.name}::{self.name}"
 
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         return _render_failure(self, excinfo) or super().repr_failure(excinfo)
 
 
@@ -696,9 +691,7 @@ class FileConfigItem(pytest.Item):
         for text in self.loaded.config.warnings:
             reporting.warn_at(lint.LintWarning(text), root=self.config.rootpath)
 
-    def repr_failure(
-        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
-    ) -> Any:
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         return _render_failure(self, excinfo) or super().repr_failure(excinfo)
 
 
@@ -762,9 +755,7 @@ class PromptItem(pytest.Function):
     def snapshot_path(self) -> Path:
         site = getattr(self, "ooda_snapshot_dir", None)
         if not isinstance(site, Path):
-            site = (
-                self.path.parent / str(PromptSnapshotExtension.snapshot_dirname) / self.path.stem
-            )
+            site = self.path.parent / str(PromptSnapshotExtension.snapshot_dirname) / self.path.stem
         return site / safe_name(self.procedure_node.name) / f"{self.phase}.md"
 
     def runtest(self) -> None:

@@ -89,3 +89,45 @@ class ScenarioError(OodaError):
 
 class BackendError(OodaError):
     """An AI backend could not be started or configured."""
+
+
+class UsageError(OodaError):
+    """A command-line or option value is wrong (``ooda`` exits 1, pytest shows a usage
+    error)."""
+
+
+class NoAICommandError(ConfigError):
+    """A run needs an AI command or API and none is configured."""
+
+
+# --------------------------------------------------------------------------- warnings
+
+
+class OodaWarning(UserWarning):
+    """Root of every warning pytest-ooda emits; ``-W error::pytest_ooda.OodaWarning``
+    turns them all into errors, ``-W ignore::pytest_ooda.OodaWarning`` silences them."""
+
+
+class ConfigWarning(OodaWarning):
+    """A config file loads, but something in it is probably a mistake."""
+
+
+class LintWarning(OodaWarning):
+    """A lint finding reported as a warning by a ``config`` item."""
+
+
+class ScenarioWarning(OodaWarning):
+    """A scenario file is ignored or cannot be matched to a procedure."""
+
+
+class DriftWarning(OodaWarning):
+    """A replayed scenario's recorded prompt differs from the current one."""
+
+
+class RecordingWarning(OodaWarning):
+    """A live run could not be recorded as asked."""
+
+
+class AgentWarning(OodaWarning):
+    """An agent run completed but reported something a user must know (e.g. every tool
+    call was denied)."""

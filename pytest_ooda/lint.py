@@ -992,15 +992,17 @@ def lint_path(
         lint_files.append(builtin_procedures_file())
     try:
         config = load_config(target, cwd=base, env={}, global_config=False)
-        settings = resolve_settings(
-            config, severities=severities, select=select, ignore=ignore
-        )
+        settings = resolve_settings(config, severities=severities, select=select, ignore=ignore)
     except OodaError as exc:
         if not option_settings.enabled("OODA001"):
             raise
         finding = Finding(
-            "OODA001", "error", exc.message, exc.file or (str(target) if target else None),
-            exc.line, exc.column,
+            "OODA001",
+            "error",
+            exc.message,
+            exc.file or (str(target) if target else None),
+            exc.line,
+            exc.column,
         )
         return LintReport((finding,), (), tuple(str(f) for f in lint_files))
     findings = lint_config(config, settings=settings, files=lint_files)

@@ -105,8 +105,7 @@ def workspace_of(scenario: Scenario, *, root: Path | None = None) -> Path | None
         if inside and not written.is_relative_to(root):
             raise ScenarioError(
                 f"workspace {scenario.workspace!r} is outside the project ({written})",
-                hint="keep scenario workspaces inside the rootdir, relative to the "
-                "scenario file",
+                hint="keep scenario workspaces inside the rootdir, relative to the scenario file",
                 **where,
             )
     if directory.is_dir():
@@ -151,8 +150,10 @@ def _failure_text(
     mode: str,
 ) -> str:
     where = reporting.display_path(scenario.path, root) if scenario.path else scenario.label
-    lines = [f"scenario {scenario.label} ({where}) {mode}: status={result.status}, "
-             f"{result.iterations} iteration(s)"]
+    lines = [
+        f"scenario {scenario.label} ({where}) {mode}: status={result.status}, "
+        f"{result.iterations} iteration(s)"
+    ]
     for problem in problems:
         lines.append(f"  - {problem}")
     lines.append("")
@@ -276,9 +277,7 @@ def replay(
             workdir = copy_workspace(workspace, target)
             result = _replay(config, scenario, workdir, backend, root)
             problems = scenario.check(result, workdir)
-            drifts = (
-                check_drift(scenario, result, config, cwd=workdir) if drift != "ignore" else []
-            )
+            drifts = check_drift(scenario, result, config, cwd=workdir) if drift != "ignore" else []
     failing_drifts = drifts if drift == "fail" else []
     if problems or failing_drifts:
         raise ItemFailure(
@@ -320,9 +319,7 @@ class LiveOutcome:
             "output_tokens": self.output_tokens,
             "cost": self.cost,
             "recorded": self.recorded,
-            "expectations": f"{len(self.problems)} expectation(s) not met"
-            if self.problems
-            else "",
+            "expectations": f"{len(self.problems)} expectation(s) not met" if self.problems else "",
         }
 
     def raise_for_outcome(self) -> None:
@@ -453,9 +450,7 @@ def run_live(
         if written is not None:
             outcome.recorded = reporting.display_path(written, settings.rootpath)
             for note in recorder.warnings:
-                reporting.warn_at(
-                    RecordingWarning(f"scenario {scenario.label}: {note}"), written
-                )
+                reporting.warn_at(RecordingWarning(f"scenario {scenario.label}: {note}"), written)
     outcome.problems = problems
     if problems:
         outcome.report = _failure_text(

@@ -713,9 +713,7 @@ class ConsoleReporter:
                     record = event.record
                     self._write("  " + record.summary() + "\n")
                     if record.broken_pipe:
-                        self._write(
-                            "  the AI command exited before reading the whole prompt\n"
-                        )
+                        self._write("  the AI command exited before reading the whole prompt\n")
                     if record.error:
                         self._write(f"  error: {record.error}\n")
             self._write("", flush=True)

@@ -100,8 +100,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
-        "live: runs a procedure against the real AI command; only runs when selected "
-        "with -m live",
+        "live: runs a procedure against the real AI command; only runs when selected with -m live",
     )
     read = {spec.name: spec.read_sourced(config) for spec in OPTIONS}
     settings = PluginSettings.from_values(

@@ -32,6 +32,7 @@ LIVE_PROPERTY = "ooda_live"
 class ItemFailure(Exception):
     """A failure whose message is the whole report (no traceback into the plugin)."""
 
+
 _EXCERPT_CONTEXT = 2
 _OUTPUT_TAIL = 5
 _OUTPUT_WIDTH = 120

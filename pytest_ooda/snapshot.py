@@ -168,17 +168,17 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         for stem_dir in sorted(root.iterdir()):
             if not stem_dir.is_dir():
                 continue
-            owners = [
-                config_dir / f"{stem_dir.name}{suffix}" for suffix in (".yml", ".yaml")
-            ]
+            owners = [config_dir / f"{stem_dir.name}{suffix}" for suffix in (".yml", ".yaml")]
             existing = [owner for owner in owners if owner.exists()]
             if stem_dir.name == "ooda-builtin" and not existing:
                 continue
             # A config file that is still there but did not load (or was not collected,
             # e.g. --ignore) has items nobody ran: its snapshots are not unused, and
             # --snapshot-update must not delete them. A deleted config file's are.
-            if existing and loaded is not None and not any(
-                owner.resolve() in loaded for owner in existing
+            if (
+                existing
+                and loaded is not None
+                and not any(owner.resolve() in loaded for owner in existing)
             ):
                 continue
             found.extend(p for p in sorted(stem_dir.glob("*/*.md")) if p.stem in PROMPT_PHASES)

@@ -97,7 +97,10 @@ def scan(root: Path) -> dict[str, Entry]:
                 if entry.is_symlink():
                     st = entry.stat(follow_symlinks=False)
                     found[relative] = Entry(
-                        st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino,
+                        st.st_size,
+                        st.st_mtime_ns,
+                        st.st_ctime_ns,
+                        st.st_ino,
                         os.readlink(entry.path),
                     )
                 elif entry.is_dir(follow_symlinks=False):
@@ -199,9 +202,7 @@ class WorkspaceChanges:
                         f"{where}{path}: {reason}; the recording holds a placeholder"
                     )
                 else:
-                    self.warnings.append(
-                        f"{where}{path}: {reason}; the change is not recorded"
-                    )
+                    self.warnings.append(f"{where}{path}: {reason}; the change is not recorded")
         return MappingProxyType({**deleted, **written})
 
     def _nameable(self, path: str, where: str) -> bool:

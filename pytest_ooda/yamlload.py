@@ -533,9 +533,7 @@ def load_yaml_file(
     """Read and parse a YAML file; ``display`` is the name used in error messages."""
     name = display if display is not None else path
     text = read_text_file(path, display=name, error=error, max_bytes=max_bytes, what="YAML file")
-    return load_yaml_text(
-        text, file=name, error=error, go_typed=go_typed, strict_text=strict_text
-    )
+    return load_yaml_text(text, file=name, error=error, go_typed=go_typed, strict_text=strict_text)
 
 
 def key_mark(container: YamlMapping, key: Any) -> Mark:

@@ -42,11 +42,11 @@ TEMPLATED_DECIDE_MD = "Decide whom to greet first, starting with {{.target}}.\n"
 #: ``GREET_CONFIG`` with a templated fragment (rendered with its parameters).
 TEMPLATED_CONFIG = GREET_CONFIG.replace(
     "      - path: prompts/decide.md\n",
-    "      - path: prompts/decide.md\n        parameters:\n          target: \"the README\"\n",
+    '      - path: prompts/decide.md\n        parameters:\n          target: "the README"\n',
 )
 
 # Prints a planted secret and whatever the plan file says; records every prompt.
-FAKE_AI = '''\
+FAKE_AI = """\
 import json, os, sys
 from pathlib import Path
 
@@ -64,7 +64,7 @@ print(step.get("print", ""))
 for name, text in step.get("files", {}).items():
     Path(name).write_text(text)
 sys.exit(step.get("exit", 0))
-'''
+"""
 
 
 class Project:

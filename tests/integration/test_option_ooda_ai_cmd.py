@@ -57,11 +57,9 @@ def test_ai_cmd_option_runs_the_command(project: Project) -> None:
 def test_ai_cmd_alias_option_uses_the_configured_alias(project: Project) -> None:
     ai_cmd = project.fake_ai(PLAN)
     config = (project.path / "ooda-config.yml").read_text()
-    project.write("ooda-config.yml", config + f"ai_cmd_aliases:\n  fake: \"{ai_cmd}\"\n")
+    project.write("ooda-config.yml", config + f'ai_cmd_aliases:\n  fake: "{ai_cmd}"\n')
     project.scenario("s", SCENARIO)
-    project.run("-m", "live", "--ooda-ai-cmd-alias", "fake").assert_outcomes(
-        passed=1, deselected=7
-    )
+    project.run("-m", "live", "--ooda-ai-cmd-alias", "fake").assert_outcomes(passed=1, deselected=7)
     assert (project.path / "fake-ai/prompts.log").is_file()
 
 
@@ -77,7 +75,7 @@ def test_workspace_config_supplies_the_command_for_other_procedure_files(
     project: Project,
 ) -> None:
     ai_cmd = project.fake_ai(PLAN)
-    project.write("ooda-config.yml", f"loop:\n  ai_cmd: \"{ai_cmd}\"\n")
+    project.write("ooda-config.yml", f'loop:\n  ai_cmd: "{ai_cmd}"\n')
     project.write(
         "procedures/more.yml",
         """\

@@ -49,8 +49,10 @@ def test_warn_passes_with_a_warning(recorded: Project) -> None:
     result = recorded.run("-k", "scenario", "--ooda-drift=warn")
     result.assert_outcomes(passed=1, deselected=7, warnings=1)
     result.stdout.fnmatch_lines(
-        ["  */scenarios/greet/rec.yml:1: DriftWarning: scenario greet/rec: prompt of iteration"
-         " 1 drifted*"]
+        [
+            "  */scenarios/greet/rec.yml:1: DriftWarning: scenario greet/rec: prompt of iteration"
+            " 1 drifted*"
+        ]
     )
     assert "pytest_ooda/" not in result.stdout.str()
     strict = recorded.run("-k", "scenario", "--ooda-drift=warn", "-W", "error::UserWarning")

@@ -117,10 +117,16 @@ def test_live_runs_in_a_git_initialised_copy_of_the_workspace(live: Project) -> 
         "fake-ai/plan.json",
         '[{"print": "<promise>SUCCESS</promise>", "files": {"NOTE.md": "note"}}]',
     )
-    live.write("fake-ai/agent.py", (live.path / "fake-ai/agent.py").read_text().replace(
-        "sys.exit(", "import subprocess; print(subprocess.run(['git', 'status', '--porcelain'],"
-        " capture_output=True, text=True).stdout.strip() or 'clean'); sys.exit(",
-    ))
+    live.write(
+        "fake-ai/agent.py",
+        (live.path / "fake-ai/agent.py")
+        .read_text()
+        .replace(
+            "sys.exit(",
+            "import subprocess; print(subprocess.run(['git', 'status', '--porcelain'],"
+            " capture_output=True, text=True).stdout.strip() or 'clean'); sys.exit(",
+        ),
+    )
     live.scenario(
         "ws",
         "procedure: greet\nworkspace: ws\n"

@@ -61,7 +61,11 @@ def test_readme_quickstart_runs_as_written(
         "print('<promise>SUCCESS</promise>')\n",
     )
     live = project.run(
-        "-m", "live", "-k", "happy", "--ooda-record-mode=once",
+        "-m",
+        "live",
+        "-k",
+        "happy",
+        "--ooda-record-mode=once",
         f"--ooda-ai-cmd={sys.executable} {agent}",
     )
     live.assert_outcomes(passed=1, deselected=13)

@@ -54,8 +54,7 @@ def test_unmet_expectations_fail_with_the_iteration_table(
     result.assert_outcomes(failed=1, deselected=7)
     result.stdout.fnmatch_lines(
         [
-            "scenario greet/case (scenarios/greet/case.yml) replay: status=success, "
-            "2 iteration(s)",
+            "scenario greet/case (scenarios/greet/case.yml) replay: status=success, 2 iteration(s)",
             message,
             "",
             "  iter  signal   outcome  exit  output (tail)",
@@ -171,8 +170,7 @@ def test_the_ai_command_is_never_started_in_replay(project: Project) -> None:
     marker = project.path / "started"
     project.write(
         "ooda-config.yml",
-        (project.path / "ooda-config.yml").read_text()
-        + f"loop:\n  ai_cmd: \"touch {marker}\"\n",
+        (project.path / "ooda-config.yml").read_text() + f'loop:\n  ai_cmd: "touch {marker}"\n',
     )
     run_scenario(project, "expect: {status: success}\n" + TWO_STEPS).assert_outcomes(
         passed=1, deselected=7
@@ -211,8 +209,7 @@ def test_workspace_outside_the_project_is_a_located_failure(project: Project) ->
         result.assert_outcomes(failed=1, deselected=7)
         result.stdout.fnmatch_lines(
             [
-                f"scenarios/greet/case.yml:2:1: workspace '{workspace}' is outside the "
-                "project (*)",
+                f"scenarios/greet/case.yml:2:1: workspace '{workspace}' is outside the project (*)",
                 "  keep scenario workspaces inside the rootdir*",
                 "*",
                 f"  > 2 | workspace: {workspace}",

@@ -29,8 +29,7 @@ def test_missing_snapshot_fails_and_says_how_to_create_it(project: Project) -> N
     result.assert_outcomes(failed=1, deselected=5)
     result.stdout.fnmatch_lines(
         [
-            "procedure greet: no snapshot of the observe phase yet "
-            f"({SNAPSHOTS}/observe.md)",
+            f"procedure greet: no snapshot of the observe phase yet ({SNAPSHOTS}/observe.md)",
             "  run `pytest --snapshot-update` to create it",
         ]
     )
@@ -50,8 +49,7 @@ def test_mismatch_shows_a_unified_diff_naming_the_fragment_file(project: Project
     result.assert_outcomes(failed=2, passed=3, deselected=1)
     result.stdout.fnmatch_lines(
         [
-            "procedure greet: the observe phase differs from its snapshot "
-            f"{SNAPSHOTS}/observe.md",
+            f"procedure greet: the observe phase differs from its snapshot {SNAPSHOTS}/observe.md",
             "  changed lines come from: prompts/observe.md",
             "",
             f"--- {SNAPSHOTS}/observe.md (snapshot)",
@@ -99,7 +97,7 @@ def test_deleted_procedure_leaves_unused_snapshots_that_update_removes(project: 
     config = (project.path / "ooda-config.yml").read_text()
     wave = (
         "  wave:\n    act:\n"
-        "      - content: \"Wave. <promise>SUCCESS</promise> or <promise>FAILURE</promise>\"\n"
+        '      - content: "Wave. <promise>SUCCESS</promise> or <promise>FAILURE</promise>"\n'
     )
     project.write("ooda-config.yml", config + wave)
     project.run("--snapshot-update")
@@ -130,7 +128,7 @@ def test_unused_snapshots_are_not_reported_when_only_some_procedures_run(
     config = (project.path / "ooda-config.yml").read_text()
     wave = (
         "  wave:\n    act:\n"
-        "      - content: \"Wave. <promise>SUCCESS</promise> or <promise>FAILURE</promise>\"\n"
+        '      - content: "Wave. <promise>SUCCESS</promise> or <promise>FAILURE</promise>"\n'
     )
     project.write("ooda-config.yml", config + wave)
     project.run("--snapshot-update")

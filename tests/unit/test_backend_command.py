@@ -319,9 +319,7 @@ def test_unstartable_file_is_a_backend_error(tmp_path: Path) -> None:
         ("#!\n", "has an empty #! line"),
     ],
 )
-def test_scripts_exec_would_refuse_are_explained(
-    tmp_path: Path, text: str, expected: str
-) -> None:
+def test_scripts_exec_would_refuse_are_explained(tmp_path: Path, text: str, expected: str) -> None:
     script = tmp_path / "ai"
     script.write_text(text)
     script.chmod(0o755)

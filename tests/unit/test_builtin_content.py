@@ -316,9 +316,7 @@ def test_prompt_states_its_success_continue_and_failure_criteria(
 
 
 @pytest.mark.parametrize("name", list(SEED_PROCEDURES))
-def test_prompt_states_no_other_kinds_success_criterion(
-    prompts: dict[str, str], name: str
-) -> None:
+def test_prompt_states_no_other_kinds_success_criterion(prompts: dict[str, str], name: str) -> None:
     kind = PROCEDURE_KINDS[name]
     text = _normalise(prompts[name])
     for other, signals in SIGNALS.items():

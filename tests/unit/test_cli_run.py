@@ -483,9 +483,7 @@ def test_replay_never_touches_the_working_tree(
     assert sorted(p.name for p in (workspace / "fixture").iterdir()) == ["seed.txt"]
 
 
-def test_replay_with_missing_workspace(
-    workspace: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_replay_with_missing_workspace(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (workspace / "s.yml").write_text("procedure: build\nworkspace: nowhere\niterations: []\n")
     assert main(["run", "build", "--replay", "s.yml"]) == 2
     assert "s.yml: scenario workspace not found: nowhere" in capsys.readouterr().err

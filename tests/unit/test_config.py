@@ -859,9 +859,7 @@ def test_config_home_naming_a_file_names_the_variable(tmp_path: Path) -> None:
     write(tmp_path / "not-a-dir", "x\n")
     with pytest.raises(ConfigError) as info:
         load_config(cwd=tmp_path, env={"OODA_CONFIG_HOME": str(tmp_path / "not-a-dir")})
-    assert str(info.value).startswith(
-        "environment variable OODA_CONFIG_HOME: expected a directory"
-    )
+    assert str(info.value).startswith("environment variable OODA_CONFIG_HOME: expected a directory")
 
 
 def test_missing_config_home_directory_is_skipped(tmp_path: Path) -> None:

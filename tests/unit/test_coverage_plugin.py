@@ -230,8 +230,7 @@ def _make_project(root: Path, *, extra_run: str = "", test_body: str) -> None:
     (root / "fragments" / "orient" / "choice.md").write_text(CHOICE, encoding="utf-8")
     (root / "ooda-config.yml").write_text(PROJECT_CONFIG, encoding="utf-8")
     (root / ".coveragerc").write_text(
-        "[run]\nplugins = pytest_ooda.coverage_plugin\nbranch = true\n"
-        f"source = .\n{extra_run}",
+        f"[run]\nplugins = pytest_ooda.coverage_plugin\nbranch = true\nsource = .\n{extra_run}",
         encoding="utf-8",
     )
     (root / "test_compose.py").write_text(textwrap.dedent(test_body), encoding="utf-8")
@@ -324,7 +323,7 @@ def test_compose_on_this_worker(n):
 def test_coverage_combine_merges_xdist_workers(tmp_path: Path) -> None:
     _make_project(
         tmp_path,
-        extra_run='parallel = true\npatch = subprocess\n',
+        extra_run="parallel = true\npatch = subprocess\n",
         test_body=COMPOSE_PER_WORKER,
     )
     _run(

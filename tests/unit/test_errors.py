@@ -4,8 +4,13 @@ from pytest_ooda.errors import ConfigError, OodaError, TemplateError
 
 
 def test_location_prefix_and_hint() -> None:
-    err = ConfigError("unknown key 'obsrve'", file="ooda-config.yml", line=4, column=5,
-                      hint="did you mean 'observe'?")
+    err = ConfigError(
+        "unknown key 'obsrve'",
+        file="ooda-config.yml",
+        line=4,
+        column=5,
+        hint="did you mean 'observe'?",
+    )
     assert str(err) == "ooda-config.yml:4:5: unknown key 'obsrve'\n  did you mean 'observe'?"
     assert isinstance(err, OodaError)
 

@@ -141,9 +141,7 @@ def test_report_lists_never_composed_first_and_unrendered_arms(tmp_path: Path) -
         "  builtin:fragments/observe/read_agents_md.md  used by: alpha  composed 1x"
     )
     choice = next(i for i, line in enumerate(lines) if "p/choice.md" in line)
-    assert lines[choice] == (
-        "  p/choice.md  used by: alpha  composed 1x  branches 2/4 rendered"
-    )
+    assert lines[choice] == ("  p/choice.md  used by: alpha  composed 1x  branches 2/4 rendered")
     assert lines[choice + 1 : choice + 3] == [
         "      not rendered: line 2 if 'else' arm",
         "      not rendered: line 7 range 'empty' arm",

@@ -118,9 +118,7 @@ def test_config_warning(tmp_path: Path) -> None:
 
 
 def test_render_error(tmp_path: Path) -> None:
-    config = good(
-        extra='    description: ""\n'
-    ).replace(
+    config = good(extra='    description: ""\n').replace(
         'orient: [{content: "Understand the task."}]',
         'orient: [{content: "First: {{index .t 5}}", parameters: {t: [a]}}]',
     )
@@ -311,8 +309,8 @@ def test_unused_alias(tmp_path: Path) -> None:
     finding = only(report, "OODA402")
     assert "'fast'" in finding.message
     assert (finding.line, finding.column) == (2, 3)
-    used_by_loop = aliases + "loop:\n  ai_cmd_alias: fast\n" + good(
-        extra="    ai_cmd_alias: slow\n"
+    used_by_loop = (
+        aliases + "loop:\n  ai_cmd_alias: fast\n" + good(extra="    ai_cmd_alias: slow\n")
     )
     assert ids(run(tmp_path, used_by_loop)) == []
 
@@ -336,8 +334,10 @@ def test_builtin_flag_adds_the_builtins(tmp_path: Path) -> None:
 
 
 def test_lint_section_changes_and_disables_rules(tmp_path: Path) -> None:
-    config = good().replace(FAILURE, "stuck").replace(
-        'orient: [{content: "Understand the task."}]', "orient: []"
+    config = (
+        good()
+        .replace(FAILURE, "stuck")
+        .replace('orient: [{content: "Understand the task."}]', "orient: []")
     )
     report = run(tmp_path, "lint:\n  OODA302: error\n  empty-phase: off\n" + config)
     assert [(f.id, f.severity) for f in report.findings] == [("OODA302", "error")]

@@ -97,8 +97,13 @@ def test_live_line_includes_usage_when_known() -> None:
         "build/x: status=success iterations=2 time=12.3s tokens=100in/20out cost=$0.0123 "
         "recorded -> scenarios/build/x.yml"
     )
-    minimal = {"scenario": "a/b", "status": "aborted", "iterations": 3, "elapsed": 1.0,
-               "expectations": "1 expectation(s) not met"}
+    minimal = {
+        "scenario": "a/b",
+        "status": "aborted",
+        "iterations": 3,
+        "elapsed": 1.0,
+        "expectations": "1 expectation(s) not met",
+    }
     assert live_line(minimal) == (
         "a/b: status=aborted iterations=3 time=1.0s (1 expectation(s) not met)"
     )

@@ -427,7 +427,10 @@ def test_replay_running_out_names_the_file(config: Config, tmp_path: Path) -> No
     scenario = load_scenario(write(tmp_path, SAMPLE.replace("<promise>SUCCESS</promise>", "")))
     with pytest.raises(ScenarioError) as info:
         run_procedure(
-            config, "build", backend=scenario.replay_backend(), max_iterations=3,
+            config,
+            "build",
+            backend=scenario.replay_backend(),
+            max_iterations=3,
             workdir=tmp_path,
         )
     assert str(info.value).startswith(
@@ -497,4 +500,3 @@ def test_check_writable(tmp_path: Path) -> None:
     (tmp_path / "afile").write_text("x")
     with pytest.raises(ScenarioError, match="afile is not a directory"):
         check_writable(tmp_path / "afile" / "s.yml")
-

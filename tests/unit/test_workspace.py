@@ -213,9 +213,7 @@ def test_unencodable_names_and_unreadable_files_are_warnings(
 
     monkeypatch.setattr(builtins, "open", refusing_open)
     got = dict(changes.capture(1))
-    assert got == {
-        "locked.txt": placeholder("locked.txt", "cannot read it (Permission denied)")
-    }
+    assert got == {"locked.txt": placeholder("locked.txt", "cannot read it (Permission denied)")}
     assert any("file name is not UTF-8" in w for w in changes.warnings)
 
 
@@ -272,7 +270,11 @@ def test_recorded_run_replays_its_file_changes(
         ]
     )
     live = run_procedure(
-        config, "build", backend=backend, workdir=ws, max_iterations=3,
+        config,
+        "build",
+        backend=backend,
+        workdir=ws,
+        max_iterations=3,
         on_event=recorder.watch(ws),
     )
     live.assert_status("success", iterations=3)
@@ -298,7 +300,10 @@ def test_recorded_run_replays_its_file_changes(
         else:
             target.write_bytes(path.read_bytes())
     replayed = run_procedure(
-        config, "build", backend=recorded.replay_backend(sleep=False), workdir=replay_dir,
+        config,
+        "build",
+        backend=recorded.replay_backend(sleep=False),
+        workdir=replay_dir,
         max_iterations=3,
     )
     replayed.assert_status("success", iterations=3)

@@ -1,0 +1,109 @@
+"""Every closed vocabulary of pytest-ooda, defined once.
+
+Options (``choices=``), the config and scenario schemas, the docs generator and the
+type checker all read these; nothing else spells the values out. Each vocabulary is a
+``Literal`` alias for annotations plus a tuple of its values in their documented order
+(``typing.get_args`` of the alias, so the two cannot drift apart).
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+#: The four OODA phases, in prompt order.
+Phase = Literal["observe", "orient", "decide", "act"]
+PHASES: tuple[Phase, ...] = get_args(Phase)
+
+#: What a prompt snapshot can show: one phase or the assembled prompt.
+PromptPart = Literal["observe", "orient", "decide", "act", "assembled"]
+PROMPT_PARTS: tuple[PromptPart, ...] = get_args(PromptPart)
+
+#: How a loop run ended.
+Status = Literal["success", "max-iters", "aborted", "interrupted"]
+STATUSES: tuple[Status, ...] = get_args(Status)
+
+#: ``ooda run``'s exit code for each status.
+EXIT_CODES: dict[Status, int] = {"success": 0, "aborted": 1, "max-iters": 2, "interrupted": 130}
+
+#: What one iteration meant: ``ok`` continues (and resets failures), ``success`` stops,
+#: ``failure`` counts toward the abort threshold.
+OutcomeKind = Literal["ok", "success", "failure"]
+OUTCOME_KINDS: tuple[OutcomeKind, ...] = get_args(OutcomeKind)
+
+#: The promise signal an output carried, if any.
+Signal = Literal["SUCCESS", "FAILURE"]
+SIGNALS: tuple[Signal, ...] = get_args(Signal)
+
+#: How the iteration limit is applied.
+IterationMode = Literal["max-iterations", "unlimited"]
+ITERATION_MODES: tuple[IterationMode, ...] = get_args(IterationMode)
+
+#: When live runs write their transcript into the scenario file.
+RecordMode = Literal["none", "once", "new", "all"]
+RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
+
+#: What a replay does when the recorded prompt differs from the current one.
+DriftMode = Literal["fail", "warn", "ignore"]
+DRIFT_MODES: tuple[DriftMode, ...] = get_args(DriftMode)
+
+#: The loop's log levels, least severe first.
+LogLevel = Literal["debug", "info", "warn", "error"]
+LOG_LEVELS: tuple[LogLevel, ...] = get_args(LogLevel)
+
+#: A lint finding's severity, most severe first.
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
+
+#: A lint rule's configured level: a severity, or ``off``.
+SeverityLevel = Literal["error", "warning", "info", "off"]
+SEVERITY_LEVELS: tuple[SeverityLevel, ...] = get_args(SeverityLevel)
+
+#: Where a setting came from, highest precedence first.
+Tier = Literal["cli", "env", "workspace", "global", "builtin", "default"]
+TIERS: tuple[Tier, ...] = get_args(Tier)
+
+#: Words accepted for a boolean in ini keys, environment variables and option values.
+TRUE_WORDS: frozenset[str] = frozenset({"1", "true", "yes", "y", "on"})
+FALSE_WORDS: frozenset[str] = frozenset({"0", "false", "no", "n", "off", ""})
+
+
+def parse_bool(text: str) -> bool | None:
+    """``True``/``False`` for a recognised word (case-insensitive), ``None`` otherwise."""
+    word = text.strip().lower()
+    if word in TRUE_WORDS:
+        return True
+    if word in FALSE_WORDS:
+        return False
+    return None
+
+
+__all__ = [
+    "DRIFT_MODES",
+    "EXIT_CODES",
+    "FALSE_WORDS",
+    "ITERATION_MODES",
+    "LOG_LEVELS",
+    "OUTCOME_KINDS",
+    "PHASES",
+    "PROMPT_PARTS",
+    "RECORD_MODES",
+    "SEVERITIES",
+    "SEVERITY_LEVELS",
+    "SIGNALS",
+    "STATUSES",
+    "TIERS",
+    "TRUE_WORDS",
+    "DriftMode",
+    "IterationMode",
+    "LogLevel",
+    "OutcomeKind",
+    "Phase",
+    "PromptPart",
+    "RecordMode",
+    "Severity",
+    "SeverityLevel",
+    "Signal",
+    "Status",
+    "Tier",
+    "parse_bool",
+]
