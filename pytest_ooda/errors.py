@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+import copy
+from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
     from pathlib import Path
 
+_E = TypeVar("_E", bound="OodaError")
+_UNSET: Any = object()
 
-class OodaError(Exception):
-    """Root of every error pytest-ooda raises for a user's input or environment.
 
-    ``file``/``line``/``column`` (1-based) say where the mistake is; ``hint`` is an
-    optional second line such as a "did you mean" suggestion or the expected value.
-    ``str(err)`` renders ``file:line:col: message`` followed by the hint.
-    """
+class _Located(Exception):
+    """A message about a place: ``file``/``line``/``column`` (1-based) and an optional
+    ``hint`` line; ``str()`` renders ``file:line:col: message`` then the hint."""
 
     def __init__(
         self,
@@ -50,6 +50,42 @@ class OodaError(Exception):
         if self.hint:
             text += f"\n  {self.hint}"
         return text
+
+
+class OodaError(_Located):
+    """Root of every error pytest-ooda raises for a user's input or environment.
+
+    ``file``/``line``/``column`` (1-based) say where the mistake is; ``hint`` is an
+    optional second line such as a "did you mean" suggestion or the expected value.
+    ``str(err)`` renders ``file:line:col: message`` followed by the hint.
+    """
+
+    def relocated(
+        self: _E,
+        *,
+        file: str | Path | None = _UNSET,
+        line: int | None = _UNSET,
+        column: int | None = _UNSET,
+        hint: str | None = _UNSET,
+        message: str = _UNSET,
+    ) -> _E:
+        """A copy of this error with some of its location (or hint, or message) replaced.
+
+        Errors are never changed after being raised: a caller that knows better where a
+        mistake is raises ``err.relocated(file=…, line=…) from err`` instead."""
+        clone = copy.copy(self)
+        if file is not _UNSET:
+            clone.file = str(file) if file is not None else None
+        if line is not _UNSET:
+            clone.line = line
+        if column is not _UNSET:
+            clone.column = column
+        if hint is not _UNSET:
+            clone.hint = hint
+        if message is not _UNSET:
+            clone.message = message
+            clone.args = (message,)
+        return clone
 
 
 class ConfigError(OodaError):
@@ -103,9 +139,13 @@ class NoAICommandError(ConfigError):
 # --------------------------------------------------------------------------- warnings
 
 
-class OodaWarning(UserWarning):
+class OodaWarning(_Located, UserWarning):
     """Root of every warning pytest-ooda emits; ``-W error::pytest_ooda.OodaWarning``
-    turns them all into errors, ``-W ignore::pytest_ooda.OodaWarning`` silences them."""
+    turns them all into errors, ``-W ignore::pytest_ooda.OodaWarning`` silences them.
+
+    Like :class:`OodaError` a warning carries where it is about: ``str(w)`` is
+    ``file:line:col: message``, and the parts stay available as attributes, so callers
+    never parse the text back."""
 
 
 class ConfigWarning(OodaWarning):
