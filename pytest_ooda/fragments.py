@@ -14,13 +14,10 @@ import functools
 import os
 import stat
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from pytest_ooda.errors import FragmentError
 from pytest_ooda.yamlload import read_text_file
-
-if TYPE_CHECKING:
-    from pytest_ooda.config import FragmentAction
 
 BUILTIN_PREFIX = "builtin:"
 PHASES = ("observe", "orient", "decide", "act")
@@ -155,7 +152,21 @@ def read_fragment_file(file: Path) -> str:
     return text
 
 
-def load_fragment_text(action: FragmentAction) -> str:
+class FragmentSource(Protocol):
+    """What :func:`load_fragment_text` needs of a fragment action (``config.FragmentAction``
+    has it); a protocol so this module stays a leaf that knows nothing of config."""
+
+    @property
+    def content(self) -> str | None: ...
+    @property
+    def path(self) -> str | None: ...
+    @property
+    def base_dir(self) -> Path: ...
+    @property
+    def file(self) -> Path | None: ...
+
+
+def load_fragment_text(action: FragmentSource) -> str:
     """The raw (unrendered) text of a fragment action: inline content or the file's text."""
     if action.path is None:
         return action.content or ""
