@@ -100,7 +100,7 @@ def load_from_args(args: argparse.Namespace, **overrides: Any) -> Config:
     """Load the configuration for a command; prints config warnings to stderr."""
     config = load_config(getattr(args, "config", None), overrides=overrides or None)
     for warning in config.warnings:
-        note(f"warning: {warning}")
+        note(f"warning: {warning.format(Path.cwd())}")
     return config
 
 

@@ -9,6 +9,7 @@ fragment rendered (the fragment-coverage report is one).
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +26,7 @@ from pytest_ooda.fragments import load_fragment_text
 from pytest_ooda.yamlload import Mark
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from pytest_ooda.gotemplate import RenderTrace
 
@@ -332,3 +333,92 @@ __all__ = [
     "compose_phase_mapped",
     "render_action",
 ]
+
+
+# --------------------------------------------------------------------------- prompt diffs
+
+
+def _sources_for(lines: range, segments: Sequence[Segment]) -> list[str]:
+    """Segment sources overlapping 1-based ``lines`` (a point when the range is empty)."""
+    first, last = lines.start, max(lines.stop - 1, lines.start)
+    found: list[str] = []
+    for segment in segments:
+        overlaps = segment.end_line >= first and segment.start_line <= last
+        if overlaps and segment.source not in found:
+            found.append(segment.source)
+    return found
+
+
+def _display_source(source: str, root: Path | None, files: Mapping[str, Path]) -> str:
+    if root is None or source.startswith("builtin:"):
+        return source
+    path = files.get(source, Path(source))
+    if path.is_absolute():
+        try:
+            return path.relative_to(root).as_posix()
+        except ValueError:
+            return source
+    return source
+
+
+def annotated_diff(
+    old: str,
+    new: str,
+    segments: Sequence[Segment],
+    *,
+    old_label: str,
+    new_label: str,
+    root: Path | None = None,
+    files: Mapping[str, Path] | None = None,
+    context: int = 3,
+) -> tuple[list[str], list[str]]:
+    """A unified diff of ``old`` → ``new`` plus the sources of the changed lines.
+
+    ``segments`` map lines of ``new`` to the fragment that produced them. Each hunk
+    header ends with the fragment files its changes come from (like git's function
+    context), and the second return value lists every such file once, in order.
+    Deleted lines are attributed to the fragment at the point of deletion. ``files``
+    maps a segment source (the path as written in the config) to the resolved file, so
+    sources are shown relative to ``root``.
+    """
+    old_lines = old.splitlines()
+    new_lines = new.splitlines()
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    out: list[str] = [f"--- {old_label}", f"+++ {new_label}"]
+    all_sources: list[str] = []
+    for group in matcher.get_grouped_opcodes(context):
+        sources: list[str] = []
+        for tag, _i1, _i2, j1, j2 in group:
+            if tag == "equal":
+                continue
+            # j1..j2 are 0-based; a pure deletion (j1 == j2) sits just after line j1.
+            span = range(j1 + 1, j2 + 1) if j2 > j1 else range(max(j1, 1), max(j1, 1) + 1)
+            for source in _sources_for(span, segments):
+                shown = _display_source(source, root, files or {})
+                if shown not in sources:
+                    sources.append(shown)
+        for shown in sources:
+            if shown not in all_sources:
+                all_sources.append(shown)
+        out.append(_hunk_header(group) + (f"  {', '.join(sources)}" if sources else ""))
+        for tag, i1, i2, j1, j2 in group:
+            if tag == "equal":
+                out.extend(" " + line for line in old_lines[i1:i2])
+                continue
+            out.extend("-" + line for line in old_lines[i1:i2])
+            out.extend("+" + line for line in new_lines[j1:j2])
+    if old.endswith("\n") != new.endswith("\n"):
+        out.append("\\ the two texts differ in their final newline")
+    return out, all_sources
+
+
+def _hunk_header(group: Sequence[tuple[str, int, int, int, int]]) -> str:
+    first, last = group[0], group[-1]
+    i1, i2, j1, j2 = first[1], last[2], first[3], last[4]
+
+    def span(start: int, stop: int) -> str:
+        length = stop - start
+        begin = start + 1 if length else start
+        return f"{begin}" if length == 1 else f"{begin},{length}"
+
+    return f"@@ -{span(i1, i2)} +{span(j1, j2)} @@"

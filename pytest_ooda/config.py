@@ -24,7 +24,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda import fragments
-from pytest_ooda.errors import ConfigError, FragmentError, OodaError, TemplateError
+from pytest_ooda.errors import ConfigError, ConfigWarning, FragmentError, OodaError, TemplateError
 from pytest_ooda.yamlload import (
     ANY_ITEM,
     ANY_KEY,
@@ -290,7 +290,7 @@ class Config:
     procedures: Mapping[str, Procedure]
     provenance: Mapping[str, Provenance]
     files: tuple[Path, ...]
-    warnings: tuple[str, ...]
+    warnings: tuple[ConfigWarning, ...]
     lint: Mapping[str, str]
 
     def procedure(self, name: str) -> Procedure:
@@ -489,7 +489,7 @@ class _Layer:
     aliases: dict[str, _Setting] = field(default_factory=dict)
     procedures: dict[str, _RawProcedure] = field(default_factory=dict)
     lint: dict[str, _Setting] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[ConfigWarning] = field(default_factory=list)
 
 
 class _FileParser:
@@ -556,8 +556,12 @@ class _FileParser:
             mark = key_mark(document, key)
             hint = _suggest(str(key), TOP_LEVEL_KEYS, "known top-level keys")
             layer.warnings.append(
-                f"{self.display}:{mark.line}:{mark.column}: unknown top-level key {key!r} "
-                f"(ignored); {hint.splitlines()[0]}"
+                ConfigWarning(
+                    f"unknown top-level key {key!r} (ignored); {hint.splitlines()[0]}",
+                    file=self.path,
+                    line=mark.line,
+                    column=mark.column,
+                )
             )
         if document.get("loop") is not None:
             layer.loop = self.parse_loop(document["loop"], value_mark(document, "loop"))
@@ -1037,7 +1041,7 @@ def _merge(
     }
     lint: dict[str, _Setting] = {}
     procs: dict[str, _RawProcedure] = {}
-    warnings: list[str] = []
+    warnings: list[ConfigWarning] = []
     for layer in layers:
         loop.update(layer.loop)
         aliases.update(layer.aliases)

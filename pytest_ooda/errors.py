@@ -5,6 +5,8 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from pytest_ooda._util import display_path
+
 if TYPE_CHECKING:
     from pathlib import Path
 
@@ -45,7 +47,15 @@ class _Located(Exception):
         return ":".join(parts)
 
     def __str__(self) -> str:
+        return self.format()
+
+    def format(self, root: Path | None = None) -> str:
+        """``file:line:col: message`` and the hint; with ``root``, a file under it is
+        shown relative to it."""
         loc = self.location
+        if root is not None and self.file is not None:
+            shown = display_path(self.file, root)
+            loc = shown + loc[len(self.file) :]
         text = f"{loc}: {self.message}" if loc else self.message
         if self.hint:
             text += f"\n  {self.hint}"

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda.errors import ConfigError, OodaError
+from pytest_ooda.errors import ConfigError, LintWarning, OodaError
 from pytest_ooda.yamlload import YamlMapping, key_mark, load_yaml_file
 
 if TYPE_CHECKING:
@@ -52,10 +52,6 @@ _SEVERITY_CHOICES = (*SEVERITIES, "off")
 SUCCESS_SIGNAL = "<promise>SUCCESS</promise>"
 FAILURE_SIGNAL = "<promise>FAILURE</promise>"
 _TEMPLATE_OPEN = "{{"
-
-
-class LintWarning(UserWarning):
-    """Category of the pytest warnings that report warning/info lint findings."""
 
 
 @dataclass(frozen=True)
@@ -886,20 +882,16 @@ def _lint_unused_aliases(out: _Collector, config: Config, files: set[Path]) -> N
             )
 
 
-_LOCATED = re.compile(r"^(?P<file>.+?):(?P<line>\d+):(?P<column>\d+): (?P<message>.*)$", re.DOTALL)
-
-
 def _lint_config_warnings(out: _Collector, config: Config, files: set[Path]) -> None:
     for warning in config.warnings:
-        match = _LOCATED.match(warning)
-        if match is None or Path(match["file"]).resolve() not in files:
+        if warning.file is None or Path(warning.file).resolve() not in files:
             continue
         out.add(
             "OODA003",
-            match["message"],
-            file=Path(match["file"]).resolve(),
-            line=int(match["line"]),
-            column=int(match["column"]),
+            warning.message,
+            file=Path(warning.file).resolve(),
+            line=warning.line,
+            column=warning.column,
         )
 
 

@@ -26,10 +26,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import shutil
+import subprocess
 import time
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
+
+from pytest_ooda.errors import BackendError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -242,3 +246,46 @@ class WorkspaceChanges:
         self.recorded_bytes += len(data)
         self._digests[path] = digest
         return text, None
+
+
+_GIT_IDENTITY = {
+    "GIT_AUTHOR_NAME": "pytest-ooda",
+    "GIT_AUTHOR_EMAIL": "pytest-ooda@localhost",
+    "GIT_COMMITTER_NAME": "pytest-ooda",
+    "GIT_COMMITTER_EMAIL": "pytest-ooda@localhost",
+}
+
+
+def git_init(path: Path) -> None:
+    """Make ``path`` a git repository with one commit, unless it already is one.
+
+    Agents expect a repository (they diff and commit); a fixed identity keeps it working
+    on machines without a global git configuration.
+    """
+    if (path / ".git").exists():
+        return
+    git = shutil.which("git")
+    if git is None:
+        raise BackendError("git is not installed: a live workspace must be a git repository")
+    env = {**os.environ, **_GIT_IDENTITY}
+    for argv in (
+        [git, "init", "-q"],
+        [git, "add", "-A"],
+        [git, "commit", "-q", "--allow-empty", "--no-gpg-sign", "-m", "ooda workspace"],
+    ):
+        done = subprocess.run(argv, cwd=path, env=env, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            raise BackendError(
+                f"cannot initialise a git repository in {path}: {' '.join(argv[1:3])} "
+                f"failed: {done.stderr.strip() or done.stdout.strip()}"
+            )
+
+
+def copy_workspace(source: Path | None, target: Path) -> Path:
+    """Copy ``source`` (a directory) into ``target``; an empty ``target`` when ``None``."""
+    target.mkdir(parents=True, exist_ok=True)
+    if source is not None:
+        if not source.is_dir():
+            raise BackendError(f"workspace directory not found: {source}")
+        shutil.copytree(source, target, dirs_exist_ok=True, symlinks=True)
+    return target

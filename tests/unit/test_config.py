@@ -167,7 +167,7 @@ def test_unknown_procedure_key_suggests(tmp_path: Path) -> None:
 def test_unknown_top_level_key_is_a_located_warning(tmp_path: Path) -> None:
     cfg = load(write(tmp_path / "c.yml", "procedure:\n  x: 1\nloop: {}\n"))
     assert len(cfg.warnings) == 1
-    assert cfg.warnings[0].endswith(
+    assert str(cfg.warnings[0]).endswith(
         "c.yml:1:1: unknown top-level key 'procedure' (ignored); did you mean 'procedures'?"
     )
 

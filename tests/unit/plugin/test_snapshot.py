@@ -8,14 +8,14 @@ from typing import Any
 
 import pytest
 
-from pytest_ooda.compose import Segment
-from pytest_ooda.snapshot import (
+from pytest_ooda.compose import Segment, annotated_diff
+from pytest_ooda.plugin.snapshot import (
     PromptSnapshotExtension,
-    annotated_diff,
     prune_empty_dirs,
     safe_name,
     split_nodeid,
 )
+from pytest_ooda.plugin.state import SNAPSHOT_DIR
 
 
 def location(nodeid: str, config: Path, item: Any = None) -> Any:
@@ -50,7 +50,7 @@ def test_location_is_next_to_the_config_file(tmp_path: Path) -> None:
 
 
 def test_items_may_name_their_snapshot_directory(tmp_path: Path) -> None:
-    item = SimpleNamespace(ooda_snapshot_dir=tmp_path / "__snapshots__" / "builtin")
+    item = SimpleNamespace(stash={SNAPSHOT_DIR: tmp_path / "__snapshots__" / "builtin"})
     loc = location("ooda-builtin/builtin.yml::build::prompt[act]", Path("/pkg/b.yml"), item)
     assert PromptSnapshotExtension.get_location(test_location=loc, index=0) == str(
         tmp_path / "__snapshots__/builtin/build/act.md"
@@ -85,7 +85,7 @@ def test_discovery_claims_phase_files_of_every_config_in_the_directory(tmp_path:
     builtin = location(
         "ooda-builtin/builtin.yml::build::prompt[act]",
         Path("/pkg/builtin.yml"),
-        SimpleNamespace(ooda_snapshot_dir=root / "ooda-builtin"),
+        SimpleNamespace(stash={SNAPSHOT_DIR: root / "ooda-builtin"}),
     )
     assert [c.location for c in ext.discover_snapshots(test_location=builtin)] == [
         str(root / "ooda-builtin/build/act.md")

@@ -9,20 +9,19 @@ explained by :func:`annotated_diff`, which names the fragment files behind each 
 
 from __future__ import annotations
 
-import difflib
 import functools
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import pytest
 from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
 from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
-from pytest_ooda.scenario import atomic_write_text
+from pytest_ooda._types import PROMPT_PARTS
+from pytest_ooda._util import atomic_write_text
+from pytest_ooda.plugin.state import PLUGIN_STATE, SNAPSHOT_DIR
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
-
     from syrupy.location import PyTestLocation
     from syrupy.types import (
         PropertyFilter,
@@ -32,10 +31,9 @@ if TYPE_CHECKING:
         SnapshotIndex,
     )
 
-    from pytest_ooda.compose import Segment
 
 #: Snapshot file stems, in the order the prompt items are collected.
-PROMPT_PHASES = ("observe", "orient", "decide", "act", "assembled")
+PROMPT_PHASES = PROMPT_PARTS
 
 _ITEM_PREFIX = "prompt["
 
@@ -99,8 +97,8 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         ``--ooda-builtin`` keep their snapshots under the rootdir, not inside the
         installed package); otherwise it sits next to the config file.
         """
-        explicit = getattr(test_location.item, "ooda_snapshot_dir", None)
-        if isinstance(explicit, Path):
+        explicit = _explicit_dir(test_location)
+        if explicit is not None:
             return explicit
         config_file = Path(test_location.filepath)
         return config_file.parent / str(cls.snapshot_dirname) / config_file.stem
@@ -120,7 +118,7 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         The whole ``<config dir>/__snapshots__`` (so the snapshots of a deleted config
         file are found too), or only the item's own directory when it names one.
         """
-        if isinstance(getattr(test_location.item, "ooda_snapshot_dir", None), Path):
+        if _explicit_dir(test_location) is not None:
             return cls.site_dir(test_location)
         return cls.site_dir(test_location).parent
 
@@ -160,7 +158,7 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         root = cls._discovery_root(test_location)
         if not root.is_dir():
             return []
-        if isinstance(getattr(test_location.item, "ooda_snapshot_dir", None), Path):
+        if _explicit_dir(test_location) is not None:
             return [p for p in sorted(root.glob("*/*.md")) if p.stem in PROMPT_PHASES]
         config_dir = root.parent
         loaded = _loaded_config_files(test_location)
@@ -251,10 +249,16 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         return data
 
 
+def _explicit_dir(test_location: PyTestLocation) -> Path | None:
+    """The snapshot directory a prompt item was given (the packaged built-ins keep theirs
+    under the rootdir, not inside the installed package)."""
+    item = getattr(test_location, "item", None)
+    stash = getattr(item, "stash", None)
+    return None if stash is None else stash.get(SNAPSHOT_DIR, None)
+
+
 def _loaded_config_files(test_location: PyTestLocation) -> set[Path] | None:
     """Config files this session collected and loaded (``None``: not known here)."""
-    from pytest_ooda.collect import PLUGIN_STATE
-
     item = getattr(test_location, "item", None)
     config = getattr(item, "config", None)
     if config is None:
@@ -265,112 +269,6 @@ def _loaded_config_files(test_location: PyTestLocation) -> set[Path] | None:
     if state is None:
         return None
     return state.collected_files - state.broken_files
-
-
-# -- explaining a mismatch ----------------------------------------------------------------
-
-
-def _sources_for(lines: range, segments: Sequence[Segment]) -> list[str]:
-    """Segment sources overlapping 1-based ``lines`` (a point when the range is empty)."""
-    first, last = lines.start, max(lines.stop - 1, lines.start)
-    found: list[str] = []
-    for segment in segments:
-        overlaps = segment.end_line >= first and segment.start_line <= last
-        if overlaps and segment.source not in found:
-            found.append(segment.source)
-    return found
-
-
-def _display_source(source: str, root: Path | None, files: Mapping[str, Path]) -> str:
-    if root is None or source.startswith("builtin:"):
-        return source
-    path = files.get(source, Path(source))
-    if path.is_absolute():
-        try:
-            return path.relative_to(root).as_posix()
-        except ValueError:
-            return source
-    return source
-
-
-def annotated_diff(
-    old: str,
-    new: str,
-    segments: Sequence[Segment],
-    *,
-    old_label: str,
-    new_label: str,
-    root: Path | None = None,
-    files: Mapping[str, Path] | None = None,
-    context: int = 3,
-) -> tuple[list[str], list[str]]:
-    """A unified diff of ``old`` → ``new`` plus the sources of the changed lines.
-
-    ``segments`` map lines of ``new`` to the fragment that produced them. Each hunk
-    header ends with the fragment files its changes come from (like git's function
-    context), and the second return value lists every such file once, in order.
-    Deleted lines are attributed to the fragment at the point of deletion. ``files``
-    maps a segment source (the path as written in the config) to the resolved file, so
-    sources are shown relative to ``root``.
-    """
-    old_lines = old.splitlines()
-    new_lines = new.splitlines()
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    out: list[str] = [f"--- {old_label}", f"+++ {new_label}"]
-    all_sources: list[str] = []
-    for group in matcher.get_grouped_opcodes(context):
-        sources: list[str] = []
-        for tag, _i1, _i2, j1, j2 in group:
-            if tag == "equal":
-                continue
-            # j1..j2 are 0-based; a pure deletion (j1 == j2) sits just after line j1.
-            span = range(j1 + 1, j2 + 1) if j2 > j1 else range(max(j1, 1), max(j1, 1) + 1)
-            for source in _sources_for(span, segments):
-                shown = _display_source(source, root, files or {})
-                if shown not in sources:
-                    sources.append(shown)
-        for shown in sources:
-            if shown not in all_sources:
-                all_sources.append(shown)
-        out.append(_hunk_header(group) + (f"  {', '.join(sources)}" if sources else ""))
-        for tag, i1, i2, j1, j2 in group:
-            if tag == "equal":
-                out.extend(" " + line for line in old_lines[i1:i2])
-                continue
-            out.extend("-" + line for line in old_lines[i1:i2])
-            out.extend("+" + line for line in new_lines[j1:j2])
-    if old.endswith("\n") != new.endswith("\n"):
-        out.append("\\ the two texts differ in their final newline")
-    return out, all_sources
-
-
-def _hunk_header(group: Sequence[tuple[str, int, int, int, int]]) -> str:
-    first, last = group[0], group[-1]
-    i1, i2, j1, j2 = first[1], last[2], first[3], last[4]
-
-    def span(start: int, stop: int) -> str:
-        length = stop - start
-        begin = start + 1 if length else start
-        return f"{begin}" if length == 1 else f"{begin},{length}"
-
-    return f"@@ -{span(i1, i2)} +{span(j1, j2)} @@"
-
-
-def keep_default_off_md(options: Any) -> None:
-    """Add ``md`` to syrupy's ``--snapshot-ignore-file-extensions``.
-
-    syrupy's ``snapshot`` fixture registers an assertion with the default (amber)
-    extension before ours takes over, and amber's discovery treats every foreign file
-    under ``<config dir>/__snapshots__`` as an unknown, unused collection: it would
-    report our prompts as unused (``--collect-only``) and delete them on
-    ``--snapshot-update`` wherever no prompt item claims them (e.g. next to the packaged
-    built-ins). Ignoring ``.md`` in walks keeps amber away; our discovery does not walk.
-    """
-    current = getattr(options, "ignore_file_extensions", None)
-    if current is None:
-        options.ignore_file_extensions = ["md"]
-    elif "md" not in current:
-        options.ignore_file_extensions = [*current, "md"]
 
 
 def prune_empty_dirs(snapshot_root: Path) -> None:

@@ -1,5 +1,5 @@
 """The objects behind the plugin's public fixtures (``ooda_runner``, ``ooda_script``,
-``ooda_workspace``, ``ooda_http_ai``) and the workspace helpers live runs share.
+``ooda_workspace``, ``ooda_http_ai``).
 
 The fixtures themselves are declared in :mod:`pytest_ooda.plugin`; users override them
 in a ``conftest.py`` by defining a fixture of the same name.
@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import functools
 import json
-import os
-import shutil
-import subprocess
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from pytest_ooda.errors import BackendError, OodaError
+from pytest_ooda.workspace import copy_workspace, git_init
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -58,52 +56,6 @@ def _raised_at_caller(
         return wrapper
 
     return decorate
-
-
-_GIT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "pytest-ooda",
-    "GIT_AUTHOR_EMAIL": "pytest-ooda@localhost",
-    "GIT_COMMITTER_NAME": "pytest-ooda",
-    "GIT_COMMITTER_EMAIL": "pytest-ooda@localhost",
-}
-
-
-# --------------------------------------------------------------------------- workspaces
-
-
-def git_init(path: Path) -> None:
-    """Make ``path`` a git repository with one commit, unless it already is one.
-
-    Agents expect a repository (they diff and commit); a fixed identity keeps it working
-    on machines without a global git configuration.
-    """
-    if (path / ".git").exists():
-        return
-    git = shutil.which("git")
-    if git is None:
-        raise BackendError("git is not installed: a live workspace must be a git repository")
-    env = {**os.environ, **_GIT_IDENTITY}
-    for argv in (
-        [git, "init", "-q"],
-        [git, "add", "-A"],
-        [git, "commit", "-q", "--allow-empty", "--no-gpg-sign", "-m", "ooda workspace"],
-    ):
-        done = subprocess.run(argv, cwd=path, env=env, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            raise BackendError(
-                f"cannot initialise a git repository in {path}: {' '.join(argv[1:3])} "
-                f"failed: {done.stderr.strip() or done.stdout.strip()}"
-            )
-
-
-def copy_workspace(source: Path | None, target: Path) -> Path:
-    """Copy ``source`` (a directory) into ``target``; an empty ``target`` when ``None``."""
-    target.mkdir(parents=True, exist_ok=True)
-    if source is not None:
-        if not source.is_dir():
-            raise BackendError(f"workspace directory not found: {source}")
-        shutil.copytree(source, target, dirs_exist_ok=True, symlinks=True)
-    return target
 
 
 class WorkspaceFactory:

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ooda.collect import PluginSettings, _glob_regex, _mentions_live
+from pytest_ooda.plugin.options import PluginSettings, _glob_regex
+from pytest_ooda.plugin.session import _mentions_live
 
 
 @pytest.mark.parametrize(

@@ -18,19 +18,26 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda import reporting
-from pytest_ooda.errors import ConfigError, ScenarioError
-from pytest_ooda.fixtures import copy_workspace, git_init
+from pytest_ooda._util import display_path
+from pytest_ooda.errors import (
+    ConfigError,
+    DriftWarning,
+    NoAICommandError,
+    RecordingWarning,
+    ScenarioError,
+)
+from pytest_ooda.plugin import report
+from pytest_ooda.plugin.report import ItemFailure
 from pytest_ooda.redact import Redactor
-from pytest_ooda.reporting import ItemFailure
+from pytest_ooda.workspace import copy_workspace, git_init
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from pytest_ooda.backends.replay import ReplayBackend
-    from pytest_ooda.collect import PluginSettings
     from pytest_ooda.config import Config
     from pytest_ooda.loop import LoopResult
+    from pytest_ooda.plugin.options import PluginSettings
     from pytest_ooda.scenario import Drift, Scenario
 
 NO_AI_COMMAND = (
@@ -42,18 +49,6 @@ NO_AI_COMMAND = (
     "(the workspace file, --ooda-config, or the global $OODA_CONFIG_HOME/ooda-config.yml)\n"
     "  - ai_cmd, ai_cmd_alias or ai_api on the procedure itself"
 )
-
-
-class NoAICommandError(Exception):
-    """No AI command is configured for a live run (the item is skipped, not failed)."""
-
-
-class DriftWarning(UserWarning):
-    """A scenario's recorded prompt differs from today's (``--ooda-drift=warn``)."""
-
-
-class RecordingWarning(UserWarning):
-    """A live run that the record mode asked for could not be written back."""
 
 
 def load_for(procedure: str, path: Path) -> Scenario:
@@ -149,7 +144,7 @@ def _failure_text(
     root: Path,
     mode: str,
 ) -> str:
-    where = reporting.display_path(scenario.path, root) if scenario.path else scenario.label
+    where = display_path(scenario.path, root) if scenario.path else scenario.label
     lines = [
         f"scenario {scenario.label} ({where}) {mode}: status={result.status}, "
         f"{result.iterations} iteration(s)"
@@ -157,7 +152,7 @@ def _failure_text(
     for problem in problems:
         lines.append(f"  - {problem}")
     lines.append("")
-    lines.extend(reporting.iteration_table(result))
+    lines.extend(report.iteration_table(result))
     for drift in drifts:
         lines.append("")
         lines.append(drift.describe())
@@ -198,9 +193,7 @@ def _replay(
         if scenario.iterations and backend.served == len(scenario.iterations):
             served = [(it.output, it.exit_code) for it in scenario.iterations]
             raise ItemFailure(
-                "\n".join(
-                    [reporting.format_error(error, root=root), "", *reporting.served_table(served)]
-                )
+                "\n".join([report.format_error(error, root=root), "", *report.served_table(served)])
             ) from None
         raise
     except UnicodeEncodeError as exc:
@@ -284,7 +277,7 @@ def replay(
             _failure_text(scenario, result, problems, failing_drifts, root=root, mode="replay")
         )
     for found in drifts:
-        reporting.warn_at(
+        report.warn_at(
             DriftWarning(f"scenario {scenario.label}: {found.describe()}"),
             path,
         )
@@ -438,7 +431,7 @@ def run_live(
         outcome.output_tokens = usage.output_tokens
         outcome.cost = usage.cost
     if wanted and read_only:
-        reporting.warn_at(
+        report.warn_at(
             RecordingWarning(
                 f"scenario {scenario.label}: not recorded, {path} belongs to the installed "
                 "package (copy the scenario into your project to record it)"
@@ -448,9 +441,9 @@ def run_live(
     elif wanted:
         written = recorder.commit(result, problems)
         if written is not None:
-            outcome.recorded = reporting.display_path(written, settings.rootpath)
+            outcome.recorded = display_path(written, settings.rootpath)
             for note in recorder.warnings:
-                reporting.warn_at(RecordingWarning(f"scenario {scenario.label}: {note}"), written)
+                report.warn_at(RecordingWarning(f"scenario {scenario.label}: {note}"), written)
     outcome.problems = problems
     if problems:
         outcome.report = _failure_text(

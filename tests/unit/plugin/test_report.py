@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pytest_ooda.errors import ConfigError, TemplateError
-from pytest_ooda.reporting import (
+from pytest_ooda.plugin.report import (
     collection_line,
     count_nodeids,
     file_excerpt,

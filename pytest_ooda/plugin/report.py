@@ -15,22 +15,26 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ooda import __version__
-from pytest_ooda.errors import OodaError, TemplateError
-from pytest_ooda.snapshot import annotated_diff
+from pytest_ooda._util import display_path
+from pytest_ooda.errors import OodaError, OodaWarning, TemplateError
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from pytest_ooda.collect import PluginSettings, PluginState
     from pytest_ooda.compose import MappedText
     from pytest_ooda.lint import Finding
     from pytest_ooda.loop import LoopResult
+    from pytest_ooda.plugin.options import PluginSettings
+    from pytest_ooda.plugin.state import PluginState
 
 LIVE_PROPERTY = "ooda_live"
 
 
 class ItemFailure(Exception):
-    """A failure whose message is the whole report (no traceback into the plugin)."""
+    """A test's failing verdict whose message is the whole report (no traceback into the
+    plugin): a prompt that differs from its snapshot, a scenario that ended otherwise
+    than expected. Like ``AssertionError`` it is an outcome, not a mistake in the user's
+    input, so it stands outside the ``OodaError`` tree on purpose."""
 
 
 _EXCERPT_CONTEXT = 2
@@ -121,11 +125,9 @@ class XdistReporting:
 
 # --------------------------------------------------------------------------- warnings
 
-_LOCATED = re.compile(r"(?P<file>[^\n]+?):(?P<line>\d+)(?::\d+)?: ")
-
 
 def warn_at(
-    warning: Warning,
+    warning: OodaWarning,
     file: str | Path | None = None,
     line: int | None = None,
     *,
@@ -133,15 +135,13 @@ def warn_at(
 ) -> None:
     """Issue ``warning`` located at the user's file, not at the plugin line that noticed.
 
-    pytest's warnings summary then names the YAML file and quotes its line; without a
-    file the location is read from a leading ``file:line:`` in the message (relative
-    paths are relative to ``root``). The file is passed on absolute because the quoted
-    line comes from ``linecache``, which would mix up equal relative names.
+    pytest's warnings summary then names the YAML file and quotes its line. The place is
+    ``file``/``line`` when given, else the warning's own (relative paths are relative to
+    ``root``). The file is passed on absolute because the quoted line comes from
+    ``linecache``, which would mix up equal relative names.
     """
     if file is None:
-        match = _LOCATED.match(str(warning))
-        if match is not None:
-            file, line = match.group("file"), int(match.group("line"))
+        file, line = warning.file, warning.line
     if file is None:
         warnings.warn(warning, stacklevel=3)
         return
@@ -155,9 +155,8 @@ def format_warning_error(warning: Warning, *, root: Path | None = None) -> str:
     lines = [
         f"{type(warning).__name__} (an error under -W / filterwarnings): {warning}",
     ]
-    match = _LOCATED.match(str(warning))
-    if match is not None:
-        excerpt = file_excerpt(_absolute(match.group("file"), root), int(match.group("line")))
+    if isinstance(warning, OodaWarning) and warning.file is not None and warning.line:
+        excerpt = file_excerpt(_absolute(warning.file, root), warning.line)
         if excerpt:
             lines.append("")
             lines.extend(excerpt)
@@ -165,16 +164,6 @@ def format_warning_error(warning: Warning, *, root: Path | None = None) -> str:
 
 
 # --------------------------------------------------------------------------- errors
-
-
-def display_path(path: str | Path, root: Path | None) -> str:
-    candidate = Path(path)
-    if root is not None and candidate.is_absolute():
-        try:
-            return candidate.relative_to(root).as_posix()
-        except ValueError:
-            pass
-    return str(path)
 
 
 def file_excerpt(
@@ -273,6 +262,8 @@ def format_prompt_mismatch(
             f"procedure {procedure}: no snapshot of the {what} yet ({shown})\n"
             "  run `pytest --snapshot-update` to create it"
         )
+    from pytest_ooda.compose import annotated_diff
+
     diff, sources = annotated_diff(
         recorded,
         current.text,

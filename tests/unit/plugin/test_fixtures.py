@@ -9,7 +9,8 @@ import pytest
 import requests
 
 from pytest_ooda.errors import BackendError
-from pytest_ooda.fixtures import HttpAIStub, copy_workspace, git_init
+from pytest_ooda.plugin.fixtures import HttpAIStub
+from pytest_ooda.workspace import copy_workspace, git_init
 
 if TYPE_CHECKING:
     from pathlib import Path

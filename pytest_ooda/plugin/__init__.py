@@ -1,0 +1,199 @@
+"""The pytest plugin (entry point ``ooda``): options, markers, hooks and fixtures.
+
+Everything here is wiring, and cheap: a session in a project without procedure files
+imports none of the library (config, templates, loop, syrupy extension). The work lives
+in the package's modules — :mod:`.options` (the option table and settings), :mod:`.state`
+(session state), :mod:`.nodes` (collectors and items), :mod:`.session` (session-level
+hook bodies), :mod:`.snapshot` (the syrupy extension), :mod:`.scenarios` (replay and
+live runs), :mod:`.report` (what the plugin prints), :mod:`.fixtures` (the fixture
+objects) and :mod:`.fragment_coverage` — imported when first needed. ``-p no:ooda``
+turns all of it off.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_ooda.errors import OodaError
+from pytest_ooda.plugin.options import OPTIONS, PluginSettings, keep_default_off_md
+from pytest_ooda.plugin.state import PLUGIN_STATE, SKIP_AT_ITEM, PluginState
+
+if TYPE_CHECKING:
+    from collections.abc import Generator, Iterator
+
+    from pytest_ooda.config import Config
+    from pytest_ooda.plugin.fixtures import HttpAIStub, Runner, ScriptFactory, WorkspaceFactory
+
+__all__ = [
+    "OPTIONS",
+    "HttpAIStub",
+    "Runner",
+    "ScriptFactory",
+    "WorkspaceFactory",
+]
+
+_FIXTURE_TYPES = ("HttpAIStub", "Runner", "ScriptFactory", "WorkspaceFactory")
+
+
+def __getattr__(name: str) -> Any:
+    # The fixtures' types, for users' annotations, without importing them up front.
+    if name in _FIXTURE_TYPES:
+        from pytest_ooda.plugin import fixtures
+
+        return getattr(fixtures, name)
+    raise AttributeError(f"module 'pytest_ooda.plugin' has no attribute {name!r}")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("ooda", "pytest-ooda")
+    for spec in OPTIONS:
+        spec.register(group, parser)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "live: runs a procedure against the real AI command; only runs when selected with -m live",
+    )
+    read = {spec.name: spec.read_sourced(config) for spec in OPTIONS}
+    settings = PluginSettings.from_values(
+        {name: value for name, (value, _) in read.items()},
+        sources={name: source for name, (_, source) in read.items()},
+        rootpath=config.rootpath,
+        inipath=config.inipath,
+        invocation_dir=config.invocation_params.dir,
+    )
+    config.stash[PLUGIN_STATE] = PluginState(settings)
+    from pytest_ooda.plugin import report
+
+    config.pluginmanager.register(report.LiveSummary(), "ooda-live-summary")
+    if settings.fragment_coverage:
+        from pytest_ooda.plugin import fragment_coverage
+
+        fragment_coverage.register(config)
+    if config.pluginmanager.hasplugin("syrupy"):
+        keep_default_off_md(config.option)
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(report.XdistReporting(), "ooda-xdist")
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if not parent.config.stash[PLUGIN_STATE].settings.matches(file_path):
+        return None
+    from pytest_ooda.plugin.nodes import ConfigFile
+
+    collector: ConfigFile = ConfigFile.from_parent(parent, path=file_path)
+    return collector
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    # tryfirst: the built-ins must be in the list before -k/-m deselection and before
+    # syrupy records the collected items.
+    state = config.stash[PLUGIN_STATE]
+    if not state.collected_files and not state.settings.builtin:
+        return
+    from pytest_ooda.plugin import session as hooks
+
+    hooks.add_builtin_items(session, items)
+    hooks.warn_orphan_scenarios(config, items)
+    hooks.deselect_unrequested_live(config, items)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(
+    item: pytest.Item, call: pytest.CallInfo[None]
+) -> Generator[None, Any, None]:
+    # A live item skipped for want of an AI command is reported at its scenario file,
+    # not at the plugin line that noticed.
+    outcome = yield
+    if item.stash.get(SKIP_AT_ITEM, False):
+        report = outcome.get_result()
+        if report.skipped and isinstance(report.longrepr, tuple):
+            path, line, _ = item.reportinfo()
+            report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    # trylast: after syrupy has deleted unused snapshots.
+    state = session.config.stash[PLUGIN_STATE]
+    state.close()
+    if session.config.getoption("update_snapshots", False):
+        from pytest_ooda.plugin import session as hooks
+
+        hooks.prune_snapshot_dirs(session.config)
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    from pytest_ooda.plugin import report
+
+    return report.header_lines(config.stash[PLUGIN_STATE].settings)
+
+
+def pytest_report_collectionfinish(config: pytest.Config, items: list[pytest.Item]) -> list[str]:
+    from pytest_ooda.plugin import report
+
+    return report.collection_lines(config.stash[PLUGIN_STATE])
+
+
+# --------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="session")
+def ooda_config(pytestconfig: pytest.Config) -> Config:
+    """The resolved config for the session (all tiers; respects ``--ooda-config``)."""
+    try:
+        return pytestconfig.stash[PLUGIN_STATE].session_config()
+    except OodaError as error:
+        from pytest_ooda.plugin import report
+
+        message = report.format_error(error, root=pytestconfig.rootpath)
+    # Outside the except block, so the report is the message alone, with no chained error.
+    pytest.fail(message, pytrace=False)
+
+
+@pytest.fixture
+def ooda_runner(pytestconfig: pytest.Config, ooda_config: Config, tmp_path: Path) -> Runner:
+    """The real loop runner bound to ``ooda_config`` and the ``--ooda-ai-cmd*`` options."""
+    from pytest_ooda.plugin import fixtures
+
+    settings = pytestconfig.stash[PLUGIN_STATE].settings
+    return fixtures.Runner(
+        ooda_config,
+        ai_cmd=settings.ai_cmd,
+        ai_cmd_alias=settings.ai_cmd_alias,
+        workdir=tmp_path,
+    )
+
+
+@pytest.fixture
+def ooda_script() -> ScriptFactory:
+    """Build a scripted AI backend: outputs, ``(output, exit_code)`` pairs or callables."""
+    from pytest_ooda.plugin import fixtures
+
+    return fixtures.ScriptFactory()
+
+
+@pytest.fixture
+def ooda_workspace(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> WorkspaceFactory:
+    """``ooda_workspace(src=None)``: a temp copy of ``src`` (or an empty dir), git-initialised."""
+    from pytest_ooda.plugin import fixtures
+
+    return fixtures.WorkspaceFactory(tmp_path_factory, base=Path(request.path).parent)
+
+
+@pytest.fixture
+def ooda_http_ai() -> Iterator[HttpAIStub]:
+    """A ``responses``-backed stub for the HTTP backends: scripted replies, recorded requests."""
+    from pytest_ooda.plugin import fixtures
+
+    with fixtures.HttpAIStub() as stub:
+        yield stub

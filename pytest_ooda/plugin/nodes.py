@@ -1,0 +1,492 @@
+"""Collection: procedure config files become collectors, procedures become item groups.
+
+Per procedure (ids under the config file)::
+
+    <procedure>::config              loads, renders, and is lint-clean at error severity
+    <procedure>::prompt[<phase>]     observe/orient/decide/act/assembled vs its snapshot
+    <procedure>::scenario[<name>]    a scenario replayed through the real loop runner
+    <procedure>::live[<name>]        the same scenario against the real AI (marker ``live``)
+
+A config file that does not load is one failing ``config`` item; one that declares no
+procedure is one passing ``config`` item carrying its warnings. Prompt items are real
+``pytest.Function``s requesting syrupy's ``snapshot`` fixture, because syrupy only tracks
+functions; the other kinds are plain items so they stay out of syrupy's bookkeeping.
+Collectors and items share this module because each kind creates or walks the other.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_ooda._types import PHASES, PROMPT_PARTS
+from pytest_ooda._util import display_path
+from pytest_ooda.errors import LintWarning, NoAICommandError, OodaError, ScenarioError
+from pytest_ooda.plugin import report
+from pytest_ooda.plugin.options import SCENARIO_SUFFIXES
+from pytest_ooda.plugin.report import ItemFailure
+from pytest_ooda.plugin.snapshot import PromptSnapshotExtension, safe_name
+from pytest_ooda.plugin.state import (
+    PLUGIN_STATE,
+    SKIP_AT_ITEM,
+    SNAPSHOT_DIR,
+    LoadedFile,
+    load_collected,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Iterator
+
+    from pytest_ooda.compose import MappedText
+    from pytest_ooda.config import Procedure
+
+
+def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    state = parent.config.stash[PLUGIN_STATE]
+    if not state.settings.matches(file_path):
+        return None
+    collector: ConfigFile = ConfigFile.from_parent(parent, path=file_path)
+    return collector
+
+
+class ConfigFile(pytest.File):
+    """One procedure config file."""
+
+    snapshot_dir: Path | None = None
+    read_only: bool = False
+
+    def collect(self) -> Iterable[pytest.Item | pytest.Collector]:
+        state = self.config.stash[PLUGIN_STATE]
+        state.collected_files.add(self.path.resolve())
+        state.counts["files"] += 1
+        try:
+            loaded = load_collected(self.path)
+        except OodaError as error:
+            state.broken_files.add(self.path.resolve())
+            return [BrokenConfigItem.from_parent(self, name="config", error=error)]
+        state.counts["procedures"] += len(loaded.declared)
+        if not loaded.declared:
+            # A file of loop settings only, or one whose `procedures:` is misspelt: one
+            # item, so its warnings are seen rather than the file silently yielding nothing.
+            return [FileConfigItem.from_parent(self, name="config", loaded=loaded)]
+        return [
+            ProcedureNode.from_parent(self, name=procedure.name, loaded=loaded, procedure=procedure)
+            for procedure in loaded.declared
+        ]
+
+
+class ProcedureNode(pytest.Collector):
+    """The items of one procedure."""
+
+    def __init__(self, *, loaded: LoadedFile, procedure: Procedure, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.loaded = loaded
+        self.procedure = procedure
+
+    @property
+    def file_node(self) -> ConfigFile:
+        parent = self.parent
+        assert isinstance(parent, ConfigFile)
+        return parent
+
+    def collect(self) -> Iterable[pytest.Item]:
+        items: list[pytest.Item] = [ConfigItem.from_parent(self, name="config")]
+        uses_syrupy = self.config.pluginmanager.hasplugin("syrupy")
+        for phase in PROMPT_PARTS:
+            items.append(
+                PromptItem.from_parent(
+                    self,
+                    name=f"prompt[{phase}]",
+                    callobj=_prompt_with_snapshot if uses_syrupy else _prompt_without_snapshot,
+                    phase=phase,
+                )
+            )
+        # One item pair per name: ``x.yml`` next to ``x.yaml`` would give two items the
+        # same node id, which breaks -k, --lf and xdist; the pair fails instead.
+        by_name: dict[str, list[Path]] = {}
+        for path in self.scenario_files():
+            by_name.setdefault(path.stem, []).append(path)
+        self.config.stash[PLUGIN_STATE].counts["scenarios"] += len(by_name)
+        for name, paths in by_name.items():
+            clash = tuple(paths[1:])
+            items.append(
+                ScenarioItem.from_parent(
+                    self, name=f"scenario[{name}]", scenario=paths[0], clash=clash
+                )
+            )
+            live = LiveItem.from_parent(self, name=f"live[{name}]", scenario=paths[0], clash=clash)
+            live.add_marker("live")
+            items.append(live)
+        return items
+
+    def scenario_dir(self) -> Path:
+        settings = self.config.stash[PLUGIN_STATE].settings
+        root = settings.scenario_dir or self.file_node.path.parent / "scenarios"
+        return root / self.procedure.name
+
+    def scenario_files(self) -> list[Path]:
+        directory = self.scenario_dir()
+        if not directory.is_dir():
+            return []
+        return sorted(
+            path
+            for path in directory.iterdir()
+            if path.suffix in SCENARIO_SUFFIXES and path.is_file() and not path.name.startswith(".")
+        )
+
+
+def _prompt_with_snapshot(snapshot: object) -> None:
+    """Placeholder body: ``PromptItem.runtest`` does the work with the fixture value."""
+
+
+def _prompt_without_snapshot() -> None:
+    """Placeholder body used when syrupy is disabled (``-p no:syrupy``)."""
+
+
+def _procedure_node(item: pytest.Item) -> ProcedureNode:
+    parent = item.parent
+    assert isinstance(parent, ProcedureNode)
+    return parent
+
+
+def _render_failure(item: pytest.Item, excinfo: pytest.ExceptionInfo[BaseException]) -> str | None:
+    """Our own report for our failures; ``None`` defers to pytest's traceback."""
+    error = excinfo.value
+    if isinstance(error, ItemFailure):
+        return str(error)
+    if isinstance(error, OodaError):
+        return report.format_error(error, root=item.config.rootpath)
+    if isinstance(error, Warning) and type(error).__module__.startswith("pytest_ooda."):
+        return report.format_warning_error(error, root=item.config.rootpath)
+    # A bug, not a user mistake: show the traceback from our code onwards only.
+    package = str(Path(__file__).parent)
+    for index, entry in enumerate(excinfo.traceback):
+        if str(entry.path).startswith(package):
+            excinfo.traceback = excinfo.traceback[index:]
+            break
+    return None
+
+
+class OodaItem(pytest.Item):
+    """Base of the non-snapshot items: located at the procedure's YAML line."""
+
+    @property
+    def procedure_node(self) -> ProcedureNode:
+        return _procedure_node(self)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        node = self.procedure_node
+        return self.path, max(node.procedure.location.line - 1, 0), f"{node.name}::{self.name}"
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        return _render_failure(self, excinfo) or super().repr_failure(excinfo)
+
+
+class BrokenConfigItem(OodaItem):
+    """Stands for a config file that failed to load: fails with the located error."""
+
+    def __init__(self, *, error: OodaError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        line = self.error.line if self.error.file is not None else None
+        return self.path, max((line or 1) - 1, 0), "config"
+
+    def runtest(self) -> None:
+        raise self.error
+
+
+def _shown(file: str | Path | None, root: Path) -> str | None:
+    return None if file is None else display_path(file, root)
+
+
+def _warn_config_warnings(loaded: LoadedFile, root: Path) -> None:
+    """The config's own warnings (unknown keys …), reported like lint findings."""
+    for warning in loaded.config.warnings:
+        report.warn_at(
+            LintWarning(
+                warning.message,
+                file=_shown(warning.file, root),
+                line=warning.line,
+                column=warning.column,
+            ),
+            root=root,
+        )
+
+
+class FileConfigItem(pytest.Item):
+    """A config file that loads but declares no procedure: passes, with its warnings."""
+
+    def __init__(self, *, loaded: LoadedFile, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.loaded = loaded
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, 0, "config"
+
+    def runtest(self) -> None:
+        _warn_config_warnings(self.loaded, self.config.rootpath)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        return _render_failure(self, excinfo) or super().repr_failure(excinfo)
+
+
+class ConfigItem(OodaItem):
+    """The procedure loads and renders, and lint finds nothing at error severity."""
+
+    def runtest(self) -> None:
+        from pytest_ooda import lint
+
+        node = self.procedure_node
+        overrides = lint.parse_severity_overrides(
+            self.config.stash[PLUGIN_STATE].settings.lint_severity
+        )
+        settings = lint.resolve_settings(node.loaded.config, severities=overrides)
+        findings = lint.lint_procedure(node.loaded.config, node.procedure.name, settings=settings)
+        root = self.config.rootpath
+        errors = [finding for finding in findings if finding.severity == "error"]
+        for finding in findings:
+            if finding.severity == "warning":
+                report.warn_at(
+                    LintWarning(
+                        f"{finding.id} {finding.severity}: {finding.message}",
+                        file=_shown(finding.file, root),
+                        line=finding.line,
+                        column=finding.column,
+                    ),
+                    root=root,
+                )
+        if node.loaded.declared and node.procedure is node.loaded.declared[0]:
+            _warn_config_warnings(node.loaded, root)
+        if errors:
+            raise ItemFailure(report.format_findings(errors, root=root))
+
+
+class PromptItem(pytest.Function):
+    """One composed phase (or the assembled prompt) compared with its Markdown snapshot."""
+
+    def __init__(self, *, phase: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.phase = phase
+        file_node = self.procedure_node.file_node
+        if file_node.snapshot_dir is not None:
+            self.stash[SNAPSHOT_DIR] = file_node.snapshot_dir
+
+    def compose(self) -> MappedText:
+        """The text under test, with the source map naming each line's fragment."""
+        from pytest_ooda.compose import MappedText, assemble_prompt_mapped, compose_phase_mapped
+        from pytest_ooda.config import resolve_run_settings
+
+        node = self.procedure_node
+        procedure = node.procedure
+        if self.phase == "assembled":
+            limit = resolve_run_settings(
+                node.loaded.config, procedure.name, require_ai=False
+            ).max_iterations
+            return assemble_prompt_mapped(procedure, iteration=1, max_iterations=limit)
+        mapped = compose_phase_mapped(
+            procedure.phases()[self.phase], procedure=procedure.name, phase=self.phase
+        )
+        # Stored as a proper text file: one trailing newline unless the phase is empty.
+        return MappedText(mapped.text + "\n" if mapped.text else "", mapped.segments)
+
+    def snapshot_path(self) -> Path:
+        site = self.stash.get(SNAPSHOT_DIR, None)
+        if site is None:
+            site = self.path.parent / str(PromptSnapshotExtension.snapshot_dirname) / self.path.stem
+        return site / safe_name(self.procedure_node.name) / f"{self.phase}.md"
+
+    def runtest(self) -> None:
+        snapshot = self.funcargs.get("snapshot")
+        try:
+            mapped = self.compose()
+        except Exception as error:
+            if snapshot is not None:
+                self._keep_snapshot(snapshot)
+            if isinstance(error, OodaError):
+                phases = PHASES if self.phase == "assembled" else (self.phase,)
+                raise locate_compose_error(error, self.procedure_node.procedure, phases) from None
+            raise
+        if snapshot is None:
+            recorded = _read_text(self.snapshot_path(), self.config.rootpath)
+            if recorded == mapped.text:
+                return
+        else:
+            assertion = snapshot.use_extension(PromptSnapshotExtension)  # type: ignore[attr-defined]
+            if assertion == mapped.text:
+                return
+            execution = assertion.executions[assertion.num_executions - 1]
+            if execution.exception is not None and execution.recalled_data is None:
+                # syrupy swallows a failed read and would look like "no snapshot yet".
+                _read_text(self.snapshot_path(), self.config.rootpath)
+            recorded = execution.recalled_data
+        raise ItemFailure(
+            report.format_prompt_mismatch(
+                procedure=self.procedure_node.name,
+                phase=self.phase,
+                snapshot_path=self.snapshot_path(),
+                recorded=recorded if isinstance(recorded, str) else None,
+                current=mapped,
+                root=self.config.rootpath,
+                files={
+                    action.source_label(): action.file
+                    for actions in self.procedure_node.procedure.phases().values()
+                    for action in actions
+                    if action.file is not None
+                },
+            )
+        )
+
+    def _keep_snapshot(self, snapshot: Any) -> None:
+        """Mark the stored snapshot as used without changing it.
+
+        syrupy counts a snapshot no assertion touched as unused, and
+        ``--snapshot-update`` deletes unused snapshots: a fragment that fails to load
+        would otherwise cost the user the prompt it is meant to be compared with.
+        """
+        try:
+            recorded = _read_text(self.snapshot_path())
+        except ItemFailure:
+            return
+        if recorded is not None:
+            assertion = snapshot.use_extension(PromptSnapshotExtension)
+            # Equal by construction, so nothing is written and nothing fails here.
+            assertion == recorded  # noqa: B015
+
+    @property
+    def procedure_node(self) -> ProcedureNode:
+        return _procedure_node(self)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        node = self.procedure_node
+        return self.path, max(node.procedure.location.line - 1, 0), f"{node.name}::{self.name}"
+
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> Any:
+        return _render_failure(self, excinfo) or super().repr_failure(excinfo)
+
+
+def locate_compose_error(
+    error: OodaError, procedure: Procedure, phases: Iterable[str] = PHASES
+) -> OodaError:
+    """Give an unlocated composition error the YAML location of the fragment behind it.
+
+    A fragment file that vanished or broke after collection fails at read time, where
+    only its path is known; the action that names it knows its line in the config.
+    """
+    if error.file is not None:
+        return error
+    from pytest_ooda.compose import render_action
+
+    actions = procedure.phases()
+    for phase in phases:
+        for action in actions.get(phase, ()):
+            try:
+                render_action(action)
+            except OodaError:
+                location = action.location
+                if location.file is None:
+                    return error
+                error.file = str(location.file)
+                error.line = location.line
+                error.column = location.column
+                return error
+            except Exception:
+                # Another kind of failure: the original error is the better report.
+                return error
+    return error
+
+
+def _read_text(path: Path, root: Path | None = None) -> str | None:
+    """A stored snapshot (``None`` when there is none); ``ItemFailure`` when unreadable."""
+    from pytest_ooda.plugin.snapshot import read_prompt_snapshot
+
+    try:
+        return read_prompt_snapshot(path)
+    except OSError as exc:
+        raise ItemFailure(
+            f"cannot read the snapshot {display_path(path, root)}: "
+            f"{exc.strerror or exc}\n  remove or fix it, then run `pytest --snapshot-update`"
+        ) from None
+
+
+class ScenarioItem(OodaItem):
+    """A scenario replayed through the real loop runner to its expected outcome."""
+
+    def __init__(self, *, scenario: Path, clash: tuple[Path, ...] = (), **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.scenario_path = scenario
+        self.clash = clash
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.scenario_path, 0, f"{self.procedure_node.name}::{self.name}"
+
+    def check_unique(self) -> None:
+        if not self.clash:
+            return
+        names = ", ".join(path.name for path in (self.scenario_path, *self.clash))
+        raise ScenarioError(
+            f"more than one scenario file is named {self.scenario_path.stem!r}: {names}",
+            file=str(self.clash[0]),
+            hint="scenario names must be unique per procedure; rename or remove one",
+        )
+
+    def runtest(self) -> None:
+        from pytest_ooda.plugin import scenarios
+
+        self.check_unique()
+        node = self.procedure_node
+        settings = self.config.stash[PLUGIN_STATE].settings
+        try:
+            scenarios.replay(
+                node.loaded.config,
+                node.procedure.name,
+                self.scenario_path,
+                drift=settings.drift,
+                root=self.config.rootpath,
+                empty_dir=self.config.stash[PLUGIN_STATE].empty_dir(),
+                work_dir=self.config.stash[PLUGIN_STATE].work_dir(),
+            )
+        except OodaError as error:
+            raise locate_compose_error(error, node.procedure) from None
+
+
+class LiveItem(ScenarioItem):
+    """The scenario against the real AI command, in a fresh git-initialised workspace."""
+
+    def runtest(self) -> None:
+        from pytest_ooda.plugin import scenarios
+
+        self.check_unique()
+        node = self.procedure_node
+        state = self.config.stash[PLUGIN_STATE]
+        try:
+            summary = scenarios.run_live(
+                node.loaded.path,
+                node.procedure.name,
+                self.scenario_path,
+                settings=state.settings,
+                read_only=node.file_node.read_only,
+                # With -s a person is watching: stream what the agent prints.
+                show_output=self.config.getoption("capture") == "no",
+            )
+        except NoAICommandError as missing:
+            self.stash[SKIP_AT_ITEM] = True
+            pytest.skip(str(missing))
+        except OodaError as error:
+            raise locate_compose_error(error, node.procedure) from None
+        self.user_properties.append((report.LIVE_PROPERTY, summary.as_dict(self.nodeid)))
+        summary.raise_for_outcome()
+
+
+def iter_procedure_nodes(items: Iterable[pytest.Item]) -> Iterator[ProcedureNode]:
+    seen: set[str] = set()
+    for item in items:
+        parent = item.parent
+        if isinstance(parent, ProcedureNode) and parent.nodeid not in seen:
+            seen.add(parent.nodeid)
+            yield parent

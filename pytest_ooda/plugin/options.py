@@ -1,0 +1,349 @@
+"""The plugin's options, declared once: the ``OPTIONS`` table, how each is read
+(command line > ini > default) and checked, and the resolved ``PluginSettings``.
+
+A leaf of the plugin package: it imports nothing of the library at module level, so
+registering the options costs a pytest session nothing.
+"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_ooda._types import DRIFT_MODES, RECORD_MODES, DriftMode, RecordMode, parse_bool
+from pytest_ooda.errors import OodaError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Mapping
+
+#: Procedure config and scenario files are YAML.
+SCENARIO_SUFFIXES = (".yml", ".yaml")
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One plugin option: flag ``--ooda-<name>`` (dest ``ooda_<name>``), ini ``ooda_<name>``."""
+
+    name: str
+    help: str
+    kind: str = "str"  # "str" | "bool" | "args"
+    choices: tuple[str, ...] | None = None
+    default: Any = None
+    cli: bool = True
+    ini: bool = True
+    metavar: str | None = None
+
+    @property
+    def flag(self) -> str:
+        return "--ooda-" + self.name.replace("_", "-")
+
+    @property
+    def dest(self) -> str:
+        return "ooda_" + self.name
+
+    def register(self, group: pytest.OptionGroup, parser: pytest.Parser) -> None:
+        if self.cli:
+            if self.kind == "bool":
+                group.addoption(
+                    self.flag, action="store_true", default=None, dest=self.dest, help=self.help
+                )
+            else:
+                group.addoption(
+                    self.flag,
+                    # Repeatable on the command line, like the ini key's list.
+                    action="append" if self.kind == "args" else "store",
+                    default=None,
+                    dest=self.dest,
+                    choices=self.choices,
+                    metavar=self.metavar,
+                    help=self.help,
+                )
+        if self.ini:
+            # Booleans are read as strings and parsed here: pytest versions differ in how
+            # (and when) they reject a bad "bool" ini value, and the error must name the key.
+            ini_type = {"str": "string", "bool": "string", "args": "args"}[self.kind]
+            parser.addini(self.dest, self.help, type=ini_type, default=None)  # type: ignore[arg-type]
+
+    def read(self, config: pytest.Config) -> Any:
+        """Command line > ini > default; a bad value is a ``UsageError`` naming the choices."""
+        return self.read_sourced(config)[0]
+
+    def read_sourced(self, config: pytest.Config) -> tuple[Any, str]:
+        """The value and where it came from: ``"cli"``, ``"ini"`` or ``"default"``."""
+        value = config.getoption(self.dest) if self.cli else None
+        source, label = "cli", self.flag
+        if value is None and self.ini:
+            source, label = "ini", f"ini option {self.dest}"
+            try:
+                value = config.getini(self.dest)
+            except (ValueError, TypeError) as exc:
+                raise pytest.UsageError(f"{label}: {exc}") from None
+            if value in ("", []):
+                value = None
+            elif self.kind == "bool" and isinstance(value, str):
+                value = _parse_bool(value, label)
+        if value is None:
+            return self.default, "default"
+        if self.kind == "args":
+            return tuple(value), source
+        if self.choices is not None and value not in self.choices:
+            raise pytest.UsageError(
+                f"{label}: invalid value {value!r} (choose from {', '.join(self.choices)})"
+            )
+        return value, source
+
+
+def _parse_bool(text: str, label: str) -> bool:
+    value = parse_bool(text)
+    if value is None:
+        raise pytest.UsageError(f"{label}: invalid truth value {text!r} (use true or false)")
+    return value
+
+
+@dataclass(frozen=True)
+class PluginSettings:
+    """The resolved plugin options for one session."""
+
+    rootpath: Path
+    config_file: Path | None = None
+    builtin: bool = False
+    ai_cmd: str | None = None
+    ai_cmd_alias: str | None = None
+    record_mode: RecordMode = "none"
+    drift: DriftMode = "fail"
+    fragment_coverage: bool = False
+    lint_severity: tuple[str, ...] = ()
+    procedure_files: tuple[str, ...] = ()
+    scenario_dir: Path | None = None
+
+    @classmethod
+    def from_values(
+        cls,
+        values: Mapping[str, Any],
+        *,
+        rootpath: Path,
+        inipath: Path | None,
+        invocation_dir: Path | None = None,
+        sources: Mapping[str, str] | None = None,
+    ) -> PluginSettings:
+        """``values`` by option name; ``sources`` says which came from the command line
+        (paths there are relative to the invocation directory, in an ini file to it)."""
+        base = inipath.parent if inipath is not None else rootpath
+        config_file = values.get("config")
+        if config_file is not None:
+            from_cli = (sources or {}).get("config") == "cli"
+            config_file = ((invocation_dir or rootpath) if from_cli else base) / config_file
+        scenario_dir = values.get("scenario_dir")
+        if scenario_dir is not None:
+            scenario_dir = base / scenario_dir
+        labels = {
+            name: _option_label(name, (sources or {}).get(name, "default"))
+            for name in ("config", "scenario_dir", "procedure_files", "ai_cmd", "lint_severity")
+        }
+        _check_paths(config_file, scenario_dir, labels)
+        procedure_files = tuple(values.get("procedure_files") or ())
+        _check_globs(procedure_files, labels["procedure_files"])
+        _check_ai_cmd(values.get("ai_cmd"), labels["ai_cmd"])
+        return cls(
+            rootpath=rootpath,
+            config_file=config_file,
+            builtin=bool(values.get("builtin")),
+            ai_cmd=values.get("ai_cmd"),
+            ai_cmd_alias=values.get("ai_cmd_alias"),
+            record_mode=values.get("record_mode") or "none",
+            drift=values.get("drift") or "fail",
+            fragment_coverage=bool(values.get("fragment_coverage")),
+            lint_severity=_lint_severity(values.get("lint_severity"), labels["lint_severity"]),
+            procedure_files=procedure_files,
+            scenario_dir=scenario_dir,
+        )
+
+    def matches(self, path: Path) -> bool:
+        """Whether ``path`` is a procedure config file to collect."""
+        if self.config_file is not None and _same_file(path, self.config_file):
+            return True
+        if path.suffix not in SCENARIO_SUFFIXES:
+            return False
+        try:
+            relative = path.relative_to(self.rootpath).as_posix()
+        except ValueError:
+            return False
+        return any(_glob_regex(glob).match(relative) for glob in self.procedure_files)
+
+
+def _option_label(name: str, source: str) -> str:
+    """How a message names an option: its flag, or its ini key when the ini set it."""
+    if source == "ini":
+        return f"ini option ooda_{name}"
+    return "--ooda-" + name.replace("_", "-")
+
+
+def _check_paths(
+    config_file: Path | None, scenario_dir: Path | None, labels: Mapping[str, str]
+) -> None:
+    """A named config file or scenario root that is not there is a usage error, not an
+    empty collection."""
+    if config_file is not None and not config_file.is_file():
+        what = "config file not found" if not config_file.exists() else "not a file"
+        raise pytest.UsageError(f"{labels['config']}: {what}: {config_file}")
+    if scenario_dir is not None and not scenario_dir.is_dir():
+        what = "scenario directory not found" if not scenario_dir.exists() else "not a directory"
+        raise pytest.UsageError(f"{labels['scenario_dir']}: {what}: {scenario_dir}")
+
+
+def _check_globs(globs: Iterable[str], label: str) -> None:
+    """Globs are matched against paths relative to the rootdir: an absolute one, or one
+    climbing out with ``..``, could never match anything."""
+    for glob in globs:
+        if Path(glob).is_absolute() or glob.startswith(("/", "\\")) or ".." in Path(glob).parts:
+            raise pytest.UsageError(
+                f"{label}: {glob!r} can never match: globs are relative to the rootdir "
+                "and stay inside it (set the rootdir higher, or name the file with "
+                "--ooda-config)"
+            )
+
+
+def _check_ai_cmd(ai_cmd: str | None, label: str) -> None:
+    if ai_cmd is None:
+        return
+    try:
+        argv = shlex.split(ai_cmd)
+    except ValueError as exc:
+        raise pytest.UsageError(f"{label}: cannot split {ai_cmd!r} into arguments: {exc}") from None
+    if not argv:
+        raise pytest.UsageError(f"{label}: the AI command is empty")
+
+
+def _lint_severity(
+    values: Iterable[str] | None, label: str = "--ooda-lint-severity"
+) -> tuple[str, ...]:
+    """``--ooda-lint-severity`` / ``ooda_lint_severity`` entries, checked up front."""
+    from pytest_ooda import lint
+
+    entries = tuple(values or ())
+    try:
+        lint.parse_severity_overrides(entries, source=label)
+    except OodaError as exc:
+        raise pytest.UsageError(str(exc)) from None
+    return entries
+
+
+_GLOB_CACHE: dict[str, re.Pattern[str]] = {}
+
+
+def _glob_regex(glob: str) -> re.Pattern[str]:
+    """A glob where ``*`` stays inside one directory and ``**/`` spans any number."""
+    cached = _GLOB_CACHE.get(glob)
+    if cached is not None:
+        return cached
+    out: list[str] = []
+    i = 0
+    while i < len(glob):
+        if glob.startswith("**/", i):
+            out.append("(?:.*/)?")
+            i += 3
+        elif glob.startswith("**", i):
+            out.append(".*")
+            i += 2
+        elif glob[i] == "*":
+            out.append("[^/]*")
+            i += 1
+        elif glob[i] == "?":
+            out.append("[^/]")
+            i += 1
+        else:
+            out.append(re.escape(glob[i]))
+            i += 1
+    pattern = re.compile("".join(out) + r"\Z")
+    _GLOB_CACHE[glob] = pattern
+    return pattern
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+#: Every option, declared once: a ``--ooda-<name>`` flag (dest ``ooda_<name>``) and, where
+#: it makes sense in a config file, an ``ooda_<name>`` ini key. ``OptionSpec.read`` applies
+#: command line > ini > default.
+OPTIONS: tuple[OptionSpec, ...] = (
+    OptionSpec(
+        "config",
+        "workspace config file for fixtures and live runs, collected too "
+        "(default: ./ooda-config.yml)",
+        metavar="PATH",
+    ),
+    OptionSpec(
+        "builtin",
+        "also collect the packaged built-in procedures",
+        kind="bool",
+        default=False,
+    ),
+    OptionSpec("ai_cmd", "AI command for live runs and ooda_runner", metavar="CMD"),
+    OptionSpec("ai_cmd_alias", "AI command alias for live runs and ooda_runner", metavar="NAME"),
+    OptionSpec(
+        "record_mode",
+        "record live runs into scenario files: none (default), once (only scenarios "
+        "with no iterations), new (also drifted ones), all",
+        choices=RECORD_MODES,
+        default="none",
+    ),
+    OptionSpec(
+        "drift",
+        "when a scenario's recorded prompt differs from the current one: fail "
+        "(default), warn or ignore",
+        choices=DRIFT_MODES,
+        default="fail",
+    ),
+    OptionSpec(
+        "fragment_coverage",
+        "report which fragment files and template branches the session composed",
+        kind="bool",
+        default=False,
+    ),
+    OptionSpec(
+        "lint_severity",
+        "override a lint rule's severity for the config items, RULE=LEVEL with LEVEL "
+        "error, warning, info or off (repeatable; beats the config's lint: section)",
+        kind="args",
+        metavar="RULE=LEVEL",
+    ),
+    OptionSpec(
+        "procedure_files",
+        "globs (relative to the rootdir) of procedure config files to collect",
+        kind="args",
+        cli=False,
+        default=("ooda-config.yml", "procedures/*.yml", "procedures/*.yaml"),
+    ),
+    OptionSpec(
+        "scenario_dir",
+        "root of scenario files, <root>/<procedure>/<name>.yml "
+        "(default: scenarios/ next to each config file)",
+        cli=False,
+    ),
+)
+
+
+def keep_default_off_md(options: Any) -> None:
+    """Add ``md`` to syrupy's ``--snapshot-ignore-file-extensions``.
+
+    syrupy's ``snapshot`` fixture registers an assertion with the default (amber)
+    extension before ours takes over, and amber's discovery treats every foreign file
+    under ``<config dir>/__snapshots__`` as an unknown, unused collection: it would
+    report our prompts as unused (``--collect-only``) and delete them on
+    ``--snapshot-update`` wherever no prompt item claims them (e.g. next to the packaged
+    built-ins). Ignoring ``.md`` in walks keeps amber away; our discovery does not walk.
+    """
+    current = getattr(options, "ignore_file_extensions", None)
+    if current is None:
+        options.ignore_file_extensions = ["md"]
+    elif "md" not in current:
+        options.ignore_file_extensions = [*current, "md"]

@@ -1,0 +1,135 @@
+"""Session-level work behind the plugin's hooks: adding the packaged built-ins,
+warning about scenarios nothing runs, keeping ``live`` items out unless asked for, and
+cleaning up when the session ends."""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_ooda._util import closest, display_path
+from pytest_ooda.errors import ScenarioWarning
+from pytest_ooda.plugin import report
+from pytest_ooda.plugin.nodes import ConfigFile, iter_procedure_nodes
+from pytest_ooda.plugin.options import SCENARIO_SUFFIXES
+from pytest_ooda.plugin.snapshot import PromptSnapshotExtension, prune_empty_dirs
+from pytest_ooda.plugin.state import (
+    BUILTIN_NODEID,
+    BUILTIN_SNAPSHOTS,
+    PLUGIN_STATE,
+    builtin_config_path,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    import pytest
+
+
+def add_builtin_items(session: pytest.Session, items: list[pytest.Item]) -> None:
+    """With ``--ooda-builtin``: collect the packaged built-ins unless already collected."""
+    state = session.config.stash[PLUGIN_STATE]
+    if not state.settings.builtin:
+        return
+    path = builtin_config_path()
+    if path.resolve() in state.collected_files:
+        return
+    inside_root = path.resolve().is_relative_to(state.settings.rootpath.resolve())
+    node = ConfigFile.from_parent(
+        session, path=path, nodeid=None if inside_root else f"{BUILTIN_NODEID}/builtin.yml"
+    )
+    if not inside_root:
+        # Outside the rootdir (an installed package): keep snapshots in the project,
+        # never inside site-packages.
+        node.snapshot_dir = (
+            state.settings.rootpath
+            / str(PromptSnapshotExtension.snapshot_dirname)
+            / BUILTIN_SNAPSHOTS
+        )
+        node.read_only = True
+    items.extend(session.genitems(node))
+
+
+def warn_orphan_scenarios(config: pytest.Config, items: Iterable[pytest.Item]) -> None:
+    """Warn about ``<scenario root>/<name>/*.yml`` where no collected procedure is ``name``.
+
+    Such scenarios never run, so a typo in the folder name would pass silently. Only
+    checked when the whole tree was collected (no file or node id named on the command
+    line), and not for a root shared with a config file that failed to load, whose
+    procedures are unknown.
+    """
+    if any("::" in arg or Path(arg).is_file() for arg in config.args):
+        return
+    # Every xdist worker collects the same tree; one report is enough.
+    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0":
+        return
+    state = config.stash[PLUGIN_STATE]
+    declared: dict[Path, set[str]] = {}
+    for node in iter_procedure_nodes(items):
+        if node.file_node.read_only:
+            continue
+        declared.setdefault(node.scenario_dir().parent, set()).add(node.procedure.name)
+    broken_roots = {
+        state.settings.scenario_dir or path.parent / "scenarios" for path in state.broken_files
+    }
+    for root, names in declared.items():
+        if root in broken_roots or not root.is_dir():
+            continue
+        for folder in sorted(root.iterdir()):
+            if folder.name in names or folder.name.startswith(".") or not folder.is_dir():
+                continue
+            files = sorted(
+                path
+                for path in folder.iterdir()
+                if path.suffix in SCENARIO_SUFFIXES and path.is_file()
+            )
+            if not files:
+                continue
+            close = closest(folder.name, names)
+            hint = f" (did you mean {close!r}?)" if close else ""
+            report.warn_at(
+                ScenarioWarning(
+                    f"{display_path(folder, config.rootpath)}/ holds "
+                    f"{len(files)} scenario file(s) that never run: no collected procedure "
+                    f"is named {folder.name!r}{hint}"
+                ),
+                files[0],
+                1,
+            )
+
+
+def _mentions_live(markexpr: str) -> bool:
+    return "live" in re.findall(r"[\w.-]+", markexpr or "")
+
+
+def deselect_unrequested_live(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``live``-marked items run only when ``-m`` names the ``live`` marker."""
+    if _mentions_live(str(config.getoption("markexpr", "") or "")):
+        return
+    keep = [item for item in items if item.get_closest_marker("live") is None]
+    if len(keep) == len(items):
+        return
+    dropped = [item for item in items if item.get_closest_marker("live") is not None]
+    config.hook.pytest_deselected(items=dropped)
+    items[:] = keep
+
+
+def prune_snapshot_dirs(config: pytest.Config) -> None:
+    """After ``--snapshot-update``, drop snapshot directories left empty by deletions.
+
+    Runs where syrupy deletes (a single process, or the xdist controller, which never
+    collects), so the config directories come from the globs rather than collection.
+    """
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    settings = config.stash[PLUGIN_STATE].settings
+    directories = {path.parent for path in config.stash[PLUGIN_STATE].collected_files}
+    for glob in settings.procedure_files:
+        directories.update(path.parent for path in settings.rootpath.glob(glob))
+    if settings.config_file is not None:
+        directories.add(settings.config_file.parent)
+    directories.add(settings.rootpath)
+    for directory in directories:
+        prune_empty_dirs(directory / str(PromptSnapshotExtension.snapshot_dirname))

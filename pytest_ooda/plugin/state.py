@@ -1,0 +1,117 @@
+"""Per-session plugin state under a ``pytest.StashKey``, and loading a collected file.
+
+A leaf next to :mod:`.options`: the collectors, items, reports and fixtures all read the
+session's settings from here, so none of them needs another.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from pytest_ooda.config import Config, Procedure
+    from pytest_ooda.plugin.options import PluginSettings
+
+#: Where a prompt item keeps its snapshots when the file's own place won't do (the
+#: packaged built-ins, outside the rootdir).
+SNAPSHOT_DIR = pytest.StashKey[Path]()
+#: Set on an item whose skip is to be reported at the item's file, not at our code.
+SKIP_AT_ITEM = pytest.StashKey[bool]()
+#: Node id prefix of the packaged built-ins collected from outside the rootdir.
+BUILTIN_NODEID = "ooda-builtin"
+#: Under ``<rootdir>/__snapshots__/``: the packaged built-ins' snapshots (``--ooda-builtin``).
+BUILTIN_SNAPSHOTS = "ooda-builtin"
+
+
+@dataclass
+class PluginState:
+    """Per-session state (``config.stash[PLUGIN_STATE]``)."""
+
+    settings: PluginSettings
+    collected_files: set[Path] = field(default_factory=set)
+    #: Collected config files that failed to load: their snapshots are left alone.
+    broken_files: set[Path] = field(default_factory=set)
+    counts: dict[str, int] = field(
+        default_factory=lambda: {"files": 0, "procedures": 0, "scenarios": 0}
+    )
+    _session_config: Config | None = None
+    _scratch: Path | None = None
+
+    def session_config(self) -> Config:
+        """All tiers, as ``ooda run`` would see them from the rootdir (cached)."""
+        if self._session_config is None:
+            from pytest_ooda.config import load_config
+
+            self._session_config = load_config(
+                self.settings.config_file, cwd=self.settings.rootpath
+            )
+        return self._session_config
+
+    def empty_dir(self) -> Path:
+        """An empty directory for replays that touch no files (removed by ``close``)."""
+        return self._scratch_dir("empty")
+
+    def work_dir(self) -> Path:
+        """The directory replays with files run in, emptied before each (see ``live``)."""
+        return self._scratch_dir("work")
+
+    def _scratch_dir(self, name: str) -> Path:
+        if self._scratch is None:
+            self._scratch = Path(tempfile.mkdtemp(prefix="ooda-replay-"))
+        path = self._scratch / name
+        path.mkdir(exist_ok=True)
+        return path
+
+    def close(self) -> None:
+        if self._scratch is not None:
+            shutil.rmtree(self._scratch, ignore_errors=True)
+            self._scratch = None
+
+
+PLUGIN_STATE = pytest.StashKey[PluginState]()
+
+
+@dataclass(frozen=True)
+class LoadedFile:
+    """A collected config file: its merged config and the procedures it declares."""
+
+    path: Path
+    config: Config
+    declared: tuple[Procedure, ...]
+
+
+def load_collected(path: Path) -> LoadedFile:
+    """The file merged over the built-ins (no global config, no environment).
+
+    Leaving out the environment and the global config keeps prompts and snapshots the
+    same on every machine; merging over the built-ins makes a file that tweaks ``build``
+    snapshot the ``build`` that actually runs.
+    """
+    from pytest_ooda.config import load_config
+
+    target = path.resolve()
+    # The packaged built-ins merged over themselves are themselves: one parse, not two.
+    merge_builtins = target != builtin_config_path().resolve()
+    config = load_config(path, cwd=path.parent, env={}, builtin=merge_builtins, global_config=False)
+    declared = tuple(
+        procedure
+        for procedure in config.procedures.values()
+        if procedure.location.file is not None and _resolved(procedure.location.file) == target
+    )
+    return LoadedFile(path, config, declared)
+
+
+def _resolved(path: Path) -> Path:
+    return Path(path).resolve()
+
+
+def builtin_config_path() -> Path:
+    from pytest_ooda.fragments import builtin_root
+
+    return builtin_root() / "procedures" / "builtin.yml"
