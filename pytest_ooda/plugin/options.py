@@ -223,9 +223,11 @@ def _lint_severity(
     values: Iterable[str] | None, label: str = "--ooda-lint-severity"
 ) -> tuple[str, ...]:
     """``--ooda-lint-severity`` / ``ooda_lint_severity`` entries, checked up front."""
+    entries = tuple(values or ())
+    if not entries:
+        return entries
     from pytest_ooda import lint
 
-    entries = tuple(values or ())
     try:
         lint.parse_severity_overrides(entries, source=label)
     except OodaError as exc:

@@ -1,0 +1,61 @@
+"""A session in a project without procedure files must not import the library: the
+plugin registers its options and hooks, and nothing else loads until a procedure file,
+a fixture or an option asks for it."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import pytest
+
+LIBRARY = (
+    "pytest_ooda.config",
+    "pytest_ooda.compose",
+    "pytest_ooda.gotemplate",
+    "pytest_ooda.loop",
+    "pytest_ooda.scenario",
+    "pytest_ooda.lint",
+    "pytest_ooda.yamlload",
+    "pytest_ooda.plugin.nodes",
+    "pytest_ooda.plugin.snapshot",
+    "pytest_ooda.plugin.scenarios",
+    "yaml",
+    "jinja2",
+)
+
+DUMP_MODULES = """
+import json, sys
+def pytest_sessionfinish(session):
+    with open("modules.json", "w") as handle:
+        json.dump(sorted(sys.modules), handle)
+"""
+
+
+def _imported(pytester: pytest.Pytester, *args: str) -> set[str]:
+    pytester.makeconftest(DUMP_MODULES)
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+    assert result.ret == 0, result.stdout.str()
+    return set(json.loads((pytester.path / "modules.json").read_text()))
+
+
+def test_a_plain_project_imports_none_of_the_library(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile("def test_plain():\n    assert 1 + 1 == 2\n")
+    modules = _imported(pytester)
+    assert "pytest_ooda.plugin" in modules  # the plugin did load
+    assert sorted(m for m in modules if m.startswith(LIBRARY)) == []
+
+
+def test_a_procedure_file_loads_the_library(pytester: pytest.Pytester) -> None:
+    # The other side of the same check: collection does import what it needs.
+    pytester.makefile(
+        ".yml",
+        **{
+            "ooda-config": "procedures:\n  p:\n    observe: [{content: look}]\n"
+            "    orient: [{content: think}]\n    decide: [{content: pick}]\n"
+            "    act: [{content: 'do it, then <promise>SUCCESS</promise>'}]\n"
+        },
+    )
+    modules = _imported(pytester, "--collect-only")
+    assert {"pytest_ooda.config", "pytest_ooda.plugin.nodes", "yaml"} <= modules
