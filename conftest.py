@@ -1,3 +1,18 @@
-"""Root conftest: enables pytester for the plugin's end-to-end tests."""
+"""Root conftest: enables pytester for the plugin's end-to-end tests.
+
+pytester's in-process runs drop every module first imported during the run when they
+finish. The plugin imports the library lazily, so the first inline run would import
+(and then drop) PyYAML and the library, and later runs would mix classes from two
+imports of the same module. Importing them here, once, keeps every inline run on the
+same modules, as in a real session.
+"""
+
+import pytest_ooda.compose
+import pytest_ooda.config
+import pytest_ooda.lint
+import pytest_ooda.loop
+import pytest_ooda.plugin.nodes
+import pytest_ooda.plugin.scenarios
+import pytest_ooda.scenario  # noqa: F401
 
 pytest_plugins = ["pytester"]

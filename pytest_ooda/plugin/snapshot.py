@@ -10,6 +10,7 @@ explained by :func:`annotated_diff`, which names the fragment files behind each 
 from __future__ import annotations
 
 import functools
+import unicodedata
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,14 +39,24 @@ PROMPT_PHASES = PROMPT_PARTS
 _ITEM_PREFIX = "prompt["
 
 
+#: Characters no file name may hold on some platform we support.
+_UNSAFE_IN_NAMES = frozenset('\\/?*:|"<>')
+
+
 @functools.lru_cache(maxsize=4096)
 def safe_name(name: str) -> str:
-    """A procedure name as a directory name (syrupy's own filename sanitising).
+    """A procedure name as a directory name: path separators, characters Windows
+    refuses and control/format/unassigned code points (Unicode category ``C*``) dropped.
 
-    Cached: syrupy's sanitiser looks up every character's Unicode category, and each
-    prompt item asks several times.
+    The same rule syrupy applies to its own single-file names, so directories made by
+    earlier versions keep their names. Cached: each prompt item asks several times.
     """
-    return SingleFileSnapshotExtension._sanitize_filename(name) or "_"
+    kept = "".join(
+        char
+        for char in name
+        if char not in _UNSAFE_IN_NAMES and not unicodedata.category(char).startswith("C")
+    )
+    return kept or "_"
 
 
 def split_nodeid(nodeid: str) -> tuple[str, str] | None:

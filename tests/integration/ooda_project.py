@@ -11,10 +11,11 @@ import sys
 import textwrap
 from typing import TYPE_CHECKING
 
+import pytest
+
 if TYPE_CHECKING:
     from pathlib import Path
 
-    import pytest
 
 GREET_CONFIG = """\
 procedures:
@@ -95,3 +96,12 @@ class Project:
         return self.pytester.runpytest(
             "-p", "no:cacheprovider", "-p", "no:benchmark", "-p", "no:hypothesispytest", *args
         )
+
+
+def summary_line(nodeid: str, message: str) -> str:
+    """The short-summary line pytest prints for a failed item whose report is our own
+    text: pytest 9 appends the report's first line after ``-``, pytest 8 prints the node
+    id alone."""
+    if pytest.version_tuple >= (9,):
+        return f"FAILED {nodeid} - {message}"
+    return f"FAILED {nodeid}"

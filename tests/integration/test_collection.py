@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ooda_project import TEMPLATED_CONFIG, TEMPLATED_DECIDE_MD
+from ooda_project import TEMPLATED_CONFIG, TEMPLATED_DECIDE_MD, summary_line
 
 if TYPE_CHECKING:
     import pytest
@@ -146,7 +146,7 @@ def test_broken_config_is_one_located_failure_never_internalerror(project: Proje
             "ooda-config.yml:5:*: procedure greet: observe[[]1]*prompts/missing.md*",
             "  > 5 |       - path: prompts/missing.md",
             "*",
-            "FAILED ooda-config.yml::config - ooda-config.yml:5:*",
+            summary_line("ooda-config.yml::config", "ooda-config.yml:5:*"),
         ]
     )
     # The verbose line shows the real node id (a domain with dots would be mangled).

@@ -6,7 +6,7 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
-from ooda_project import GREET_CONFIG
+from ooda_project import GREET_CONFIG, summary_line
 
 if TYPE_CHECKING:
     from ooda_project import Project
@@ -200,7 +200,9 @@ def test_every_procedure_rule_fires_in_its_config_item_and_not_once_fixed(
     # One finding per procedure: nothing else fired.
     assert text.count("LintWarning: ") == len(CASES) - len(ERRORS) + 1
     for rule in ERRORS:
-        broken.stdout.fnmatch_lines([f"FAILED ooda-config.yml::p{rule[4:]}::config - *"])
+        broken.stdout.fnmatch_lines(
+            [summary_line(f"ooda-config.yml::p{rule[4:]}::config", f"*: {rule} error: *")]
+        )
 
     project.write("ooda-config.yml", rule_config(fixed=True))
     fixed = project.run("-k", "not prompt", "-W", "always")
