@@ -17,8 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_ooda import config as config_module
-from pytest_ooda.config import load_config_file
+from pytest_ooda.config import GO_TYPED_PARAMETERS, load_config_file
 from pytest_ooda.yamlload import load_yaml_file
 
 if TYPE_CHECKING:
@@ -72,7 +71,7 @@ def main() -> None:
     opts = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         path = generated_config(Path(tmp), opts.actions)
-        go_typed = config_module._GO_TYPED
+        go_typed = GO_TYPED_PARAMETERS
         load_yaml_file(path, go_typed=go_typed)  # warm the lazy import of the resolver
         yaml11 = median_seconds(lambda: load_yaml_file(path), opts.repeat)
         yamlv3 = median_seconds(lambda: load_yaml_file(path, go_typed=go_typed), opts.repeat)

@@ -1,0 +1,77 @@
+"""Configuration: the file schema, the tiers and their merge, provenance, run settings.
+
+Tiers, lowest first: built-in defaults and aliases (code), built-in procedures
+(``procedures/builtin.yml``), the global config, the workspace config, ``OODA_*``
+environment variables, explicit overrides (CLI flags / pytest options). Everything is
+validated while loading so that a broken config fails before any AI command runs, with
+an ``OodaError`` naming ``file:line:col``.
+
+This module is the package's contract; the work lives in :mod:`.model` (the data
+types), :mod:`.schema` (keys, defaults, checks), :mod:`.parse` (one file into a layer),
+:mod:`.tiers` (global file, environment, overrides), :mod:`.merge` (layers into a
+``Config``), :mod:`.load` (the entry points) and :mod:`.run_settings`.
+"""
+
+from __future__ import annotations
+
+from pytest_ooda._types import PHASES
+from pytest_ooda._util import display_path
+from pytest_ooda.config.load import (
+    check_config_file,
+    load_builtin_config,
+    load_config,
+    load_config_file,
+)
+from pytest_ooda.config.model import (
+    ApiSettings,
+    Config,
+    FragmentAction,
+    Location,
+    LoopSettings,
+    Procedure,
+    Provenance,
+    RunSettings,
+)
+from pytest_ooda.config.run_settings import resolve_run_settings
+from pytest_ooda.config.schema import (
+    API_PROVIDERS,
+    BUILTIN_ALIASES,
+    CONFIG_FILENAME,
+    ENV_VARS,
+    GO_TYPED_PARAMETERS,
+    LOOP_DEFAULTS,
+    LOOP_KEYS,
+    PROCEDURE_KEYS,
+    TOP_LEVEL_KEYS,
+    located_template_error,
+)
+from pytest_ooda.config.tiers import global_config_path
+
+__all__ = [
+    "API_PROVIDERS",
+    "BUILTIN_ALIASES",
+    "CONFIG_FILENAME",
+    "ENV_VARS",
+    "GO_TYPED_PARAMETERS",
+    "LOOP_DEFAULTS",
+    "LOOP_KEYS",
+    "PHASES",
+    "PROCEDURE_KEYS",
+    "TOP_LEVEL_KEYS",
+    "ApiSettings",
+    "Config",
+    "FragmentAction",
+    "Location",
+    "LoopSettings",
+    "Procedure",
+    "Provenance",
+    "RunSettings",
+    "check_config_file",
+    "display_path",
+    "global_config_path",
+    "load_builtin_config",
+    "load_config",
+    "load_config_file",
+    "located_template_error",
+    "resolve_run_settings",
+]

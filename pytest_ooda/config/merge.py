@@ -1,0 +1,122 @@
+"""The field-by-field merge of every tier into one :class:`Config`, with provenance
+and a location for every setting."""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda._util import did_you_mean, display_path
+from pytest_ooda.config.model import Config, LoopSettings, Procedure, Provenance
+from pytest_ooda.config.parse import Layer, RawProcedure, Setting
+from pytest_ooda.config.schema import BUILTIN_ALIASES, LOOP_DEFAULTS, LOOP_KEYS
+from pytest_ooda.errors import ConfigError, ConfigWarning
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+
+def _alias_error(
+    alias: str, setting: Setting, aliases: Mapping[str, str], where: str
+) -> ConfigError:
+    loc = setting.location
+    hint = did_you_mean(alias, aliases, label="known aliases")
+    message = f"{where}: unknown AI command alias {alias!r}"
+    if loc is not None:
+        return ConfigError(
+            message, file=display_path(loc.file), line=loc.line, column=loc.column, hint=hint
+        )
+    source = setting.provenance.source or setting.provenance.tier
+    if setting.provenance.tier == "env":
+        message = f"environment variable {source}: unknown AI command alias {alias!r}"
+    else:
+        message = f"option {source}: unknown AI command alias {alias!r}"
+    return ConfigError(message, hint=hint)
+
+
+def merge_layers(
+    layers: list[Layer], env_loop: dict[str, Setting], cli_loop: dict[str, Setting]
+) -> Config:
+    provenance: dict[str, Provenance] = {}
+    loop: dict[str, Setting] = {
+        key: Setting(value, None, Provenance("default")) for key, value in LOOP_DEFAULTS.items()
+    }
+    aliases: dict[str, Setting] = {
+        name: Setting(command, None, Provenance("default"))
+        for name, command in BUILTIN_ALIASES.items()
+    }
+    lint: dict[str, Setting] = {}
+    procs: dict[str, RawProcedure] = {}
+    warnings: list[ConfigWarning] = []
+    for layer in layers:
+        loop.update(layer.loop)
+        aliases.update(layer.aliases)
+        lint.update(layer.lint)
+        warnings.extend(layer.warnings)
+        for name, raw in layer.procedures.items():
+            merged = procs.get(name)
+            if merged is None:
+                procs[name] = RawProcedure(name, raw.location, dict(raw.fields))
+            else:
+                merged.location = raw.location
+                merged.fields.update(raw.fields)
+    loop.update(env_loop)
+    loop.update(cli_loop)
+
+    alias_map = MappingProxyType({name: s.value for name, s in aliases.items()})
+    alias_setting = loop["ai_cmd_alias"]
+    if alias_setting.value is not None and alias_setting.value not in alias_map:
+        raise _alias_error(alias_setting.value, alias_setting, alias_map, "loop.ai_cmd_alias")
+
+    for key, setting in loop.items():
+        provenance[f"loop.{key}"] = setting.provenance
+    for name, setting in aliases.items():
+        provenance[f"aliases.{name}"] = setting.provenance
+    for rule, setting in lint.items():
+        provenance[f"lint.{rule}"] = setting.provenance
+
+    procedures: dict[str, Procedure] = {}
+    for name, raw in procs.items():
+        fields = raw.fields
+        alias = fields.get("ai_cmd_alias")
+        if alias is not None and alias.value not in alias_map:
+            raise _alias_error(alias.value, alias, alias_map, f"procedure {name}: ai_cmd_alias")
+        for key, setting in fields.items():
+            provenance[f"procedures.{name}.{key}"] = setting.provenance
+
+        def get(key: str, default: Any = None, _fields: dict[str, Setting] = fields) -> Any:
+            setting = _fields.get(key)
+            return setting.value if setting is not None else default
+
+        procedures[name] = Procedure(
+            name=name,
+            display=get("display", ""),
+            summary=get("summary", ""),
+            description=get("description", ""),
+            observe=get("observe", ()),
+            orient=get("orient", ()),
+            decide=get("decide", ()),
+            act=get("act", ()),
+            iteration_mode=get("iteration_mode"),
+            default_max_iterations=get("default_max_iterations"),
+            iteration_timeout=get("iteration_timeout"),
+            max_output_buffer=get("max_output_buffer"),
+            ai_cmd=get("ai_cmd"),
+            ai_cmd_alias=get("ai_cmd_alias"),
+            ai_api=get("ai_api"),
+            location=raw.location,
+            field_locations=MappingProxyType(
+                {key: s.location for key, s in fields.items() if s.location is not None}
+            ),
+        )
+
+    settings = LoopSettings(**{key: loop[key].value for key in LOOP_KEYS})
+    return Config(
+        loop=settings,
+        aliases=alias_map,
+        procedures=MappingProxyType(procedures),
+        provenance=MappingProxyType(provenance),
+        files=tuple(layer.path for layer in layers),
+        warnings=tuple(warnings),
+        lint=MappingProxyType({rule: s.value for rule, s in lint.items()}),
+    )

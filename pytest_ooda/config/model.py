@@ -1,0 +1,194 @@
+"""The configuration's data model: locations, provenance and the merged settings."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda._util import did_you_mean, display_path
+from pytest_ooda.errors import ConfigError, ConfigWarning
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+    from pathlib import Path
+
+
+@dataclass(frozen=True)
+class Location:
+    """A 1-based position in a config file (``file`` is ``None`` for non-file sources)."""
+
+    file: Path | None
+    line: int
+    column: int
+
+    def __str__(self) -> str:
+        name = display_path(self.file) if self.file is not None else "<unknown>"
+        return f"{name}:{self.line}:{self.column}"
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """Where a resolved setting came from.
+
+    ``tier`` is one of ``cli``, ``env``, ``workspace``, ``global``, ``builtin``, ``default``;
+    ``file``/``line`` are set when the value was read from a file. For ``env``, ``file`` is
+    ``None`` and :attr:`source` names the variable.
+    """
+
+    tier: str
+    file: Path | None = None
+    line: int | None = None
+    source: str | None = field(default=None, compare=False)
+
+    def __str__(self) -> str:
+        if self.file is not None:
+            where = display_path(self.file) + (f":{self.line}" if self.line is not None else "")
+            return f"{self.tier} ({where})"
+        if self.source:
+            return f"{self.tier} ({self.source})"
+        return self.tier
+
+
+@dataclass(frozen=True)
+class ApiSettings:
+    """An ``ai_api:`` mapping: talk to a model over HTTP instead of running a CLI."""
+
+    provider: str
+    model: str
+    base_url: str | None = None
+    api_key_env: str | None = None
+    max_tokens: int = 4096
+    timeout: float = 600.0
+    price_input_per_mtok: float | None = None
+    price_output_per_mtok: float | None = None
+
+
+@dataclass(frozen=True)
+class FragmentAction:
+    """One entry of a phase list: inline ``content`` or a ``path``, with template parameters.
+
+    ``file`` is the resolved fragment file (``None`` for inline content); ``key_locations``
+    and ``parameter_locations`` locate the ``content``/``path``/``parameters`` keys and
+    each parameter name, for tools that point at them (lint).
+    """
+
+    content: str | None
+    path: str | None
+    # Excluded from the hash (a mapping is not hashable) but not from equality, so
+    # actions can be dict keys and sets members, e.g. in fragment coverage.
+    parameters: Mapping[str, Any] = field(hash=False)
+    base_dir: Path
+    location: Location
+    file: Path | None = field(default=None, compare=False)
+    key_locations: Mapping[str, Location] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False, repr=False
+    )
+    parameter_locations: Mapping[str, Location] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False, repr=False
+    )
+
+    def source_label(self) -> str:
+        """``builtin:fragments/…``, the relative path as written, or ``inline``."""
+        return self.path if self.path is not None else "inline"
+
+    @property
+    def is_template(self) -> bool:
+        """Whether the text is rendered as a Go template (non-empty parameters)."""
+        return bool(self.parameters)
+
+
+@dataclass(frozen=True)
+class Procedure:
+    """A procedure after the field-by-field merge of every tier.
+
+    ``location`` is the procedure's key in the highest-tier file that declared it;
+    ``field_locations`` locates each field's key in the file it was taken from.
+    """
+
+    name: str
+    display: str
+    summary: str
+    description: str
+    observe: tuple[FragmentAction, ...]
+    orient: tuple[FragmentAction, ...]
+    decide: tuple[FragmentAction, ...]
+    act: tuple[FragmentAction, ...]
+    iteration_mode: str | None
+    default_max_iterations: int | None
+    iteration_timeout: int | None
+    max_output_buffer: int | None
+    ai_cmd: str | None
+    ai_cmd_alias: str | None
+    ai_api: ApiSettings | None
+    location: Location
+    field_locations: Mapping[str, Location] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False, repr=False
+    )
+
+    def phases(self) -> dict[str, tuple[FragmentAction, ...]]:
+        """The four phase lists in ``PHASES`` order."""
+        return {
+            "observe": self.observe,
+            "orient": self.orient,
+            "decide": self.decide,
+            "act": self.act,
+        }
+
+    @property
+    def title(self) -> str:
+        """``display``, or the name when ``display`` is empty."""
+        return self.display or self.name
+
+
+@dataclass(frozen=True)
+class LoopSettings:
+    """The merged ``loop:`` section."""
+
+    iteration_mode: str
+    default_max_iterations: int
+    iteration_timeout: int | None
+    max_output_buffer: int
+    failure_threshold: int
+    log_level: str
+    show_ai_output: bool
+    ai_cmd: str | None
+    ai_cmd_alias: str | None
+    ai_api: ApiSettings | None
+
+
+@dataclass(frozen=True)
+class Config:
+    """The merged configuration of every tier."""
+
+    loop: LoopSettings
+    aliases: Mapping[str, str]
+    procedures: Mapping[str, Procedure]
+    provenance: Mapping[str, Provenance]
+    files: tuple[Path, ...]
+    warnings: tuple[ConfigWarning, ...]
+    lint: Mapping[str, str]
+
+    def procedure(self, name: str) -> Procedure:
+        """The procedure called ``name``; ``ConfigError`` with "did you mean" otherwise."""
+        try:
+            return self.procedures[name]
+        except KeyError:
+            raise ConfigError(
+                f"unknown procedure {name!r}",
+                hint=did_you_mean(name, self.procedures, label="available procedures"),
+            ) from None
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """Everything the loop runner needs for one run, each with its provenance."""
+
+    max_iterations: int | None
+    iteration_timeout: int | None
+    max_output_buffer: int
+    failure_threshold: int
+    show_ai_output: bool
+    ai_cmd: tuple[str, ...] | None
+    ai_api: ApiSettings | None
+    provenance: Mapping[str, Provenance]

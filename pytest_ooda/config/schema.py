@@ -1,0 +1,275 @@
+"""The config file schema: keys, defaults, environment variables and value checks."""
+
+from __future__ import annotations
+
+import math
+import re
+import shlex
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda._types import ITERATION_MODES, LOG_LEVELS, PHASES, SEVERITY_LEVELS
+from pytest_ooda._util import display_path
+from pytest_ooda.errors import TemplateError
+from pytest_ooda.yamlload import (
+    ANY_ITEM,
+    ANY_KEY,
+    Mark,
+)
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
+    from pytest_ooda.config.model import FragmentAction
+
+
+# Fragment parameters are typed as Go's yaml.v3 types them (``yes`` stays a string, ``1e3``
+# is a float, dates are times) so templates render as in the Go implementation; the rest
+# of a config keeps YAML 1.1 typing (``off`` in ``lint:``, ``yes`` for booleans).
+GO_TYPED_PARAMETERS = ("procedures", ANY_KEY, frozenset(PHASES), ANY_ITEM, "parameters")
+CONFIG_FILENAME = "ooda-config.yml"
+
+BUILTIN_ALIASES: Mapping[str, str] = MappingProxyType(
+    {
+        "claude": "claude -p --dangerously-skip-permissions",
+        "kiro-cli": "kiro-cli chat --no-interactive --trust-all-tools",
+        "copilot": "copilot --yolo",
+        "cursor-agent": "cursor-agent -p -f --output-format text",
+    }
+)
+
+LINT_SEVERITIES = SEVERITY_LEVELS
+API_PROVIDERS = ("anthropic", "openai")
+
+TOP_LEVEL_KEYS = ("loop", "ai_cmd_aliases", "procedures", "lint")
+LOOP_KEYS = (
+    "iteration_mode",
+    "default_max_iterations",
+    "iteration_timeout",
+    "max_output_buffer",
+    "failure_threshold",
+    "log_level",
+    "show_ai_output",
+    "ai_cmd",
+    "ai_cmd_alias",
+    "ai_api",
+)
+PROCEDURE_KEYS = (
+    "display",
+    "summary",
+    "description",
+    *PHASES,
+    "iteration_mode",
+    "default_max_iterations",
+    "iteration_timeout",
+    "max_output_buffer",
+    "ai_cmd",
+    "ai_cmd_alias",
+    "ai_api",
+)
+FRAGMENT_KEYS = ("content", "path", "parameters")
+API_KEYS = (
+    "provider",
+    "model",
+    "base_url",
+    "api_key_env",
+    "max_tokens",
+    "timeout",
+    "price_input_per_mtok",
+    "price_output_per_mtok",
+)
+
+LOOP_DEFAULTS: Mapping[str, Any] = MappingProxyType(
+    {
+        "iteration_mode": "max-iterations",
+        "default_max_iterations": 5,
+        "iteration_timeout": None,
+        "max_output_buffer": 10_485_760,
+        "failure_threshold": 3,
+        "log_level": "info",
+        "show_ai_output": False,
+        "ai_cmd": None,
+        "ai_cmd_alias": None,
+        "ai_api": None,
+    }
+)
+
+ENV_VARS: Mapping[str, str] = MappingProxyType(
+    {
+        "OODA_LOOP_AI_CMD": "ai_cmd",
+        "OODA_LOOP_AI_CMD_ALIAS": "ai_cmd_alias",
+        "OODA_LOOP_ITERATION_MODE": "iteration_mode",
+        "OODA_LOOP_DEFAULT_MAX_ITERATIONS": "default_max_iterations",
+        "OODA_LOOP_ITERATION_TIMEOUT": "iteration_timeout",
+        "OODA_LOOP_MAX_OUTPUT_BUFFER": "max_output_buffer",
+        "OODA_LOOP_FAILURE_THRESHOLD": "failure_threshold",
+        "OODA_LOOP_LOG_LEVEL": "log_level",
+        "OODA_LOOP_SHOW_AI_OUTPUT": "show_ai_output",
+    }
+)
+
+# YAML 1.1 reads unquoted yes/no/on/off/true/false and numbers as non-strings.
+_QUOTE_KEY_HINT = 'quote the key, e.g. "on": or "1":'
+_PROCEDURE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+_LINT_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
+
+
+class _Invalid(Exception):
+    """A value failed a validator; ``expected`` says what was wanted."""
+
+    def __init__(self, expected: str) -> None:
+        super().__init__(expected)
+        self.expected = expected
+
+
+def _check_choice(choices: tuple[str, ...]) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        if not isinstance(value, str) or value not in choices:
+            raise _Invalid("one of " + ", ".join(choices))
+        return value
+
+    return check
+
+
+def _check_positive_int(value: Any) -> Any:
+    # bool is a subclass of int in Python; YAML `true` is not a count.
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        raise _Invalid("an integer >= 1")
+    return value
+
+
+def _check_bool(value: Any) -> Any:
+    if not isinstance(value, bool):
+        raise _Invalid("a boolean (true or false)")
+    return value
+
+
+def _check_command(value: Any) -> Any:
+    if not isinstance(value, str) or not value.strip():
+        raise _Invalid("a non-empty command string")
+    try:
+        shlex.split(value)
+    except ValueError as exc:
+        # Caught at load time rather than when a run starts, like every other mistake.
+        raise _Invalid(f"a command line with balanced quotes ({exc})") from None
+    return value
+
+
+def _check_alias_name(value: Any) -> Any:
+    if not isinstance(value, str) or not value.strip():
+        raise _Invalid("an alias name (a non-empty string)")
+    return value
+
+
+def _check_text(value: Any) -> Any:
+    if not isinstance(value, str):
+        raise _Invalid("a string (quote it)")
+    return value
+
+
+_LOOP_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
+    {
+        "iteration_mode": _check_choice(ITERATION_MODES),
+        "default_max_iterations": _check_positive_int,
+        "iteration_timeout": _check_positive_int,
+        "max_output_buffer": _check_positive_int,
+        "failure_threshold": _check_positive_int,
+        "log_level": _check_choice(LOG_LEVELS),
+        "show_ai_output": _check_bool,
+        "ai_cmd": _check_command,
+        "ai_cmd_alias": _check_alias_name,
+    }
+)
+
+_PROCEDURE_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
+    {
+        "display": _check_text,
+        "summary": _check_text,
+        "description": _check_text,
+        "iteration_mode": _check_choice(ITERATION_MODES),
+        "default_max_iterations": _check_positive_int,
+        "iteration_timeout": _check_positive_int,
+        "max_output_buffer": _check_positive_int,
+        "ai_cmd": _check_command,
+        "ai_cmd_alias": _check_alias_name,
+    }
+)
+
+
+def _parse_env_value(key: str, text: str) -> Any:
+    check = _LOOP_CHECKS[key]
+    if check is _check_positive_int:
+        if not re.fullmatch(r"\s*\+?[0-9]+\s*", text):
+            raise _Invalid("an integer >= 1")
+        return check(int(text))
+    if check is _check_bool:
+        lowered = text.strip().lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise _Invalid("a boolean (true/false, 1/0, yes/no)")
+    return check(text.strip() if key != "ai_cmd" else text)
+
+
+def _check_url(value: Any) -> Any:
+    if not isinstance(value, str) or not re.match(r"https?://[^\s/]+", value):
+        raise _Invalid("an http:// or https:// URL")
+    return value
+
+
+def _check_env_name(value: Any) -> Any:
+    if not isinstance(value, str) or not _ENV_NAME.match(value):
+        raise _Invalid("an environment variable name (e.g. ANTHROPIC_API_KEY)")
+    return value
+
+
+def _check_positive_number(value: Any) -> Any:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise _Invalid("a number of seconds > 0")
+    return value
+
+
+def _check_price(value: Any) -> Any:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value < 0
+    ):
+        raise _Invalid("a price per million tokens >= 0")
+    return value
+
+
+def located_template_error(
+    exc: TemplateError, action: FragmentAction, where: str, display: str | None, mark: Mark
+) -> TemplateError:
+    """Re-raise a template error at the config location of the fragment that owns it."""
+    label = "parse" if exc.kind == "parse" else "execution"
+    message = exc.message
+    prefix = f"template {label} error: "
+    if not message.startswith(prefix):
+        message = prefix + message
+    hint: str | None
+    if exc.template_line is not None:
+        if action.file is not None:
+            hint = f"in {display_path(action.file)}:{exc.template_line}"
+        else:
+            hint = f"in line {exc.template_line} of the inline content"
+    else:
+        hint = exc.hint
+    return TemplateError(
+        f"{where}: {message}",
+        kind=exc.kind,
+        template_line=exc.template_line,
+        file=display,
+        line=mark.line,
+        column=mark.column,
+        hint=hint,
+    )
