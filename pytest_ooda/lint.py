@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import ConfigError, LintWarning, OodaError
-from pytest_ooda.yamlload import YamlMapping, key_mark, load_yaml_file
 
 if TYPE_CHECKING:
     from pytest_ooda.config import Config, FragmentAction, Procedure
@@ -353,11 +352,14 @@ def _config_lint_section(config: Config) -> dict[str, str]:
     raw = dict(getattr(config, "lint", {}) or {})
     if not raw:
         return {}
-    marks = _lint_key_marks(config)
     out: dict[str, str] = {}
     for key, value in raw.items():
-        file, line, column = marks.get(str(key), (None, None, None))
-        loc: dict[str, Any] = {"file": file, "line": line, "column": column}
+        where = config.locations.get(f"lint.{key}")
+        loc: dict[str, Any] = (
+            {"file": where.file, "line": where.line, "column": where.column}
+            if where is not None
+            else {}
+        )
         rule = _lookup_rule(str(key))
         if rule is None:
             raise ConfigError(
@@ -365,18 +367,6 @@ def _config_lint_section(config: Config) -> dict[str, str]:
             )
         out[rule.id] = _check_severity(value, rule=rule, where="lint", **loc)
     return out
-
-
-def _lint_key_marks(config: Config) -> dict[str, tuple[str, int, int]]:
-    marks: dict[str, tuple[str, int, int]] = {}
-    for file in config.files:
-        data = _raw_yaml(Path(file))
-        section = data.get("lint") if isinstance(data, YamlMapping) else None
-        if isinstance(section, YamlMapping):
-            for key in section:
-                mark = key_mark(section, key)
-                marks[str(key)] = (str(file), mark.line, mark.column)
-    return marks
 
 
 def resolve_settings(
@@ -408,22 +398,6 @@ def resolve_settings(
 
 # ---------------------------------------------------------------------------------------
 # Helpers shared by the rules
-
-
-@functools.lru_cache(maxsize=64)
-def _raw_yaml_cached(path: str, mtime: int, size: int) -> Any:
-    from pytest_ooda.config import GO_TYPED_PARAMETERS
-
-    # Typed like the config loader, so tagged parameters (`!!timestamp`) load here too.
-    return load_yaml_file(path, go_typed=GO_TYPED_PARAMETERS)
-
-
-def _raw_yaml(path: Path) -> Any:
-    try:
-        stat = path.stat()
-        return _raw_yaml_cached(str(path), stat.st_mtime_ns, stat.st_size)
-    except (OSError, OodaError):
-        return None
 
 
 def _action_file(action: FragmentAction) -> Path | None:
@@ -789,25 +763,16 @@ def _lint_loop(out: _Collector, config: Config, files: set[Path]) -> None:
     loop = config.loop
     if loop.iteration_mode != "unlimited" or loop.iteration_timeout is not None:
         return
-    prov = config.provenance.get("loop.iteration_mode")
-    if prov is None or prov.file is None or Path(prov.file).resolve() not in files:
+    where = config.locations.get("loop.iteration_mode")
+    if where is None or where.file is None or Path(where.file).resolve() not in files:
         return
     out.add(
         "OODA103",
         "loop: iteration_mode unlimited without an iteration_timeout",
-        file=prov.file,
-        line=prov.line,
-        column=_value_column(Path(prov.file), ("loop", "iteration_mode")),
+        file=where.file,
+        line=where.line,
+        column=where.column,
     )
-
-
-def _value_column(file: Path, keys: Sequence[str]) -> int | None:
-    node = _raw_yaml(file)
-    for key in keys[:-1]:
-        node = node.get(key) if isinstance(node, YamlMapping) else None
-    if isinstance(node, YamlMapping) and keys[-1] in node:
-        return key_mark(node, keys[-1]).column
-    return None
 
 
 def _lint_unused_fragments(
@@ -864,22 +829,19 @@ def _lint_unused_fragments(
 def _lint_unused_aliases(out: _Collector, config: Config, files: set[Path]) -> None:
     used = {config.loop.ai_cmd_alias}
     used.update(p.ai_cmd_alias for p in config.procedures.values())
-    for file in sorted(files):
-        data = _raw_yaml(file)
-        aliases = data.get("ai_cmd_aliases") if isinstance(data, YamlMapping) else None
-        if not isinstance(aliases, YamlMapping):
+    for alias in sorted(config.aliases):
+        where = config.locations.get(f"aliases.{alias}")
+        if alias in used or where is None or where.file is None:
             continue
-        for alias in aliases:
-            if alias in used:
-                continue
-            mark = key_mark(aliases, alias)
-            out.add(
-                "OODA402",
-                f"alias {alias!r} is defined but no loop or procedure uses it",
-                file=file,
-                line=mark.line,
-                column=mark.column,
-            )
+        if Path(where.file).resolve() not in files:
+            continue
+        out.add(
+            "OODA402",
+            f"alias {alias!r} is defined but no loop or procedure uses it",
+            file=where.file,
+            line=where.line,
+            column=where.column,
+        )
 
 
 def _lint_config_warnings(out: _Collector, config: Config, files: set[Path]) -> None:

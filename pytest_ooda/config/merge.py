@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._util import did_you_mean, display_path
-from pytest_ooda.config.model import Config, LoopSettings, Procedure, Provenance
+from pytest_ooda.config.model import Config, Location, LoopSettings, Procedure, Provenance
 from pytest_ooda.config.parse import Layer, RawProcedure, Setting
 from pytest_ooda.config.schema import BUILTIN_ALIASES, LOOP_DEFAULTS, LOOP_KEYS
 from pytest_ooda.errors import ConfigError, ConfigWarning
@@ -68,12 +68,19 @@ def merge_layers(
     if alias_setting.value is not None and alias_setting.value not in alias_map:
         raise _alias_error(alias_setting.value, alias_setting, alias_map, "loop.ai_cmd_alias")
 
+    locations: dict[str, Location] = {}
+
+    def record(key: str, setting: Setting) -> None:
+        provenance[key] = setting.provenance
+        if setting.location is not None:
+            locations[key] = setting.location
+
     for key, setting in loop.items():
-        provenance[f"loop.{key}"] = setting.provenance
+        record(f"loop.{key}", setting)
     for name, setting in aliases.items():
-        provenance[f"aliases.{name}"] = setting.provenance
+        record(f"aliases.{name}", setting)
     for rule, setting in lint.items():
-        provenance[f"lint.{rule}"] = setting.provenance
+        record(f"lint.{rule}", setting)
 
     procedures: dict[str, Procedure] = {}
     for name, raw in procs.items():
@@ -82,7 +89,7 @@ def merge_layers(
         if alias is not None and alias.value not in alias_map:
             raise _alias_error(alias.value, alias, alias_map, f"procedure {name}: ai_cmd_alias")
         for key, setting in fields.items():
-            provenance[f"procedures.{name}.{key}"] = setting.provenance
+            record(f"procedures.{name}.{key}", setting)
 
         def get(key: str, default: Any = None, _fields: dict[str, Setting] = fields) -> Any:
             setting = _fields.get(key)
@@ -119,4 +126,5 @@ def merge_layers(
         files=tuple(layer.path for layer in layers),
         warnings=tuple(warnings),
         lint=MappingProxyType({rule: s.value for rule, s in lint.items()}),
+        locations=MappingProxyType(locations),
     )

@@ -168,6 +168,13 @@ class Config:
     files: tuple[Path, ...]
     warnings: tuple[ConfigWarning, ...]
     lint: Mapping[str, str]
+    #: Where each setting read from a file was written (its key), keyed like
+    #: ``provenance``: ``"loop.ai_cmd"``, ``"aliases.claude"``, ``"lint.OODA201"``,
+    #: ``"procedures.build.observe"``. Tools that point at a setting (lint) use these
+    #: instead of reading the YAML again.
+    locations: Mapping[str, Location] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False, repr=False
+    )
 
     def procedure(self, name: str) -> Procedure:
         """The procedure called ``name``; ``ConfigError`` with "did you mean" otherwise."""

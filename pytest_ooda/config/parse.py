@@ -100,7 +100,9 @@ class FileParser:
     ) -> ConfigError:
         return cls(message, file=self.display, line=mark.line, column=mark.column, hint=hint)
 
-    def setting(self, value: Any, mark: Mark) -> Setting:
+    def setting(self, value: Any, mapping: YamlMapping, key: Any) -> Setting:
+        """``mapping[key]`` as read: the value, located at its key."""
+        mark = key_mark(mapping, key)
         return Setting(value, self.loc(mark), Provenance(self.tier, self.path, mark.line))
 
     def check_keys(self, mapping: YamlMapping, known: tuple[str, ...], where: str) -> None:
@@ -178,7 +180,7 @@ class FileParser:
                 parsed = self.parse_api(item, vmark, "loop.ai_api")
             else:
                 parsed = self.check(_LOOP_CHECKS[key], item, vmark, f"loop.{key}")
-            out[key] = self.setting(parsed, key_mark(loop, key))
+            out[key] = self.setting(parsed, loop, key)
         return out
 
     def check(self, check: Callable[[Any], Any], value: Any, mark: Mark, where: str) -> Any:
@@ -200,7 +202,7 @@ class FileParser:
                     kmark,
                 )
             self.check(_check_command, command, value_mark(aliases, name), f"ai_cmd_aliases.{name}")
-            out[name] = self.setting(command, kmark)
+            out[name] = self.setting(command, aliases, name)
         return out
 
     def parse_lint(self, value: Any, mark: Mark) -> dict[str, Setting]:
@@ -218,7 +220,7 @@ class FileParser:
             self.check(
                 _check_choice(LINT_SEVERITIES), severity, value_mark(section, rule), f"lint.{rule}"
             )
-            out[rule] = self.setting(severity, kmark)
+            out[rule] = self.setting(severity, section, rule)
         return out
 
     def parse_api(self, value: Any, mark: Mark, where: str) -> ApiSettings:
@@ -284,7 +286,7 @@ class FileParser:
                 parsed = self.parse_api(item, fmark, f"{where}: ai_api")
             else:
                 parsed = self.check(_PROCEDURE_CHECKS[key], item, fmark, f"{where}: {key}")
-            raw.fields[key] = self.setting(parsed, key_mark(proc, key))
+            raw.fields[key] = self.setting(parsed, proc, key)
         return raw
 
     def parse_phase(

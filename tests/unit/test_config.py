@@ -17,7 +17,7 @@ from pytest_ooda.config import (
     load_config_file,
     resolve_run_settings,
 )
-from pytest_ooda.errors import ConfigError, FragmentError, OodaError, TemplateError
+from pytest_ooda.errors import ConfigError, ConfigWarning, FragmentError, OodaError, TemplateError
 
 
 def write(path: Path, text: str) -> Path:
@@ -926,3 +926,38 @@ def test_lone_surrogate_escapes_are_located_errors(tmp_path: Path, text: str, wh
         load(path)
     assert str(info.value).startswith(f"{path}:{where}: the text holds ")
     assert "which is not a character (a lone surrogate)" in str(info.value)
+
+
+def test_every_setting_read_from_a_file_is_located(tmp_path: Path) -> None:
+    text = (
+        "loop:\n"
+        "  failure_threshold: 2\n"
+        "ai_cmd_aliases:\n"
+        "  mine: my-cli -p\n"
+        "lint:\n"
+        "  OODA201: off\n"
+        "procedures:\n"
+        "  p:\n"
+        "    display: P\n"
+        "    act:\n"
+        "      - content: do it\n"
+    )
+    cfg = load(write(tmp_path / "c.yml", text))
+    where = {key: (loc.line, loc.column) for key, loc in cfg.locations.items()}
+    assert where["loop.failure_threshold"] == (2, 3)
+    assert where["aliases.mine"] == (4, 3)
+    assert where["lint.OODA201"] == (6, 3)
+    assert where["procedures.p.display"] == (9, 5)
+    assert where["procedures.p.act"] == (10, 5)
+    assert cfg.locations["loop.failure_threshold"].file == tmp_path / "c.yml"
+    # defaults and the environment have no place in a file
+    assert "loop.log_level" not in cfg.locations
+
+
+def test_config_warnings_are_located_objects(tmp_path: Path) -> None:
+    cfg = load(write(tmp_path / "c.yml", "loop: {}\nprocedure: {}\n"))
+    (warning,) = cfg.warnings
+    assert isinstance(warning, ConfigWarning)
+    assert (warning.line, warning.column) == (2, 1)
+    assert warning.file == str(tmp_path / "c.yml")
+    assert warning.message.startswith("unknown top-level key 'procedure'")
