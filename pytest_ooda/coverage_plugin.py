@@ -14,7 +14,6 @@ rendering produced output from them (the ``RenderTrace`` filled by ``gotemplate`
 
 from __future__ import annotations
 
-import re
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,14 +38,6 @@ __all__ = [
     "statement_lines",
 ]
 
-# Go's lexer delimits actions with `{{ }}`; `{{-`/`-}}` only trim surrounding space.
-_ACTION = re.compile(r"\{\{-?(?P<body>.*?)-?\}\}", re.DOTALL)
-_NO_OUTPUT_KEYWORDS = frozenset(
-    {"if", "else", "end", "range", "with", "define", "break", "continue"}
-)
-_DECLARATION = re.compile(r"^\$[A-Za-z0-9_]*\s*(?::=|=)(?!=)")
-_WORD = re.compile(r"[A-Za-z_]+")
-
 _lock = threading.Lock()
 _claimed: set[str] = set()
 _code_cache: dict[tuple[str, frozenset[int]], CodeType] = {}
@@ -55,35 +46,12 @@ _plain_cache: dict[tuple[str, int, int], frozenset[int]] = {}
 _connected = False
 
 
-def _action_outputs(body: str) -> bool:
-    """Whether a template action writes something (``{{.x}}``) or only steers (``{{if}}``)."""
-    text = body.strip()
-    if text.startswith("/*"):
-        return False
-    if _DECLARATION.match(text):
-        return False
-    word = _WORD.match(text)
-    return not (word is not None and word.group(0) in _NO_OUTPUT_KEYWORDS)
-
-
 def statement_lines(text: str) -> set[int]:
-    """The 1-based lines of a fragment that can put text into a prompt.
+    """The 1-based lines of a fragment that can put text into a prompt (see
+    :func:`pytest_ooda.gotemplate.statement_lines`)."""
+    from pytest_ooda.gotemplate import statement_lines as template_statement_lines
 
-    Lines holding literal text or an output action count; lines made only of control
-    actions (``{{if}}``, ``{{end}}``, comments, ``$x :=``) and blank lines do not, so a
-    template whose every rendered line was reached shows as 100 % covered.
-    """
-    chars = list(text)
-    for match in _ACTION.finditer(text):
-        start, end = match.span()
-        fill = "x" if _action_outputs(match.group("body")) else " "
-        for i in range(start, end):
-            if chars[i] != "\n":
-                chars[i] = " "
-        if fill != " ":
-            chars[start] = fill
-    masked = "".join(chars)
-    return {number for number, line in enumerate(masked.split("\n"), 1) if line.strip()}
+    return template_statement_lines(text)
 
 
 def _claim(path: str) -> None:

@@ -444,48 +444,6 @@ def _action_identity(action: FragmentAction) -> tuple[Any, ...]:
     return (source, _freeze(action.parameters))
 
 
-def _first_use_line(text: str, name: str) -> int | None:
-    pattern = re.compile(r"\{\{[^}]*?\." + re.escape(name) + r"\b", re.DOTALL)
-    match = pattern.search(text)
-    return text.count("\n", 0, match.start()) + 1 if match else None
-
-
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"|`[^`]*`')
-_ACTION = re.compile(r"\{\{-?(.*?)-?\}\}", re.DOTALL)
-_SCOPE_KEYWORDS = frozenset({"range", "with", "define", "block"})
-
-
-def _uses_whole_dot(text: str) -> bool:
-    """Whether the template hands its whole data to something (``{{.}}``, ``{{len $}}``).
-
-    Then any parameter may be used indirectly, so "unused parameter" cannot be decided.
-    Inside ``range``/``with``/``define`` a bare ``.`` is something else, so it does not count.
-    """
-    scopes: list[str] = []
-    for match in _ACTION.finditer(text):
-        body = _STRING.sub('""', match.group(1)).strip()
-        tokens = [t for t in re.split(r"[\s()|,]+", body) if t]
-        if not tokens or tokens[0].startswith("/*"):
-            continue
-        head = tokens[0]
-        if head == "end":
-            if scopes:
-                scopes.pop()
-            continue
-        if head in {"template", "block"}:
-            # referenced_params follows templates invoked with dot, so these are decidable.
-            if head == "block":
-                scopes.append(head)
-            continue
-        if "$" in tokens:
-            return True
-        if "." in tokens and not any(s in _SCOPE_KEYWORDS for s in scopes):
-            return True
-        if head in {"if", "range", "with", "define", "block"}:
-            scopes.append(head)
-    return False
-
-
 class _Collector:
     """Accumulates findings, dropping rules that are off and applying severities."""
 
@@ -581,16 +539,8 @@ def _lint_actions(out: _Collector, procedure: Procedure) -> tuple[bool, bool, bo
                 continue
             success = success or SUCCESS_SIGNAL in rendered
             failure = failure or FAILURE_SIGNAL in rendered
-            _lint_parameters(out, procedure, action, where, label, text, _referenced_params)
+            _lint_parameters(out, procedure, action, where, label, text)
     return rendered_ok, success, failure
-
-
-def _referenced_params(text: str) -> frozenset[str]:
-    # Imported on first use: the template engine (and Jinja2) costs a noticeable share
-    # of a pytest session whose procedures use no templated fragments.
-    from pytest_ooda.gotemplate import referenced_params
-
-    return referenced_params(text)
 
 
 def _lint_parameters(
@@ -600,8 +550,11 @@ def _lint_parameters(
     where: str,
     label: str,
     text: str,
-    referenced_params: Any,
 ) -> None:
+    # Imported on first use: the template engine (and Jinja2) costs a noticeable share
+    # of a pytest session whose procedures use no templated fragments.
+    from pytest_ooda.gotemplate import first_use_line, referenced_params, uses_whole_dot
+
     has_syntax = _TEMPLATE_OPEN in text
     if not _is_template(action):
         if has_syntax:
@@ -629,7 +582,7 @@ def _lint_parameters(
     except OodaError:
         return
     for name in sorted(used - supplied):
-        first = _first_use_line(text, name)
+        first = first_use_line(text, name)
         at = f" (line {first})" if first is not None else ""
         out.add_at(
             "OODA201",
@@ -638,7 +591,7 @@ def _lint_parameters(
             action.location,
             procedure=procedure.name,
         )
-    if _uses_whole_dot(text):
+    if uses_whole_dot(text):
         return
     for name in sorted(supplied - used):
         out.add_at(

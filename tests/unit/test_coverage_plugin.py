@@ -55,7 +55,17 @@ def test_control_only_lines_are_not_statements() -> None:
 
 
 def test_output_action_alone_on_a_line_is_a_statement() -> None:
-    assert statement_lines("{{.x}}\n{{ end }}\n{{- .y -}}") == {1, 3}
+    assert statement_lines("{{.x}}\n{{ if .z }}\n{{- .y -}}\n{{ end }}") == {1, 3}
+
+
+def test_declarations_comments_and_control_lines_are_not_statements() -> None:
+    source = '{{/* note */}}\n{{ $v := .x }}\n{{ range .xs }}\n- {{ . }}\n{{ end }}\n{{ template "t" . }}\n'
+    assert statement_lines(source) == {4, 6}
+
+
+def test_text_that_is_no_template_counts_every_non_blank_line() -> None:
+    # Used verbatim (a fragment without parameters), so all of it reaches the prompt.
+    assert statement_lines("{{ end }}\n\nplain {{.x}\n") == {1, 3}
 
 
 def test_file_tracer_claims_only_marked_fragments(tmp_path: Path) -> None:

@@ -145,14 +145,14 @@ def test_params_from_mapping_types_and_dates() -> None:
 
 
 def test_repeated_render_uses_cache() -> None:
-    from pytest_ooda import gotemplate
+    from pytest_ooda.gotemplate import engine
 
     src = "cache-probe {{.x}}"
     render(src, {"x": 1})
-    before = len(gotemplate._cache)
+    before = len(engine._cache)
     for i in range(5):
         assert render(src, {"x": i}) == f"cache-probe {i}"
-    assert len(gotemplate._cache) == before
+    assert len(engine._cache) == before
 
 
 def test_yamlv3_loader_types_scalars_like_go() -> None:
