@@ -8,6 +8,7 @@ import bisect
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pytest_ooda.gotemplate.engine import Branch, parse_cached
 from pytest_ooda.gotemplate.nodes import (
     ActionNode,
     BranchNode,
@@ -27,7 +28,6 @@ from pytest_ooda.gotemplate.nodes import (
     VariableNode,
     WithNode,
 )
-from pytest_ooda.gotemplate.engine import Branch, parse_cached
 
 if TYPE_CHECKING:
     from collections.abc import Iterator

@@ -59,7 +59,10 @@ def test_output_action_alone_on_a_line_is_a_statement() -> None:
 
 
 def test_declarations_comments_and_control_lines_are_not_statements() -> None:
-    source = '{{/* note */}}\n{{ $v := .x }}\n{{ range .xs }}\n- {{ . }}\n{{ end }}\n{{ template "t" . }}\n'
+    source = (
+        "{{/* note */}}\n{{ $v := .x }}\n{{ range .xs }}\n- {{ . }}\n{{ end }}\n"
+        '{{ template "t" . }}\n'
+    )
     assert statement_lines(source) == {4, 6}
 
 
