@@ -30,9 +30,11 @@ EXIT_CODES: dict[Status, int] = {"success": 0, "aborted": 1, "max-iters": 2, "in
 OutcomeKind = Literal["ok", "success", "failure"]
 OUTCOME_KINDS: tuple[OutcomeKind, ...] = get_args(OutcomeKind)
 
-#: The promise signal an output carried, if any.
+#: The promise signal an output carried, if any, and the tags that carry them.
 Signal = Literal["SUCCESS", "FAILURE"]
 SIGNALS: tuple[Signal, ...] = get_args(Signal)
+SUCCESS_SIGNAL = "<promise>SUCCESS</promise>"
+FAILURE_SIGNAL = "<promise>FAILURE</promise>"
 
 #: How the iteration limit is applied.
 IterationMode = Literal["max-iterations", "unlimited"]
@@ -80,6 +82,7 @@ def parse_bool(text: str) -> bool | None:
 __all__ = [
     "DRIFT_MODES",
     "EXIT_CODES",
+    "FAILURE_SIGNAL",
     "FALSE_WORDS",
     "ITERATION_MODES",
     "LOG_LEVELS",
@@ -91,6 +94,7 @@ __all__ = [
     "SEVERITY_LEVELS",
     "SIGNALS",
     "STATUSES",
+    "SUCCESS_SIGNAL",
     "TIERS",
     "TRUE_WORDS",
     "DriftMode",

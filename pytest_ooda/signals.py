@@ -18,8 +18,7 @@ __all__ = [
     "find_signal",
 ]
 
-SUCCESS_SIGNAL = "<promise>SUCCESS</promise>"
-FAILURE_SIGNAL = "<promise>FAILURE</promise>"
+from pytest_ooda._types import FAILURE_SIGNAL, SUCCESS_SIGNAL
 
 
 def find_signal(output: str) -> str | None:

@@ -1,0 +1,134 @@
+"""The rule table: every lint rule's stable id, name, default severity and why."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+TEMPLATE_OPEN = "{{"
+
+
+@dataclass(frozen=True)
+class Rule:
+    """One lint rule: its stable ``id``, a short ``name``, default severity and rationale."""
+
+    id: str
+    name: str
+    severity: str
+    summary: str
+    why: str
+    configurable: bool = True
+
+
+RULES: dict[str, Rule] = {
+    rule.id: rule
+    for rule in (
+        Rule(
+            "OODA001",
+            "config-error",
+            "error",
+            "the config file does not load",
+            "Nothing else can be checked until the file loads; the loop would refuse it too.",
+            configurable=False,
+        ),
+        Rule(
+            "OODA002",
+            "render-error",
+            "error",
+            "a fragment fails to render (template execution error)",
+            "The loop would stop with this error on its first iteration.",
+        ),
+        Rule(
+            "OODA003",
+            "config-warning",
+            "warning",
+            "the config loads with a warning (an unknown top-level key)",
+            "Unknown top-level keys are ignored, so a misspelt section silently does nothing.",
+        ),
+        Rule(
+            "OODA101",
+            "empty-phase",
+            "warning",
+            "a phase has no fragments",
+            "An empty phase is left out of the prompt: the agent gets no instruction for it.",
+        ),
+        Rule(
+            "OODA102",
+            "duplicate-fragment",
+            "warning",
+            "the same fragment (same file and parameters) is listed twice in one phase",
+            "The agent reads the same instruction twice; usually a copy-paste slip.",
+        ),
+        Rule(
+            "OODA103",
+            "unlimited-without-timeout",
+            "warning",
+            "iteration_mode unlimited without an iteration_timeout",
+            "With no iteration limit and no timeout, one hung AI process stalls the loop forever.",
+        ),
+        Rule(
+            "OODA201",
+            "missing-parameter",
+            "warning",
+            "a template uses a parameter the fragment action does not supply",
+            "Go templates render a missing key as the text <no value>, silently.",
+        ),
+        Rule(
+            "OODA202",
+            "unused-parameter",
+            "warning",
+            "a parameter is supplied that the template never uses",
+            "Usually a misspelt parameter name, so the template gets <no value> instead.",
+        ),
+        Rule(
+            "OODA203",
+            "parameters-without-template",
+            "warning",
+            "parameters are given for a fragment with no template syntax",
+            "The parameters have no effect: the fragment has nothing to substitute.",
+        ),
+        Rule(
+            "OODA204",
+            "template-without-parameters",
+            "warning",
+            "a fragment with template syntax is used without parameters",
+            "Without parameters the file is used verbatim, so the agent sees raw {{...}} text.",
+        ),
+        Rule(
+            "OODA301",
+            "no-success-signal",
+            "error",
+            "no fragment tells the agent when to emit <promise>SUCCESS</promise>",
+            "The preamble only explains the signal; without procedure-specific success "
+            "criteria the loop cannot end in success except by luck.",
+        ),
+        Rule(
+            "OODA302",
+            "no-failure-signal",
+            "warning",
+            "no fragment tells the agent when to emit <promise>FAILURE</promise>",
+            "Without failure criteria a blocked agent keeps iterating until the limit.",
+        ),
+        Rule(
+            "OODA401",
+            "unused-fragment-file",
+            "info",
+            "a fragment file in the config's fragment folders is used by no procedure",
+            "Dead prompt text drifts out of date; delete it or use it.",
+        ),
+        Rule(
+            "OODA402",
+            "unused-alias",
+            "info",
+            "an ai_cmd_aliases entry is never used",
+            "An alias nobody selects is noise, or a typo in an ai_cmd_alias somewhere.",
+        ),
+        Rule(
+            "OODA403",
+            "redundant-builtin-override",
+            "info",
+            "a procedure overrides a built-in with identical values",
+            "The entry changes nothing and will silently stop tracking built-in updates.",
+        ),
+    )
+}
+RULES_BY_NAME = {rule.name: rule for rule in RULES.values()}
