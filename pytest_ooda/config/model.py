@@ -13,6 +13,8 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
+    from pytest_ooda._types import IterationMode, LogLevel
+
 
 @dataclass(frozen=True)
 class Location:
@@ -114,7 +116,7 @@ class Procedure:
     orient: tuple[FragmentAction, ...]
     decide: tuple[FragmentAction, ...]
     act: tuple[FragmentAction, ...]
-    iteration_mode: str | None
+    iteration_mode: IterationMode | None
     default_max_iterations: int | None
     iteration_timeout: int | None
     max_output_buffer: int | None
@@ -145,12 +147,12 @@ class Procedure:
 class LoopSettings:
     """The merged ``loop:`` section."""
 
-    iteration_mode: str
+    iteration_mode: IterationMode
     default_max_iterations: int
     iteration_timeout: int | None
     max_output_buffer: int
     failure_threshold: int
-    log_level: str
+    log_level: LogLevel
     show_ai_output: bool
     ai_cmd: str | None
     ai_cmd_alias: str | None

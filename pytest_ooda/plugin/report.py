@@ -331,7 +331,7 @@ def iteration_table(result: LoopResult) -> list[str]:
 def served_table(outputs: Sequence[tuple[str, int]]) -> list[str]:
     """Per replayed iteration: signal, exit code and output tail, for a replay that
     stopped before the loop produced a result (it ran out of recorded iterations)."""
-    from pytest_ooda.signals import find_signal
+    from pytest_ooda.loop.signals import find_signal
 
     lines = ["  iter  signal   exit  output (tail)"]
     for number, (output, exit_code) in enumerate(outputs, start=1):

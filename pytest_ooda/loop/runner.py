@@ -1,0 +1,291 @@
+"""The loop runner: runs one procedure iteration by iteration until a terminal status.
+
+Owns the iteration state machine (limits, failure threshold, interruption). Process
+handling lives in ``backends/``; the outcome matrix in :mod:`.signals`; what a run
+produced in :mod:`.result`."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import logging
+import signal
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda._types import Status
+from pytest_ooda.errors import BackendError
+from pytest_ooda.loop.events import (
+    IterationFinished,
+    IterationStarted,
+    LoopEvent,
+    LoopFinished,
+    LoopStarted,
+    LoopWarning,
+)
+from pytest_ooda.loop.result import IterationRecord, LoopResult, RunningStats
+from pytest_ooda.loop.signals import decide_outcome, find_signal
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+
+    from pytest_ooda.backends import Backend, StreamCallback
+    from pytest_ooda.config import Config, RunSettings
+
+logger = logging.getLogger("pytest_ooda.loop")
+
+
+class _Interrupted(BaseException):
+    """Raised from our SIGINT/SIGTERM/SIGHUP handler so it unwinds through a backend's wait."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+_INTERRUPT_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@contextlib.contextmanager
+def _interrupt_handlers(enabled: bool) -> Iterator[None]:
+    if not enabled or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    fired = False
+
+    def handler(signum: int, frame: Any) -> None:
+        nonlocal fired
+        # Only the first signal unwinds; a second Ctrl-C during clean-up must not cut
+        # the group kill short.
+        if not fired:
+            fired = True
+            raise _Interrupted(signum)
+
+    # SIGHUP too: the AI runs in its own session, so a closed terminal would otherwise
+    # end the runner and leave the agent working unattended.
+    previous = {sig: signal.signal(sig, handler) for sig in _INTERRUPT_SIGNALS}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def make_backend(settings: RunSettings) -> Backend:
+    """The backend a resolved run uses: the command if one is set, else the HTTP API."""
+    if settings.ai_cmd is not None:
+        from pytest_ooda.backends.command import CommandBackend
+
+        return CommandBackend(settings.ai_cmd)
+    if settings.ai_api is not None:
+        from pytest_ooda.backends.http import HttpBackend
+
+        return HttpBackend.from_settings(settings.ai_api)
+    raise BackendError("no AI backend configured")
+
+
+class _StdoutStream:
+    """Copies AI output to stdout. A closed or vanished stdout (``| head``, ``>&-``)
+    ends the copying, not the iteration: the output is still captured."""
+
+    def __init__(self) -> None:
+        self.broken = False
+
+    def __call__(self, chunk: bytes) -> None:
+        if self.broken:
+            return
+        try:
+            sys.stdout.buffer.write(chunk)
+            sys.stdout.buffer.flush()
+        except (OSError, ValueError, AttributeError):
+            self.broken = True
+
+
+def run_procedure(
+    config: Config,
+    name: str,
+    *,
+    backend: Backend | None = None,
+    max_iterations: int | None = None,
+    unlimited: bool = False,
+    context: Sequence[str] = (),
+    workdir: str | Path | None = None,
+    on_event: Callable[[LoopEvent], None] | None = None,
+    ai_cmd: str | None = None,
+    ai_cmd_alias: str | None = None,
+    failure_threshold: int | None = None,
+    iteration_timeout: float | None = None,
+    max_output_buffer: int | None = None,
+    stream: StreamCallback | None = None,
+    show_ai_output: bool | None = None,
+    handle_signals: bool = True,
+) -> LoopResult:
+    """Run procedure ``name`` of ``config`` until success, abort, the limit, or a signal.
+
+    Without ``backend`` the AI command (or HTTP API) is resolved from ``config`` and the
+    ``ai_cmd``/``ai_cmd_alias`` overrides; a ``ConfigError`` explains how to set one when
+    nothing is configured. Limits come from :func:`resolve_run_settings` unless given
+    here. ``stream`` receives the raw AI output live (by default stdout when
+    ``show_ai_output`` is on). With ``handle_signals`` (and on the main thread) SIGINT
+    and SIGTERM end the run with status ``interrupted`` after the AI's process group is
+    killed; without it a ``KeyboardInterrupt`` propagates after the same clean-up.
+
+    Raises ``OodaError`` for configuration/prompt mistakes and ``ScenarioError`` when a
+    replay runs out; a backend that cannot start ends the run as ``aborted``.
+    """
+    from pytest_ooda.compose import assemble_prompt
+    from pytest_ooda.config import resolve_run_settings
+
+    settings = resolve_run_settings(
+        config,
+        name,
+        max_iterations=max_iterations,
+        unlimited=unlimited,
+        ai_cmd=ai_cmd,
+        ai_cmd_alias=ai_cmd_alias,
+        require_ai=backend is None,
+    )
+    procedure = config.procedure(name)
+    if backend is None:
+        backend = make_backend(settings)
+    limit = settings.max_iterations
+    threshold = failure_threshold if failure_threshold is not None else settings.failure_threshold
+    if threshold < 1:
+        raise ValueError("failure_threshold must be >= 1")
+    timeout = iteration_timeout if iteration_timeout is not None else settings.iteration_timeout
+    buffer = max_output_buffer if max_output_buffer is not None else settings.max_output_buffer
+    show = settings.show_ai_output if show_ai_output is None else show_ai_output
+    if stream is None and show:
+        stream = _StdoutStream()
+    cwd = Path(workdir) if workdir is not None else Path.cwd()
+    context = tuple(context)
+
+    def emit(event: LoopEvent) -> None:
+        logger.log(event.level, event.message())
+        if on_event is not None:
+            on_event(event)
+
+    records: list[IterationRecord] = []
+    stats = RunningStats()
+    consecutive = 0
+    warned_truncation = False
+    status: Status = "interrupted"  # every way out of the loop below sets it
+    error: str | None = None
+    cause: str | None = None  # what kind of failure `error` describes
+    started = time.monotonic()
+    emit(LoopStarted(name, limit, repr(backend)))
+    try:
+        with _interrupt_handlers(handle_signals):
+            while True:
+                index = len(records)
+                # Failure threshold before the limit: when both hold, the more specific
+                # cause is reported.
+                if consecutive >= threshold:
+                    status = "aborted"
+                    error = (
+                        f"failure threshold reached: {consecutive} consecutive failed "
+                        f"iteration(s) (failure_threshold={threshold})"
+                    )
+                    break
+                if limit is not None and index >= limit:
+                    status = "max-iters"
+                    break
+                number = index + 1
+                prompt = assemble_prompt(
+                    procedure, iteration=number, max_iterations=limit, context=context, cwd=cwd
+                )
+                emit(IterationStarted(name, number, limit, time.time()))
+                t0 = time.monotonic()
+                try:
+                    out = backend.run(
+                        prompt,
+                        iteration=number,
+                        workdir=cwd,
+                        timeout=timeout,
+                        max_output=buffer,
+                        stream=stream,
+                    )
+                except BackendError as exc:
+                    status = "aborted"
+                    error = str(exc)
+                    cause = "AI backend could not be started"
+                    break
+                duration = time.monotonic() - t0
+                found = find_signal(out.output)
+                outcome = decide_outcome(
+                    out.exit_code, found, timed_out=out.timed_out, error=out.error
+                )
+                if outcome.kind == "failure":
+                    consecutive += 1
+                elif outcome.kind == "ok":
+                    consecutive = 0
+                record = IterationRecord(
+                    number=number,
+                    prompt=prompt,
+                    # As scenario.sha256_text: the bytes the AI receives.
+                    prompt_sha256=hashlib.sha256(
+                        prompt.encode("utf-8", "surrogateescape")
+                    ).hexdigest(),
+                    output=out.output,
+                    exit_code=out.exit_code,
+                    signal=found,
+                    outcome=outcome.kind,
+                    duration=duration,
+                    reason=outcome.reason,
+                    term_signal=out.term_signal,
+                    timed_out=out.timed_out,
+                    truncated=out.truncated,
+                    dropped_bytes=out.dropped_bytes,
+                    broken_pipe=out.broken_pipe,
+                    usage=out.usage,
+                    error=out.error,
+                )
+                records.append(record)
+                stats.add(duration)
+                if out.truncated and not warned_truncation:
+                    warned_truncation = True
+                    emit(
+                        LoopWarning(
+                            name,
+                            f"AI output of iteration {number} exceeded max_output_buffer="
+                            f"{buffer} bytes; kept the last {buffer} of {out.total_bytes} bytes "
+                            "(signals are only seen in the kept tail)",
+                            number,
+                        )
+                    )
+                if out.broken_pipe:
+                    logger.debug(
+                        "iteration %d: the AI command exited before reading the whole prompt",
+                        number,
+                    )
+                emit(IterationFinished(name, record, limit, consecutive))
+                if outcome.kind == "success":
+                    status = "success"
+                    break
+    except _Interrupted as exc:
+        # Only our own handler ends the run as `interrupted`. A KeyboardInterrupt (signal
+        # handling left to the caller, e.g. pytest) propagates once the backend has
+        # killed the AI's process group.
+        status = "interrupted"
+        error = f"interrupted by {signal.Signals(exc.signum).name}"
+    result = LoopResult(
+        procedure=name,
+        status=status,
+        records=tuple(records),
+        timing=stats.snapshot(),
+        elapsed=time.monotonic() - started,
+        max_iterations=limit,
+        failure_threshold=threshold,
+        context=context,
+        workdir=cwd,
+        backend=repr(backend),
+        error=error,
+    )
+    if error and status != "success":
+        because = f"{cause}: {error}" if cause else error
+        emit(LoopWarning(name, f"Loop {status}: {because}"))
+    emit(LoopFinished(result))
+    return result
