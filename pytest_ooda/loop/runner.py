@@ -16,7 +16,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._types import Status
 from pytest_ooda.errors import BackendError
 from pytest_ooda.loop.events import (
     IterationFinished,
@@ -32,6 +31,7 @@ from pytest_ooda.loop.signals import decide_outcome, find_signal
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
+    from pytest_ooda._types import Status
     from pytest_ooda.backends import Backend, StreamCallback
     from pytest_ooda.config import Config, RunSettings
 
