@@ -1,0 +1,47 @@
+"""Scenario files: load/validate/save, record modes, redaction on write, expectations, drift.
+
+A scenario is a recorded or hand-written transcript of a loop run (see the plugin spec,
+§ Scenarios): per iteration the output, exit code, prompt hash and — in recordings — the
+workspace changes the agent made. The contract is this module: :mod:`.model` (the data
+and the ``expect`` checks), :mod:`.schema` (loading, every mistake a located
+``ScenarioError``), :mod:`.store` (writing back atomically, secrets redacted),
+:mod:`.record` (record modes, a run into a recording), :mod:`.drift` (recorded vs current
+prompts) and :mod:`.replay` (a scenario served through the real loop runner — the one
+path ``ooda run --replay`` and the pytest plugin share).
+"""
+
+from __future__ import annotations
+
+from pytest_ooda._types import RECORD_MODES
+from pytest_ooda.scenario.drift import Drift, check_drift, detect_drift
+from pytest_ooda.scenario.model import (
+    Expect,
+    FileCheck,
+    Scenario,
+    ScenarioIteration,
+    assert_expectations,
+    sha256_text,
+)
+from pytest_ooda.scenario.record import Recorder, needs_recording, scenario_from_result
+from pytest_ooda.scenario.schema import load_scenario, load_scenario_text
+from pytest_ooda.scenario.store import check_writable, save_scenario
+
+__all__ = [
+    "RECORD_MODES",
+    "Drift",
+    "Expect",
+    "FileCheck",
+    "Recorder",
+    "Scenario",
+    "ScenarioIteration",
+    "assert_expectations",
+    "check_drift",
+    "check_writable",
+    "detect_drift",
+    "load_scenario",
+    "load_scenario_text",
+    "needs_recording",
+    "save_scenario",
+    "scenario_from_result",
+    "sha256_text",
+]

@@ -1,0 +1,266 @@
+"""The scenario model: iterations, file checks, the ``expect`` block and the checks
+it makes of a run."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda._types import SIGNALS as PROMISE_SIGNALS
+from pytest_ooda.backends.replay import ReplayBackend, ReplayStep
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from pytest_ooda.loop import LoopResult
+
+
+#: What ``expect.signals`` may list per iteration: a promise tag, or ``none``.
+SIGNALS = ("none", *PROMISE_SIGNALS)
+# A recording holds up to max_output_buffer bytes per iteration (10 MB by default).
+MAX_SCENARIO_BYTES = 512 * 1024 * 1024
+
+_PROCEDURE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
+_SHA256 = re.compile(r"[0-9a-f]{64}\Z")
+_TOP_KEYS = (
+    "procedure",
+    "description",
+    "context",
+    "max_iterations",
+    "failure_threshold",
+    "workspace",
+    "expect",
+    "iterations",
+)
+_EXPECT_KEYS = ("status", "iterations", "signals", "files")
+_ITERATION_KEYS = (
+    "output",
+    "exit_code",
+    "prompt_sha256",
+    "prompt",
+    "duration_s",
+    "delay",
+    "timed_out",
+    "files",
+)
+
+
+def sha256_text(text: str) -> str:
+    """The hex sha256 of ``text`` encoded as UTF-8 (what ``prompt_sha256`` holds).
+
+    Bytes a ``!!binary`` parameter put in a prompt (carried as surrogate escapes) count as
+    the bytes the AI receives.
+    """
+    return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+
+
+@dataclass(frozen=True)
+class ScenarioIteration:
+    """One recorded iteration. ``prompt`` is kept (for drift diffs) on the first only."""
+
+    output: str = ""
+    exit_code: int = 0
+    prompt_sha256: str | None = None
+    prompt: str | None = None
+    duration_s: float | None = None
+    delay: float = 0.0
+    timed_out: bool = False
+    files: Mapping[str, str | None] = field(default_factory=lambda: MappingProxyType({}))
+    line: int | None = field(default=None, compare=False)
+
+    def to_step(self) -> ReplayStep:
+        return ReplayStep(
+            output=self.output,
+            exit_code=self.exit_code,
+            delay=self.delay,
+            timed_out=self.timed_out,
+            files=self.files,
+        )
+
+
+@dataclass(frozen=True)
+class FileCheck:
+    """A workspace check: ``exists`` True/False/None (don't care) and required substrings."""
+
+    path: str
+    exists: bool | None = True
+    contains: tuple[str, ...] = ()
+    line: int | None = field(default=None, compare=False)
+
+    def check(self, workspace: Path) -> str | None:
+        target = workspace / self.path
+        if self.exists is False:
+            return (
+                f"file {self.path}: expected to be absent, but it exists"
+                if target.exists()
+                else None
+            )
+        if not target.exists():
+            if self.exists or self.contains:
+                return f"file {self.path}: expected to exist, but it is missing"
+            return None
+        for needle in self.contains:
+            try:
+                text = target.read_text(encoding="utf-8", errors="replace")
+            except OSError as exc:
+                return f"file {self.path}: cannot read it: {exc.strerror or exc}"
+            if needle not in text:
+                return f"file {self.path}: expected to contain {needle!r}"
+        return None
+
+    def to_yaml(self) -> Any:
+        if not self.contains:
+            return "exists" if self.exists else "absent"
+        out: dict[str, Any] = {}
+        if self.exists is False:
+            out["exists"] = False
+        out["contains"] = self.contains[0] if len(self.contains) == 1 else list(self.contains)
+        return out
+
+
+@dataclass(frozen=True)
+class Expect:
+    """The ``expect:`` block. ``iterations`` is exact; ``min/max_iterations`` bound a range."""
+
+    status: str | None = None
+    iterations: int | None = None
+    min_iterations: int | None = None
+    max_iterations: int | None = None
+    signals: tuple[str, ...] | None = None
+    files: tuple[FileCheck, ...] = ()
+
+    def check(self, result: LoopResult, workspace: Path | None = None) -> list[str]:
+        """Every way ``result`` (and the ``workspace`` afterwards) misses this block."""
+        problems: list[str] = []
+        if self.status is not None and result.status != self.status:
+            problems.append(f"expected status {self.status!r}, got {result.status!r}")
+        ran = result.iterations
+        if self.iterations is not None and ran != self.iterations:
+            problems.append(f"expected {self.iterations} iteration(s), ran {ran}")
+        low, high = self.min_iterations, self.max_iterations
+        if (low is not None and ran < low) or (high is not None and ran > high):
+            bounds = f"{low if low is not None else 0}..{high if high is not None else '∞'}"
+            problems.append(f"expected {bounds} iterations, ran {ran}")
+        if self.signals is not None and list(self.signals) != result.signals:
+            problems.append(f"expected signals {list(self.signals)}, got {result.signals}")
+        if self.files:
+            if workspace is None:
+                problems.append("file checks need a workspace, but the run had none")
+            else:
+                for check in self.files:
+                    problem = check.check(workspace)
+                    if problem:
+                        problems.append(problem)
+        return problems
+
+    def to_yaml(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.status is not None:
+            out["status"] = self.status
+        if self.iterations is not None:
+            out["iterations"] = self.iterations
+        elif self.min_iterations is not None or self.max_iterations is not None:
+            bounds: dict[str, int] = {}
+            if self.min_iterations is not None:
+                bounds["min"] = self.min_iterations
+            if self.max_iterations is not None:
+                bounds["max"] = self.max_iterations
+            out["iterations"] = bounds
+        if self.signals is not None:
+            out["signals"] = list(self.signals)
+        if self.files:
+            out["files"] = {check.path: check.to_yaml() for check in self.files}
+        return out
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A validated scenario file. ``name`` is the file stem; ``path`` where it lives."""
+
+    procedure: str
+    name: str = "scenario"
+    path: Path | None = None
+    description: str | None = None
+    context: tuple[str, ...] = ()
+    max_iterations: int | None = None
+    failure_threshold: int | None = None
+    workspace: str | None = None
+    expect: Expect | None = None
+    iterations: tuple[ScenarioIteration, ...] = ()
+
+    @property
+    def label(self) -> str:
+        """``procedure/name`` as used in messages."""
+        return f"{self.procedure}/{self.name}"
+
+    def replay_backend(self, *, sleep: bool = True, files_dir: Path | None = None) -> ReplayBackend:
+        """A backend serving the recorded iterations; running out names this scenario.
+
+        Recorded file changes go to ``files_dir`` (default: the run's working directory).
+        """
+        return ReplayBackend(
+            [it.to_step() for it in self.iterations],
+            name=self.label,
+            file=self.path,
+            sleep=sleep,
+            files_dir=files_dir,
+        )
+
+    def workspace_dir(self) -> Path | None:
+        """``workspace`` resolved against the scenario file's directory."""
+        if self.workspace is None:
+            return None
+        base = self.path.parent if self.path is not None else Path.cwd()
+        return (base / self.workspace).resolve()
+
+    def check(self, result: LoopResult, workspace: Path | None = None) -> list[str]:
+        """``expect.check`` (no expectations → nothing to report)."""
+        return self.expect.check(result, workspace) if self.expect is not None else []
+
+    def to_yaml(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"procedure": self.procedure}
+        if self.description is not None:
+            out["description"] = self.description
+        if self.context:
+            out["context"] = self.context[0] if len(self.context) == 1 else list(self.context)
+        if self.max_iterations is not None:
+            out["max_iterations"] = self.max_iterations
+        if self.failure_threshold is not None:
+            out["failure_threshold"] = self.failure_threshold
+        if self.workspace is not None:
+            out["workspace"] = self.workspace
+        if self.expect is not None:
+            out["expect"] = self.expect.to_yaml()
+        items = []
+        for it in self.iterations:
+            item: dict[str, Any] = {"output": it.output, "exit_code": it.exit_code}
+            if it.timed_out:
+                item["timed_out"] = True
+            if it.prompt_sha256 is not None:
+                item["prompt_sha256"] = it.prompt_sha256
+            if it.duration_s is not None:
+                item["duration_s"] = it.duration_s
+            if it.delay:
+                item["delay"] = it.delay
+            if it.files:
+                item["files"] = dict(it.files)
+            if it.prompt is not None:
+                item["prompt"] = it.prompt
+            items.append(item)
+        out["iterations"] = items
+        return out
+
+
+def assert_expectations(
+    scenario: Scenario, result: LoopResult, workspace: Path | None = None
+) -> None:
+    """``AssertionError`` listing every unmet expectation plus the run's report."""
+    problems = scenario.check(result, workspace)
+    if problems:
+        lines = [f"scenario {scenario.label}: {len(problems)} expectation(s) not met"]
+        lines += [f"  - {p}" for p in problems]
+        raise AssertionError("\n".join(lines) + "\n" + result.report())

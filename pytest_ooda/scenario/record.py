@@ -1,0 +1,125 @@
+"""Recording live runs: when a scenario is (re)recorded and how a run becomes one."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+from pytest_ooda._types import RECORD_MODES
+from pytest_ooda.errors import ScenarioError
+from pytest_ooda.scenario.model import Expect, Scenario, ScenarioIteration
+from pytest_ooda.scenario.store import save_scenario
+from pytest_ooda.workspace import WorkspaceChanges
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from pytest_ooda.loop import LoopResult
+
+
+def needs_recording(mode: str, scenario: Scenario, *, drifted: bool = False) -> bool:
+    """Whether ``mode`` asks to (re)write ``scenario``: ``once`` only when it has no
+    iterations, ``new`` also when its prompts drifted, ``all`` always, ``none`` never."""
+    if mode not in RECORD_MODES:
+        raise ScenarioError(
+            f"unknown record mode {mode!r}", hint=f"expected one of: {', '.join(RECORD_MODES)}"
+        )
+    if mode == "none":
+        return False
+    if mode == "all":
+        return True
+    if not scenario.iterations:
+        return True
+    return mode == "new" and drifted
+
+
+def scenario_from_result(
+    scenario: Scenario,
+    result: LoopResult,
+    *,
+    keep_expect: bool = True,
+    files: Mapping[int, Mapping[str, str | None]] | None = None,
+) -> Scenario:
+    """``scenario`` with its iterations replaced by what ``result`` recorded.
+
+    The first iteration keeps its full prompt text so later drift can be shown as a diff.
+    ``files`` maps an iteration number to the workspace changes it made (see
+    ``pytest_ooda.workspace``). Without ``keep_expect`` (or when the scenario has none)
+    ``expect`` becomes the status and iteration count that were observed.
+    """
+    changes = files or {}
+    iterations = tuple(
+        ScenarioIteration(
+            output=record.output,
+            exit_code=record.exit_code,
+            prompt_sha256=record.prompt_sha256,
+            prompt=record.prompt if index == 0 else None,
+            duration_s=round(record.duration, 3),
+            timed_out=record.timed_out,
+            files=MappingProxyType(dict(changes.get(record.number, {}))),
+        )
+        for index, record in enumerate(result.records)
+    )
+    expect = scenario.expect
+    if expect is None or not keep_expect:
+        expect = Expect(status=result.status, iterations=result.iterations)
+    return replace(scenario, iterations=iterations, expect=expect)
+
+
+class Recorder:
+    """Decides whether a live run of ``scenario`` is written back, and writes it.
+
+    Use: ``rec = Recorder(scenario, mode)``; ``rec.wanted(drifted=…)`` before the live
+    run tells whether to record at all; ``rec.watch(workdir)`` gives the ``on_event``
+    callback that captures each iteration's workspace changes; ``rec.commit(result,
+    failures)`` after the run writes the recording (redacted, atomically) and returns the
+    path, or returns ``None`` and leaves the file alone when the run was interrupted or —
+    for a scenario that already has a recording — failed its expectations. A failed run
+    never replaces a recording. ``rec.warnings`` lists file changes that could not be
+    recorded in full.
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        mode: str = "once",
+        *,
+        path: str | Path | None = None,
+        env: Mapping[str, str] | None = None,
+    ) -> None:
+        needs_recording(mode, scenario)  # validates the mode
+        self.scenario = scenario
+        self.mode = mode
+        self.path = Path(path) if path is not None else scenario.path
+        self.env = env
+        self.skipped_reason: str | None = None
+        self.changes: WorkspaceChanges | None = None
+
+    def wanted(self, *, drifted: bool = False) -> bool:
+        return needs_recording(self.mode, self.scenario, drifted=drifted)
+
+    def watch(self, workdir: str | Path, **limits: int) -> WorkspaceChanges:
+        """Capture the changes each iteration makes under ``workdir``: pass the result
+        as ``run_procedure(on_event=…)`` (it must see the loop start). ``limits`` are
+        ``max_file_bytes`` / ``max_total_bytes`` of ``WorkspaceChanges``."""
+        self.changes = WorkspaceChanges(workdir, **limits)
+        return self.changes
+
+    @property
+    def warnings(self) -> list[str]:
+        """File changes the recording holds only as a placeholder, or not at all."""
+        return list(self.changes.warnings) if self.changes is not None else []
+
+    def commit(self, result: LoopResult, failures: Sequence[str] = ()) -> Path | None:
+        if result.status == "interrupted":
+            self.skipped_reason = "the run was interrupted"
+            return None
+        if failures and self.scenario.iterations:
+            self.skipped_reason = "the run failed its expectations; the existing recording is kept"
+            return None
+        files = self.changes.iterations if self.changes is not None else None
+        recorded = scenario_from_result(self.scenario, result, files=files)
+        self.skipped_reason = None
+        return save_scenario(recorded, self.path, env=self.env)

@@ -1,0 +1,292 @@
+"""Loading scenario files: YAML validated into a ``Scenario``, every mistake a located
+``ScenarioError``."""
+
+from __future__ import annotations
+
+import difflib
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from pytest_ooda._types import STATUSES
+from pytest_ooda._util import type_name
+from pytest_ooda.errors import ScenarioError
+from pytest_ooda.scenario.model import (
+    _EXPECT_KEYS,
+    _ITERATION_KEYS,
+    _PROCEDURE_NAME,
+    _SHA256,
+    _TOP_KEYS,
+    MAX_SCENARIO_BYTES,
+    SIGNALS,
+    Expect,
+    FileCheck,
+    Scenario,
+    ScenarioIteration,
+)
+from pytest_ooda.yamlload import Mark, YamlMapping, YamlSequence, load_yaml_file, load_yaml_text
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+
+_T = TypeVar("_T")
+_D = TypeVar("_D")
+
+
+class _Validator:
+    def __init__(self, file: str | None) -> None:
+        self.file = file
+
+    def fail(self, message: str, mark: Mark, hint: str | None = None) -> ScenarioError:
+        return ScenarioError(message, file=self.file, line=mark.line, column=mark.column, hint=hint)
+
+    def keys(self, mapping: YamlMapping, known: Sequence[str], where: str) -> None:
+        for key in mapping:
+            if key not in known:
+                close = difflib.get_close_matches(str(key), known, n=1)
+                hint = (
+                    f"did you mean {close[0]!r}?"
+                    if close
+                    else f"expected one of: {', '.join(known)}"
+                )
+                raise self.fail(
+                    f"unknown key {key!r} in {where}",
+                    mapping.key_marks.get(key, mapping.mark),
+                    hint,
+                )
+
+    def mapping(self, value: Any, mark: Mark, where: str) -> YamlMapping:
+        if not isinstance(value, YamlMapping):
+            raise self.fail(f"{where}: expected a mapping, got {type_name(value)}", mark)
+        return value
+
+    def get(self, mapping: YamlMapping, key: str) -> tuple[Any, Mark]:
+        return mapping.get(key), mapping.value_marks.get(key, mapping.mark)
+
+    def text(self, value: Any, mark: Mark, where: str) -> str:
+        if not isinstance(value, str):
+            raise self.fail(f"{where}: expected a string, got {type_name(value)}", mark)
+        return value
+
+    def optional(
+        self,
+        container: YamlMapping,
+        key: str,
+        where: str,
+        read: Callable[[Any, Mark, str], _T],
+        default: _D,
+    ) -> _T | _D:
+        """``read`` the value of ``key`` when it is set (not null), else ``default``."""
+        if container.get(key) is None:
+            return default
+        return read(*self.get(container, key), f"{where}.{key}")
+
+    def texts(self, value: Any, mark: Mark, where: str) -> tuple[str, ...]:
+        """One string, or a list of strings (each located on its own item)."""
+        if isinstance(value, YamlSequence):
+            return tuple(
+                self.text(item, value.item_marks[i], f"{where}[{i}]")
+                for i, item in enumerate(value)
+            )
+        return (self.text(value, mark, where),)
+
+    def integer(self, value: Any, mark: Mark, where: str, minimum: int | None = None) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise self.fail(f"{where}: expected an integer, got {type_name(value)}", mark)
+        if minimum is not None and value < minimum:
+            raise self.fail(f"{where}: expected an integer >= {minimum}, got {value}", mark)
+        return value
+
+    def number(self, value: Any, mark: Mark, where: str) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise self.fail(f"{where}: expected a number >= 0, got {value!r}", mark)
+        return float(value)
+
+    def choice(self, value: Any, mark: Mark, where: str, choices: Sequence[str]) -> str:
+        if not isinstance(value, str) or value not in choices:
+            raise self.fail(f"{where}: expected one of {', '.join(choices)}, got {value!r}", mark)
+        return value
+
+    def scenario(self, doc: Any, path: Path | None, name: str) -> Scenario:
+        root = self.mapping(doc, Mark(1, 1), "scenario file")
+        self.keys(root, _TOP_KEYS, "scenario")
+        if "procedure" not in root:
+            raise self.fail(
+                "missing required key 'procedure'",
+                root.mark,
+                "name the procedure this scenario runs",
+            )
+        value, mark = self.get(root, "procedure")
+        procedure = self.text(value, mark, "procedure")
+        if not _PROCEDURE_NAME.match(procedure):
+            raise self.fail(
+                f"procedure: {procedure!r} is not a procedure name",
+                mark,
+                "procedure names match [a-z0-9][a-z0-9-]*",
+            )
+        description = None
+        if root.get("description") is not None:
+            description = self.text(*self.get(root, "description"), "description")
+        context: tuple[str, ...] = ()
+        if root.get("context") is not None:
+            context = self.texts(*self.get(root, "context"), "context")
+        max_iterations = failure_threshold = None
+        if root.get("max_iterations") is not None:
+            max_iterations = self.integer(*self.get(root, "max_iterations"), "max_iterations", 1)
+        if root.get("failure_threshold") is not None:
+            failure_threshold = self.integer(
+                *self.get(root, "failure_threshold"), "failure_threshold", 1
+            )
+        workspace = None
+        if root.get("workspace") is not None:
+            workspace = self.text(*self.get(root, "workspace"), "workspace")
+        expect = None
+        if root.get("expect") is not None:
+            expect = self.expect(*self.get(root, "expect"))
+        iterations: tuple[ScenarioIteration, ...] = ()
+        if root.get("iterations") is not None:
+            value, mark = self.get(root, "iterations")
+            if not isinstance(value, YamlSequence):
+                raise self.fail(f"iterations: expected a list, got {type_name(value)}", mark)
+            iterations = tuple(
+                self.iteration(item, value.item_marks[i], i + 1) for i, item in enumerate(value)
+            )
+        return Scenario(
+            procedure=procedure,
+            name=name,
+            path=path,
+            description=description,
+            context=context,
+            max_iterations=max_iterations,
+            failure_threshold=failure_threshold,
+            workspace=workspace,
+            expect=expect,
+            iterations=iterations,
+        )
+
+    def expect(self, value: Any, mark: Mark) -> Expect:
+        block = self.mapping(value, mark, "expect")
+        self.keys(block, _EXPECT_KEYS, "expect")
+        status = None
+        if block.get("status") is not None:
+            status = self.choice(*self.get(block, "status"), "expect.status", STATUSES)
+        exact = low = high = None
+        if block.get("iterations") is not None:
+            value, mark = self.get(block, "iterations")
+            if isinstance(value, YamlMapping):
+                self.keys(value, ("min", "max"), "expect.iterations")
+                if value.get("min") is not None:
+                    low = self.integer(*self.get(value, "min"), "expect.iterations.min", 0)
+                if value.get("max") is not None:
+                    high = self.integer(*self.get(value, "max"), "expect.iterations.max", 0)
+                if low is None and high is None:
+                    raise self.fail("expect.iterations: give min, max or both", mark)
+                if low is not None and high is not None and low > high:
+                    raise self.fail(
+                        f"expect.iterations: min {low} is greater than max {high}", mark
+                    )
+            else:
+                exact = self.integer(value, mark, "expect.iterations", 0)
+        signals = None
+        if block.get("signals") is not None:
+            value, mark = self.get(block, "signals")
+            if not isinstance(value, YamlSequence):
+                raise self.fail(f"expect.signals: expected a list, got {type_name(value)}", mark)
+            signals = tuple(
+                self.choice(item, value.item_marks[i], f"expect.signals[{i}]", SIGNALS)
+                for i, item in enumerate(value)
+            )
+        files: list[FileCheck] = []
+        if block.get("files") is not None:
+            value, mark = self.get(block, "files")
+            checks = self.mapping(value, mark, "expect.files")
+            for key in checks:
+                files.append(self.file_check(checks, key))
+        return Expect(status, exact, low, high, signals, tuple(files))
+
+    def file_check(self, checks: YamlMapping, key: Any) -> FileCheck:
+        where = f"expect.files[{key!r}]"
+        path = self.text(key, checks.key_marks.get(key, checks.mark), "expect.files key")
+        value, mark = self.get(checks, key)
+        if isinstance(value, str):
+            state = self.choice(value, mark, where, ("exists", "absent"))
+            return FileCheck(path, exists=state == "exists", line=mark.line)
+        spec = self.mapping(value, mark, where)
+        self.keys(spec, ("exists", "contains"), where)
+        exists: bool | None = None
+        if spec.get("exists") is not None:
+            flag, flag_mark = self.get(spec, "exists")
+            if not isinstance(flag, bool):
+                raise self.fail(f"{where}.exists: expected true or false", flag_mark)
+            exists = flag
+        contains: tuple[str, ...] = ()
+        if spec.get("contains") is not None:
+            contains = self.texts(*self.get(spec, "contains"), f"{where}.contains")
+        if exists is False and contains:
+            raise self.fail(f"{where}: a file cannot be absent and contain text", mark)
+        return FileCheck(path, exists=exists, contains=contains, line=mark.line)
+
+    def iteration(self, value: Any, mark: Mark, number: int) -> ScenarioIteration:
+        where = f"iterations[{number - 1}]"
+        item = self.mapping(value, mark, where)
+        self.keys(item, _ITERATION_KEYS, where)
+        output = self.optional(item, "output", where, self.text, "")
+        exit_code = self.optional(item, "exit_code", where, self.integer, 0)
+        sha = None
+        if item.get("prompt_sha256") is not None:
+            value, vmark = self.get(item, "prompt_sha256")
+            sha = self.text(value, vmark, f"{where}.prompt_sha256")
+            if not _SHA256.match(sha):
+                raise self.fail(
+                    f"{where}.prompt_sha256: expected 64 lowercase hex digits, got {sha!r}", vmark
+                )
+        prompt = self.optional(item, "prompt", where, self.text, None)
+        duration = self.optional(item, "duration_s", where, self.number, None)
+        delay = self.optional(item, "delay", where, self.number, 0.0)
+        timed_out = False
+        if item.get("timed_out") is not None:
+            flag, fmark = self.get(item, "timed_out")
+            if not isinstance(flag, bool):
+                raise self.fail(f"{where}.timed_out: expected true or false", fmark)
+            timed_out = flag
+        files: dict[str, str | None] = {}
+        if item.get("files") is not None:
+            changes = self.mapping(*self.get(item, "files"), f"{where}.files")
+            for key in changes:
+                fname = self.text(
+                    key, changes.key_marks.get(key, changes.mark), f"{where}.files key"
+                )
+                content, cmark = self.get(changes, key)
+                if content is not None:
+                    content = self.text(content, cmark, f"{where}.files[{fname!r}]")
+                files[fname] = content
+        return ScenarioIteration(
+            output=output,
+            exit_code=exit_code,
+            prompt_sha256=sha,
+            prompt=prompt,
+            duration_s=duration,
+            delay=delay,
+            timed_out=timed_out,
+            files=MappingProxyType(files),
+            line=mark.line,
+        )
+
+
+def load_scenario_text(
+    text: str, *, path: str | Path | None = None, name: str | None = None
+) -> Scenario:
+    """Parse and validate scenario YAML; errors name ``path:line:col``."""
+    display = str(path) if path is not None else None
+    doc = load_yaml_text(text, file=display, error=ScenarioError)
+    resolved = Path(path) if path is not None else None
+    stem = name or (resolved.stem if resolved is not None else "scenario")
+    return _Validator(display).scenario(doc, resolved, stem)
+
+
+def load_scenario(path: str | Path, *, name: str | None = None) -> Scenario:
+    """Read and validate the scenario file at ``path`` (``name`` defaults to its stem)."""
+    file = Path(path)
+    doc = load_yaml_file(file, error=ScenarioError, max_bytes=MAX_SCENARIO_BYTES)
+    return _Validator(str(file)).scenario(doc, file, name or file.stem)

@@ -1,0 +1,129 @@
+"""Writing scenario files: YAML that reads back the same, secrets redacted, written
+atomically."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from types import MappingProxyType
+from typing import TYPE_CHECKING
+
+import yaml
+
+from pytest_ooda._util import atomic_write_text
+from pytest_ooda.errors import ScenarioError
+from pytest_ooda.redact import Redactor
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from pytest_ooda.scenario.model import Scenario
+
+
+class _Dumper(yaml.SafeDumper):
+    """Multi-line strings as literal blocks, so recorded outputs read like the original."""
+
+
+# YAML 1.1 line breaks besides \n: PyYAML writes them raw except in double quotes, and
+# reads them back raw as \n — only escaped do they survive a round trip.
+_OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def _represent_str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
+    style: str | None = None
+    if _OTHER_BREAKS.search(value):
+        style = '"'
+    elif "\n" in value:
+        style = "|"
+    return dumper.represent_scalar("tag:yaml.org,2002:str", value, style=style)
+
+
+_Dumper.add_representer(str, _represent_str)
+_Dumper.add_representer(tuple, lambda d, v: d.represent_list(list(v)))
+_Dumper.add_representer(MappingProxyType, lambda d, v: d.represent_dict(dict(v)))
+
+
+def dump_scenario(scenario: Scenario) -> str:
+    """The YAML text of ``scenario`` (no redaction; see ``save_scenario``)."""
+    return yaml.dump(
+        scenario.to_yaml(),
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=1_000_000,
+        default_flow_style=False,
+    )
+
+
+def redact_scenario(scenario: Scenario, env: Mapping[str, str] | None = None) -> Scenario:
+    """``scenario`` with secrets in outputs, prompts and file changes replaced."""
+    redactor = Redactor(env)
+    iterations = tuple(
+        replace(
+            it,
+            output=redactor(it.output),
+            prompt=redactor(it.prompt) if it.prompt is not None else None,
+            files=MappingProxyType(
+                {k: (redactor(v) if v is not None else None) for k, v in it.files.items()}
+            ),
+        )
+        for it in scenario.iterations
+    )
+    context = tuple(redactor(c) for c in scenario.context)
+    return replace(scenario, iterations=iterations, context=context)
+
+
+def save_scenario(
+    scenario: Scenario, path: str | Path | None = None, *, env: Mapping[str, str] | None = None
+) -> Path:
+    """Redact, serialise and atomically write ``scenario`` (to ``scenario.path`` by default)."""
+    target = Path(path) if path is not None else scenario.path
+    if target is None:
+        raise ScenarioError(f"scenario {scenario.label!r} has no path to save to")
+    text = dump_scenario(redact_scenario(scenario, env))
+    try:
+        atomic_write_text(target, text)
+    except OSError as exc:
+        raise ScenarioError(
+            f"cannot write scenario file: {exc.strerror or exc}", file=str(target)
+        ) from None
+    return target
+
+
+def check_writable(path: str | Path, *, create: bool = True) -> None:
+    """Raise ``ScenarioError`` unless a scenario file can be written at ``path``.
+
+    Creates the missing parent directories (with ``create``; otherwise probes the nearest
+    existing one) and a temporary file there, then removes it: the only reliable test, as
+    permission bits say nothing to root, or on read-only and virtual file systems.
+    """
+    target = Path(path)
+    if target.is_dir():
+        raise ScenarioError(
+            "cannot write scenario file: it is a directory",
+            file=str(target),
+            hint="give the path of a .yml file",
+        )
+    try:
+        directory = target.parent
+        if create:
+            directory.mkdir(parents=True, exist_ok=True)
+        else:
+            while not directory.exists() and directory != directory.parent:
+                directory = directory.parent
+            if not directory.is_dir():
+                raise NotADirectoryError(directory)
+        fd, probe = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".probe", dir=directory)
+        os.close(fd)
+        os.unlink(probe)
+    except (FileExistsError, NotADirectoryError):
+        raise ScenarioError(
+            f"cannot write scenario file: {directory} is not a directory", file=str(target)
+        ) from None
+    except OSError as exc:
+        raise ScenarioError(
+            f"cannot write scenario file: {exc.strerror or exc}", file=str(target)
+        ) from None
