@@ -29,9 +29,6 @@ from pytest_ooda.errors import OodaError, ScenarioError
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from pytest_ooda.backends import Backend
-    from pytest_ooda.backends.replay import ReplayBackend
-    from pytest_ooda.scenario import Scenario
 
 # Subcommands in the order `ooda --help` lists them. Adding one: define
 # `_add_<name>_parser` and `_cmd_<name>` below and append the name here.
@@ -392,8 +389,8 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     import logging
 
     from pytest_ooda import loop, scenario
-    from pytest_ooda.backends.replay import ReplayBackend
     from pytest_ooda.compose import assemble_prompt
+    from pytest_ooda.scenario.replay import replay_scenario
 
     if args.replay and (args.ai_cmd or args.ai_cmd_alias):
         raise UsageError("--replay serves recorded output; it cannot be combined with --ai-cmd")
@@ -438,9 +435,6 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
                     file=str(replay.path),
                 )
             shutil.copytree(source, replay_files, dirs_exist_ok=True, symlinks=True)
-        backend: Backend = replay.replay_backend(files_dir=replay_files)
-    else:
-        backend = loop.make_backend(settings)
     recorder: scenario.Recorder | None = None
     if args.record:
         # Checked before the run, so a wrong target costs no AI time.
@@ -507,32 +501,37 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     quiet_logger = logging.getLogger("pytest_ooda.loop")
     null = logging.NullHandler()
     quiet_logger.addHandler(null)
+    run_options: dict[str, Any] = {
+        "max_iterations": max_iterations,
+        "unlimited": args.unlimited,
+        "context": context,
+        "on_event": on_event,
+        "failure_threshold": threshold,
+        "show_ai_output": True if args.verbose else None,
+    }
     try:
-        result = loop.run_procedure(
-            config,
-            args.procedure,
-            backend=backend,
-            max_iterations=max_iterations,
-            unlimited=args.unlimited,
-            context=context,
-            workdir=workdir,
-            on_event=on_event,
-            ai_cmd=args.ai_cmd,
-            ai_cmd_alias=args.ai_cmd_alias,
-            failure_threshold=threshold,
-            show_ai_output=True if args.verbose else None,
-        )
-    except (ScenarioError, UnicodeEncodeError) as exc:
-        if replay is None or not isinstance(backend, ReplayBackend):
-            raise
-        raise _replay_error(replay, backend, exc) from None
+        if replay is not None:
+            replayed = replay_scenario(
+                config, replay, workdir=workdir, files_dir=replay_files, **run_options
+            )
+            result = replayed.result
+        else:
+            result = loop.run_procedure(
+                config,
+                args.procedure,
+                backend=loop.make_backend(settings),
+                workdir=workdir,
+                ai_cmd=args.ai_cmd,
+                ai_cmd_alias=args.ai_cmd_alias,
+                **run_options,
+            )
     finally:
         reporter.close()
         quiet_logger.removeHandler(null)
     if replay is not None:
-        for drift in scenario.check_drift(replay, result, config, cwd=workdir):
+        for drift in replayed.drifts:
             note(f"warning: {drift.describe()}")
-        for problem in replay.check(result, replay_files):
+        for problem in replayed.problems:
             note(f"warning: scenario expectation not met: {problem}")
     if recorder is not None:
         written = recorder.commit(result, recorder.scenario.check(result, workdir))
@@ -543,25 +542,6 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         else:
             note(f"warning: not recorded: {recorder.skipped_reason}")
     return result.exit_code
-
-
-def _replay_error(
-    replay: Scenario, backend: ReplayBackend, exc: ScenarioError | UnicodeEncodeError
-) -> ScenarioError:
-    """A step the replay refused, at the line of the iteration it came from."""
-    if isinstance(exc, ScenarioError) and (exc.file is not None or not replay.iterations):
-        return exc
-    index = min(max(backend.served - 1, 0), len(replay.iterations) - 1)
-    file, line = str(replay.path), replay.iterations[index].line
-    if isinstance(exc, UnicodeEncodeError):
-        return ScenarioError(
-            f"iterations[{index}]: the text holds {exc.object[exc.start : exc.end]!r}, "
-            "which is not a character (a lone surrogate)",
-            hint="write the character itself, or a \\U escape of its code point",
-            file=file,
-            line=line,
-        )
-    return ScenarioError(f"iterations[{index}]: {exc.message}", hint=exc.hint, file=file, line=line)
 
 
 # --------------------------------------------------------------------------- main

@@ -181,3 +181,23 @@ class RecordingWarning(OodaWarning):
 class AgentWarning(OodaWarning):
     """An agent run completed but reported something a user must know (e.g. every tool
     call was denied)."""
+
+
+class ReplayExhaustedError(ScenarioError):
+    """The loop asked a replayed scenario for more iterations than it recorded.
+
+    ``served`` holds the ``(output, exit_code)`` of each iteration that was served, so a
+    report can show why the loop went on."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        served: tuple[tuple[str, int], ...],
+        file: str | Path | None = None,
+        line: int | None = None,
+        column: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message, file=file, line=line, column=column, hint=hint)
+        self.served = served

@@ -24,6 +24,7 @@ from pytest_ooda.errors import (
     DriftWarning,
     NoAICommandError,
     RecordingWarning,
+    ReplayExhaustedError,
     ScenarioError,
 )
 from pytest_ooda.plugin import report
@@ -34,11 +35,11 @@ from pytest_ooda.workspace import copy_workspace, git_init
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
-    from pytest_ooda.backends.replay import ReplayBackend
     from pytest_ooda.config import Config
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.plugin.options import PluginSettings
     from pytest_ooda.scenario import Drift, Scenario
+    from pytest_ooda.scenario.replay import Replayed
 
 NO_AI_COMMAND = (
     "no AI command configured for live runs; set one of:\n"
@@ -175,38 +176,25 @@ def _touches_files(scenario: Scenario) -> bool:
     )
 
 
-def _replay(
-    config: Config, scenario: Scenario, workdir: Path, backend: ReplayBackend, root: Path
-) -> LoopResult:
-    """Run the replay; a step the backend refuses is reported at that iteration's line,
-    and running out of iterations with the table of those that were served."""
-    index = 0
+def _replayed(
+    config: Config, scenario: Scenario, workdir: Path, *, drift: str, root: Path
+) -> Replayed:
+    """The shared replay path; running out of iterations reports the served ones."""
+    from pytest_ooda.scenario.replay import replay_scenario
+
     try:
-        return _run(config, scenario, workdir, backend=backend)
-    except ScenarioError as error:
-        if error.file is None and scenario.path is not None and scenario.iterations:
-            index = min(max(backend.served - 1, 0), len(scenario.iterations) - 1)
-            error.message = f"iterations[{index}]: {error.message}"
-            error.file = str(scenario.path)
-            error.line = scenario.iterations[index].line
-            raise
-        if scenario.iterations and backend.served == len(scenario.iterations):
-            served = [(it.output, it.exit_code) for it in scenario.iterations]
-            raise ItemFailure(
-                "\n".join([report.format_error(error, root=root), "", *report.served_table(served)])
-            ) from None
-        raise
-    except UnicodeEncodeError as exc:
-        # A YAML escape such as "\ud800" yields half a surrogate pair, not a character.
-        if scenario.iterations:
-            index = min(max(backend.served - 1, 0), len(scenario.iterations) - 1)
-        raise ScenarioError(
-            f"iterations[{index}]: the text holds {exc.object[exc.start : exc.end]!r}, "
-            "which is not a character (a lone surrogate)",
-            file=str(scenario.path) if scenario.path is not None else None,
-            line=scenario.iterations[index].line if scenario.iterations else None,
-            hint="write the character itself, or a \\U escape of its code point",
-        ) from None
+        return replay_scenario(
+            config,
+            scenario,
+            workdir=workdir,
+            sleep=False,
+            drift=drift != "ignore",
+            handle_signals=False,
+            show_ai_output=False,
+        )
+    except ReplayExhaustedError as error:
+        table = report.served_table(list(error.served))
+        raise ItemFailure("\n".join([report.format_error(error, root=root), "", *table])) from None
 
 
 @contextlib.contextmanager
@@ -249,8 +237,6 @@ def replay(
     ``work_dir`` (emptied before each use) the others: creating and removing a directory
     per scenario costs more than the replay itself on many file systems.
     """
-    from pytest_ooda.scenario import check_drift
-
     scenario = load_for(procedure, path)
     if not scenario.iterations:
         raise ScenarioError(
@@ -259,22 +245,20 @@ def replay(
             hint=f"record it: pytest -m live -k {path.stem!r} --ooda-record-mode=once "
             "(with --ooda-ai-cmd or --ooda-ai-cmd-alias), or write iterations by hand",
         )
-    backend = scenario.replay_backend(sleep=False)
     if empty_dir is not None and not _touches_files(scenario):
-        result = _replay(config, scenario, empty_dir, backend, root)
-        problems = scenario.check(result, empty_dir)
-        drifts = check_drift(scenario, result, config, cwd=empty_dir) if drift != "ignore" else []
+        replayed = _replayed(config, scenario, empty_dir, drift=drift, root=root)
     else:
         workspace = workspace_of(scenario, root=root)
         with _replay_dir(work_dir) as target:
             workdir = copy_workspace(workspace, target)
-            result = _replay(config, scenario, workdir, backend, root)
-            problems = scenario.check(result, workdir)
-            drifts = check_drift(scenario, result, config, cwd=workdir) if drift != "ignore" else []
+            replayed = _replayed(config, scenario, workdir, drift=drift, root=root)
+    problems, drifts = list(replayed.problems), list(replayed.drifts)
     failing_drifts = drifts if drift == "fail" else []
     if problems or failing_drifts:
         raise ItemFailure(
-            _failure_text(scenario, result, problems, failing_drifts, root=root, mode="replay")
+            _failure_text(
+                scenario, replayed.result, problems, failing_drifts, root=root, mode="replay"
+            )
         )
     for found in drifts:
         report.warn_at(

@@ -1,0 +1,106 @@
+"""Replaying a scenario through the real loop runner: the one path ``ooda run --replay``
+and the pytest plugin's scenario items share.
+
+The recorded outputs are served by the replay backend (the AI command is never
+started); a step the replay refuses (a file change outside the workspace, a lone
+surrogate in an output) is reported at the line of the iteration it came from, running
+out of iterations as a :class:`~pytest_ooda.errors.ReplayExhaustedError`; then the
+``expect`` block and the recorded prompts are checked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda.errors import ReplayExhaustedError, ScenarioError
+from pytest_ooda.scenario.drift import check_drift
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pytest_ooda.backends.replay import ReplayBackend
+    from pytest_ooda.config import Config
+    from pytest_ooda.loop import LoopResult
+    from pytest_ooda.scenario.drift import Drift
+    from pytest_ooda.scenario.model import Scenario
+
+
+@dataclass(frozen=True)
+class Replayed:
+    """A finished replay: the run, the expectations it missed and the prompts that
+    drifted from the recording (empty when drift was not checked)."""
+
+    result: LoopResult
+    problems: tuple[str, ...]
+    drifts: tuple[Drift, ...]
+
+
+def replay_scenario(
+    config: Config,
+    scenario: Scenario,
+    *,
+    workdir: Path,
+    files_dir: Path | None = None,
+    sleep: bool = True,
+    drift: bool = True,
+    **run_options: Any,
+) -> Replayed:
+    """Run ``scenario``'s procedure in ``workdir`` with its recorded outputs.
+
+    Recorded file changes land in ``files_dir`` (default ``workdir``), where the
+    ``expect.files`` checks look too. ``run_options`` go to ``run_procedure`` and
+    override the scenario's own ``max_iterations``, ``context`` and
+    ``failure_threshold``. ``sleep`` replays recorded delays.
+    """
+    from pytest_ooda.loop import run_procedure
+
+    backend = scenario.replay_backend(sleep=sleep, files_dir=files_dir)
+    options: dict[str, Any] = {
+        "max_iterations": scenario.max_iterations,
+        "context": scenario.context,
+        "failure_threshold": scenario.failure_threshold,
+        **run_options,
+    }
+    try:
+        result = run_procedure(
+            config, scenario.procedure, backend=backend, workdir=workdir, **options
+        )
+    except (ScenarioError, UnicodeEncodeError) as exc:
+        raise located_replay_error(scenario, backend, exc) from None
+    problems = tuple(scenario.check(result, files_dir or workdir))
+    drifts = tuple(check_drift(scenario, result, config, cwd=workdir)) if drift else ()
+    return Replayed(result, problems, drifts)
+
+
+def located_replay_error(
+    scenario: Scenario, backend: ReplayBackend, exc: ScenarioError | UnicodeEncodeError
+) -> ScenarioError:
+    """The error a refused replay step stands for, at the line of its iteration."""
+    iterations = scenario.iterations
+    file = str(scenario.path) if scenario.path is not None else None
+    if isinstance(exc, ScenarioError) and exc.file is not None:
+        if iterations and backend.served == len(iterations):
+            return ReplayExhaustedError(
+                exc.message,
+                served=tuple((it.output, it.exit_code) for it in iterations),
+                file=exc.file,
+                line=exc.line,
+                column=exc.column,
+                hint=exc.hint,
+            )
+        return exc
+    if not iterations:
+        return exc if isinstance(exc, ScenarioError) else ScenarioError(str(exc), file=file)
+    index = min(max(backend.served - 1, 0), len(iterations) - 1)
+    line = iterations[index].line
+    if isinstance(exc, UnicodeEncodeError):
+        # A YAML escape such as "\ud800" yields half a surrogate pair, not a character.
+        return ScenarioError(
+            f"iterations[{index}]: the text holds {exc.object[exc.start : exc.end]!r}, "
+            "which is not a character (a lone surrogate)",
+            hint="write the character itself, or a \\U escape of its code point",
+            file=file,
+            line=line,
+        )
+    return exc.relocated(message=f"iterations[{index}]: {exc.message}", file=file, line=line)
