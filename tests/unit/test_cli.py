@@ -173,9 +173,14 @@ def test_help_lists_commands_and_options(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_every_registered_command_has_a_parser_and_handler() -> None:
-    for name in cli.COMMANDS:
-        assert callable(getattr(cli, f"_add_{name}_parser"))
-        assert callable(getattr(cli, f"_cmd_{name}"))
+    for module in cli.COMMANDS.values():
+        assert callable(module.add_parser)
+        assert callable(module.command)
+    parser = cli.build_parser()
+    minimal = {"list": [], "show": ["p"], "run": ["p"], "lint": []}
+    assert list(cli.COMMANDS) == list(minimal)
+    for name, module in cli.COMMANDS.items():
+        assert parser.parse_args([name, *minimal[name]]).func is module.command
 
 
 def test_python_dash_m(workspace: Path) -> None:

@@ -1,0 +1,104 @@
+"""What every ``ooda`` subcommand shares: exit codes, the argument parser class,
+the ``--config`` option, output helpers and config loading."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from pytest_ooda.errors import UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pytest_ooda.config import Config
+
+
+EXIT_OK = 0
+EXIT_USAGE = 1
+EXIT_CONFIG = 2
+EXIT_INTERRUPTED = 130
+
+_EPILOG = """\
+configuration tiers (highest first): command-line flags, OODA_* environment variables,
+the workspace config (./ooda-config.yml or --config FILE), the global config
+($OODA_CONFIG_HOME/ooda-config.yml, $XDG_CONFIG_HOME/ooda/ooda-config.yml or
+~/.config/ooda/ooda-config.yml), the built-in procedures.
+
+exit codes: 0 success, 1 usage error, 2 configuration error."""
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse exits with 2 on bad usage; we reserve 2 for configuration errors."""
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
+
+
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE``: the workspace config file to use instead of ./ooda-config.yml."""
+    parser.add_argument(
+        "--config",
+        "-c",
+        metavar="FILE",
+        help="config file to use instead of ./ooda-config.yml "
+        "(any file with the same schema, e.g. rooda-config.yml)",
+    )
+
+
+def note(text: str) -> None:
+    """A line for the person at the terminal, on stderr. Best effort: a closed or broken
+    stderr (`ooda run 2>&1 | head`) must not turn a run's exit code into a crash or 0."""
+    with contextlib.suppress(OSError, ValueError):
+        print(text, file=sys.stderr)
+
+
+def write_prompt(text: str) -> None:
+    """Write prompt text to stdout as the UTF-8 bytes the AI command receives.
+
+    Whatever the locale: `ooda show build > prompt.txt` must hold the exact prompt, and a
+    terminal in Latin-1 must not turn the box-drawing bars into a UnicodeEncodeError.
+    """
+    buffer = getattr(sys.stdout, "buffer", None)
+    if buffer is None:
+        sys.stdout.write(text)
+        return
+    sys.stdout.flush()
+    buffer.write(text.encode("utf-8", "surrogateescape"))
+    buffer.flush()
+
+
+def load_from_args(args: argparse.Namespace, **overrides: Any) -> Config:
+    """Load the configuration for a command; prints config warnings to stderr."""
+    from pytest_ooda.config import load_config
+
+    config = load_config(getattr(args, "config", None), overrides=overrides or None)
+    for warning in config.warnings:
+        note(f"warning: {warning.format(Path.cwd())}")
+    return config
+
+
+def check_context(values: Sequence[str]) -> None:
+    """Refuse ``--context`` values that name a directory or a file that cannot be read.
+
+    The library treats such values as plain text; on the command line they are almost
+    certainly a mistake, and for ``ooda run`` one that would cost AI time.
+    """
+    for value in values:
+        if not value or "\n" in value or len(value) >= 4096:
+            continue
+        path = Path(value)
+        try:
+            if path.is_dir():
+                raise UsageError(
+                    f"--context {value}: is a directory; give a file, or text that is not a path"
+                )
+            if path.is_file():
+                with open(path, "rb"):
+                    pass
+        except OSError as exc:
+            raise UsageError(f"--context {value}: cannot read: {exc.strerror or exc}") from None

@@ -1,0 +1,110 @@
+"""The ``ooda`` command: a thin argparse front end over the library.
+
+Each subcommand is a module of this package with ``add_parser(subparsers)`` and
+``command(args) -> int``, registered once in ``COMMANDS``; each imports the library only
+when it runs, so ``ooda --help`` and a quick ``ooda show`` load little. Exit codes: 0
+success, 1 usage error (bad options), 2 configuration error (any ``OodaError``), 130
+interrupted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import sys
+from typing import TYPE_CHECKING
+
+from pytest_ooda import __version__
+from pytest_ooda.cli import lint, list_, run, show
+from pytest_ooda.cli.common import (
+    _EPILOG,
+    EXIT_CONFIG,
+    EXIT_INTERRUPTED,
+    EXIT_OK,
+    EXIT_USAGE,
+    Parser,
+)
+from pytest_ooda.errors import OodaError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from types import ModuleType
+
+#: Subcommands in the order `ooda --help` lists them.
+COMMANDS: dict[str, ModuleType] = {"list": list_, "show": show, "run": run, "lint": lint}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full ``ooda`` argument parser with every registered subcommand."""
+    parser = Parser(
+        prog="ooda",
+        description="Compose, inspect and run OODA prompt procedures for AI coding agents.",
+        epilog=_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    subparsers = parser.add_subparsers(
+        title="commands", dest="command", metavar="COMMAND", parser_class=Parser
+    )
+    for module in COMMANDS.values():
+        module.add_parser(subparsers)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``ooda`` console script; returns the exit code."""
+    # Started with stdout or stderr closed (`ooda show build >&-`), Python leaves them
+    # None; write into the void rather than fail on it.
+    if sys.stdout is None:
+        sys.stdout = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    if sys.stderr is None:
+        sys.stderr = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
+    # A display name or path the terminal's encoding cannot show is escaped, not a crash.
+    for stream in (sys.stdout, sys.stderr):
+        reconfigure = getattr(stream, "reconfigure", None)
+        if reconfigure is not None and getattr(stream, "errors", None) == "strict":
+            with contextlib.suppress(ValueError):
+                reconfigure(errors="backslashreplace")
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:
+        # --help/--version (0) and usage errors (1) end here; return like every other path.
+        return exc.code if isinstance(exc.code, int) else EXIT_USAGE
+    if getattr(args, "func", None) is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        os.getcwd()
+    except OSError as exc:
+        print(
+            f"ooda: error: cannot use the current directory: {exc.strerror or exc} "
+            "(was it deleted?)",
+            file=sys.stderr,
+        )
+        return EXIT_CONFIG
+    try:
+        return int(args.func(args))
+    except UsageError as exc:
+        print(f"ooda: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except OodaError as exc:
+        print(f"ooda: error: {exc}", file=sys.stderr)
+        return EXIT_CONFIG
+    except KeyboardInterrupt:
+        print("ooda: interrupted", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:
+        # `ooda show build | head` closes the pipe early; that is not an error.
+        return EXIT_OK
+    except OSError as exc:
+        # The last line of defence against a traceback: a file or directory the user named
+        # that the library did not expect to be unusable.
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"ooda: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return EXIT_CONFIG
+
+
+if __name__ == "__main__":
+    sys.exit(main())

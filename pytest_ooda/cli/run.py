@@ -1,0 +1,253 @@
+"""``ooda run``: run a procedure in the loop (or replay or record a scenario)."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda.cli.common import (
+    EXIT_OK,
+    add_config_option,
+    check_context,
+    load_from_args,
+    note,
+    write_prompt,
+)
+from pytest_ooda.errors import ScenarioError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run a procedure in the loop until it signals success",
+        description="Run PROCEDURE: each iteration assembles the prompt afresh, starts the AI "
+        "command as a new process with the prompt on stdin, and reads its output for "
+        "<promise>SUCCESS</promise> / <promise>FAILURE</promise>. Log lines go to stderr; "
+        "with --verbose the AI output is streamed to stdout.",
+        epilog="exit codes: 0 success, 1 aborted (failure threshold reached or the AI command "
+        "could not start), 2 iteration limit reached (or a configuration error), "
+        "130 interrupted.",
+    )
+    parser.add_argument("procedure", metavar="PROCEDURE", help="procedure name (see `ooda list`)")
+    ai = parser.add_mutually_exclusive_group()
+    ai.add_argument("--ai-cmd", metavar="CMD", help="AI command line (split like a shell would)")
+    ai.add_argument("--ai-cmd-alias", metavar="NAME", help="AI command alias (e.g. claude)")
+    limit = parser.add_mutually_exclusive_group()
+    limit.add_argument(
+        "--max-iterations", "-n", type=_positive_int, metavar="N", help="iteration limit"
+    )
+    limit.add_argument("--unlimited", action="store_true", help="no iteration limit")
+    parser.add_argument(
+        "--context",
+        "-x",
+        action="append",
+        default=[],
+        metavar="X",
+        help="context text, or a file whose content is included (repeatable)",
+    )
+    add_config_option(parser)
+    parser.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="validate everything (config, fragments, templates, the AI command) and print "
+        "the resolved settings and the prompt, without starting anything",
+    )
+    noise = parser.add_mutually_exclusive_group()
+    noise.add_argument(
+        "--verbose", "-v", action="store_true", help="stream the AI output; per-iteration details"
+    )
+    noise.add_argument(
+        "--quiet", "-q", action="store_true", help="only warnings and the final summary"
+    )
+    parser.add_argument(
+        "--record", metavar="SCENARIO.yml", help="write the run to this scenario file"
+    )
+    parser.add_argument(
+        "--replay",
+        metavar="SCENARIO.yml",
+        help="serve the AI's iterations from this scenario file instead of running it",
+    )
+    parser.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    with contextlib.ExitStack() as stack:
+        return _run(args, stack)
+
+
+def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
+    import logging
+
+    from pytest_ooda import loop, scenario
+    from pytest_ooda.compose import assemble_prompt
+    from pytest_ooda.config import resolve_run_settings
+    from pytest_ooda.scenario.replay import replay_scenario
+
+    if args.replay and (args.ai_cmd or args.ai_cmd_alias):
+        raise UsageError("--replay serves recorded output; it cannot be combined with --ai-cmd")
+    if args.replay and args.record:
+        raise UsageError("--replay and --record cannot be combined")
+    check_context(args.context)
+    config = load_from_args(args)
+    config.procedure(args.procedure)
+    replay: scenario.Scenario | None = None
+    max_iterations, context = args.max_iterations, list(args.context)
+    threshold: int | None = None
+    if args.replay:
+        replay = scenario.load_scenario(args.replay)
+        if replay.procedure != args.procedure:
+            raise UsageError(
+                f"{args.replay} records procedure {replay.procedure!r}, not {args.procedure!r}"
+            )
+        if max_iterations is None and not args.unlimited:
+            max_iterations = replay.max_iterations
+        context = context or list(replay.context)
+        threshold = replay.failure_threshold
+    settings = resolve_run_settings(
+        config,
+        args.procedure,
+        max_iterations=max_iterations,
+        unlimited=args.unlimited,
+        ai_cmd=args.ai_cmd,
+        ai_cmd_alias=args.ai_cmd_alias,
+        require_ai=replay is None,
+    )
+    workdir = Path.cwd()
+    if replay is not None:
+        # A recording's file changes (deletions included) must never land in the user's
+        # tree: they go to a scratch copy of the scenario's workspace, as in pytest.
+        scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="ooda-replay-"))
+        replay_files = Path(scratch)
+        source = replay.workspace_dir()
+        if source is not None:
+            if not source.is_dir():
+                raise ScenarioError(
+                    f"scenario workspace not found: {replay.workspace} (resolved to {source})",
+                    file=str(replay.path),
+                )
+            shutil.copytree(source, replay_files, dirs_exist_ok=True, symlinks=True)
+    recorder: scenario.Recorder | None = None
+    if args.record:
+        # Checked before the run, so a wrong target costs no AI time.
+        target = Path(args.record)
+        scenario.check_writable(target, create=not args.dry_run)
+        if target.exists():
+            base = scenario.load_scenario(target)
+            if base.procedure != args.procedure:
+                raise UsageError(
+                    f"{target} records procedure {base.procedure!r}, not {args.procedure!r}"
+                )
+        else:
+            base = scenario.Scenario(
+                procedure=args.procedure,
+                name=target.stem,
+                path=target,
+                context=tuple(context),
+                max_iterations=settings.max_iterations,
+            )
+        recorder = scenario.Recorder(base, "all", path=target)
+    if args.dry_run:
+        executable: str | None = None
+        if replay is None and settings.ai_cmd is not None:
+            from pytest_ooda.backends.command import resolve_executable
+
+            executable = resolve_executable(settings.ai_cmd, workdir=workdir)
+        elif replay is None and settings.ai_api is not None:
+            from pytest_ooda.backends.http import HttpBackend
+
+            HttpBackend.from_settings(settings.ai_api).check()
+        prompt = assemble_prompt(
+            config.procedure(args.procedure),
+            iteration=1,
+            max_iterations=settings.max_iterations,
+            context=context,
+            cwd=workdir,
+        )
+        print(f"dry run: procedure {args.procedure} — nothing will be started", file=sys.stderr)
+        print(loop.format_run_settings(settings, executable=executable), file=sys.stderr)
+        if replay is not None:
+            print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
+        if recorder is not None:
+            print(f"  record  {recorder.path} (checked: writable)", file=sys.stderr)
+        write_prompt(prompt)
+        return EXIT_OK
+    streaming = args.verbose or settings.show_ai_output
+    # A progress line redrawn under streamed AI output would garble both.
+    reporter = loop.ConsoleReporter(
+        verbose=args.verbose,
+        quiet=args.quiet,
+        progress=False if streaming else None,
+        level=config.loop.log_level,
+    )
+    on_event: Callable[[loop.LoopEvent], None] = reporter
+    if recorder is not None:
+        watch = recorder.watch(workdir)
+
+        def watch_and_report(event: loop.LoopEvent) -> None:
+            watch(event)
+            reporter(event)
+
+        on_event = watch_and_report
+    # The reporter prints the events; keep logging's last-resort handler from echoing them.
+    quiet_logger = logging.getLogger("pytest_ooda.loop")
+    null = logging.NullHandler()
+    quiet_logger.addHandler(null)
+    run_options: dict[str, Any] = {
+        "max_iterations": max_iterations,
+        "unlimited": args.unlimited,
+        "context": context,
+        "on_event": on_event,
+        "failure_threshold": threshold,
+        "show_ai_output": True if args.verbose else None,
+    }
+    try:
+        if replay is not None:
+            replayed = replay_scenario(
+                config, replay, workdir=workdir, files_dir=replay_files, **run_options
+            )
+            result = replayed.result
+        else:
+            result = loop.run_procedure(
+                config,
+                args.procedure,
+                backend=loop.make_backend(settings),
+                workdir=workdir,
+                ai_cmd=args.ai_cmd,
+                ai_cmd_alias=args.ai_cmd_alias,
+                **run_options,
+            )
+    finally:
+        reporter.close()
+        quiet_logger.removeHandler(null)
+    if replay is not None:
+        for drift in replayed.drifts:
+            note(f"warning: {drift.describe()}")
+        for problem in replayed.problems:
+            note(f"warning: scenario expectation not met: {problem}")
+    if recorder is not None:
+        written = recorder.commit(result, recorder.scenario.check(result, workdir))
+        if written is not None:
+            for warning in recorder.warnings:
+                note(f"warning: {warning}")
+            note(f"recorded {result.iterations} iteration(s) to {written}")
+        else:
+            note(f"warning: not recorded: {recorder.skipped_reason}")
+    return result.exit_code

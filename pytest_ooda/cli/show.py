@@ -1,0 +1,112 @@
+"""``ooda show``: the assembled prompt, one phase, or every setting's provenance."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda._types import PHASES
+from pytest_ooda.cli.common import (
+    EXIT_OK,
+    add_config_option,
+    check_context,
+    load_from_args,
+    write_prompt,
+)
+
+if TYPE_CHECKING:
+    import argparse
+
+    from pytest_ooda.config import Config
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "show",
+        help="print a procedure's assembled prompt",
+        description="Print the prompt a procedure sends to the AI command (without the "
+        "Iteration line), or one phase of it, or where each setting comes from.",
+    )
+    parser.add_argument("procedure", metavar="PROCEDURE", help="procedure name (see `ooda list`)")
+    what = parser.add_mutually_exclusive_group()
+    what.add_argument(
+        "--phase",
+        "-p",
+        choices=PHASES,
+        help="print only this phase's composed text",
+    )
+    parser.add_argument(
+        "--context",
+        "-x",
+        action="append",
+        default=[],
+        metavar="X",
+        help="context text, or a file whose content is included (repeatable)",
+    )
+    add_config_option(parser)
+    what.add_argument(
+        "--provenance",
+        action="store_true",
+        help="print each resolved setting and the tier/file:line it came from "
+        "instead of the prompt",
+    )
+    parser.set_defaults(func=command)
+
+
+def format_provenance(config: Config, procedure: str) -> str:
+    """The resolved run settings of ``procedure`` and each one's source, one per line."""
+    from pytest_ooda.config import Provenance, resolve_run_settings
+
+    proc = config.procedure(procedure)
+    run = resolve_run_settings(config, procedure, require_ai=False)
+    values: list[tuple[str, str, str]] = []
+    limit = "unlimited" if run.max_iterations is None else str(run.max_iterations)
+    values.append(("max_iterations", limit, str(run.provenance["max_iterations"])))
+    timeout = "none" if run.iteration_timeout is None else f"{run.iteration_timeout}s"
+    values.append(("iteration_timeout", timeout, str(run.provenance["iteration_timeout"])))
+    for key in ("max_output_buffer", "failure_threshold", "show_ai_output"):
+        values.append((key, str(getattr(run, key)).lower(), str(run.provenance[key])))
+    if run.ai_cmd is not None:
+        import shlex
+
+        values.append(("ai_cmd", shlex.join(run.ai_cmd), str(run.provenance["ai_cmd"])))
+    elif run.ai_api is not None:
+        values.append(
+            ("ai_api", f"{run.ai_api.provider} {run.ai_api.model}", str(run.provenance["ai_api"]))
+        )
+    else:
+        values.append(("ai_cmd", "(none configured)", ""))
+    for key in ("log_level",):
+        values.append(
+            (key, str(getattr(config.loop, key)), str(config.provenance.get(f"loop.{key}", "")))
+        )
+    default = Provenance("default")
+    for phase, actions in proc.phases().items():
+        where = str(config.provenance.get(f"procedures.{procedure}.{phase}", default))
+        values.append((phase, f"{len(actions)} fragment(s)", where))
+    width = max(len(key) for key, _, _ in values)
+    vwidth = max(len(value) for _, value, _ in values)
+    lines = [f"procedure {procedure} ({proc.title})"]
+    lines += [f"  {k:<{width}}  {v:<{vwidth}}  {s}".rstrip() for k, v, s in values]
+    for phase, actions in proc.phases().items():
+        for index, action in enumerate(actions):
+            loc = action.location
+            lines.append(f"  {phase}[{index}]  {action.source_label()}  ({loc})")
+    return "\n".join(lines) + "\n"
+
+
+def command(args: argparse.Namespace) -> int:
+    from pytest_ooda.compose import assemble_prompt, compose_phase
+
+    check_context(args.context)
+    config = load_from_args(args)
+    proc = config.procedure(args.procedure)
+    if args.provenance:
+        sys.stdout.write(format_provenance(config, args.procedure))
+    elif args.phase:
+        text = compose_phase(proc.phases()[args.phase], procedure=proc.name, phase=args.phase)
+        write_prompt(text + "\n" if text else "")
+    else:
+        write_prompt(assemble_prompt(proc, context=args.context, cwd=Path.cwd()))
+    return EXIT_OK
