@@ -1,0 +1,171 @@
+"""The package's import graph: no cycles (counting deferred and type-only imports), and
+pytest/syrupy imported only inside ``pytest_ooda/plugin/``."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[2] / "pytest_ooda"
+PYTEST_SIDE = ("pytest", "_pytest", "syrupy", "pluggy")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _modules() -> dict[str, Path]:
+    return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
+    if node.level == 0:
+        return node.module or ""
+    base = module.split(".")
+    if not is_package:
+        base = base[:-1]
+    base = base[: len(base) - (node.level - 1)]
+    return ".".join([*base, node.module] if node.module else base)
+
+
+def _imports(module: str, path: Path, known: set[str]) -> tuple[set[str], set[str]]:
+    """The package modules ``module`` imports anywhere (top level, in functions, under
+    ``TYPE_CHECKING``) and the external top-level packages it imports."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    internal: set[str] = set()
+    external: set[str] = set()
+    for node in ast.walk(tree):
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, node, path.name == "__init__.py")
+            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+        for target in targets:
+            if target.split(".")[0] != "pytest_ooda":
+                if target:
+                    external.add(target.split(".")[0])
+                continue
+            # the longest known module the name falls in (``from pkg import name``
+            # names an attribute of ``pkg`` unless ``pkg.name`` is a module)
+            parts = target.split(".")
+            while parts and ".".join(parts) not in known:
+                parts.pop()
+            if parts and ".".join(parts) != module:
+                internal.add(".".join(parts))
+    return internal, external
+
+
+def _graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    modules = _modules()
+    known = set(modules)
+    edges: dict[str, set[str]] = {}
+    externals: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        edges[name], externals[name] = _imports(name, path, known)
+    return edges, externals
+
+
+def _is_parent(a: str, b: str) -> bool:
+    # importing ``pkg.sub`` runs ``pkg/__init__``: a package importing its own
+    # submodules (its contract re-exporting them) is not a cycle.
+    return b.startswith(a + ".")
+
+
+def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    counter = 0
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            advanced = False
+            for child in children:
+                if _is_parent(node, child) or _is_parent(child, node):
+                    continue
+                if child not in index:
+                    index[child] = low[child] = counter
+                    counter += 1
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(edges[child]))))
+                    advanced = True
+                    break
+                if child in on_stack:
+                    low[node] = min(low[node], index[child])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index[node]:
+                component: list[str] = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_the_package_has_no_import_cycle() -> None:
+    edges, _ = _graph()
+    assert _cycles(edges) == []
+
+
+def test_only_the_plugin_package_imports_pytest_or_syrupy() -> None:
+    _, externals = _graph()
+    offenders = {
+        name: sorted(ext & set(PYTEST_SIDE))
+        for name, ext in externals.items()
+        if ext & set(PYTEST_SIDE)
+        and not (name == "pytest_ooda.plugin" or name.startswith("pytest_ooda.plugin."))
+    }
+    assert offenders == {}
+
+
+def test_the_scanner_sees_deferred_and_type_only_imports(tmp_path: Path) -> None:
+    source = (
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from pytest_ooda.b import B\n"
+        "def f():\n    from . import c\n    import pytest\n"
+    )
+    path = tmp_path / "a.py"
+    path.write_text(source, encoding="utf-8")
+    internal, external = _imports(
+        "pytest_ooda.a", path, {"pytest_ooda.a", "pytest_ooda.b", "pytest_ooda.c"}
+    )
+    assert internal == {"pytest_ooda.b", "pytest_ooda.c"}
+    assert "pytest" in external
+
+
+@pytest.mark.parametrize(
+    ("edges", "expected"),
+    [
+        ({"a": {"b"}, "b": {"a"}}, [["a", "b"]]),
+        ({"a": {"b"}, "b": {"c"}, "c": set()}, []),
+        ({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}, [["a", "b", "c"]]),
+    ],
+)
+def test_cycle_finder(edges: dict[str, set[str]], expected: list[list[str]]) -> None:
+    assert _cycles(edges) == expected
