@@ -109,8 +109,10 @@ class FragmentError(ConfigError):
 class TemplateError(OodaError):
     """A Go template failed to parse (``kind == "parse"``) or execute (``kind == "exec"``).
 
-    ``template_line`` is the 1-based line inside the template source; ``message`` is
-    shaped like Go's (``template: fragment:3: unexpected EOF``).
+    ``template_line`` is the 1-based line inside the template source and
+    ``template_file`` the fragment file holding it (``None`` for inline content);
+    ``message`` is shaped like Go's (``template: fragment:3: unexpected EOF``).
+    ``file``/``line``/``column`` locate the config entry that uses the fragment.
     """
 
     def __init__(
@@ -119,6 +121,7 @@ class TemplateError(OodaError):
         *,
         kind: str,
         template_line: int | None = None,
+        template_file: str | Path | None = None,
         file: str | Path | None = None,
         line: int | None = None,
         column: int | None = None,
@@ -127,6 +130,7 @@ class TemplateError(OodaError):
         super().__init__(message, file=file, line=line, column=column, hint=hint)
         self.kind = kind
         self.template_line = template_line
+        self.template_file = str(template_file) if template_file is not None else None
 
 
 class ScenarioError(OodaError):

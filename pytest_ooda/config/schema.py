@@ -268,6 +268,7 @@ def located_template_error(
         f"{where}: {message}",
         kind=exc.kind,
         template_line=exc.template_line,
+        template_file=action.file,
         file=display,
         line=mark.line,
         column=mark.column,

@@ -391,10 +391,9 @@ def locate_compose_error(
                 location = action.location
                 if location.file is None:
                     return error
-                error.file = str(location.file)
-                error.line = location.line
-                error.column = location.column
-                return error
+                return error.relocated(
+                    file=location.file, line=location.line, column=location.column
+                )
             except Exception:
                 # Another kind of failure: the original error is the better report.
                 return error

@@ -217,13 +217,12 @@ def format_error(error: OodaError, *, root: Path | None = None) -> str:
 
 
 def _template_fragment(error: OodaError) -> tuple[str, int] | None:
-    """The fragment file and line a ``TemplateError`` points into (its hint names them)."""
-    if not isinstance(error, TemplateError) or error.template_line is None or not error.hint:
+    """The fragment file and line a ``TemplateError`` points into."""
+    if not isinstance(error, TemplateError):
         return None
-    match = re.fullmatch(r"in (.+):(\d+)", error.hint.strip())
-    if match is None:
+    if error.template_file is None or error.template_line is None:
         return None
-    return match.group(1), int(match.group(2))
+    return error.template_file, error.template_line
 
 
 def _absolute(file: str, root: Path | None) -> Path:

@@ -333,7 +333,7 @@ def resolve_ai(
     except ConfigError as error:
         # The library names `ooda run`'s flags; here the values came from pytest's.
         if error.message.startswith("--ai-cmd"):
-            error.message = "--ooda-" + error.message[2:]
+            raise error.relocated(message="--ooda-" + error.message[2:]) from None
         raise
     if run.ai_cmd is not None or run.ai_api is not None:
         return ai_cmd, alias

@@ -72,6 +72,7 @@ def test_template_error_shows_the_fragment_lines(tmp_path: Path) -> None:
         "procedure p: act[0]: template execution error: boom",
         kind="exec",
         template_line=2,
+        template_file=tmp_path / "f.md",
         file=tmp_path / "c.yml",
         line=4,
         column=9,
