@@ -11,14 +11,13 @@ and the test suite checks that every procedure's composed prompt really states t
 from __future__ import annotations
 
 import argparse
-import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_ooda._util import atomic_write_text
 from pytest_ooda.config import PHASES, load_config_file
 
 if TYPE_CHECKING:
@@ -312,18 +311,6 @@ def _render_fragment_index(entries: Sequence[ProcedureEntry], root: Path) -> lis
     return lines
 
 
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def main(argv: Sequence[str] | None = None) -> int:
     """Regenerate ``docs/procedures.md``, or with ``--check`` report whether it is stale."""
     parser = argparse.ArgumentParser(
@@ -346,7 +333,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 1
         print(f"{output} is up to date")
         return 0
-    _write_atomically(output, text)
+    atomic_write_text(output, text)
     print(f"wrote {output}")
     return 0
 

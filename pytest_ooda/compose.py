@@ -350,15 +350,11 @@ def _sources_for(lines: range, segments: Sequence[Segment]) -> list[str]:
 
 
 def _display_source(source: str, root: Path | None, files: Mapping[str, Path]) -> str:
-    if root is None or source.startswith("builtin:"):
+    """A fragment source as a diff names it: the file under ``root`` when it lies there."""
+    if root is None or source.startswith("builtin:") or source not in files:
         return source
-    path = files.get(source, Path(source))
-    if path.is_absolute():
-        try:
-            return path.relative_to(root).as_posix()
-        except ValueError:
-            return source
-    return source
+    shown = display_path(files[source], root)
+    return source if Path(shown).is_absolute() else shown
 
 
 def annotated_diff(

@@ -8,7 +8,6 @@ directory.
 
 from __future__ import annotations
 
-import difflib
 import errno
 import functools
 import os
@@ -16,6 +15,7 @@ import stat
 from pathlib import Path, PurePosixPath
 from typing import Protocol
 
+from pytest_ooda._util import closest
 from pytest_ooda.errors import FragmentError
 from pytest_ooda.yamlload import read_text_file
 
@@ -54,12 +54,12 @@ def _builtin_phase(relative: PurePosixPath) -> str | None:
 def _missing_builtin_hint(path: str, relative: PurePosixPath) -> str:
     phase = _builtin_phase(relative)
     available = list_builtin_fragments(phase)
-    close = difflib.get_close_matches(path, available, n=1, cutoff=0.6)
+    close = closest(path, available)
     where = f"phase {phase}" if phase else "all phases"
     listing = ", ".join(name.rsplit("/", 1)[-1] for name in available) or "(none)"
     hint = f"available built-ins for {where}: {listing}"
     if close:
-        hint = f"did you mean {close[0]!r}?\n  {hint}"
+        hint = f"did you mean {close!r}?\n  {hint}"
     return hint
 
 

@@ -360,13 +360,6 @@ def format_float_x(v: float, fmt: str, prec: int) -> str:
     return text.upper() if fmt == "X" else text
 
 
-def format_v_float(v: float) -> str:
-    return format_float(v, "g", -1)
-
-
-# -- %v of a whole value ----------------------------------------------------------
-
-
 def sprint_value(v: Any) -> str:
     """``fmt.Sprint(v)`` for one value (what ``{{.x}}`` prints)."""
     t = type(v)

@@ -73,10 +73,6 @@ class Item(NamedTuple):
     line: int
 
 
-def go_is_letter(ch: str) -> bool:
-    return ch == "_" or unicodedata.category(ch).startswith("L")
-
-
 def is_alnum(ch: str) -> bool:
     if ch.isascii():
         return ch == "_" or ch.isalnum()

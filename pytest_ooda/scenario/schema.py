@@ -3,13 +3,12 @@
 
 from __future__ import annotations
 
-import difflib
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_ooda._types import STATUSES
-from pytest_ooda._util import type_name
+from pytest_ooda._util import closest, type_name
 from pytest_ooda.errors import ScenarioError
 from pytest_ooda.scenario.model import (
     _EXPECT_KEYS,
@@ -44,11 +43,9 @@ class _Validator:
     def keys(self, mapping: YamlMapping, known: Sequence[str], where: str) -> None:
         for key in mapping:
             if key not in known:
-                close = difflib.get_close_matches(str(key), known, n=1)
+                close = closest(str(key), known)
                 hint = (
-                    f"did you mean {close[0]!r}?"
-                    if close
-                    else f"expected one of: {', '.join(known)}"
+                    f"did you mean {close!r}?" if close else f"expected one of: {', '.join(known)}"
                 )
                 raise self.fail(
                     f"unknown key {key!r} in {where}",

@@ -152,5 +152,5 @@ def test_generator_depends_only_on_yaml_stdlib_and_the_config_loader() -> None:
     source = Path(catalogue.__file__).read_text(encoding="utf-8")
     imported = set(re.findall(r"^\s*(?:from|import) ([\w.]+)", source, flags=re.MULTILINE))
     project = {name for name in imported if name.startswith("pytest_ooda")}
-    assert project == {"pytest_ooda.config"}
+    assert project == {"pytest_ooda.config", "pytest_ooda._util"}
     assert not {name.split(".")[0] for name in imported} & {"jinja2", "pytest", "requests"}
