@@ -399,6 +399,47 @@ def _marked_error(exc: yaml.MarkedYAMLError, name: str | None, error: type[OodaE
     )
 
 
+_OPENING = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
+_CLOSING = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
+
+
+def check_depth(text: str, *, file: str | None, error: type[OodaError]) -> None:
+    """Refuse a document nested deeper than ``MAX_DEPTH`` before anything recurses on it.
+
+    PyYAML composes nodes recursively — in C with libyaml, where no ``RecursionError``
+    guards the stack — so a few thousand nested brackets would kill the process. The
+    events are read one by one (no recursion) and counted; the first level too deep is
+    reported where it opens. A document that does not parse is left to the loader, whose
+    message names the malformation.
+    """
+    try:
+        loader: Any = (_FastLoader or _Loader)(text)
+    except yaml.YAMLError:
+        return
+    depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, _OPENING):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    mark = event.start_mark
+                    raise error(
+                        f"nesting deeper than {MAX_DEPTH} levels",
+                        file=file,
+                        line=mark.line + 1 if mark is not None else 1,
+                        column=mark.column + 1 if mark is not None else 1,
+                        hint="flatten the structure; no config, scenario or recording "
+                        "needs this many levels",
+                    )
+            elif isinstance(event, _CLOSING):
+                depth -= 1
+    except yaml.YAMLError:
+        return
+    finally:
+        loader.dispose()
+
+
 def load_yaml_text(
     text: str,
     *,
@@ -415,6 +456,7 @@ def load_yaml_text(
     ``strict_text`` refuses strings holding lone surrogates (from ``\\ud800`` escapes).
     """
     name = str(file) if file is not None else None
+    check_depth(text, file=name, error=error)
     if _FastLoader is not None:
         # Parse with libyaml when it is there; any complaint from it is re-parsed by the
         # pure-Python parser below so error messages do not depend on how PyYAML was built.

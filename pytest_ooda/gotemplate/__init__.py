@@ -17,13 +17,16 @@ from pytest_ooda.gotemplate.analysis import (
     statement_lines,
     uses_whole_dot,
 )
+from pytest_ooda.gotemplate.budget import Limits, default_limits
 from pytest_ooda.gotemplate.engine import Branch, RenderTrace, check, render
 
 __all__ = [
     "Branch",
+    "Limits",
     "RenderTrace",
     "branches",
     "check",
+    "default_limits",
     "first_use_line",
     "referenced_params",
     "render",

@@ -188,6 +188,7 @@ class Compiler:
         self.template_index = {name: i for i, name in enumerate(sorted(trees))}
         self._ascii = source.isascii()
         self._newlines = [i for i, ch in enumerate(source) if ch == "\n"]
+        self._assigned: set[str] | None = None
 
     # -- node table ---------------------------------------------------------------
     def position(self, pos: int) -> tuple[int, int]:
@@ -218,7 +219,12 @@ class Compiler:
         self.uses_ns = False
         self.loops: list[str] = []  # "range" or "wrap" for each enclosing Jinja loop
         self.inlining: list[str] = []  # defined templates being expanded in place
-        self.assigned = self.assigned_names()
+        self.inline_left = 32  # expansions this template may still make
+        if self._assigned is None:
+            # The same for every template of the set: computed once, not once per
+            # template (10,000 defines would otherwise cost 10,000 full scans).
+            self._assigned = self.assigned_names()
+        self.assigned = self._assigned
         assert tree.root is not None
         self.walk_list(tree.root, _Scope("d0", False))
         body = "".join(self.out)
@@ -440,7 +446,8 @@ class Compiler:
         pipe = node.pipe
         dynamic = dynamic_last(pipe)
         value = self.pipeline(pipe, scope, convert=True, hoist=True)
-        nid_arg = "-1, S" if dynamic else str(self.nid(last_node(pipe)))
+        # S (the render state) always goes along: each element is charged to its budget.
+        nid_arg = "-1, S" if dynamic else f"{self.nid(last_node(pipe))}, S"
         coll = self.temp("c")
         self.assign(coll, value)
         decl_vars: list[_Var] = []
@@ -523,7 +530,12 @@ class Compiler:
         dot = "none"
         if node.pipe is not None:
             dot = self.pipeline(node.pipe, scope, convert=True, hoist=True)
-        if self.inline_calls and node.name not in self.inlining and len(self.inlining) < 8:
+        if (
+            self.inline_calls
+            and node.name not in self.inlining
+            and len(self.inlining) < 8
+            and self.inline_left > 0
+        ):
             self.inline(node.name, dot)
             return
         idx = self.template_index[node.name]
@@ -532,6 +544,9 @@ class Compiler:
     def inline(self, name: str, dot: str) -> None:
         """Expand a non-recursive ``{{template}}`` in place: same output and errors as
         a call, without the cost of a fresh Jinja context per invocation."""
+        # Expansions per compiled template are capped: a template that calls another
+        # twice per level would otherwise grow the code exponentially.
+        self.inline_left -= 1
         local = self.temp("i")
         self.assign(local, dot)
         saved = (self.tmpl_name, self.vars, self.loops)

@@ -14,11 +14,18 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import TYPE_CHECKING, Any
 
 from jinja2.sandbox import SandboxedEnvironment
 
 from pytest_ooda.errors import TemplateError
+from pytest_ooda.gotemplate.budget import (
+    Budget,
+    BudgetExceeded,
+    Limits,
+    default_limits,
+)
 from pytest_ooda.gotemplate.compiler import Compiler, NodeInfo
 from pytest_ooda.gotemplate.gofmt import U8, U64, GoTime
 from pytest_ooda.gotemplate.parser import ParseError, Tree, parse
@@ -159,29 +166,63 @@ def _compile(source: str, name: str, traced: bool) -> _Compiled:
     return compiled
 
 
-class _RenderState:
-    """Per-render data the compiled templates reach through the ``S`` name."""
+class _RenderState(Budget):
+    """Per-render data the compiled templates reach through the ``S`` name, and the
+    render's budget (one object: renders are hot)."""
 
     __slots__ = ("at", "compiled", "overflow", "trace")
 
-    def __init__(self, compiled: _Compiled, trace: RenderTrace | None) -> None:
+    def __init__(self, compiled: _Compiled, trace: RenderTrace | None, limits: Limits) -> None:
         self.compiled = compiled
         self.trace = trace
         self.overflow: int | None = None
         self.at = 0
+        self.limits = limits
+        self.steps = self.depth = self.output = 0
 
     def run(self, index: int, dot: Any) -> str:
         tmpl = self.compiled.templates[index]
         ctx = tmpl.new_context({"d0": dot, "S": self, "TR": self.trace})
-        return "".join(tmpl.root_render_func(ctx))
+        chunks = tmpl.root_render_func(ctx)
+        if self.depth:
+            # A called template: its text reaches the output through the caller.
+            return "".join(chunks)
+        # Read in blocks (C-level islice/sum) so a runaway output is stopped while it is
+        # still small, at little cost for ordinary fragments; a short first block means
+        # the template is done.
+        parts = list(islice(chunks, _BLOCK))
+        self.write(sum(map(len, parts)))
+        if len(parts) == _BLOCK:
+            while block := list(islice(chunks, _BLOCK)):
+                parts += block
+                self.write(sum(map(len, block)))
+        return "".join(parts)
 
     def call(self, index: int, dot: Any, nid: int) -> str:
+        try:
+            self.spend(CALL_STEPS)
+        except BudgetExceeded as exc:
+            raise GoExecError(nid, str(exc)) from None
+        if self.depth >= self.limits.max_depth:
+            # Go's own message for runaway recursion (which it reports at 100,000 levels):
+            # the conformance goldens hold it, and a template that nests calls this deep
+            # is that mistake in practice. The limit itself is documented.
+            raise GoExecError(nid, "exceeded maximum template depth (100000)")
+        self.depth += 1
         try:
             return self.run(index, dot)
         except RecursionError:
             if self.overflow is None:
                 self.overflow = nid
             raise
+        finally:
+            self.depth -= 1
+
+
+_BLOCK = 64
+#: What a ``{{template}}`` call costs in steps: about a hundred times a ``range``
+#: element, so 10,000 calls at most under the default budget (a fraction of a second).
+CALL_STEPS = 100
 
 
 # -- parameters ------------------------------------------------------------------------------
@@ -248,15 +289,28 @@ def render(
     *,
     name: str = "fragment",
     trace: RenderTrace | None = None,
+    limits: Limits | None = None,
 ) -> str:
-    """Render ``source`` with ``params`` exactly as Go 1.19's text/template would.
+    """Render ``source`` with ``params`` exactly as Go 1.19's text/template would, within
+    ``limits`` (default: :func:`~pytest_ooda.gotemplate.budget.default_limits`).
 
-    Raises ``TemplateError`` (``kind`` ``"parse"`` or ``"exec"``) with Go's message.
+    Raises ``TemplateError`` (``kind`` ``"parse"`` or ``"exec"``) with Go's message; past
+    a limit, an ``exec`` error shaped like Go's at the node that crossed it.
     """
     compiled = _compile(source, name, trace is not None)
-    state = _RenderState(compiled, trace)
+    state = _RenderState(compiled, trace, limits or default_limits())
     try:
         return state.run(compiled.main, _root(params))
+    except BudgetExceeded as err:
+        # Crossed while writing output or padding: located at the last node evaluated.
+        info = compiled.nodes[state.at] if compiled.nodes else None
+        if info is None:
+            raise TemplateError(f"template: {name}: {err}", kind="exec") from None
+        message = (
+            f"template: {name}:{info.line}:{info.column}: executing "
+            f"{_go_quote(info.template)} at <{info.context}>: {err}"
+        )
+        raise TemplateError(message, kind="exec", template_line=info.line) from None
     except GoExecError as err:
         info = compiled.nodes[err.nid]
         message = (

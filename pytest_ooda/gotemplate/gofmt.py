@@ -17,6 +17,8 @@ import unicodedata
 from decimal import Decimal
 from typing import Any
 
+from pytest_ooda.gotemplate.budget import BudgetExceeded, default_limits
+
 
 class U8(int):
     """A Go ``uint8`` (a byte taken out of a string by ``index``)."""
@@ -491,6 +493,7 @@ class Printer:
 
     def __init__(self) -> None:
         self.buf: list[str] = []
+        self.padding = 0
         self.clear_flags()
         self.arg: Any = None
         self.value: Any = None
@@ -505,6 +508,14 @@ class Printer:
     # -- padding ----------------------------------------------------------------
     def write_padding(self, n: int) -> None:
         if n > 0:
+            # Go caps one width at 1e6; many verbs could still build gigabytes in one
+            # call, so the padding is refused before it is built past the output limit.
+            self.padding += n
+            if self.padding > default_limits().max_output:
+                raise BudgetExceeded(
+                    f"printf padding is larger than {default_limits().max_output} bytes "
+                    "(a pytest-ooda limit; OODA_TEMPLATE_MAX_OUTPUT changes it)"
+                )
             self.buf.append(("0" if self.zero else " ") * n)
 
     def pad(self, s: str) -> None:

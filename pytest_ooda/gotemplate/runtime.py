@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, NoReturn
 from urllib.parse import quote as _urlquote
 
+from pytest_ooda.gotemplate.budget import BudgetExceeded
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -156,15 +158,25 @@ def f_at(v: Any, state: Any, nid: int) -> Any:
     return v
 
 
+def _spent(items: Any, nid: int, state: Any) -> Any:
+    """Charge one step per element of a ``range`` to the render's budget."""
+    if items and state is not None:
+        try:
+            state.spend(len(items))
+        except BudgetExceeded as exc:
+            fail(state.at if nid < 0 else nid, str(exc))
+    return items
+
+
 def f_range(v: Any, nid: int, state: Any = None) -> Any:
     """Elements of a ``range`` over a list or a map (values in key order)."""
     t = type(v)
     if t is list:
         if None in v:
-            return [NILW if x is None else x for x in v]
-        return v
+            return _spent([NILW if x is None else x for x in v], nid, state)
+        return _spent(v, nid, state)
     if t is dict:
-        return [NILW if x is None else x for _, x in sorted_items(v)]
+        return _spent([NILW if x is None else x for _, x in sorted_items(v)], nid, state)
     if v is None or v is NILW:
         return ()
     fail(state.at if nid < 0 else nid, f"range can't iterate over {sprint_value(v)}")
@@ -174,9 +186,9 @@ def f_range2(v: Any, nid: int, state: Any = None) -> Any:
     """(index or key, element) pairs of a ``range $i, $e :=``."""
     t = type(v)
     if t is list:
-        return [(i, NILW if x is None else x) for i, x in enumerate(v)]
+        return _spent([(i, NILW if x is None else x) for i, x in enumerate(v)], nid, state)
     if t is dict:
-        return [(k, NILW if x is None else x) for k, x in sorted_items(v)]
+        return _spent([(k, NILW if x is None else x) for k, x in sorted_items(v)], nid, state)
     if v is None or v is NILW:
         return ()
     fail(state.at if nid < 0 else nid, f"range can't iterate over {sprint_value(v)}")
