@@ -1,62 +1,200 @@
-"""Secret redaction applied to everything pytest-ooda writes to disk (scenario recordings).
+"""Secret redaction applied to everything pytest-ooda writes (recordings, live-run
+reports): outputs, prompts, file contents and file names.
 
-Two sources of secrets: the values of environment variables whose names say they are
-secret (KEY, TOKEN, SECRET, PASSWORD), and strings shaped like well-known API keys or
-bearer tokens, whether or not they came from the environment.
+Three sources, applied in this order:
+
+1. the values of environment variables whose names say they are secret (``*KEY*``,
+   ``*TOKEN*``, ``*SECRET*``, ``*PASS*``, ``*CREDENTIAL*``, ``*DSN*``, and ``PWD``,
+   ``PAT``, ``AUTH`` as a name part, e.g. ``DB_PWD``, ``GH_PAT``), plus names a config's
+   ``redact.env`` lists;
+2. our own patterns for what detectors miss or cut short: private key blocks, passwords
+   in URLs, ``Authorization:`` and ``Bearer`` values, prefixed API tokens of any length
+   (``sk-``, ``sk_live_``, ``hf_``, ``npm_``, ``glpat-``, ``ghp_`` …), AWS secret keys
+   named as such, and a config's ``redact.patterns``;
+3. Yelp's detect-secrets: every regex-based plugin (AWS, Slack, Stripe, JWT, GitHub,
+   GitLab, npm, SendGrid, Twilio, Discord, PyPI …), the keyword plugin
+   (``password = "…"``) and the base64 high-entropy plugin. Left out on purpose: the
+   public-IP plugin (addresses are not secrets) and the hex high-entropy plugin (it
+   would take every quoted git SHA and checksum in an agent's output).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Iterable, Mapping
 
-__all__ = ["REDACTED", "Redactor", "redact"]
+__all__ = ["REDACTED", "Redactor", "is_secret_name", "redact"]
 
 REDACTED = "<redacted>"
-SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASSWORD")
 # Shorter values ("1", "yes", "us" for KEYBOARD_LAYOUT) would redact ordinary words.
 MIN_SECRET_LENGTH = 6
+#: A name containing one of these is a secret's name.
+SECRET_NAME_PARTS = ("KEY", "TOKEN", "SECRET", "PASS", "CREDENTIAL", "DSN")
+#: ... and so is a name with one of these as a whole ``_``-separated part.
+SECRET_NAME_WORDS = frozenset({"PWD", "PAT", "AUTH"})
+#: Names that match the rules above but hold no secret.
+NOT_SECRET_NAMES = frozenset({"PWD", "OLDPWD", "SSH_AUTH_SOCK", "GPG_AGENT_INFO", "KEYMAP"})
 
-_PATTERNS = (
+_PRIVATE_KEY = re.compile(
+    r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----"
+    r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
+    re.DOTALL,
+)
+_URL_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)(@)")
+_AUTH_HEADER = re.compile(
+    r"(?i)(\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:basic|bearer|token|digest)?\s*)"
+    r"([^\s\"',;]{6,})"
+)
+_BEARER = re.compile(r"(?i)(\bbearer\s+)([A-Za-z0-9._~+/=-]{8,})")
+_AWS_SECRET = re.compile(
+    r"(?i)(aws[_-]?secret[_-]?(?:access[_-]?)?key[\"']?\s*[:=]\s*[\"']?)([A-Za-z0-9/+=]{30,})"
+)
+_OWN_TOKENS = (
     # Anthropic/OpenAI style: sk-..., sk-ant-api03-..., sk-proj-...
     re.compile(r"\bsk-[A-Za-z0-9_-]{16,}"),
-    # GitHub tokens: ghp_, gho_, ghu_, ghs_, ghr_ and fine-grained github_pat_
+    # Stripe live/test secret and restricted keys, any length
+    re.compile(r"\b[rs]k_(?:live|test)_[0-9a-zA-Z]{10,}"),
+    # GitHub: ghp_, gho_, ghu_, ghs_, ghr_ and fine-grained github_pat_
     re.compile(r"\bgh[pousr]_[A-Za-z0-9]{20,}"),
     re.compile(r"\bgithub_pat_[A-Za-z0-9_]{20,}"),
-    # Slack, AWS access key ids, Google API keys
+    # GitLab personal/deploy tokens, Hugging Face, npm
+    re.compile(r"\bgl(?:pat|dt|ft|rt|soat)-[A-Za-z0-9_-]{20,}"),
+    re.compile(r"\bhf_[A-Za-z0-9]{30,}"),
+    re.compile(r"\bnpm_[A-Za-z0-9]{36,}"),
+    # Slack tokens and webhooks, AWS access key ids (incl. ASIA session ids), Google keys
     re.compile(r"\bxox[abprs]-[A-Za-z0-9-]{10,}"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"https://hooks\.slack\.com/services/[A-Za-z0-9_/]+"),
+    re.compile(r"\b(?:AKIA|ASIA|ABIA|ACCA|A3T[A-Z0-9])[0-9A-Z]{16}\b"),
     re.compile(r"\bAIza[0-9A-Za-z_-]{35}"),
+    # JSON web tokens
+    re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
 )
-_BEARER = re.compile(r"(?i)\b(bearer)(\s+)[A-Za-z0-9._~+/=-]{8,}")
+_KEYWORD_HINT = re.compile(r"(?i)pass|pwd|secret|key|token|auth|cred|api|private")
+_QUOTED_RUN = re.compile(r"[\"'][A-Za-z0-9+/=_-]{20,}")
+_DETECT_SECRETS_SKIPPED = frozenset({"Public IP (ipv4)", "Hex High Entropy String", "Private Key"})
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether an environment variable called ``name`` holds a secret."""
+    upper = name.upper()
+    if upper in NOT_SECRET_NAMES:
+        return False
+    if any(part in upper for part in SECRET_NAME_PARTS):
+        return True
+    return any(word in SECRET_NAME_WORDS for word in upper.split("_"))
+
+
+@functools.lru_cache(maxsize=1)
+def _detectors() -> tuple[
+    tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...], tuple[Any, ...]
+]:
+    """detect-secrets' regex denylists — those applied to whole texts, and the
+    ``name = value`` ones (slow, keyword-led) applied to lines naming a secret-ish word —
+    and its line-based plugins (keyword, base64 entropy), built once."""
+    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+    from detect_secrets.plugins.base import RegexBasedDetector
+    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+    from detect_secrets.plugins.keyword import KeywordDetector
+
+    whole: list[re.Pattern[str]] = []
+    keyed: list[re.Pattern[str]] = []
+    plugins: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
+    for secret_type, plugin_class in plugins.items():
+        if secret_type in _DETECT_SECRETS_SKIPPED:
+            continue
+        if issubclass(plugin_class, RegexBasedDetector):
+            for pattern in plugin_class().denylist:
+                (keyed if pattern.pattern.startswith("(?:(?<=\\W)") else whole).append(pattern)
+    return tuple(whole), tuple(keyed), (KeywordDetector(), Base64HighEntropyString())
+
+
+def _redact_match(match: re.Match[str]) -> str:
+    """The match with its secret replaced: a long enough capture group when the pattern
+    has one (the password in ``://user:pw@``), else the whole match."""
+    for index in range(match.re.groups, 0, -1):
+        group = match.group(index)
+        if group is not None and len(group) >= MIN_SECRET_LENGTH:
+            start, end = match.span(index)
+            whole_start = match.start()
+            text = match.group(0)
+            return text[: start - whole_start] + REDACTED + text[end - whole_start :]
+    return REDACTED
 
 
 class Redactor:
-    """Replaces secrets with ``<redacted>``; built once per write from an environment."""
+    """Replaces secrets with ``<redacted>``; built once per write from an environment.
 
-    def __init__(self, env: Mapping[str, str] | None = None) -> None:
+    ``extra_patterns`` (regular expressions) and ``extra_env_names`` come from a config's
+    ``redact:`` section.
+    """
+
+    def __init__(
+        self,
+        env: Mapping[str, str] | None = None,
+        *,
+        extra_patterns: Iterable[str] = (),
+        extra_env_names: Iterable[str] = (),
+    ) -> None:
         source = os.environ if env is None else env
+        named = set(extra_env_names)
         values = {
             value
             for name, value in source.items()
-            if any(part in name.upper() for part in SECRET_NAME_PARTS)
-            and len(value) >= MIN_SECRET_LENGTH
+            if (name in named or is_secret_name(name)) and len(value) >= MIN_SECRET_LENGTH
         }
         # Longest first so a secret that contains another is replaced whole.
         ordered = sorted(values, key=len, reverse=True)
         self._env_pattern = re.compile("|".join(re.escape(v) for v in ordered)) if ordered else None
+        self._extra = tuple(re.compile(pattern) for pattern in extra_patterns)
 
     def __call__(self, text: str) -> str:
+        if not text:
+            return text
         if self._env_pattern is not None:
             text = self._env_pattern.sub(REDACTED, text)
-        text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}{REDACTED}", text)
-        for pattern in _PATTERNS:
-            text = pattern.sub(REDACTED, text)
+        text = _PRIVATE_KEY.sub(REDACTED, text)
+        for pattern in (_URL_PASSWORD, _AUTH_HEADER, _BEARER, _AWS_SECRET):
+            text = pattern.sub(_redact_match, text)
+        for pattern in (*_OWN_TOKENS, *self._extra):
+            text = pattern.sub(_redact_match, text)
+        return self._detect_secrets(text)
+
+    def _detect_secrets(self, text: str) -> str:
+        whole, keyed, (keyword, entropy) = _detectors()
+        for pattern in whole:
+            text = pattern.sub(_redact_match, text)
+        found: set[str] = set()
+        lines = text.split("\n")
+        for index, line in enumerate(lines):
+            # Each plugin only where it can fire (they cost ~50 us a line): the keyword
+            # plugin and keyword-led patterns on lines naming a secret-ish word, the
+            # entropy plugin on quoted runs of 20+ base64 characters.
+            plugins = []
+            if _KEYWORD_HINT.search(line):
+                for pattern in keyed:
+                    line = pattern.sub(_redact_match, line)
+                lines[index] = line
+                plugins.append(keyword)
+            if _QUOTED_RUN.search(line):
+                plugins.append(entropy)
+            for plugin in plugins:
+                for secret in plugin.analyze_line(filename="recording", line=line):
+                    value = secret.secret_value
+                    if value and len(value) >= MIN_SECRET_LENGTH and value != REDACTED:
+                        found.add(value)
+        text = "\n".join(lines)
+        for value in sorted(found, key=len, reverse=True):
+            text = text.replace(value, REDACTED)
         return text
+
+    def path(self, name: str) -> str:
+        """A file name (``/``-separated) with every secret component redacted."""
+        return "/".join(self(part) for part in name.split("/"))
 
 
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:

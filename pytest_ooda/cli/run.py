@@ -163,7 +163,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
                 context=tuple(context),
                 max_iterations=settings.max_iterations,
             )
-        recorder = scenario.Recorder(base, "all", path=target)
+        recorder = scenario.Recorder(base, "all", path=target, redact=config.redact)
     if args.dry_run:
         executable: str | None = None
         if replay is None and settings.ai_cmd is not None:

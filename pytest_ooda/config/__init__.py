@@ -30,6 +30,7 @@ from pytest_ooda.config.model import (
     LoopSettings,
     Procedure,
     Provenance,
+    RedactSettings,
     RunSettings,
 )
 from pytest_ooda.config.run_settings import resolve_run_settings
@@ -65,6 +66,7 @@ __all__ = [
     "LoopSettings",
     "Procedure",
     "Provenance",
+    "RedactSettings",
     "RunSettings",
     "check_config_file",
     "display_path",

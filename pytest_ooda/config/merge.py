@@ -7,7 +7,14 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._util import did_you_mean, display_path
-from pytest_ooda.config.model import Config, Location, LoopSettings, Procedure, Provenance
+from pytest_ooda.config.model import (
+    Config,
+    Location,
+    LoopSettings,
+    Procedure,
+    Provenance,
+    RedactSettings,
+)
 from pytest_ooda.config.parse import Layer, RawProcedure, Setting
 from pytest_ooda.config.schema import BUILTIN_ALIASES, LOOP_DEFAULTS, LOOP_KEYS
 from pytest_ooda.errors import ConfigError, ConfigWarning
@@ -126,5 +133,9 @@ def merge_layers(
         files=tuple(layer.path for layer in layers),
         warnings=tuple(warnings),
         lint=MappingProxyType({rule: s.value for rule, s in lint.items()}),
+        redact=RedactSettings(
+            patterns=tuple(p for layer in layers for p in layer.redact.patterns),
+            env=tuple(name for layer in layers for name in layer.redact.env),
+        ),
         locations=MappingProxyType(locations),
     )

@@ -160,6 +160,15 @@ class LoopSettings:
 
 
 @dataclass(frozen=True)
+class RedactSettings:
+    """A config's ``redact:`` section: more regular expressions to redact, and more
+    environment variables whose values are secrets (beyond the built-in rules)."""
+
+    patterns: tuple[str, ...] = ()
+    env: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Config:
     """The merged configuration of every tier."""
 
@@ -170,6 +179,8 @@ class Config:
     files: tuple[Path, ...]
     warnings: tuple[ConfigWarning, ...]
     lint: Mapping[str, str]
+    #: Every file's ``redact:`` section, merged (lists concatenated).
+    redact: RedactSettings = field(default_factory=RedactSettings)
     #: Where each setting read from a file was written (its key), keyed like
     #: ``provenance``: ``"loop.ai_cmd"``, ``"aliases.claude"``, ``"lint.OODA201"``,
     #: ``"procedures.build.observe"``. Tools that point at a setting (lint) use these

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -11,7 +12,13 @@ from typing import TYPE_CHECKING, Any
 from pytest_ooda import fragments
 from pytest_ooda._types import PHASES
 from pytest_ooda._util import did_you_mean, display_path, type_name
-from pytest_ooda.config.model import ApiSettings, FragmentAction, Location, Provenance
+from pytest_ooda.config.model import (
+    ApiSettings,
+    FragmentAction,
+    Location,
+    Provenance,
+    RedactSettings,
+)
 from pytest_ooda.config.schema import (
     _LINT_RULE,
     _LOOP_CHECKS,
@@ -25,6 +32,7 @@ from pytest_ooda.config.schema import (
     LINT_SEVERITIES,
     LOOP_KEYS,
     PROCEDURE_KEYS,
+    REDACT_KEYS,
     TOP_LEVEL_KEYS,
     _check_choice,
     _check_command,
@@ -76,6 +84,7 @@ class Layer:
     aliases: dict[str, Setting] = field(default_factory=dict)
     procedures: dict[str, RawProcedure] = field(default_factory=dict)
     lint: dict[str, Setting] = field(default_factory=dict)
+    redact: RedactSettings = field(default_factory=RedactSettings)
     warnings: list[ConfigWarning] = field(default_factory=list)
 
 
@@ -160,6 +169,8 @@ class FileParser:
             )
         if document.get("lint") is not None:
             layer.lint = self.parse_lint(document["lint"], value_mark(document, "lint"))
+        if document.get("redact") is not None:
+            layer.redact = self.parse_redact(document["redact"], value_mark(document, "redact"))
         if document.get("procedures") is not None:
             procs = self.expect_mapping(
                 document["procedures"], value_mark(document, "procedures"), "procedures"
@@ -190,6 +201,39 @@ class FileParser:
             raise self.error(
                 f"{where}: expected {exc.expected}, got {type_name(value)}", mark
             ) from None
+
+    def parse_redact(self, value: Any, mark: Mark) -> RedactSettings:
+        section = self.expect_mapping(value, mark, "redact")
+        self.check_keys(section, REDACT_KEYS, "redact")
+        lists: dict[str, tuple[str, ...]] = {}
+        for key in REDACT_KEYS:
+            items = section.get(key)
+            if items is None:
+                continue
+            where = f"redact.{key}"
+            if not isinstance(items, YamlSequence):
+                raise self.error(
+                    f"{where}: expected a list of strings, got {type_name(items)}",
+                    value_mark(section, key),
+                )
+            for index, item in enumerate(items):
+                item_mark = items.item_marks[index]
+                if not isinstance(item, str) or not item:
+                    raise self.error(
+                        f"{where}[{index}]: expected a non-empty string, got {type_name(item)}",
+                        item_mark,
+                    )
+                if key == "patterns":
+                    try:
+                        re.compile(item)
+                    except re.error as exc:
+                        raise self.error(
+                            f"{where}[{index}]: not a regular expression: {exc}",
+                            item_mark,
+                            "Python `re` syntax; quote the pattern in YAML",
+                        ) from None
+            lists[key] = tuple(items)
+        return RedactSettings(**lists)
 
     def parse_aliases(self, value: Any, mark: Mark) -> dict[str, Setting]:
         aliases = self.expect_mapping(value, mark, "ai_cmd_aliases")

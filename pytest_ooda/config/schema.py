@@ -41,7 +41,8 @@ BUILTIN_ALIASES: Mapping[str, str] = MappingProxyType(
 LINT_SEVERITIES = SEVERITY_LEVELS
 API_PROVIDERS = ("anthropic", "openai")
 
-TOP_LEVEL_KEYS = ("loop", "ai_cmd_aliases", "procedures", "lint")
+TOP_LEVEL_KEYS = ("loop", "ai_cmd_aliases", "procedures", "lint", "redact")
+REDACT_KEYS = ("patterns", "env")
 LOOP_KEYS = (
     "iteration_mode",
     "default_max_iterations",

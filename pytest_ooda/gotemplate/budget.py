@@ -8,7 +8,8 @@ above what any real fragment needs; ``OODA_TEMPLATE_MAX_STEPS``,
 ``render(..., limits=Limits(...))`` for one call.
 
 Steps are counted where work can multiply: one per ``range`` element, a hundred per
-``{{template}}`` call (which costs about that much more), and a printf's padding counts toward the output limit before it is built.
+``{{template}}`` call (which costs about that much more); a printf's padding counts
+toward the output limit before it is built.
 """
 
 from __future__ import annotations

@@ -386,7 +386,7 @@ def run_live(
     scenario = load_for(procedure, path)
     config = load_config(collected, cwd=settings.rootpath)
     ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
-    recorder = Recorder(scenario, settings.record_mode, env=os.environ)
+    recorder = Recorder(scenario, settings.record_mode, env=os.environ, redact=config.redact)
     outcome = LiveOutcome(scenario=scenario.label)
     with tempfile.TemporaryDirectory(prefix="ooda-live-") as tmp:
         workdir = copy_workspace(
@@ -436,5 +436,9 @@ def run_live(
         if recorder.skipped_reason:
             outcome.report += f"\n\n  not recorded: {recorder.skipped_reason}"
         # Live output lands in CI logs: redact it like a recording.
-        outcome.report = Redactor(os.environ)(outcome.report)
+        outcome.report = Redactor(
+            os.environ,
+            extra_patterns=config.redact.patterns,
+            extra_env_names=config.redact.env,
+        )(outcome.report)
     return outcome

@@ -16,6 +16,7 @@ from pytest_ooda.workspace import WorkspaceChanges
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from pytest_ooda.config import RedactSettings
     from pytest_ooda.loop import LoopResult
 
 
@@ -88,12 +89,14 @@ class Recorder:
         *,
         path: str | Path | None = None,
         env: Mapping[str, str] | None = None,
+        redact: RedactSettings | None = None,
     ) -> None:
         needs_recording(mode, scenario)  # validates the mode
         self.scenario = scenario
         self.mode = mode
         self.path = Path(path) if path is not None else scenario.path
         self.env = env
+        self.redact = redact
         self.skipped_reason: str | None = None
         self.changes: WorkspaceChanges | None = None
 
@@ -122,4 +125,4 @@ class Recorder:
         files = self.changes.iterations if self.changes is not None else None
         recorded = scenario_from_result(self.scenario, result, files=files)
         self.skipped_reason = None
-        return save_scenario(recorded, self.path, env=self.env)
+        return save_scenario(recorded, self.path, env=self.env, redact=self.redact)

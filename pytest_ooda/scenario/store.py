@@ -20,6 +20,7 @@ from pytest_ooda.redact import Redactor
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from pytest_ooda.config import RedactSettings
     from pytest_ooda.scenario.model import Scenario
 
 
@@ -58,17 +59,24 @@ def dump_scenario(scenario: Scenario) -> str:
     )
 
 
-def redact_scenario(scenario: Scenario, env: Mapping[str, str] | None = None) -> Scenario:
-    """``scenario`` with secrets in outputs, prompts and file changes replaced."""
-    redactor = Redactor(env)
+def redact_scenario(
+    scenario: Scenario,
+    env: Mapping[str, str] | None = None,
+    redact: RedactSettings | None = None,
+) -> Scenario:
+    """``scenario`` with secrets in outputs, prompts, file changes and file names
+    replaced (``redact`` adds a config's own patterns and variable names)."""
+    redactor = Redactor(
+        env,
+        extra_patterns=redact.patterns if redact is not None else (),
+        extra_env_names=redact.env if redact is not None else (),
+    )
     iterations = tuple(
         replace(
             it,
             output=redactor(it.output),
             prompt=redactor(it.prompt) if it.prompt is not None else None,
-            files=MappingProxyType(
-                {k: (redactor(v) if v is not None else None) for k, v in it.files.items()}
-            ),
+            files=MappingProxyType(_redacted_files(redactor, it.files)),
         )
         for it in scenario.iterations
     )
@@ -76,14 +84,32 @@ def redact_scenario(scenario: Scenario, env: Mapping[str, str] | None = None) ->
     return replace(scenario, iterations=iterations, context=context)
 
 
+def _redacted_files(redactor: Redactor, files: Mapping[str, str | None]) -> dict[str, str | None]:
+    """File changes with secrets redacted in names and contents; two names that redact
+    to the same one stay apart (``<redacted>``, ``<redacted>~2`` …)."""
+    out: dict[str, str | None] = {}
+    for name, text in files.items():
+        shown = redactor.path(name)
+        unique, count = shown, 1
+        while unique in out:
+            count += 1
+            unique = f"{shown}~{count}"
+        out[unique] = redactor(text) if text is not None else None
+    return out
+
+
 def save_scenario(
-    scenario: Scenario, path: str | Path | None = None, *, env: Mapping[str, str] | None = None
+    scenario: Scenario,
+    path: str | Path | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    redact: RedactSettings | None = None,
 ) -> Path:
     """Redact, serialise and atomically write ``scenario`` (to ``scenario.path`` by default)."""
     target = Path(path) if path is not None else scenario.path
     if target is None:
         raise ScenarioError(f"scenario {scenario.label!r} has no path to save to")
-    text = dump_scenario(redact_scenario(scenario, env))
+    text = dump_scenario(redact_scenario(scenario, env, redact))
     try:
         atomic_write_text(target, text)
     except OSError as exc:

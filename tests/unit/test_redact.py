@@ -1,0 +1,251 @@
+"""Secrets never reach a file we write: 30+ realistic fake secrets planted in every
+channel a recording has (output, prompt, context, file contents, file names, the
+environment) and none survives. The values are assembled at run time from pieces, so
+no secret-shaped literal sits in the repository."""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+import subprocess
+import sys
+import textwrap
+from typing import TYPE_CHECKING
+
+import pytest
+
+from pytest_ooda.config import RedactSettings
+from pytest_ooda.redact import REDACTED, Redactor, is_secret_name
+from pytest_ooda.scenario import Scenario, ScenarioIteration, save_scenario
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+_RNG = random.Random(20261124)
+
+
+def _chars(n: int, alphabet: str = string.ascii_letters + string.digits) -> str:
+    return "".join(_RNG.choice(alphabet) for _ in range(n))
+
+
+UPPER = string.ascii_uppercase + string.digits
+LOWER = string.ascii_lowercase + string.digits
+B64 = string.ascii_letters + string.digits + "+/"
+URLSAFE = string.ascii_letters + string.digits + "-_"
+
+
+def _jwt() -> str:
+    return (
+        "eyJ" + _chars(30, URLSAFE) + "." + "eyJ" + _chars(40, URLSAFE) + "." + _chars(43, URLSAFE)
+    )
+
+
+def _pem(kind: str) -> str:
+    body = "\n".join(_chars(64, B64) for _ in range(6))
+    return f"-----BEGIN {kind}PRIVATE KEY-----\n{body}\n-----END {kind}PRIVATE KEY-----"
+
+
+#: (what it is, the text that carries it, the secret part that must disappear)
+PLANTED: list[tuple[str, str, str]] = []
+
+
+def _plant(kind: str, carrier: str, secret: str) -> None:
+    PLANTED.append((kind, carrier.replace("{}", secret), secret))
+
+
+_plant("aws access key id", "key id {}", "AKIA" + _chars(16, UPPER))
+_plant("aws session key id", "session {}", "ASIA" + _chars(16, UPPER))
+_plant("aws secret key", "aws_secret_access_key = {}", _chars(40, B64))
+_plant("aws secret key quoted", 'AWS_SECRET_ACCESS_KEY: "{}"', _chars(40, B64))
+_plant("slack bot token", "token {}", "xoxb-" + "12345678901-" + _chars(24, LOWER))
+_plant(
+    "slack webhook",
+    "posting to {}",
+    "https://hooks.slack.com/services/T"
+    + _chars(10, UPPER)
+    + "/B"
+    + _chars(10, UPPER)
+    + "/"
+    + _chars(24),
+)
+_plant("jwt", "id_token={}", _jwt())
+_plant("pem rsa key", "key:\n{}\n", _pem("RSA "))
+_plant("pem pkcs8 key", "{}", _pem(""))
+_plant("openssh key", "{}", _pem("OPENSSH "))
+_plant("basic auth header", "Authorization: Basic {}", _chars(28, B64) + "==")
+_plant("bearer header", "Authorization: Bearer {}", _chars(40, URLSAFE))
+_plant("postgres url password", "postgres://admin:{}@db.internal:5432/app", _chars(14))
+_plant("https url password", "https://deploy:{}@git.example.org/repo.git", _chars(16))
+_plant("stripe live key", "stripe {}", "sk_live_" + _chars(32))
+_plant("stripe restricted key", "stripe {}", "rk_live_" + _chars(32))
+_plant("hugging face token", "HF {}", "hf_" + _chars(34))
+_plant("npm token", "//registry.npmjs.org/:_authToken={}", "npm_" + _chars(36))
+_plant("gitlab token", "gitlab {}", "glpat-" + _chars(20, URLSAFE))
+_plant("github classic token", "gh {}", "ghp_" + _chars(36))
+_plant("github fine-grained token", "gh {}", "github_pat_" + _chars(22) + "_" + _chars(59))
+_plant("anthropic key", "ANTHROPIC key {}", "sk-ant-api03-" + _chars(40, URLSAFE))
+_plant("google api key", "maps {}", "AIza" + _chars(35, URLSAFE))
+_plant("sendgrid key", "mail {}", "SG." + _chars(22, URLSAFE) + "." + _chars(43, URLSAFE))
+_plant("twilio key", "twilio {}", "SK" + _chars(32, string.ascii_lowercase + string.digits))
+_plant("telegram bot token", "bot {}", "123456789:" + _chars(35, URLSAFE))
+_plant("password keyword", 'password = "{}"', _chars(18))
+_plant("api key keyword", 'api_key: "{}"', _chars(32))
+_plant("client secret keyword", 'client_secret="{}"', _chars(24))
+_plant("azure storage key", "AccountKey={}", _chars(86, B64) + "==")
+_plant("mailchimp key", "mc {}", _chars(32, string.ascii_lowercase + string.digits) + "-us12")
+_plant("pypi token", "pypi {}", "pypi-AgEIcHlwaS5vcmc" + _chars(80, URLSAFE))
+
+#: Environment variables whose values are secrets by name only (no recognisable shape).
+ENV_SECRETS = {
+    "DB_PASSWD": _chars(12),
+    "SENTRY_DSN": "https://" + _chars(32, LOWER) + "@o1.ingest.sentry.io/42",
+    "GH_PAT": _chars(30),
+    "MY_SERVICE_CREDENTIALS": _chars(20),
+    "PROXY_AUTH": _chars(16),
+    "SMTP_PWD": _chars(10),
+}
+
+ORDINARY = textwrap.dedent(
+    """\
+    Ran `python -m pytest -q`: 12 passed, 1 failed in 3.2s.
+    Commit 3f9c2b1d7e5a4c6b8d0f2e4a6c8b0d2f4e6a8c0b touched src/app.py:14.
+    The config key `max_iterations` is 5; PATH=/usr/local/bin:/usr/bin.
+    <promise>SUCCESS</promise>
+    """
+)
+
+
+def test_at_least_thirty_kinds_are_planted() -> None:
+    assert len(PLANTED) + len(ENV_SECRETS) >= 30
+    assert len({kind for kind, _, _ in PLANTED}) == len(PLANTED)
+
+
+@pytest.mark.parametrize(("kind", "carrier", "secret"), PLANTED, ids=[p[0] for p in PLANTED])
+def test_each_planted_secret_is_redacted(kind: str, carrier: str, secret: str) -> None:
+    redacted = Redactor({})(f"before\n{carrier}\nafter")
+    assert secret not in redacted
+    assert REDACTED in redacted
+    assert redacted.startswith("before\n")
+    assert redacted.endswith("\nafter")
+
+
+def test_environment_secrets_are_redacted_by_their_names() -> None:
+    redactor = Redactor(ENV_SECRETS)
+    text = "\n".join(f"value of {name}: {value}" for name, value in ENV_SECRETS.items())
+    redacted = redactor(text)
+    for value in ENV_SECRETS.values():
+        assert value not in redacted
+
+
+def test_ordinary_text_is_left_alone() -> None:
+    env = {"PATH": "/usr/local/bin:/usr/bin", "PWD": "/work/project", "HOME": "/home/me"}
+    assert Redactor(env)(ORDINARY) == ORDINARY
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        ("GH_PAT", True),
+        ("DB_PASSWD", True),
+        ("SENTRY_DSN", True),
+        ("AWS_SECRET_ACCESS_KEY", True),
+        ("PROXY_AUTH", True),
+        ("PATH", False),
+        ("PWD", False),
+        ("GIT_AUTHOR_NAME", False),
+        ("SSH_AUTH_SOCK", False),
+    ],
+)
+def test_secret_names(name: str, secret: bool) -> None:
+    assert is_secret_name(name) is secret
+
+
+def test_config_patterns_and_names_extend_the_rules() -> None:
+    redactor = Redactor(
+        {"INTERNAL_ID": "corp-7731-zeta"},
+        extra_patterns=[r"ACME-[0-9]{6}"],
+        extra_env_names=["INTERNAL_ID"],
+    )
+    redacted = redactor("ticket ACME-123456 for corp-7731-zeta")
+    assert redacted == f"ticket {REDACTED} for {REDACTED}"
+
+
+def test_no_planted_secret_reaches_a_saved_recording(tmp_path: Path) -> None:
+    secrets = [secret for _, _, secret in PLANTED] + list(ENV_SECRETS.values())
+    carriers = [carrier for _, carrier, _ in PLANTED]
+    half = len(carriers) // 2
+    iterations = (
+        ScenarioIteration(
+            output="\n".join(carriers[:half]),
+            prompt="\n".join(carriers[half:]),
+            files={
+                "notes/secrets.txt": "\n".join(carriers),
+                "ghp_" + PLANTED[19][2][4:] + ".txt": "a token as a file name",
+                "config/env.txt": "\n".join(f"{k}={v}" for k, v in ENV_SECRETS.items()),
+            },
+        ),
+    )
+    scenario = Scenario(
+        procedure="p",
+        name="leak",
+        path=tmp_path / "leak.yml",
+        context=(carriers[0], ENV_SECRETS["GH_PAT"]),
+        iterations=iterations,
+    )
+    written = save_scenario(
+        scenario, env=ENV_SECRETS, redact=RedactSettings(patterns=(r"ACME-\d+",))
+    )
+    text = written.read_text(encoding="utf-8")
+    survivors = [secret for secret in secrets if secret in text]
+    assert survivors == []
+    assert "notes/secrets.txt" in text  # ordinary names stay
+    assert "a token as a file name" in text  # the file is kept under a redacted name
+
+
+AGENT = """\
+import json, os, pathlib, sys
+sys.stdin.read()
+plan = json.loads(pathlib.Path(sys.argv[1]).read_text())
+for name, text in plan["files"].items():
+    path = pathlib.Path(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+print(plan["output"])
+print("<promise>SUCCESS</promise>")
+"""
+
+
+def test_ooda_run_record_keeps_no_secret_from_any_channel(tmp_path: Path) -> None:
+    carriers = [carrier for _, carrier, _ in PLANTED]
+    plan = {
+        "output": "\n".join(carriers) + "\n" + "\n".join(ENV_SECRETS.values()),
+        "files": {
+            "leak.txt": "\n".join(carriers),
+            "ghp_" + PLANTED[19][2][4:]: "file named after a token",
+            "env.txt": "\n".join(ENV_SECRETS.values()),
+        },
+    }
+    (tmp_path / "plan.json").write_text(json.dumps(plan))
+    (tmp_path / "agent.py").write_text(AGENT)
+    (tmp_path / "ooda-config.yml").write_text(
+        "procedures:\n  p:\n    act:\n      - content: 'Do it. Context follows.'\n"
+    )
+    env = {"PATH": "/usr/bin:/bin", **ENV_SECRETS, "OODA_CONFIG_HOME": str(tmp_path / "none")}
+    ai_cmd = f"{sys.executable} {tmp_path / 'agent.py'} {tmp_path / 'plan.json'}"
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_ooda", "run", "p", "--ai-cmd", ai_cmd,
+         "--record", "rec.yml", "--context", carriers[3], "--quiet"],
+        cwd=tmp_path,
+        env={**env, "PYTHONPATH": ":".join(sys.path)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    text = (tmp_path / "rec.yml").read_text(encoding="utf-8")
+    secrets = [secret for _, _, secret in PLANTED] + list(ENV_SECRETS.values())
+    assert [secret for secret in secrets if secret in text] == []
+    assert "leak.txt" in text
+    assert "file named after a token" in text
