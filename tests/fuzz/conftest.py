@@ -1,0 +1,8 @@
+"""Lets the fuzz tests import their shared generator module (``fuzzing``)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
