@@ -180,3 +180,31 @@ def test_misuse_is_reported_at_the_test_line_without_plugin_frames(project: Proj
         ]
     )
     assert "pytest_ooda/" not in result.stdout.str()
+
+
+def test_fixture_types_are_exported_for_annotations(project: Project) -> None:
+    project.write(
+        "test_typed.py",
+        "from pytest_ooda import HttpAIStub, LoopResult, Runner, ScriptFactory, "
+        "WorkspaceFactory\n"
+        "from pytest_ooda.plugin import Runner as PluginRunner\n\n"
+        "def test_typed(ooda_runner: Runner, ooda_script: ScriptFactory,\n"
+        "               ooda_workspace: WorkspaceFactory, ooda_http_ai: HttpAIStub) -> None:\n"
+        "    assert isinstance(ooda_runner, Runner) and Runner is PluginRunner\n"
+        "    assert isinstance(ooda_script, ScriptFactory)\n"
+        "    assert isinstance(ooda_workspace, WorkspaceFactory)\n"
+        "    assert isinstance(ooda_http_ai, HttpAIStub)\n"
+        "    result: LoopResult = ooda_runner.run(\n"
+        "        'greet', ai=ooda_script(['<promise>SUCCESS</promise>']))\n"
+        "    result.assert_status('success', iterations=1)\n",
+    )
+    result = project.run("test_typed.py")
+    result.assert_outcomes(passed=1)
+
+
+def test_every_warning_is_an_ooda_warning(project: Project) -> None:
+    config = (project.path / "ooda-config.yml").read_text()
+    project.write("ooda-config.yml", config + "extra_key: 1\n")
+    result = project.run("-k", "config and not prompt", "-W", "error::pytest_ooda.OodaWarning")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*LintWarning (an error under -W / filterwarnings)*extra_key*"])
