@@ -40,11 +40,12 @@ FAILURE_SIGNAL = "<promise>FAILURE</promise>"
 IterationMode = Literal["max-iterations", "unlimited"]
 ITERATION_MODES: tuple[IterationMode, ...] = get_args(IterationMode)
 
-#: When live runs write their transcript into the scenario file.
+#: When live runs write their transcript into the scenario file (the default first).
 RecordMode = Literal["none", "once", "new", "all"]
 RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
 
-#: What a replay does when the recorded prompt differs from the current one.
+#: What a replay does when the recorded prompt differs from the current one (the default
+#: first).
 DriftMode = Literal["fail", "warn", "ignore"]
 DRIFT_MODES: tuple[DriftMode, ...] = get_args(DriftMode)
 

@@ -21,6 +21,9 @@ from pytest_ooda.errors import OodaError
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+#: The vocabularies list their default first.
+DEFAULT_RECORD_MODE: RecordMode = RECORD_MODES[0]
+DEFAULT_DRIFT: DriftMode = DRIFT_MODES[0]
 #: Procedure config and scenario files are YAML.
 SCENARIO_SUFFIXES = (".yml", ".yaml")
 
@@ -114,8 +117,8 @@ class PluginSettings:
     builtin: bool = False
     ai_cmd: str | None = None
     ai_cmd_alias: str | None = None
-    record_mode: RecordMode = "none"
-    drift: DriftMode = "fail"
+    record_mode: RecordMode = DEFAULT_RECORD_MODE
+    drift: DriftMode = DEFAULT_DRIFT
     fragment_coverage: bool = False
     lint_severity: tuple[str, ...] = ()
     procedure_files: tuple[str, ...] = ()
@@ -155,8 +158,8 @@ class PluginSettings:
             builtin=bool(values.get("builtin")),
             ai_cmd=values.get("ai_cmd"),
             ai_cmd_alias=values.get("ai_cmd_alias"),
-            record_mode=values.get("record_mode") or "none",
-            drift=values.get("drift") or "fail",
+            record_mode=values.get("record_mode") or DEFAULT_RECORD_MODE,
+            drift=values.get("drift") or DEFAULT_DRIFT,
             fragment_coverage=bool(values.get("fragment_coverage")),
             lint_severity=_lint_severity(values.get("lint_severity"), labels["lint_severity"]),
             procedure_files=procedure_files,
@@ -296,14 +299,14 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "record live runs into scenario files: none (default), once (only scenarios "
         "with no iterations), new (also drifted ones), all",
         choices=RECORD_MODES,
-        default="none",
+        default=DEFAULT_RECORD_MODE,
     ),
     OptionSpec(
         "drift",
         "when a scenario's recorded prompt differs from the current one: fail "
         "(default), warn or ignore",
         choices=DRIFT_MODES,
-        default="fail",
+        default=DEFAULT_DRIFT,
     ),
     OptionSpec(
         "fragment_coverage",
