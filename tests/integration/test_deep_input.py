@@ -92,3 +92,16 @@ def test_scenario_loading_raises_a_scenario_error(tmp_path: Path) -> None:
     path.write_text("procedure: p\niterations:\n  - output: " + "[" * 500 + "]" * 500 + "\n")
     with pytest.raises(ScenarioError, match="nesting deeper"):
         load_scenario(path)
+
+
+def test_pytest_collection_reports_a_deep_config_as_one_located_failure(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(
+        ".yml", **{"ooda-config": "procedures:\n  p:\n    act: " + "[" * 60_000 + "]" * 60_000}
+    )
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*ooda-config.yml:3:*: nesting deeper than 100 levels*"])
+    assert "INTERNALERROR" not in result.stdout.str()
+    assert "Traceback" not in result.stdout.str()
