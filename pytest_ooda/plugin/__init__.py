@@ -19,7 +19,12 @@ import pytest
 
 from pytest_ooda.errors import OodaError
 from pytest_ooda.plugin.options import OPTIONS, PluginSettings, keep_default_off_md
-from pytest_ooda.plugin.state import PLUGIN_STATE, SKIP_AT_ITEM, PluginState
+from pytest_ooda.plugin.state import (
+    PLUGIN_STATE,
+    SKIP_AT_ITEM,
+    PluginState,
+    deselect_unrequested_live,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterator
@@ -96,13 +101,13 @@ def pytest_collection_modifyitems(
     # tryfirst: the built-ins must be in the list before -k/-m deselection and before
     # syrupy records the collected items.
     state = config.stash[PLUGIN_STATE]
-    if not state.collected_files and not state.settings.builtin:
-        return
-    from pytest_ooda.plugin import session as hooks
+    if state.collected_files or state.settings.builtin:
+        from pytest_ooda.plugin import session as hooks
 
-    hooks.add_builtin_items(session, items)
-    hooks.warn_orphan_scenarios(config, items)
-    hooks.deselect_unrequested_live(config, items)
+        hooks.add_builtin_items(session, items)
+        hooks.warn_orphan_scenarios(config, items)
+    # Also the user's own `@pytest.mark.live` tests, with or without procedure files.
+    deselect_unrequested_live(config, items)
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -5,7 +5,6 @@ cleaning up when the session ends."""
 from __future__ import annotations
 
 import os
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -98,22 +97,6 @@ def warn_orphan_scenarios(config: pytest.Config, items: Iterable[pytest.Item]) -
                 files[0],
                 1,
             )
-
-
-def _mentions_live(markexpr: str) -> bool:
-    return "live" in re.findall(r"[\w.-]+", markexpr or "")
-
-
-def deselect_unrequested_live(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``live``-marked items run only when ``-m`` names the ``live`` marker."""
-    if _mentions_live(str(config.getoption("markexpr", "") or "")):
-        return
-    keep = [item for item in items if item.get_closest_marker("live") is None]
-    if len(keep) == len(items):
-        return
-    dropped = [item for item in items if item.get_closest_marker("live") is not None]
-    config.hook.pytest_deselected(items=dropped)
-    items[:] = keep
 
 
 def prune_snapshot_dirs(config: pytest.Config) -> None:

@@ -6,6 +6,7 @@ session's settings from here, so none of them needs another.
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -115,3 +116,19 @@ def builtin_config_path() -> Path:
     from pytest_ooda.fragments import builtin_root
 
     return builtin_root() / "procedures" / "builtin.yml"
+
+
+def mentions_live(markexpr: str) -> bool:
+    return "live" in re.findall(r"[\w.-]+", markexpr or "")
+
+
+def deselect_unrequested_live(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """``live``-marked items run only when ``-m`` names the ``live`` marker."""
+    if mentions_live(str(config.getoption("markexpr", "") or "")):
+        return
+    keep = [item for item in items if item.get_closest_marker("live") is None]
+    if len(keep) == len(items):
+        return
+    dropped = [item for item in items if item.get_closest_marker("live") is not None]
+    config.hook.pytest_deselected(items=dropped)
+    items[:] = keep

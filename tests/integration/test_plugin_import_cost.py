@@ -59,3 +59,14 @@ def test_a_procedure_file_loads_the_library(pytester: pytest.Pytester) -> None:
     )
     modules = _imported(pytester, "--collect-only")
     assert {"pytest_ooda.config", "pytest_ooda.plugin.nodes", "yaml"} <= modules
+
+
+def test_own_live_tests_are_deselected_in_a_plain_project(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(
+        "import pytest\n\n"
+        "@pytest.mark.live\ndef test_agent():\n    raise AssertionError('ran')\n\n"
+        "def test_plain():\n    pass\n"
+    )
+    pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1, deselected=1)
+    selected = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-m", "live")
+    selected.assert_outcomes(failed=1, deselected=1)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_ooda.plugin.options import PluginSettings, _glob_regex
-from pytest_ooda.plugin.session import _mentions_live
+from pytest_ooda.plugin.state import mentions_live
 
 
 @pytest.mark.parametrize(
@@ -73,8 +73,8 @@ def test_ini_paths_are_relative_to_the_ini_file(tmp_path: Path) -> None:
         ("slow", False),
     ],
 )
-def test_mentions_live(expr: str, expected: bool) -> None:
-    assert _mentions_live(expr) is expected
+def testmentions_live(expr: str, expected: bool) -> None:
+    assert mentions_live(expr) is expected
 
 
 @pytest.mark.parametrize(
