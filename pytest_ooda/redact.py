@@ -23,6 +23,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -96,10 +97,17 @@ def _detectors() -> tuple[
     """detect-secrets' regex denylists — those applied to whole texts, and the
     ``name = value`` ones (slow, keyword-led) applied to lines naming a secret-ish word —
     and its line-based plugins (keyword, base64 entropy), built once."""
-    from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-    from detect_secrets.plugins.base import RegexBasedDetector
-    from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
-    from detect_secrets.plugins.keyword import KeywordDetector
+    # detect-secrets turns on logging.captureWarnings when imported, which would send
+    # every later warning (a pytest session's included) to the log instead of where it
+    # was going; the previous handler is put back.
+    showwarning = warnings.showwarning
+    try:
+        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
+        from detect_secrets.plugins.base import RegexBasedDetector
+        from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
+        from detect_secrets.plugins.keyword import KeywordDetector
+    finally:
+        warnings.showwarning = showwarning
 
     whole: list[re.Pattern[str]] = []
     keyed: list[re.Pattern[str]] = []

@@ -25,6 +25,7 @@ from pytest_ooda._types import PHASES, PROMPT_PARTS
 from pytest_ooda._util import display_path
 from pytest_ooda.errors import LintWarning, NoAICommandError, OodaError, ScenarioError
 from pytest_ooda.plugin import report
+from pytest_ooda.plugin import snapshot as prompt_snapshot
 from pytest_ooda.plugin.options import SCENARIO_SUFFIXES
 from pytest_ooda.plugin.report import ItemFailure
 from pytest_ooda.plugin.snapshot import PromptSnapshotExtension, safe_name
@@ -315,14 +316,13 @@ class PromptItem(pytest.Function):
             if recorded == mapped.text:
                 return
         else:
-            assertion = snapshot.use_extension(PromptSnapshotExtension)  # type: ignore[attr-defined]
-            if assertion == mapped.text:
+            comparison = prompt_snapshot.compare(snapshot, mapped.text)
+            if comparison.matched:
                 return
-            execution = assertion.executions[assertion.num_executions - 1]
-            if execution.exception is not None and execution.recalled_data is None:
+            if comparison.read_failed:
                 # syrupy swallows a failed read and would look like "no snapshot yet".
                 _read_text(self.snapshot_path(), self.config.rootpath)
-            recorded = execution.recalled_data
+            recorded = comparison.recorded
         raise ItemFailure(
             report.format_prompt_mismatch(
                 procedure=self.procedure_node.name,
@@ -352,9 +352,7 @@ class PromptItem(pytest.Function):
         except ItemFailure:
             return
         if recorded is not None:
-            assertion = snapshot.use_extension(PromptSnapshotExtension)
-            # Equal by construction, so nothing is written and nothing fails here.
-            assertion == recorded  # noqa: B015
+            prompt_snapshot.keep(snapshot, recorded)
 
     @property
     def procedure_node(self) -> ProcedureNode:

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import functools
 import unicodedata
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from syrupy.data import Snapshot, SnapshotCollection, SnapshotCollections
@@ -258,6 +259,42 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         if not isinstance(data, str):
             raise TypeError(f"prompt snapshots are text, got {type(data).__name__}")
         return data
+
+
+# -- the adapter: the only code that touches syrupy's assertion object -----------------
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """How a composed prompt compared with its stored snapshot: ``recorded`` is what was
+    stored (``None`` when there is none yet); ``read_failed`` when a stored file exists
+    but could not be read (syrupy reports that as "no snapshot")."""
+
+    matched: bool
+    recorded: str | None = None
+    read_failed: bool = False
+
+
+def compare(snapshot: Any, text: str) -> Comparison:
+    """Assert ``text`` against ``snapshot`` (syrupy's fixture) with our extension;
+    under ``--snapshot-update`` a mismatch rewrites the file, as syrupy does."""
+    assertion = snapshot.use_extension(PromptSnapshotExtension)
+    if assertion == text:
+        return Comparison(matched=True, recorded=text)
+    execution = assertion.executions[assertion.num_executions - 1]
+    recalled = execution.recalled_data
+    return Comparison(
+        matched=False,
+        recorded=recalled if isinstance(recalled, str) else None,
+        read_failed=execution.exception is not None and recalled is None,
+    )
+
+
+def keep(snapshot: Any, recorded: str) -> None:
+    """Mark a stored snapshot as used without changing it (equal by construction, so
+    nothing is written and nothing fails)."""
+    assertion = snapshot.use_extension(PromptSnapshotExtension)
+    assertion == recorded  # noqa: B015
 
 
 def _explicit_dir(test_location: PyTestLocation) -> Path | None:

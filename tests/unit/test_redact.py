@@ -249,3 +249,19 @@ def test_ooda_run_record_keeps_no_secret_from_any_channel(tmp_path: Path) -> Non
     assert [secret for secret in secrets if secret in text] == []
     assert "leak.txt" in text
     assert "file named after a token" in text
+
+
+def test_loading_the_detectors_leaves_warnings_where_they_were() -> None:
+    # detect-secrets turns on logging.captureWarnings at import; a pytest session's
+    # warnings summary must keep receiving warnings after a recording is redacted.
+    import subprocess as sp
+
+    code = (
+        "import warnings\n"
+        "before = warnings.showwarning\n"
+        "from pytest_ooda.redact import Redactor\n"
+        "Redactor({})('password = \"abcdefgh12345\"')\n"
+        "print(warnings.showwarning is before)\n"
+    )
+    done = sp.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "True"
