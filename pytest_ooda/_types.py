@@ -65,6 +65,17 @@ SEVERITY_LEVELS: tuple[SeverityLevel, ...] = get_args(SeverityLevel)
 Tier = Literal["cli", "env", "workspace", "global", "builtin", "default"]
 TIERS: tuple[Tier, ...] = get_args(Tier)
 
+#: How an AI command's stdout is read: plain text, or an agent CLI's machine-readable
+#: report (Claude Code ``--output-format json`` / ``stream-json --verbose``, Codex
+#: ``exec --json``).
+AiOutput = Literal["text", "claude-json", "claude-stream-json", "codex-json"]
+AI_OUTPUTS: tuple[AiOutput, ...] = get_args(AiOutput)
+
+#: How the assembled prompt is laid out: pytest-ooda's own format (the default) or
+#: rooda's, byte for byte.
+PromptFormat = Literal["ooda", "rooda"]
+PROMPT_FORMATS: tuple[PromptFormat, ...] = get_args(PromptFormat)
+
 #: Words accepted for a boolean in ini keys, environment variables and option values.
 TRUE_WORDS: frozenset[str] = frozenset({"1", "true", "yes", "y", "on"})
 FALSE_WORDS: frozenset[str] = frozenset({"0", "false", "no", "n", "off", ""})
@@ -81,6 +92,7 @@ def parse_bool(text: str) -> bool | None:
 
 
 __all__ = [
+    "AI_OUTPUTS",
     "DRIFT_MODES",
     "EXIT_CODES",
     "FAILURE_SIGNAL",
@@ -89,6 +101,7 @@ __all__ = [
     "LOG_LEVELS",
     "OUTCOME_KINDS",
     "PHASES",
+    "PROMPT_FORMATS",
     "PROMPT_PARTS",
     "RECORD_MODES",
     "SEVERITIES",
@@ -98,11 +111,13 @@ __all__ = [
     "SUCCESS_SIGNAL",
     "TIERS",
     "TRUE_WORDS",
+    "AiOutput",
     "DriftMode",
     "IterationMode",
     "LogLevel",
     "OutcomeKind",
     "Phase",
+    "PromptFormat",
     "PromptPart",
     "RecordMode",
     "Severity",

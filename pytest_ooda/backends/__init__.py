@@ -8,24 +8,38 @@ iterations). The loop runner only ever talks to the ``Backend`` protocol.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["Backend", "BackendResult", "StreamCallback", "Usage"]
+__all__ = ["Backend", "BackendResult", "StreamCallback", "ToolCall", "Usage"]
 
 StreamCallback = Callable[[bytes], None]
 
 
 @dataclass(frozen=True)
 class Usage:
-    """Token accounting reported by an HTTP backend; ``cost`` only when prices are configured."""
+    """Token accounting an AI backend reported: an HTTP API's usage block, or an agent
+    CLI's JSON report. ``cost`` (US dollars) only when the backend priced it (an agent
+    CLI's own figure, or the prices configured for an HTTP API)."""
 
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float | None = None
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        """Every token counted: input, output and both kinds of cache tokens."""
+        return (
+            self.input_tokens
+            + self.output_tokens
+            + self.cache_read_tokens
+            + self.cache_creation_tokens
+        )
 
     def __add__(self, other: Usage) -> Usage:
         if self.cost is None and other.cost is None:
@@ -36,7 +50,21 @@ class Usage:
             self.input_tokens + other.input_tokens,
             self.output_tokens + other.output_tokens,
             cost,
+            self.cache_read_tokens + other.cache_read_tokens,
+            self.cache_creation_tokens + other.cache_creation_tokens,
         )
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """One tool an agent called, as its CLI reported it: ``summary`` is a short line of
+    the input (the command, the file); ``ok`` is ``None`` until its result is known."""
+
+    name: str
+    summary: str = ""
+    ok: bool | None = None
+    error: str | None = None
+    id: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -48,6 +76,9 @@ class BackendResult:
     the captured output, at most ``max_output`` bytes before decoding; ``dropped_bytes``
     says how much of the head was discarded. ``error`` carries a short human-readable
     explanation for failures that are not visible in the output (HTTP status, timeout).
+    An agent CLI whose output format is machine-readable also reports the ``tool_calls``
+    it made, the ones it was refused (``permission_denials``), its ``turns`` and
+    ``model``; ``output`` is then the agent's final text.
     """
 
     output: str
@@ -61,6 +92,10 @@ class BackendResult:
     broken_pipe: bool = False
     usage: Usage | None = None
     error: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    permission_denials: tuple[ToolCall, ...] = ()
+    turns: int | None = None
+    model: str | None = None
 
 
 @runtime_checkable

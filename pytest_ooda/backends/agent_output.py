@@ -14,8 +14,11 @@ recordings and budgets is the agent-CLI issue's remaining work (see docs).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
-from typing import Any, Literal, get_args
+from dataclasses import dataclass, replace
+from typing import Any
+
+from pytest_ooda._types import AI_OUTPUTS, AiOutput
+from pytest_ooda.backends import ToolCall
 
 __all__ = [
     "AI_OUTPUTS",
@@ -28,22 +31,7 @@ __all__ = [
     "parse_codex_json",
 ]
 
-#: How an AI command's stdout is read.
-AiOutput = Literal["text", "claude-json", "claude-stream-json", "codex-json"]
-AI_OUTPUTS: tuple[AiOutput, ...] = get_args(AiOutput)
-
 _SUMMARY_WIDTH = 120
-
-
-@dataclass(frozen=True)
-class ToolCall:
-    """One tool the agent called: ``ok`` is ``None`` until its result is known."""
-
-    name: str
-    summary: str = ""
-    ok: bool | None = None
-    error: str | None = None
-    id: str | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_ooda._types import EXIT_CODES, STATUSES, Status
-from pytest_ooda.backends import Usage
+from pytest_ooda.backends import ToolCall, Usage
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -95,6 +95,10 @@ class IterationRecord:
     broken_pipe: bool = False
     usage: Usage | None = None
     error: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    permission_denials: tuple[ToolCall, ...] = ()
+    turns: int | None = None
+    model: str | None = None
 
     @property
     def signal_name(self) -> str:

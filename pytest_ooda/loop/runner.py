@@ -242,6 +242,10 @@ def run_procedure(
                     broken_pipe=out.broken_pipe,
                     usage=out.usage,
                     error=out.error,
+                    tool_calls=out.tool_calls,
+                    permission_denials=out.permission_denials,
+                    turns=out.turns,
+                    model=out.model,
                 )
                 records.append(record)
                 stats.add(duration)
