@@ -411,11 +411,27 @@ def check_depth(text: str, *, file: str | None, error: type[OodaError]) -> None:
     events are read one by one (no recursion) and counted; the first level too deep is
     reported where it opens. A document that does not parse is left to the loader, whose
     message names the malformation.
+
+    libyaml is tried first (fast); any complaint from it is checked again by PyYAML's own
+    parser, which keeps an explicit state stack: newer libyaml builds scan far ahead in
+    flow collections and stop at their own nesting limit before the level that is too
+    deep has been reported as an event, which would leave the error unlocated.
     """
+    if _FastLoader is not None:
+        try:
+            _count_depth(_FastLoader(text), file=file, error=error)
+            return
+        except yaml.YAMLError:
+            pass
     try:
-        loader: Any = (_FastLoader or _Loader)(text)
+        _count_depth(_Loader(text), file=file, error=error)
     except yaml.YAMLError:
         return
+
+
+def _count_depth(loader: Any, *, file: str | None, error: type[OodaError]) -> None:
+    """Read ``loader``'s events, raising ``error`` at the first level past ``MAX_DEPTH``;
+    a ``YAMLError`` from the parser propagates."""
     depth = 0
     try:
         while loader.check_event():
@@ -434,8 +450,6 @@ def check_depth(text: str, *, file: str | None, error: type[OodaError]) -> None:
                     )
             elif isinstance(event, _CLOSING):
                 depth -= 1
-    except yaml.YAMLError:
-        return
     finally:
         loader.dispose()
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+import yaml
 
+from pytest_ooda import yamlload
 from pytest_ooda.errors import ConfigError, ScenarioError
 from pytest_ooda.yamlload import MAX_DEPTH, load_yaml_text
 
@@ -30,6 +32,30 @@ def test_every_shape_of_deep_nesting_is_located(text: str) -> None:
     assert info.value.file == "deep.yml"
     assert info.value.line is not None
     assert info.value.column is not None
+
+
+@pytest.mark.parametrize("text", DEEP_SHAPES.values(), ids=DEEP_SHAPES.keys())
+def test_the_level_too_deep_is_located_where_it_opens(text: str) -> None:
+    document = "loop:\n  default_max_iterations: 3\nnested: " + text
+    with pytest.raises(ConfigError) as info:
+        load_yaml_text(document, file="deep.yml")
+    assert info.value.line is not None
+    assert info.value.line >= 3
+
+
+def test_a_fast_parser_that_gives_up_early_still_gets_a_located_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Newer libyaml builds scan ahead in flow collections and stop at their own nesting
+    # limit before any event deep enough has been read; the check must not give up then.
+    class GivesUp(yaml.SafeLoader):
+        def check_event(self, *choices: Any) -> bool:
+            raise yaml.scanner.ScannerError(problem="exceeded maximum nesting depth")
+
+    monkeypatch.setattr(yamlload, "_FastLoader", GivesUp)
+    with pytest.raises(ConfigError, match="nesting deeper than") as info:
+        load_yaml_text("a: 1\nb: " + DEEP_SHAPES["flow-lists"], file="deep.yml")
+    assert (info.value.line, info.value.column) == (2, 3 + MAX_DEPTH)
 
 
 def test_aliases_cannot_nest_past_the_limit() -> None:
