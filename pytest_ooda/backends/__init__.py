@@ -78,7 +78,9 @@ class BackendResult:
     explanation for failures that are not visible in the output (HTTP status, timeout).
     An agent CLI whose output format is machine-readable also reports the ``tool_calls``
     it made, the ones it was refused (``permission_denials``), its ``turns`` and
-    ``model``; ``output`` is then the agent's final text.
+    ``model``; ``output`` is then the agent's final text. ``tools_reported`` says the
+    format lists every tool call, so an empty ``tool_calls`` means "none were made"
+    rather than "not known".
     """
 
     output: str
@@ -96,6 +98,7 @@ class BackendResult:
     permission_denials: tuple[ToolCall, ...] = ()
     turns: int | None = None
     model: str | None = None
+    tools_reported: bool = False
 
 
 @runtime_checkable

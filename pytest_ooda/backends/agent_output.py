@@ -7,31 +7,46 @@ reads, exactly as plain output), token usage, cost, turns, duration, the tool ca
 Output that is not what the format promises — a line that is not JSON, a stream cut
 off before its result — yields a report with ``error`` saying so, never an exception.
 
-This module only parses; wiring it into the command backend, the loop's results,
-recordings and budgets is the agent-CLI issue's remaining work (see docs).
+The streams are read as they arrive (:meth:`AgentStream.feed_bytes`), line by line in
+bounded memory, and rendered for a person watching (``→ Bash: pytest -q``). The command
+backend merges stderr into stdout, so a line that does not start with ``{`` is the
+CLI's own text (a warning, an error message): shown, kept for the error message, and
+harmless when the stream completes. A line that starts like JSON and is not is broken
+output. :func:`backend_result` turns a report into the iteration's ``BackendResult``.
 """
 
 from __future__ import annotations
 
 import json
+from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
 
 from pytest_ooda._types import AI_OUTPUTS, AiOutput
-from pytest_ooda.backends import ToolCall
+from pytest_ooda.backends import BackendResult, ToolCall, Usage
 
 __all__ = [
     "AI_OUTPUTS",
+    "TOOL_REPORTING_OUTPUTS",
     "AgentReport",
+    "AgentStream",
     "AiOutput",
     "ClaudeStream",
+    "CodexStream",
     "ToolCall",
+    "backend_result",
+    "open_stream",
     "parse",
     "parse_claude_json",
     "parse_codex_json",
 ]
 
 _SUMMARY_WIDTH = 120
+#: The formats that list every tool call (``claude-json`` reports only the denied ones).
+TOOL_REPORTING_OUTPUTS: tuple[AiOutput, ...] = ("claude-stream-json", "codex-json")
+#: A line longer than this is skipped (the stream stays bounded, whatever it prints).
+DEFAULT_MAX_LINE = 10_485_760
+_FOREIGN_KEPT = 5
 
 
 @dataclass(frozen=True)
@@ -53,6 +68,25 @@ class AgentReport:
     #: Why the output could not be read as the format promises (``None`` when it could).
     error: str | None = None
 
+    @property
+    def usage(self) -> Usage | None:
+        """The token counts and cost as a ``Usage``, ``None`` when nothing was reported."""
+        counts = (
+            self.input_tokens,
+            self.output_tokens,
+            self.cache_read_tokens,
+            self.cache_creation_tokens,
+        )
+        if all(count is None for count in counts) and self.cost_usd is None:
+            return None
+        return Usage(
+            input_tokens=self.input_tokens or 0,
+            output_tokens=self.output_tokens or 0,
+            cost=self.cost_usd,
+            cache_read_tokens=self.cache_read_tokens or 0,
+            cache_creation_tokens=self.cache_creation_tokens or 0,
+        )
+
 
 def summarize(name: str, arguments: Any) -> str:
     """A tool call's input in one short line: the command, the file, or the first
@@ -67,8 +101,12 @@ def summarize(name: str, arguments: Any) -> str:
                 break
         else:
             text = next((str(v) for v in arguments.values() if isinstance(v, str | int)), "")
+    return _one_line(text, _SUMMARY_WIDTH)
+
+
+def _one_line(text: str, width: int) -> str:
     text = " ".join(text.split())
-    return text if len(text) <= _SUMMARY_WIDTH else text[: _SUMMARY_WIDTH - 1] + "…"
+    return text if len(text) <= width else text[: width - 1] + "…"
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -77,6 +115,125 @@ def _mapping(value: Any) -> dict[str, Any]:
 
 def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+class AgentStream:
+    """One invocation's output in a machine-readable format, fed as it arrives.
+
+    :meth:`feed_bytes` takes raw chunks and returns the text to show a person;
+    :meth:`feed` takes one line; :meth:`report` says what the stream reported.
+    Subclasses read the events of one format (:meth:`_event`).
+    """
+
+    kind: AiOutput = "text"
+
+    def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
+        if max_line < 1:
+            raise ValueError("max_line must be >= 1")
+        self.max_line = max_line
+        self._line = 0
+        self._partial = bytearray()
+        self._skipping = False
+        self._skipped: list[int] = []
+        self._foreign: deque[str] = deque(maxlen=_FOREIGN_KEPT)
+        self._events = 0
+        self._error: str | None = None
+
+    # -- bytes in, lines out --------------------------------------------------------
+
+    def feed_bytes(self, data: bytes) -> str:
+        """Feed raw output; returns what to show a person (lines, ``\\n``-terminated)."""
+        shown: list[str] = []
+        start = 0
+        while start < len(data):
+            end = data.find(b"\n", start)
+            piece = data[start:] if end < 0 else data[start:end]
+            if not self._skipping:
+                if len(self._partial) + len(piece) > self.max_line:
+                    # Bounded memory: the rest of this line is dropped, not buffered.
+                    self._skipping = True
+                    self._partial.clear()
+                else:
+                    self._partial += piece
+            if end < 0:
+                break
+            self._end_line(shown)
+            start = end + 1
+        return "".join(line + "\n" for line in shown)
+
+    def close(self) -> str:
+        """The end of the output: a last line without a newline is read too."""
+        shown: list[str] = []
+        if self._partial or self._skipping:
+            self._end_line(shown)
+        return "".join(line + "\n" for line in shown)
+
+    def _end_line(self, shown: list[str]) -> None:
+        if self._skipping:
+            self._skipping = False
+            self._line += 1
+            self._skipped.append(self._line)
+            return
+        text = self._partial.decode("utf-8", errors="replace")
+        self._partial.clear()
+        rendered = self.feed(text)
+        if rendered:
+            shown.append(rendered)
+
+    # -- lines in -------------------------------------------------------------------
+
+    def feed(self, line: str) -> str | None:
+        """Read one line; returns its readable form for a person, if it has one."""
+        self._line += 1
+        stripped = line.strip()
+        if not stripped:
+            return None
+        if not stripped.startswith(("{", "[")):
+            # stderr shares the pipe: the CLI's own words, not broken JSON.
+            self._foreign.append(_one_line(stripped, 300))
+            return line.rstrip("\n")
+        try:
+            event = json.loads(stripped)
+        except json.JSONDecodeError as exc:
+            if self._error is None:
+                self._error = f"{self.kind}: line {self._line} is not JSON ({exc.msg})"
+            return line.rstrip("\n")
+        if not isinstance(event, dict):
+            return None
+        self._events += 1
+        return self._event(event)
+
+    def _event(self, event: dict[str, Any]) -> str | None:
+        raise NotImplementedError
+
+    def report(self) -> AgentReport:
+        raise NotImplementedError
+
+    def _missing(self, what: str) -> str:
+        """Why there is no final report: the stream's end came first, or it never was
+        this format; with the CLI's own last words, and lines skipped for length."""
+        if self._events:
+            text = f"{self.kind}: {what} (the CLI stopped mid-run)"
+        else:
+            text = f"{self.kind}: the output has no JSON events; {_FLAGS_HINT[self.kind]}"
+        if self._skipped:
+            text += (
+                f"; line {self._skipped[-1]} was longer than max_output_buffer "
+                f"({self.max_line} bytes) and was skipped"
+            )
+        if self._foreign:
+            text += "; it printed: " + " | ".join(self._foreign)
+        return text
+
+
+_FLAGS_HINT: dict[str, str] = {
+    "claude-json": "does the command have --output-format json?",
+    "claude-stream-json": "does the command have --output-format stream-json --verbose?",
+    "codex-json": "does the command run `codex exec --json`?",
+}
+
+
+# ----------------------------------------------------------------------------- Claude
 
 
 def _claude_result(event: dict[str, Any]) -> dict[str, Any]:
@@ -110,43 +267,25 @@ def _claude_result(event: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def parse_claude_json(text: str) -> AgentReport:
-    """``claude -p --output-format json``: one ``result`` object."""
-    try:
-        event = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return AgentReport(text=text, error=f"claude-json: not JSON ({exc.msg} at {exc.pos})")
-    if not isinstance(event, dict) or event.get("type") != "result":
-        return AgentReport(text=text, error="claude-json: no result object in the output")
-    return AgentReport(**_claude_result(event))
+class ClaudeStream(AgentStream):
+    """``claude -p --output-format stream-json --verbose`` (or ``json``, whose one line is
+    the ``result`` event alone): :meth:`feed` returns a readable line for a person
+    watching (assistant text, ``→ Bash: pytest -q``, ``✗ Write: denied``) and
+    :meth:`report` the result."""
 
-
-class ClaudeStream:
-    """``claude -p --output-format stream-json --verbose``, read line by line as it
-    arrives: :meth:`feed` returns a readable line for a person watching (assistant
-    text, ``→ Bash: pytest -q``, ``✗ Write: denied``) and :meth:`report` the result."""
-
-    def __init__(self) -> None:
+    def __init__(
+        self, kind: AiOutput = "claude-stream-json", *, max_line: int = DEFAULT_MAX_LINE
+    ) -> None:
+        super().__init__(max_line=max_line)
+        self.kind = kind
         self._calls: dict[str, ToolCall] = {}
         self._order: list[str] = []
-        self._texts: list[str] = []
+        # Only a stream cut off before its result needs these: the tail is enough.
+        self._texts: deque[str] = deque(maxlen=20)
         self._result: dict[str, Any] | None = None
         self._model: str | None = None
-        self._error: str | None = None
-        self._line = 0
 
-    def feed(self, line: str) -> str | None:
-        self._line += 1
-        if not line.strip():
-            return None
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError as exc:
-            if self._error is None:
-                self._error = f"claude-stream-json: line {self._line} is not JSON ({exc.msg})"
-            return line.rstrip("\n")
-        if not isinstance(event, dict):
-            return None
+    def _event(self, event: dict[str, Any]) -> str | None:
         kind = event.get("type")
         if kind == "system" and isinstance(event.get("model"), str):
             self._model = event["model"]
@@ -156,6 +295,11 @@ class ClaudeStream:
             return self._tool_results(event)
         elif kind == "result":
             self._result = _claude_result(event)
+            closing = _result_line(self._result)
+            if self.kind == "claude-json" and self._result["text"]:
+                # json mode prints nothing before its result: show the final text too.
+                return f"{self._result['text']}\n{closing}"
+            return closing
         return None
 
     def _assistant(self, event: dict[str, Any]) -> str | None:
@@ -171,8 +315,9 @@ class ClaudeStream:
                 call_id = str(block.get("id", len(self._order)))
                 name = str(block.get("name", "?"))
                 call = ToolCall(name, summarize(name, block.get("input")), id=call_id)
+                if call_id not in self._calls:
+                    self._order.append(call_id)
                 self._calls[call_id] = call
-                self._order.append(call_id)
                 shown.append(f"→ {name}: {call.summary}" if call.summary else f"→ {name}")
         return "\n".join(shown) or None
 
@@ -186,75 +331,126 @@ class ClaudeStream:
             if call is None:
                 continue
             failed = bool(block.get("is_error"))
-            content = block.get("content")
-            detail = content if isinstance(content, str) else ""
+            detail = _result_text(block.get("content"))
             self._calls[call.id or ""] = replace(
-                call, ok=not failed, error=" ".join(detail.split())[:200] if failed else None
+                call, ok=not failed, error=_one_line(detail, 200) if failed else None
             )
             if failed:
-                shown.append(f"✗ {call.name}: {' '.join(detail.split())[:_SUMMARY_WIDTH]}")
+                shown.append(f"✗ {call.name}: {_one_line(detail, _SUMMARY_WIDTH)}")
         return "\n".join(shown) or None
 
     def report(self) -> AgentReport:
         calls = tuple(self._calls[call_id] for call_id in self._order)
         if self._result is None:
-            error = self._error or (
-                "claude-stream-json: the stream ended without a result event "
-                "(the CLI stopped mid-run)"
+            what = "no result event" if self.kind == "claude-json" else (
+                "the stream ended without a result event"
             )
             return AgentReport(
-                text="\n".join(self._texts), model=self._model, tool_calls=calls, error=error
+                text="\n".join(self._texts),
+                model=self._model,
+                tool_calls=calls,
+                error=self._error or self._missing(what),
             )
         fields = {**self._result, "tool_calls": calls, "error": self._error}
         fields["model"] = fields["model"] or self._model
         return AgentReport(**fields)
 
 
-def parse_codex_json(text: str) -> AgentReport:
+def _result_text(content: Any) -> str:
+    """A tool_result's content: a string, or a list of text blocks."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return " ".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and isinstance(block.get("text"), str)
+        )
+    return ""
+
+
+def _result_line(fields: dict[str, Any]) -> str:
+    """The closing line shown live: turns, tokens and cost, or the error."""
+    if fields.get("is_error"):
+        return f"✗ error: {_one_line(fields.get('text') or '', 300)}"
+    parts = []
+    if fields.get("turns") is not None:
+        parts.append(f"{fields['turns']} turns")
+    tokens = sum(
+        fields.get(key) or 0
+        for key in ("input_tokens", "output_tokens", "cache_read_tokens", "cache_creation_tokens")
+    )
+    if tokens:
+        parts.append(f"{tokens} tokens")
+    if fields.get("cost_usd") is not None:
+        parts.append(f"${fields['cost_usd']:.4f}")
+    return "✓ done" + (": " + " · ".join(parts) if parts else "")
+
+
+def parse_claude_json(text: str) -> AgentReport:
+    """``claude -p --output-format json``: one ``result`` object."""
+    try:
+        event = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return AgentReport(text=text, error=f"claude-json: not JSON ({exc.msg} at {exc.pos})")
+    if not isinstance(event, dict) or event.get("type") != "result":
+        return AgentReport(text=text, error="claude-json: no result object in the output")
+    return AgentReport(**_claude_result(event))
+
+
+# ----------------------------------------------------------------------------- Codex
+
+
+class CodexStream(AgentStream):
     """``codex exec --json``: JSON lines of thread, turn and item events."""
-    texts: list[str] = []
-    calls: list[ToolCall] = []
-    usage = {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0}
-    turns = 0
-    error: str | None = None
-    completed = False
-    for number, line in enumerate(text.splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            event = json.loads(line)
-        except json.JSONDecodeError as exc:
-            error = error or f"codex-json: line {number} is not JSON ({exc.msg})"
-            continue
-        if not isinstance(event, dict):
-            continue
+
+    kind: AiOutput = "codex-json"
+
+    def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
+        super().__init__(max_line=max_line)
+        self._texts: deque[str] = deque(maxlen=20)
+        self._calls: list[ToolCall] = []
+        self._usage = {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0}
+        self._turns = 0
+        self._failed: str | None = None
+
+    def _event(self, event: dict[str, Any]) -> str | None:
         kind = event.get("type")
         if kind == "turn.completed":
-            turns += 1
-            completed = True
-            for key in usage:
-                usage[key] += _int((event.get("usage") or {}).get(key)) or 0
-        elif kind in ("turn.failed", "error"):
+            self._turns += 1
+            for key in self._usage:
+                self._usage[key] += _int(_mapping(event.get("usage")).get(key)) or 0
+            return None
+        if kind in ("turn.failed", "error"):
             detail = event.get("error") if kind == "turn.failed" else event
             message = detail.get("message") if isinstance(detail, dict) else None
-            error = f"codex-json: {message or kind}"
-        elif kind == "item.completed":
+            self._failed = f"codex-json: {message or kind}"
+            return f"✗ error: {message or kind}"
+        if kind == "item.completed":
             found = _codex_item(_mapping(event.get("item")))
             if isinstance(found, str):
-                texts.append(found)
-            elif found is not None:
-                calls.append(found)
-    if not completed and error is None:
-        error = "codex-json: no turn.completed event (the CLI stopped mid-run)"
-    return AgentReport(
-        text="\n".join(texts),
-        input_tokens=usage["input_tokens"] if completed else None,
-        output_tokens=usage["output_tokens"] if completed else None,
-        cache_read_tokens=usage["cached_input_tokens"] if completed else None,
-        turns=turns if completed else None,
-        tool_calls=tuple(calls),
-        error=error,
-    )
+                self._texts.append(found)
+                return found
+            if found is not None:
+                self._calls.append(found)
+                mark = "✗" if found.ok is False else "→"
+                return f"{mark} {found.name}: {found.summary}" if found.summary else None
+        return None
+
+    def report(self) -> AgentReport:
+        completed = self._turns > 0
+        error = self._failed or self._error
+        if not completed and error is None:
+            error = self._missing("no turn.completed event")
+        return AgentReport(
+            text="\n".join(self._texts),
+            input_tokens=self._usage["input_tokens"] if completed else None,
+            output_tokens=self._usage["output_tokens"] if completed else None,
+            cache_read_tokens=self._usage["cached_input_tokens"] if completed else None,
+            turns=self._turns if completed else None,
+            tool_calls=tuple(self._calls),
+            error=error,
+        )
 
 
 def _codex_item(item: dict[str, Any]) -> ToolCall | str | None:
@@ -279,15 +475,69 @@ def _codex_item(item: dict[str, Any]) -> ToolCall | str | None:
     return None
 
 
+def parse_codex_json(text: str) -> AgentReport:
+    """``codex exec --json``: a finished invocation's whole output."""
+    return parse(text, "codex-json")
+
+
+# ----------------------------------------------------------------------------- entry points
+
+
+def open_stream(kind: AiOutput, *, max_line: int = DEFAULT_MAX_LINE) -> AgentStream:
+    """A reader for output format ``kind`` (not ``text``, which needs none)."""
+    if kind in ("claude-json", "claude-stream-json"):
+        return ClaudeStream(kind, max_line=max_line)
+    if kind == "codex-json":
+        return CodexStream(max_line=max_line)
+    raise ValueError(f"no structured reader for ai_output {kind!r}")
+
+
 def parse(output: str, kind: AiOutput) -> AgentReport:
     """The report for a finished invocation's whole stdout in format ``kind``."""
+    if kind == "text":
+        return AgentReport(text=output)
     if kind == "claude-json":
         return parse_claude_json(output)
-    if kind == "claude-stream-json":
-        stream = ClaudeStream()
-        for line in output.splitlines():
-            stream.feed(line)
-        return stream.report()
-    if kind == "codex-json":
-        return parse_codex_json(output)
-    return AgentReport(text=output)
+    stream = open_stream(kind)
+    for line in output.splitlines():
+        stream.feed(line)
+    return stream.report()
+
+
+def backend_result(
+    report: AgentReport,
+    kind: AiOutput,
+    *,
+    exit_code: int,
+    max_output: int,
+    duration: float = 0.0,
+    timed_out: bool = False,
+    term_signal: int | None = None,
+    broken_pipe: bool = False,
+) -> BackendResult:
+    """One iteration's result from the agent's report: the final text (its tail, at most
+    ``max_output`` bytes) is the output signal detection reads; broken output, or an
+    error the agent itself reported, is the iteration's ``error`` (a failure)."""
+    data = report.text.encode("utf-8", errors="surrogateescape")
+    kept = data[len(data) - max_output :] if len(data) > max_output else data
+    error = report.error
+    if error is None and report.is_error:
+        error = f"the agent CLI reported an error: {_one_line(report.text, 300) or '(no text)'}"
+    return BackendResult(
+        output=kept.decode("utf-8", errors="replace"),
+        exit_code=exit_code,
+        duration=duration,
+        timed_out=timed_out,
+        term_signal=term_signal,
+        truncated=len(kept) < len(data),
+        dropped_bytes=len(data) - len(kept),
+        total_bytes=len(data),
+        broken_pipe=broken_pipe,
+        usage=report.usage,
+        error=error,
+        tool_calls=report.tool_calls,
+        permission_denials=report.permission_denials,
+        turns=report.turns,
+        model=report.model,
+        tools_reported=kind in TOOL_REPORTING_OUTPUTS,
+    )

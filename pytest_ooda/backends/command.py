@@ -5,6 +5,11 @@ on stdin (a child that exits without reading it is normal), stdout and stderr me
 through one pipe so their order is kept, a bounded tail buffer, an iteration timeout that
 kills the whole group, and clean-up of the group when the runner itself is interrupted.
 Everything runs on one thread with a selector, so no helper thread can be left blocked.
+
+With a machine-readable ``ai_output`` (an agent CLI's JSON report, see
+:mod:`.agent_output`) the output is read as it arrives: a person watching sees it
+rendered as readable lines, and the iteration's output is the agent's final text, with
+its usage, cost and tool calls beside it.
 """
 
 from __future__ import annotations
@@ -22,11 +27,14 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_ooda._types import AI_OUTPUTS
 from pytest_ooda.backends import BackendResult, StreamCallback
 from pytest_ooda.errors import BackendError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
+
+    from pytest_ooda._types import AiOutput
 
 __all__ = ["CommandBackend", "TailBuffer", "resolve_executable"]
 
@@ -207,7 +215,8 @@ class CommandBackend:
     ``kill_grace`` is the time between SIGTERM and SIGKILL on timeout; ``drain_grace`` is
     how long the pipe may stay open after the AI process exited (a straggling grandchild
     holding it) before the group is killed; ``interrupt_wait`` bounds the clean-up when
-    the runner is interrupted.
+    the runner is interrupted. ``ai_output`` is how the output is read (``text``, or an
+    agent CLI's machine-readable format).
     """
 
     def __init__(
@@ -218,14 +227,18 @@ class CommandBackend:
         kill_grace: float = 5.0,
         drain_grace: float = 1.0,
         interrupt_wait: float = 5.0,
+        ai_output: AiOutput = "text",
     ) -> None:
         if not argv:
             raise BackendError("the AI command is empty", hint="set loop.ai_cmd to a command line")
+        if ai_output not in AI_OUTPUTS:
+            raise ValueError(f"ai_output must be one of {', '.join(AI_OUTPUTS)}")
         self.argv = tuple(argv)
         self.env = dict(env) if env is not None else None
         self.kill_grace = kill_grace
         self.drain_grace = drain_grace
         self.interrupt_wait = interrupt_wait
+        self.ai_output: AiOutput = ai_output
 
     @classmethod
     def from_string(
@@ -236,6 +249,7 @@ class CommandBackend:
         kill_grace: float = 5.0,
         drain_grace: float = 1.0,
         interrupt_wait: float = 5.0,
+        ai_output: AiOutput = "text",
     ) -> CommandBackend:
         """Split ``command`` like a POSIX shell would (without running one)."""
         try:
@@ -248,9 +262,12 @@ class CommandBackend:
             kill_grace=kill_grace,
             drain_grace=drain_grace,
             interrupt_wait=interrupt_wait,
+            ai_output=ai_output,
         )
 
     def __repr__(self) -> str:
+        if self.ai_output != "text":
+            return f"CommandBackend({shlex.join(self.argv)!r}, ai_output={self.ai_output!r})"
         return f"CommandBackend({shlex.join(self.argv)!r})"
 
     def check(self, workdir: Path) -> str:
@@ -287,10 +304,30 @@ class CommandBackend:
                 f"cannot start AI command {self.argv[0]!r}: {exc.strerror or exc}",
                 hint=f"command line: {shlex.join(self.argv)}",
             ) from None
-        buffer = TailBuffer(max_output)
         deadline = started + timeout if timeout is not None else None
+        sink: Callable[[bytes], None]
+        if self.ai_output == "text":
+            buffer = TailBuffer(max_output)
+            agent = None
+
+            def sink(chunk: bytes) -> None:
+                buffer.add(chunk)
+                if stream is not None:
+                    stream(chunk)
+
+        else:
+            from pytest_ooda.backends.agent_output import open_stream
+
+            # Read as it arrives, in bounded memory: no raw copy of the stream is kept.
+            agent = open_stream(self.ai_output, max_line=max_output)
+
+            def sink(chunk: bytes) -> None:
+                shown = agent.feed_bytes(chunk)
+                if stream is not None and shown:
+                    stream(shown.encode("utf-8", "replace"))
+
         try:
-            timed_out, broken_pipe = self._pump(proc, data, buffer, deadline, stream)
+            timed_out, broken_pipe = self._pump(proc, data, sink, deadline)
         except BaseException:
             # Interrupted (SIGINT/SIGTERM handler or KeyboardInterrupt): the AI's whole
             # group must go before the runner reports `interrupted`.
@@ -302,6 +339,22 @@ class CommandBackend:
                     with contextlib.suppress(OSError):
                         pipe.close()
         rc = proc.returncode if proc.returncode is not None else proc.wait()
+        if agent is not None:
+            from pytest_ooda.backends.agent_output import backend_result
+
+            shown = agent.close()
+            if stream is not None and shown:
+                stream(shown.encode("utf-8", "replace"))
+            return backend_result(
+                agent.report(),
+                self.ai_output,
+                exit_code=rc,
+                max_output=max_output,
+                duration=time.monotonic() - started,
+                timed_out=timed_out,
+                term_signal=-rc if rc < 0 else None,
+                broken_pipe=broken_pipe,
+            )
         return BackendResult(
             output=buffer.getvalue().decode("utf-8", errors="replace"),
             exit_code=rc,
@@ -318,9 +371,8 @@ class CommandBackend:
         self,
         proc: subprocess.Popen[bytes],
         data: bytes,
-        buffer: TailBuffer,
+        sink: Callable[[bytes], None],
         deadline: float | None,
-        stream: StreamCallback | None,
     ) -> tuple[bool, bool]:
         assert proc.stdout is not None
         assert proc.stdin is not None
@@ -411,9 +463,7 @@ class CommandBackend:
                                 eof = True
                                 sel.unregister(out_fd)
                                 continue
-                            buffer.add(chunk)
-                            if stream is not None:
-                                stream(chunk)
+                            sink(chunk)
                         elif stdin_open:
                             try:
                                 pos += os.write(in_fd, view[pos : pos + _WRITE_SIZE])

@@ -118,6 +118,9 @@ def merge_layers(
             ai_cmd=get("ai_cmd"),
             ai_cmd_alias=get("ai_cmd_alias"),
             ai_api=get("ai_api"),
+            ai_output=get("ai_output"),
+            max_cost=get("max_cost"),
+            max_tokens=get("max_tokens"),
             location=raw.location,
             field_locations=MappingProxyType(
                 {key: s.location for key, s in fields.items() if s.location is not None}

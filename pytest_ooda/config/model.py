@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-    from pytest_ooda._types import IterationMode, LogLevel
+    from pytest_ooda._types import AiOutput, IterationMode, LogLevel
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,9 @@ class Procedure:
     field_locations: Mapping[str, Location] = field(
         default_factory=lambda: MappingProxyType({}), compare=False, repr=False
     )
+    ai_output: AiOutput | None = None
+    max_cost: float | None = None
+    max_tokens: int | None = None
 
     def phases(self) -> dict[str, tuple[FragmentAction, ...]]:
         """The four phase lists in ``PHASES`` order."""
@@ -157,6 +160,10 @@ class LoopSettings:
     ai_cmd: str | None
     ai_cmd_alias: str | None
     ai_api: ApiSettings | None
+    #: ``None``: read as the AI command's own flags say (else ``text``).
+    ai_output: AiOutput | None = None
+    max_cost: float | None = None
+    max_tokens: int | None = None
 
 
 @dataclass(frozen=True)
@@ -212,3 +219,9 @@ class RunSettings:
     ai_cmd: tuple[str, ...] | None
     ai_api: ApiSettings | None
     provenance: Mapping[str, Provenance]
+    #: How the AI command's output is read (see ``docs/agents.md``).
+    ai_output: AiOutput = "text"
+    #: Budgets: the run stops after the iteration that reaches either (every budget that
+    #: is set applies; these are the smallest).
+    max_cost: float | None = None
+    max_tokens: int | None = None

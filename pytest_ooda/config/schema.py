@@ -8,7 +8,7 @@ import shlex
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._types import ITERATION_MODES, LOG_LEVELS, PHASES, SEVERITY_LEVELS
+from pytest_ooda._types import AI_OUTPUTS, ITERATION_MODES, LOG_LEVELS, PHASES, SEVERITY_LEVELS
 from pytest_ooda._util import display_path
 from pytest_ooda.errors import TemplateError
 from pytest_ooda.yamlload import (
@@ -19,6 +19,8 @@ from pytest_ooda.yamlload import (
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+
+    from pytest_ooda._types import AiOutput
 
     from pytest_ooda.config.model import FragmentAction
 
@@ -38,6 +40,21 @@ BUILTIN_ALIASES: Mapping[str, str] = MappingProxyType(
     }
 )
 
+#: The output format a built-in alias is read in when nothing else says (``ai_output``),
+#: and the flags that make its CLI print each format: the alias's command is the spec's,
+#: the flags are added when it is run.
+BUILTIN_ALIAS_OUTPUTS: Mapping[str, AiOutput] = MappingProxyType({"claude": "claude-stream-json"})
+ALIAS_OUTPUT_FLAGS: Mapping[str, Mapping[AiOutput, tuple[str, ...]]] = MappingProxyType(
+    {
+        "claude": MappingProxyType(
+            {
+                "claude-json": ("--output-format", "json"),
+                "claude-stream-json": ("--output-format", "stream-json", "--verbose"),
+            }
+        )
+    }
+)
+
 LINT_SEVERITIES = SEVERITY_LEVELS
 API_PROVIDERS = ("anthropic", "openai")
 
@@ -54,6 +71,9 @@ LOOP_KEYS = (
     "ai_cmd",
     "ai_cmd_alias",
     "ai_api",
+    "ai_output",
+    "max_cost",
+    "max_tokens",
 )
 PROCEDURE_KEYS = (
     "display",
@@ -67,6 +87,9 @@ PROCEDURE_KEYS = (
     "ai_cmd",
     "ai_cmd_alias",
     "ai_api",
+    "ai_output",
+    "max_cost",
+    "max_tokens",
 )
 FRAGMENT_KEYS = ("content", "path", "parameters")
 API_KEYS = (
@@ -92,6 +115,10 @@ LOOP_DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "ai_cmd": None,
         "ai_cmd_alias": None,
         "ai_api": None,
+        # None: read as the command's own flags say (see run_settings), else text.
+        "ai_output": None,
+        "max_cost": None,
+        "max_tokens": None,
     }
 )
 
@@ -106,6 +133,9 @@ ENV_VARS: Mapping[str, str] = MappingProxyType(
         "OODA_LOOP_FAILURE_THRESHOLD": "failure_threshold",
         "OODA_LOOP_LOG_LEVEL": "log_level",
         "OODA_LOOP_SHOW_AI_OUTPUT": "show_ai_output",
+        "OODA_LOOP_AI_OUTPUT": "ai_output",
+        "OODA_LOOP_MAX_COST": "max_cost",
+        "OODA_LOOP_MAX_TOKENS": "max_tokens",
     }
 )
 
@@ -157,6 +187,17 @@ def _check_command(value: Any) -> Any:
     return value
 
 
+def _check_cost(value: Any) -> Any:
+    if (
+        isinstance(value, bool)
+        or not isinstance(value, int | float)
+        or not math.isfinite(value)
+        or value <= 0
+    ):
+        raise _Invalid("an amount in US dollars > 0")
+    return float(value)
+
+
 def _check_alias_name(value: Any) -> Any:
     if not isinstance(value, str) or not value.strip():
         raise _Invalid("an alias name (a non-empty string)")
@@ -180,6 +221,9 @@ _LOOP_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "show_ai_output": _check_bool,
         "ai_cmd": _check_command,
         "ai_cmd_alias": _check_alias_name,
+        "ai_output": _check_choice(AI_OUTPUTS),
+        "max_cost": _check_cost,
+        "max_tokens": _check_positive_int,
     }
 )
 
@@ -194,6 +238,9 @@ _PROCEDURE_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "max_output_buffer": _check_positive_int,
         "ai_cmd": _check_command,
         "ai_cmd_alias": _check_alias_name,
+        "ai_output": _check_choice(AI_OUTPUTS),
+        "max_cost": _check_cost,
+        "max_tokens": _check_positive_int,
     }
 )
 
@@ -211,6 +258,12 @@ def _parse_env_value(key: str, text: str) -> Any:
         if lowered in ("0", "false", "no", "off"):
             return False
         raise _Invalid("a boolean (true/false, 1/0, yes/no)")
+    if check is _check_cost:
+        try:
+            amount = float(text)
+        except ValueError:
+            raise _Invalid("an amount in US dollars > 0") from None
+        return check(amount)
     return check(text.strip() if key != "ai_cmd" else text)
 
 

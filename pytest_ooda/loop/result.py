@@ -77,6 +77,9 @@ class IterationRecord:
     ``signal`` is the promise found in the output (``"SUCCESS"``, ``"FAILURE"`` or
     ``None``); ``term_signal`` the Unix signal that killed the process, if any.
     ``outcome`` is ``ok``, ``success`` or ``failure`` and ``reason`` says why it failed.
+    An agent CLI read in a machine-readable ``ai_output`` also reports ``usage``, the
+    ``tool_calls`` it made (every one when ``tools_reported``), the ones it was refused
+    (``permission_denials``), its ``turns`` and ``model``.
     """
 
     number: int
@@ -99,6 +102,7 @@ class IterationRecord:
     permission_denials: tuple[ToolCall, ...] = ()
     turns: int | None = None
     model: str | None = None
+    tools_reported: bool = False
 
     @property
     def signal_name(self) -> str:
@@ -115,14 +119,53 @@ class IterationRecord:
             parts.append(f"truncated(dropped {self.dropped_bytes} bytes)")
         if self.usage is not None:
             parts.append(_usage_text(self.usage))
+        if self.turns is not None:
+            parts.append(f"turns={self.turns}")
+        if self.tools_reported or self.tool_calls:
+            parts.append(f"tool_calls={len(self.tool_calls)}")
+        if self.permission_denials:
+            parts.append(f"denied={len(self.permission_denials)}")
         return " ".join(parts)
+
+    def denial_warning(self) -> str | None:
+        """What to tell a person when the agent was refused tools in this iteration:
+        its CLI exits 0 and prints its text anyway, so the run looks fine but did not do
+        what it was asked."""
+        if not self.permission_denials:
+            return None
+        shown = ", ".join(
+            f"{call.name} ({call.summary})" if call.summary else call.name
+            for call in self.permission_denials[:5]
+        )
+        more = len(self.permission_denials) - 5
+        if more > 0:
+            shown += f" and {more} more"
+        count = len(self.permission_denials)
+        return (
+            f"iteration {self.number}: the agent was denied {count} tool call"
+            f"{'s' if count != 1 else ''}: {shown}; it could not do what it was asked. "
+            "Run it unattended (Claude Code: --permission-mode bypassPermissions, with "
+            "IS_SANDBOX=1 as root, or --allowedTools; see docs/agents.md)"
+        )
 
 
 def _usage_text(usage: Usage) -> str:
     text = f"tokens={usage.input_tokens}in/{usage.output_tokens}out"
+    cached = usage.cache_read_tokens + usage.cache_creation_tokens
+    if cached:
+        text += f"/{cached}cache"
     if usage.cost is not None:
-        text += f" cost={usage.cost:.4f}"
+        text += f" cost=${usage.cost:.4f}"
     return text
+
+
+def total_usage(records: Sequence[IterationRecord]) -> Usage | None:
+    """The summed usage of ``records``, ``None`` when none reported any."""
+    total: Usage | None = None
+    for record in records:
+        if record.usage is not None:
+            total = record.usage if total is None else total + record.usage
+    return total
 
 
 def _excerpt(text: str, lines: int = 6, width: int = 160) -> str:
@@ -173,19 +216,45 @@ class LoopResult:
     @property
     def usage(self) -> Usage | None:
         """Summed token usage, ``None`` when no iteration reported any."""
-        reported = [r.usage for r in self.records if r.usage is not None]
-        if not reported:
-            return None
-        total = Usage()
-        for usage in reported:
-            total = total + usage
-        return total
+        return total_usage(self.records)
+
+    @property
+    def cost(self) -> float | None:
+        """The run's cost in US dollars, ``None`` when no iteration reported one."""
+        usage = self.usage
+        return usage.cost if usage is not None else None
+
+    @property
+    def total_tokens(self) -> int | None:
+        """Every token the run used (input, output, cache), ``None`` when not reported."""
+        usage = self.usage
+        return usage.total_tokens if usage is not None else None
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        """Every iteration's tool calls, in order."""
+        return tuple(call for record in self.records for call in record.tool_calls)
+
+    @property
+    def permission_denials(self) -> tuple[ToolCall, ...]:
+        return tuple(call for record in self.records for call in record.permission_denials)
+
+    @property
+    def tools_reported(self) -> bool:
+        """Whether every iteration's output format listed its tool calls."""
+        return bool(self.records) and all(r.tools_reported for r in self.records)
 
     def summary(self) -> str:
-        return (
+        text = (
             f"Loop completed status={self.status} iterations={self.iterations} "
             f"total_elapsed={seconds_text(self.elapsed)}"
         )
+        usage = self.usage
+        if usage is not None:
+            text += f" tokens={usage.total_tokens}"
+            if usage.cost is not None:
+                text += f" cost=${usage.cost:.4f}"
+        return text
 
     def report(self, *, output_lines: int = 6) -> str:
         """A readable account of the run: status, then each iteration with its output tail."""

@@ -1,8 +1,8 @@
 """The loop runner: runs one procedure iteration by iteration until a terminal status.
 
-Owns the iteration state machine (limits, failure threshold, interruption). Process
-handling lives in ``backends/``; the outcome matrix in :mod:`.signals`; what a run
-produced in :mod:`.result`."""
+Owns the iteration state machine (limits, failure threshold, budgets, interruption).
+Process handling lives in ``backends/``; the outcome matrix in :mod:`.signals`; the
+budget arithmetic in :mod:`.budget`; what a run produced in :mod:`.result`."""
 
 from __future__ import annotations
 
@@ -25,14 +25,15 @@ from pytest_ooda.loop.events import (
     LoopStarted,
     LoopWarning,
 )
+from pytest_ooda.loop.budget import Budget
 from pytest_ooda.loop.result import IterationRecord, LoopResult, RunningStats
 from pytest_ooda.loop.signals import decide_outcome, find_signal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
-    from pytest_ooda._types import Status
-    from pytest_ooda.backends import Backend, StreamCallback
+    from pytest_ooda._types import AiOutput, Status
+    from pytest_ooda.backends import Backend, StreamCallback, Usage
     from pytest_ooda.config import Config, RunSettings
 
 logger = logging.getLogger("pytest_ooda.loop")
@@ -79,7 +80,7 @@ def make_backend(settings: RunSettings) -> Backend:
     if settings.ai_cmd is not None:
         from pytest_ooda.backends.command import CommandBackend
 
-        return CommandBackend(settings.ai_cmd)
+        return CommandBackend(settings.ai_cmd, ai_output=settings.ai_output)
     if settings.ai_api is not None:
         from pytest_ooda.backends.http import HttpBackend
 
@@ -104,6 +105,15 @@ class _StdoutStream:
             self.broken = True
 
 
+def _unmeasured_text(limits: Sequence[str]) -> str:
+    names = " and ".join(limits)
+    return (
+        f"{names} cannot be enforced: the AI backend reports no "
+        f"{'cost' if limits == ['max_cost'] else 'usage'} (a plain-text command reports "
+        "none; read an agent CLI's JSON with ai_output, or price an ai_api)"
+    )
+
+
 def run_procedure(
     config: Config,
     name: str,
@@ -122,6 +132,9 @@ def run_procedure(
     stream: StreamCallback | None = None,
     show_ai_output: bool | None = None,
     handle_signals: bool = True,
+    ai_output: AiOutput | None = None,
+    max_cost: float | None = None,
+    max_tokens: int | None = None,
 ) -> LoopResult:
     """Run procedure ``name`` of ``config`` until success, abort, the limit, or a signal.
 
@@ -132,6 +145,10 @@ def run_procedure(
     ``show_ai_output`` is on). With ``handle_signals`` (and on the main thread) SIGINT
     and SIGTERM end the run with status ``interrupted`` after the AI's process group is
     killed; without it a ``KeyboardInterrupt`` propagates after the same clean-up.
+    ``ai_output`` says how the AI command's output is read; ``max_cost`` and
+    ``max_tokens`` are this run's budget, applied with the procedure's and the loop's
+    (the smallest of each wins): the run stops ``aborted`` after the iteration that
+    reaches one.
 
     Raises ``OodaError`` for configuration/prompt mistakes and ``ScenarioError`` when a
     replay runs out; a backend that cannot start ends the run as ``aborted``.
@@ -147,8 +164,12 @@ def run_procedure(
         ai_cmd=ai_cmd,
         ai_cmd_alias=ai_cmd_alias,
         require_ai=backend is None,
+        ai_output=ai_output,
+        max_cost=max_cost,
+        max_tokens=max_tokens,
     )
     procedure = config.procedure(name)
+    budget = Budget(settings.max_cost, settings.max_tokens)
     if backend is None:
         backend = make_backend(settings)
     limit = settings.max_iterations
@@ -172,6 +193,8 @@ def run_procedure(
     stats = RunningStats()
     consecutive = 0
     warned_truncation = False
+    unmeasured_warned: set[str] = set()
+    spent: Usage | None = None  # the run's total so far, for the budget
     status: Status = "interrupted"  # every way out of the loop below sets it
     error: str | None = None
     cause: str | None = None  # what kind of failure `error` describes
@@ -246,9 +269,12 @@ def run_procedure(
                     permission_denials=out.permission_denials,
                     turns=out.turns,
                     model=out.model,
+                    tools_reported=out.tools_reported,
                 )
                 records.append(record)
                 stats.add(duration)
+                if out.usage is not None:
+                    spent = out.usage if spent is None else spent + out.usage
                 if out.truncated and not warned_truncation:
                     warned_truncation = True
                     emit(
@@ -266,9 +292,22 @@ def run_procedure(
                         number,
                     )
                 emit(IterationFinished(name, record, limit, consecutive))
+                denied = record.denial_warning()
+                if denied is not None:
+                    emit(LoopWarning(name, denied, number))
                 if outcome.kind == "success":
                     status = "success"
                     break
+                if budget:
+                    unmeasured = set(budget.unmeasured(out.usage)) - unmeasured_warned
+                    if unmeasured:
+                        unmeasured_warned |= unmeasured
+                        emit(LoopWarning(name, _unmeasured_text(sorted(unmeasured)), number))
+                    reached = budget.reached(spent)
+                    if reached is not None:
+                        status = "aborted"
+                        error = reached
+                        break
     except _Interrupted as exc:
         # Only our own handler ends the run as `interrupted`. A KeyboardInterrupt (signal
         # handling left to the caller, e.g. pytest) propagates once the backend has

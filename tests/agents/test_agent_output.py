@@ -169,8 +169,10 @@ def test_codex_failures_are_reasons() -> None:
     assert failed.error == "codex-json: rate limited"
     cut = parse_codex_json(CODEX.rsplit("\n", 1)[0])
     assert cut.error == "codex-json: no turn.completed event (the CLI stopped mid-run)"
-    assert parse_codex_json("not json\n" + CODEX).error == (
-        "codex-json: line 1 is not JSON (Expecting value)"
+    # stderr shares the pipe: the CLI's own words are not broken JSON, a torn event is.
+    assert parse_codex_json("warning: config file ignored\n" + CODEX).error is None
+    assert parse_codex_json('{"type": "thread.sta\n' + CODEX).error == (
+        "codex-json: line 1 is not JSON (Unterminated string starting at)"
     )
 
 

@@ -558,10 +558,14 @@ def test_ai_command_precedence(tmp_path: Path) -> None:
     assert by_alias.provenance["ai_cmd"].source == "--ai-cmd-alias"
     assert resolve_run_settings(cfg, "p").ai_cmd == ("proc-cmd", "--x")
     cfg = _proc_config(tmp_path, loop=loop, proc="    ai_cmd_alias: claude\n")
+    # The built-in claude alias is read as stream-json (docs/agents.md): its flags join.
     assert resolve_run_settings(cfg, "p").ai_cmd == (
         "claude",
         "-p",
         "--dangerously-skip-permissions",
+        "--output-format",
+        "stream-json",
+        "--verbose",
     )
     api = "    ai_api: {provider: anthropic, model: claude-x}\n"
     cfg = _proc_config(tmp_path, loop=loop, proc=api)
