@@ -342,8 +342,10 @@ class ClaudeStream(AgentStream):
     def report(self) -> AgentReport:
         calls = tuple(self._calls[call_id] for call_id in self._order)
         if self._result is None:
-            what = "no result event" if self.kind == "claude-json" else (
-                "the stream ended without a result event"
+            what = (
+                "no result event"
+                if self.kind == "claude-json"
+                else ("the stream ended without a result event")
             )
             return AgentReport(
                 text="\n".join(self._texts),

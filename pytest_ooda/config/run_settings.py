@@ -264,9 +264,7 @@ def _resolve_output(
             f"procedures.{procedure}.ai_output", Provenance("default")
         )
     if config.loop.ai_output is not None:
-        return config.loop.ai_output, config.provenance.get(
-            "loop.ai_output", Provenance("default")
-        )
+        return config.loop.ai_output, config.provenance.get("loop.ai_output", Provenance("default"))
     if argv is None:
         return "text", Provenance("default")
     inferred = infer_ai_output(argv)

@@ -21,7 +21,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from pytest_ooda._types import AiOutput
-
     from pytest_ooda.config.model import FragmentAction
 
 

@@ -46,10 +46,7 @@ class Budget:
         if spent is None:
             return None
         if self.max_cost is not None and spent.cost is not None and spent.cost >= self.max_cost:
-            return (
-                f"budget reached: the run cost ${spent.cost:.4f}, max_cost is "
-                f"${self.max_cost:g}"
-            )
+            return f"budget reached: the run cost ${spent.cost:.4f}, max_cost is ${self.max_cost:g}"
         if self.max_tokens is not None and spent.total_tokens >= self.max_tokens:
             return (
                 f"budget reached: the run used {spent.total_tokens} tokens, max_tokens is "

@@ -8,11 +8,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_ooda._types import EXIT_CODES, STATUSES, Status
-from pytest_ooda.backends import ToolCall, Usage
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
+
+    from pytest_ooda.backends import ToolCall, Usage
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import BackendError
+from pytest_ooda.loop.budget import Budget
 from pytest_ooda.loop.events import (
     IterationFinished,
     IterationStarted,
@@ -25,7 +26,6 @@ from pytest_ooda.loop.events import (
     LoopStarted,
     LoopWarning,
 )
-from pytest_ooda.loop.budget import Budget
 from pytest_ooda.loop.result import IterationRecord, LoopResult, RunningStats
 from pytest_ooda.loop.signals import decide_outcome, find_signal
 
