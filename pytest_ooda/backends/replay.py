@@ -2,8 +2,10 @@
 
 A step carries the output and exit code to report, an optional delay to sleep, and
 optional file changes to apply in the run's working directory (so a scripted "agent"
-can leave the traces a workspace check looks for). ``script`` builds one from a plain
-list for hand-written tests.
+can leave the traces a workspace check looks for), and what an agent CLI reported about
+the iteration (usage, tool calls, permission denials), so a replayed run is checked and
+budgeted as the recorded one was. ``script`` builds one from a plain list for
+hand-written tests.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from pytest_ooda.backends import BackendResult, StreamCallback
+from pytest_ooda.backends import BackendResult, StreamCallback, ToolCall, Usage
 from pytest_ooda.errors import ScenarioError
 
 if TYPE_CHECKING:
@@ -25,13 +27,20 @@ __all__ = ["ReplayBackend", "ReplayStep", "ScriptItem", "script"]
 @dataclass(frozen=True)
 class ReplayStep:
     """One served iteration. ``files`` maps a path (relative to the workdir) to new text,
-    or to ``None`` to delete it."""
+    or to ``None`` to delete it; the other fields are what an agent CLI reported."""
 
     output: str = ""
     exit_code: int = 0
     delay: float = 0.0
     timed_out: bool = False
     files: Mapping[str, str | None] = field(default_factory=dict)
+    usage: Usage | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    permission_denials: tuple[ToolCall, ...] = ()
+    turns: int | None = None
+    model: str | None = None
+    tools_reported: bool = False
+    error: str | None = None
 
 
 StepLike = str | tuple[str, int] | ReplayStep
@@ -150,6 +159,13 @@ class ReplayBackend:
             truncated=truncated,
             dropped_bytes=len(data) - len(kept),
             total_bytes=len(data),
+            usage=step.usage,
+            error=step.error,
+            tool_calls=step.tool_calls,
+            permission_denials=step.permission_denials,
+            turns=step.turns,
+            model=step.model,
+            tools_reported=step.tools_reported,
         )
 
 

@@ -10,6 +10,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ooda._types import AI_OUTPUTS
 from pytest_ooda.cli.common import (
     EXIT_OK,
     add_config_option,
@@ -34,6 +35,18 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _positive_amount(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an amount in US dollars, got {text!r}"
+        ) from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected an amount in US dollars > 0, got {text}")
+    return value
+
+
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "run",
@@ -55,6 +68,23 @@ def add_parser(subparsers: Any) -> None:
         "--max-iterations", "-n", type=_positive_int, metavar="N", help="iteration limit"
     )
     limit.add_argument("--unlimited", action="store_true", help="no iteration limit")
+    parser.add_argument(
+        "--max-cost",
+        type=_positive_amount,
+        metavar="USD",
+        help="stop (aborted) after the iteration that brings the run's cost to USD",
+    )
+    parser.add_argument(
+        "--max-tokens",
+        type=_positive_int,
+        metavar="N",
+        help="stop (aborted) after the iteration that brings the run's tokens to N",
+    )
+    parser.add_argument(
+        "--ai-output",
+        choices=AI_OUTPUTS,
+        help="how the AI command's output is read (default: as its own flags say, else text)",
+    )
     parser.add_argument(
         "--context",
         "-x",
@@ -129,6 +159,9 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         ai_cmd=args.ai_cmd,
         ai_cmd_alias=args.ai_cmd_alias,
         require_ai=replay is None,
+        ai_output=args.ai_output,
+        max_cost=args.max_cost,
+        max_tokens=args.max_tokens,
     )
     workdir = Path.cwd()
     if replay is not None:
@@ -217,6 +250,8 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         "on_event": on_event,
         "failure_threshold": threshold,
         "show_ai_output": True if args.verbose else None,
+        "max_cost": args.max_cost,
+        "max_tokens": args.max_tokens,
     }
     try:
         if replay is not None:
@@ -232,6 +267,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
                 workdir=workdir,
                 ai_cmd=args.ai_cmd,
                 ai_cmd_alias=args.ai_cmd_alias,
+                ai_output=args.ai_output,
                 **run_options,
             )
     finally:

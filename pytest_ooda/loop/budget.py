@@ -10,7 +10,7 @@ to a budget in that unit; the runner says so once instead of pretending.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
     from pytest_ooda.backends import Usage
@@ -62,3 +62,15 @@ class Budget:
         if self.max_tokens is not None and reported is None:
             out.append("max_tokens")
         return out
+
+
+_N = TypeVar("_N", int, float)
+
+
+def tightest(*limits: _N | None) -> _N | None:
+    """The smallest of the budgets that are set: every budget applies."""
+    chosen: _N | None = None
+    for limit in limits:
+        if limit is not None and (chosen is None or limit < chosen):
+            chosen = limit
+    return chosen

@@ -56,9 +56,14 @@ def format_run_settings(settings: RunSettings, *, executable: str | None = None)
         add("ai_cmd", shlex.join(settings.ai_cmd))
         if executable is not None:
             rows.append(("executable", executable, "found on PATH / checked executable"))
+        add("ai_output", settings.ai_output)
     elif settings.ai_api is not None:
         api = settings.ai_api
         add("ai_api", f"{api.provider} model={api.model}")
+    if settings.max_cost is not None:
+        add("max_cost", f"${settings.max_cost:g}")
+    if settings.max_tokens is not None:
+        add("max_tokens", str(settings.max_tokens))
     width = max(len(k) for k, _, _ in rows)
     vwidth = max(len(v) for _, v, _ in rows)
     return "\n".join(f"  {k:<{width}}  {v:<{vwidth}}  {s}".rstrip() for k, v, s in rows)

@@ -174,6 +174,9 @@ def ooda_runner(pytestconfig: pytest.Config, ooda_config: Config, tmp_path: Path
         ai_cmd=settings.ai_cmd,
         ai_cmd_alias=settings.ai_cmd_alias,
         workdir=tmp_path,
+        ai_output=settings.ai_output,
+        max_cost=settings.max_cost,
+        max_tokens=settings.max_tokens,
     )
 
 

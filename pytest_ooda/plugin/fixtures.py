@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import functools
 import json
+import warnings
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
-from pytest_ooda.errors import BackendError, OodaError
+from pytest_ooda.errors import AgentWarning, BackendError, OodaError
 from pytest_ooda.workspace import copy_workspace, git_init
 
 if TYPE_CHECKING:
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
     import pytest
     from requests import PreparedRequest
 
+    from pytest_ooda._types import AiOutput
     from pytest_ooda.backends import Backend
     from pytest_ooda.backends.replay import ReplayBackend, ScriptItem
     from pytest_ooda.config import Config
@@ -82,7 +84,8 @@ class WorkspaceFactory:
 
 
 class Runner:
-    """The real loop runner, bound to a config and the session's AI options."""
+    """The real loop runner, bound to a config and the session's AI options (command,
+    output format, budget)."""
 
     def __init__(
         self,
@@ -91,11 +94,17 @@ class Runner:
         ai_cmd: str | None = None,
         ai_cmd_alias: str | None = None,
         workdir: Path | None = None,
+        ai_output: AiOutput | None = None,
+        max_cost: float | None = None,
+        max_tokens: int | None = None,
     ) -> None:
         self.config = config
         self.ai_cmd = ai_cmd
         self.ai_cmd_alias = ai_cmd_alias
         self.workdir = workdir
+        self.ai_output = ai_output
+        self.max_cost = max_cost
+        self.max_tokens = max_tokens
 
     @_raised_at_caller()
     def run(
@@ -112,11 +121,17 @@ class Runner:
     ) -> LoopResult:
         """Run ``procedure`` with backend ``ai`` (default: the configured AI command).
 
-        Extra keyword arguments go to :func:`pytest_ooda.loop.run_procedure`.
+        Extra keyword arguments go to :func:`pytest_ooda.loop.run_procedure`; a
+        ``max_cost``/``max_tokens`` given here applies with the session's (the smaller
+        wins). Tools the agent was denied are reported as an ``AgentWarning``.
         """
         from pytest_ooda.loop import run_procedure
+        from pytest_ooda.loop.budget import tightest
 
-        return run_procedure(
+        options.setdefault("ai_output", self.ai_output if ai is None else None)
+        options["max_cost"] = tightest(options.get("max_cost"), self.max_cost)
+        options["max_tokens"] = tightest(options.get("max_tokens"), self.max_tokens)
+        result = run_procedure(
             self.config,
             procedure,
             backend=ai,
@@ -130,6 +145,11 @@ class Runner:
             handle_signals=False,
             **options,
         )
+        for record in result.records:
+            denied = record.denial_warning()
+            if denied is not None:
+                warnings.warn(AgentWarning(f"procedure {procedure}: {denied}"), stacklevel=3)
+        return result
 
 
 class ScriptFactory:

@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_ooda._types import DRIFT_MODES, RECORD_MODES, DriftMode, RecordMode, parse_bool
+from pytest_ooda._types import (
+    AI_OUTPUTS,
+    DRIFT_MODES,
+    RECORD_MODES,
+    AiOutput,
+    DriftMode,
+    RecordMode,
+    parse_bool,
+)
 from pytest_ooda.errors import OodaError
 
 if TYPE_CHECKING:
@@ -123,6 +131,9 @@ class PluginSettings:
     lint_severity: tuple[str, ...] = ()
     procedure_files: tuple[str, ...] = ()
     scenario_dir: Path | None = None
+    ai_output: AiOutput | None = None
+    max_cost: float | None = None
+    max_tokens: int | None = None
 
     @classmethod
     def from_values(
@@ -146,7 +157,15 @@ class PluginSettings:
             scenario_dir = base / scenario_dir
         labels = {
             name: _option_label(name, (sources or {}).get(name, "default"))
-            for name in ("config", "scenario_dir", "procedure_files", "ai_cmd", "lint_severity")
+            for name in (
+                "config",
+                "scenario_dir",
+                "procedure_files",
+                "ai_cmd",
+                "lint_severity",
+                "max_cost",
+                "max_tokens",
+            )
         }
         _check_paths(config_file, scenario_dir, labels)
         procedure_files = tuple(values.get("procedure_files") or ())
@@ -164,6 +183,9 @@ class PluginSettings:
             lint_severity=_lint_severity(values.get("lint_severity"), labels["lint_severity"]),
             procedure_files=procedure_files,
             scenario_dir=scenario_dir,
+            ai_output=values.get("ai_output"),
+            max_cost=_budget(values.get("max_cost"), labels["max_cost"], float),
+            max_tokens=_budget(values.get("max_tokens"), labels["max_tokens"], int),
         )
 
     def matches(self, path: Path) -> bool:
@@ -220,6 +242,20 @@ def _check_ai_cmd(ai_cmd: str | None, label: str) -> None:
         raise pytest.UsageError(f"{label}: cannot split {ai_cmd!r} into arguments: {exc}") from None
     if not argv:
         raise pytest.UsageError(f"{label}: the AI command is empty")
+
+
+def _budget(text: Any, label: str, kind: type[float] | type[int]) -> Any:
+    """A budget option: an amount in US dollars > 0, or a token count >= 1."""
+    if text is None:
+        return None
+    expected = "an amount in US dollars > 0" if kind is float else "an integer >= 1"
+    try:
+        value = kind(str(text).strip())
+    except ValueError:
+        raise pytest.UsageError(f"{label}: expected {expected}, got {text!r}") from None
+    if not value > 0 or value == float("inf"):
+        raise pytest.UsageError(f"{label}: expected {expected}, got {text!r}")
+    return value
 
 
 def _lint_severity(
@@ -294,6 +330,23 @@ OPTIONS: tuple[OptionSpec, ...] = (
     ),
     OptionSpec("ai_cmd", "AI command for live runs and ooda_runner", metavar="CMD"),
     OptionSpec("ai_cmd_alias", "AI command alias for live runs and ooda_runner", metavar="NAME"),
+    OptionSpec(
+        "ai_output",
+        "how the AI command's output is read for live runs and ooda_runner (default: as "
+        "the command's own flags say, else text)",
+        choices=AI_OUTPUTS,
+    ),
+    OptionSpec(
+        "max_cost",
+        "budget per live run in US dollars: a run stops (aborted) after the iteration "
+        "that reaches it; applies with the scenario's and the config's, the smallest wins",
+        metavar="USD",
+    ),
+    OptionSpec(
+        "max_tokens",
+        "budget per live run in tokens (input, output and cache): as --ooda-max-cost",
+        metavar="N",
+    ),
     OptionSpec(
         "record_mode",
         "record live runs into scenario files: none (default), once (only scenarios "

@@ -5,7 +5,8 @@ never started) in a temp copy of its workspace, then checks ``expect`` and promp
 A live run resolves the real AI command, runs in a fresh git-initialised copy, checks
 ``expect`` and, per ``--ooda-record-mode``, writes the recording back with each
 iteration's workspace changes (redacted, atomically; a failed run never replaces an
-existing recording).
+existing recording). A live run is held to the scenario's budget and the session's
+(``--ooda-max-cost``/``--ooda-max-tokens``), and warns when the agent was denied tools.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._util import display_path
 from pytest_ooda.errors import (
+    AgentWarning,
     ConfigError,
     DriftWarning,
     NoAICommandError,
@@ -381,6 +383,7 @@ def run_live(
     ``show_output`` streams the AI's output to the terminal (pytest ``-s``).
     """
     from pytest_ooda.config import load_config
+    from pytest_ooda.loop.budget import tightest
     from pytest_ooda.scenario import Recorder
 
     scenario = load_for(procedure, path)
@@ -404,8 +407,15 @@ def run_live(
             ai_cmd=ai_cmd,
             ai_cmd_alias=alias,
             on_event=watch,
+            ai_output=settings.ai_output,
+            max_cost=tightest(scenario.max_cost, settings.max_cost),
+            max_tokens=tightest(scenario.max_tokens, settings.max_tokens),
         )
         problems = scenario.check(result, workdir)
+    for record in result.records:
+        denied = record.denial_warning()
+        if denied is not None:
+            report.warn_at(AgentWarning(f"scenario {scenario.label}: {denied}"), path)
     outcome.status = result.status
     outcome.iterations = result.iterations
     outcome.elapsed = result.elapsed

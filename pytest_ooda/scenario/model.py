@@ -1,5 +1,5 @@
 """The scenario model: iterations, file checks, the ``expect`` block and the checks
-it makes of a run."""
+it makes of a run (tool and command checks live in :mod:`.verify`)."""
 
 from __future__ import annotations
 
@@ -16,7 +16,9 @@ from pytest_ooda.backends.replay import ReplayBackend, ReplayStep
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from pytest_ooda.backends import ToolCall, Usage
     from pytest_ooda.loop import LoopResult
+    from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
 
 
 #: What ``expect.signals`` may list per iteration: a promise tag, or ``none``.
@@ -35,8 +37,14 @@ _TOP_KEYS = (
     "workspace",
     "expect",
     "iterations",
+    "max_cost",
+    "max_tokens",
+    "recorded",
 )
-_EXPECT_KEYS = ("status", "iterations", "signals", "files")
+_EXPECT_KEYS = ("status", "iterations", "signals", "files", "tools", "commands")
+_TOOLS_KEYS = ("called", "not_called", "bash_matches", "max_calls")
+_COMMAND_KEYS = ("run", "exit_code", "timeout", "output_contains")
+_RECORDED_KEYS = ("status", "reason", "iterations", "tokens", "cost")
 _ITERATION_KEYS = (
     "output",
     "exit_code",
@@ -46,7 +54,21 @@ _ITERATION_KEYS = (
     "delay",
     "timed_out",
     "files",
+    "error",
+    "usage",
+    "turns",
+    "model",
+    "tool_calls",
+    "permission_denials",
 )
+_USAGE_KEYS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_creation_tokens",
+    "cost",
+)
+_TOOL_CALL_KEYS = ("name", "summary", "ok", "error")
 
 
 def sha256_text(text: str) -> str:
@@ -60,7 +82,13 @@ def sha256_text(text: str) -> str:
 
 @dataclass(frozen=True)
 class ScenarioIteration:
-    """One recorded iteration. ``prompt`` is kept (for drift diffs) on the first only."""
+    """One recorded iteration. ``prompt`` is kept (for drift diffs) on the first only.
+
+    What an agent CLI reported rides along (``usage``, ``tool_calls`` — ``None`` when
+    the output format did not list them —, ``permission_denials``, ``turns``,
+    ``model``), and ``error``, why the iteration failed when its output alone does not
+    say (broken JSON, an error the agent reported), so a replay ends as the run did.
+    """
 
     output: str = ""
     exit_code: int = 0
@@ -71,6 +99,12 @@ class ScenarioIteration:
     timed_out: bool = False
     files: Mapping[str, str | None] = field(default_factory=lambda: MappingProxyType({}))
     line: int | None = field(default=None, compare=False)
+    error: str | None = None
+    usage: Usage | None = None
+    turns: int | None = None
+    model: str | None = None
+    tool_calls: tuple[ToolCall, ...] | None = None
+    permission_denials: tuple[ToolCall, ...] = ()
 
     def to_step(self) -> ReplayStep:
         return ReplayStep(
@@ -79,7 +113,74 @@ class ScenarioIteration:
             delay=self.delay,
             timed_out=self.timed_out,
             files=self.files,
+            usage=self.usage,
+            tool_calls=self.tool_calls or (),
+            permission_denials=self.permission_denials,
+            turns=self.turns,
+            model=self.model,
+            tools_reported=self.tool_calls is not None,
+            error=self.error,
         )
+
+    def agent_yaml(self) -> dict[str, Any]:
+        """The agent's report of this iteration as written in a scenario file."""
+        out: dict[str, Any] = {}
+        if self.error is not None:
+            out["error"] = self.error
+        if self.usage is not None:
+            usage = self.usage
+            out["usage"] = {
+                "input_tokens": usage.input_tokens,
+                "output_tokens": usage.output_tokens,
+                "cache_read_tokens": usage.cache_read_tokens,
+                "cache_creation_tokens": usage.cache_creation_tokens,
+            }
+            if usage.cost is not None:
+                out["usage"]["cost"] = round(usage.cost, 6)
+        if self.turns is not None:
+            out["turns"] = self.turns
+        if self.model is not None:
+            out["model"] = self.model
+        if self.tool_calls is not None:
+            out["tool_calls"] = [_call_yaml(call) for call in self.tool_calls]
+        if self.permission_denials:
+            out["permission_denials"] = [_call_yaml(call) for call in self.permission_denials]
+        return out
+
+
+def _call_yaml(call: ToolCall) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": call.name}
+    if call.summary:
+        out["summary"] = call.summary
+    if call.ok is not None:
+        out["ok"] = call.ok
+    if call.error is not None:
+        out["error"] = call.error
+    return out
+
+
+@dataclass(frozen=True)
+class RecordedOutcome:
+    """``recorded:``: how the recorded run ended, written by the recorder for a person
+    reading the file (why it stopped — a budget, a failure threshold —, what it cost)."""
+
+    status: str
+    reason: str | None = None
+    iterations: int | None = None
+    tokens: int | None = None
+    cost: float | None = None
+
+    def to_yaml(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"status": self.status}
+        if self.reason is not None:
+            out["reason"] = self.reason
+        if self.iterations is not None:
+            out["iterations"] = self.iterations
+        if self.tokens is not None:
+            out["tokens"] = self.tokens
+        if self.cost is not None:
+            out["cost"] = round(self.cost, 6)
+        return out
 
 
 @dataclass(frozen=True)
@@ -132,9 +233,14 @@ class Expect:
     max_iterations: int | None = None
     signals: tuple[str, ...] | None = None
     files: tuple[FileCheck, ...] = ()
+    tools: ToolExpect | None = None
+    commands: tuple[CommandCheck, ...] = ()
 
     def check(self, result: LoopResult, workspace: Path | None = None) -> list[str]:
-        """Every way ``result`` (and the ``workspace`` afterwards) misses this block."""
+        """Every way ``result`` (and the ``workspace`` afterwards) misses this block.
+
+        The verification ``commands`` run in ``workspace`` here, after the loop.
+        """
         problems: list[str] = []
         if self.status is not None and result.status != self.status:
             problems.append(f"expected status {self.status!r}, got {result.status!r}")
@@ -153,6 +259,16 @@ class Expect:
             else:
                 for check in self.files:
                     problem = check.check(workspace)
+                    if problem:
+                        problems.append(problem)
+        if self.tools is not None:
+            problems.extend(self.tools.check(result))
+        if self.commands:
+            if workspace is None:
+                problems.append("verification commands need a workspace, but the run had none")
+            else:
+                for command in self.commands:
+                    problem = command.check(workspace)
                     if problem:
                         problems.append(problem)
         return problems
@@ -174,6 +290,10 @@ class Expect:
             out["signals"] = list(self.signals)
         if self.files:
             out["files"] = {check.path: check.to_yaml() for check in self.files}
+        if self.tools is not None:
+            out["tools"] = self.tools.to_yaml()
+        if self.commands:
+            out["commands"] = [command.to_yaml() for command in self.commands]
         return out
 
 
@@ -191,6 +311,9 @@ class Scenario:
     workspace: str | None = None
     expect: Expect | None = None
     iterations: tuple[ScenarioIteration, ...] = ()
+    max_cost: float | None = None
+    max_tokens: int | None = None
+    recorded: RecordedOutcome | None = None
 
     @property
     def label(self) -> str:
@@ -231,10 +354,16 @@ class Scenario:
             out["max_iterations"] = self.max_iterations
         if self.failure_threshold is not None:
             out["failure_threshold"] = self.failure_threshold
+        if self.max_cost is not None:
+            out["max_cost"] = self.max_cost
+        if self.max_tokens is not None:
+            out["max_tokens"] = self.max_tokens
         if self.workspace is not None:
             out["workspace"] = self.workspace
         if self.expect is not None:
             out["expect"] = self.expect.to_yaml()
+        if self.recorded is not None:
+            out["recorded"] = self.recorded.to_yaml()
         items = []
         for it in self.iterations:
             item: dict[str, Any] = {"output": it.output, "exit_code": it.exit_code}
@@ -248,6 +377,7 @@ class Scenario:
                 item["delay"] = it.delay
             if it.files:
                 item["files"] = dict(it.files)
+            item.update(it.agent_yaml())
             if it.prompt is not None:
                 item["prompt"] = it.prompt
             items.append(item)

@@ -9,13 +9,14 @@ from typing import TYPE_CHECKING
 
 from pytest_ooda._types import RECORD_MODES
 from pytest_ooda.errors import ScenarioError
-from pytest_ooda.scenario.model import Expect, Scenario, ScenarioIteration
+from pytest_ooda.scenario.model import Expect, RecordedOutcome, Scenario, ScenarioIteration
 from pytest_ooda.scenario.store import save_scenario
 from pytest_ooda.workspace import WorkspaceChanges
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from pytest_ooda.backends import ToolCall
     from pytest_ooda.config import RedactSettings
     from pytest_ooda.loop import LoopResult
 
@@ -48,9 +49,13 @@ def scenario_from_result(
     The first iteration keeps its full prompt text so later drift can be shown as a diff.
     ``files`` maps an iteration number to the workspace changes it made (see
     ``pytest_ooda.workspace``). Without ``keep_expect`` (or when the scenario has none)
-    ``expect`` becomes the status and iteration count that were observed.
+    ``expect`` becomes the status and iteration count that were observed. What an agent
+    CLI reported is kept per iteration (tool calls with paths inside the workspace made
+    relative, so a recording does not name a temporary directory), and ``recorded``
+    says how the run ended and what it cost.
     """
     changes = files or {}
+    prefix = f"{result.workdir}/" if result.workdir is not None else None
     iterations = tuple(
         ScenarioIteration(
             output=record.output,
@@ -60,13 +65,33 @@ def scenario_from_result(
             duration_s=round(record.duration, 3),
             timed_out=record.timed_out,
             files=MappingProxyType(dict(changes.get(record.number, {}))),
+            error=record.error,
+            usage=record.usage,
+            turns=record.turns,
+            model=record.model,
+            tool_calls=_relative(record.tool_calls, prefix) if record.tools_reported else None,
+            permission_denials=_relative(record.permission_denials, prefix),
         )
         for index, record in enumerate(result.records)
     )
     expect = scenario.expect
     if expect is None or not keep_expect:
         expect = Expect(status=result.status, iterations=result.iterations)
-    return replace(scenario, iterations=iterations, expect=expect)
+    usage = result.usage
+    recorded = RecordedOutcome(
+        status=result.status,
+        reason=result.error if result.status != "success" else None,
+        iterations=result.iterations,
+        tokens=usage.total_tokens if usage is not None else None,
+        cost=usage.cost if usage is not None else None,
+    )
+    return replace(scenario, iterations=iterations, expect=expect, recorded=recorded)
+
+
+def _relative(calls: tuple[ToolCall, ...], prefix: str | None) -> tuple[ToolCall, ...]:
+    if not prefix:
+        return calls
+    return tuple(replace(call, summary=call.summary.replace(prefix, "")) for call in calls)
 
 
 class Recorder:

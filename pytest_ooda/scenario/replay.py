@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import ReplayExhaustedError, ScenarioError
+from pytest_ooda.loop.budget import tightest
 from pytest_ooda.scenario.drift import check_drift
 
 if TYPE_CHECKING:
@@ -49,9 +50,11 @@ def replay_scenario(
     """Run ``scenario``'s procedure in ``workdir`` with its recorded outputs.
 
     Recorded file changes land in ``files_dir`` (default ``workdir``), where the
-    ``expect.files`` checks look too. ``run_options`` go to ``run_procedure`` and
-    override the scenario's own ``max_iterations``, ``context`` and
-    ``failure_threshold``. ``sleep`` replays recorded delays.
+    ``expect.files`` checks look too (and the verification commands run). ``run_options``
+    go to ``run_procedure`` and override the scenario's own ``max_iterations``,
+    ``context`` and ``failure_threshold``; budgets (``max_cost``, ``max_tokens``) given
+    there apply with the scenario's, the smaller winning, so a recording that a budget
+    stopped stops at the same iteration on replay. ``sleep`` replays recorded delays.
     """
     from pytest_ooda.loop import run_procedure
 
@@ -61,6 +64,8 @@ def replay_scenario(
         "context": scenario.context,
         "failure_threshold": scenario.failure_threshold,
         **run_options,
+        "max_cost": tightest(scenario.max_cost, run_options.get("max_cost")),
+        "max_tokens": tightest(scenario.max_tokens, run_options.get("max_tokens")),
     }
     try:
         result = run_procedure(

@@ -3,26 +3,36 @@
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_ooda._types import STATUSES
 from pytest_ooda._util import closest, type_name
+from pytest_ooda.backends import ToolCall, Usage
 from pytest_ooda.errors import ScenarioError
 from pytest_ooda.scenario.model import (
+    _COMMAND_KEYS,
     _EXPECT_KEYS,
     _ITERATION_KEYS,
     _PROCEDURE_NAME,
+    _RECORDED_KEYS,
     _SHA256,
+    _TOOL_CALL_KEYS,
+    _TOOLS_KEYS,
     _TOP_KEYS,
+    _USAGE_KEYS,
     MAX_SCENARIO_BYTES,
     SIGNALS,
     Expect,
     FileCheck,
+    RecordedOutcome,
     Scenario,
     ScenarioIteration,
 )
+from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
 from pytest_ooda.yamlload import Mark, YamlMapping, YamlSequence, load_yaml_file, load_yaml_text
 
 if TYPE_CHECKING:
@@ -96,9 +106,54 @@ class _Validator:
         return value
 
     def number(self, value: Any, mark: Mark, where: str) -> float:
-        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not math.isfinite(value)
+            or value < 0
+        ):
             raise self.fail(f"{where}: expected a number >= 0, got {value!r}", mark)
         return float(value)
+
+    def positive(self, value: Any, mark: Mark, where: str) -> float:
+        """A number > 0 (a budget in dollars, a timeout in seconds)."""
+        number = self.number(value, mark, where)
+        if number <= 0:
+            raise self.fail(f"{where}: expected a number > 0, got {value!r}", mark)
+        return number
+
+    def flag(self, value: Any, mark: Mark, where: str) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(f"{where}: expected true or false, got {type_name(value)}", mark)
+        return value
+
+    def names(self, value: Any, mark: Mark, where: str) -> tuple[str, ...]:
+        """A list of tool names (one name alone is accepted too)."""
+        if isinstance(value, YamlSequence):
+            found = tuple(
+                self.text(item, value.item_marks[i], f"{where}[{i}]")
+                for i, item in enumerate(value)
+            )
+        else:
+            found = (self.text(value, mark, where),)
+        for name in found:
+            if not name.strip():
+                raise self.fail(f"{where}: a tool name cannot be empty", mark)
+        return found
+
+    def patterns(self, value: Any, mark: Mark, where: str) -> tuple[str, ...]:
+        """Regular expressions, each compiled here so a bad one is located."""
+        found = self.texts(value, mark, where)
+        for pattern in found:
+            try:
+                re.compile(pattern)
+            except re.error as exc:
+                raise self.fail(
+                    f"{where}: {pattern!r} is not a regular expression: {exc}",
+                    mark,
+                    "Python `re` syntax; quote the pattern in YAML",
+                ) from None
+        return found
 
     def choice(self, value: Any, mark: Mark, where: str, choices: Sequence[str]) -> str:
         if not isinstance(value, str) or value not in choices:
@@ -138,6 +193,15 @@ class _Validator:
         workspace = None
         if root.get("workspace") is not None:
             workspace = self.text(*self.get(root, "workspace"), "workspace")
+        max_cost = None
+        if root.get("max_cost") is not None:
+            max_cost = self.positive(*self.get(root, "max_cost"), "max_cost")
+        max_tokens = None
+        if root.get("max_tokens") is not None:
+            max_tokens = self.integer(*self.get(root, "max_tokens"), "max_tokens", 1)
+        recorded = None
+        if root.get("recorded") is not None:
+            recorded = self.recorded(*self.get(root, "recorded"))
         expect = None
         if root.get("expect") is not None:
             expect = self.expect(*self.get(root, "expect"))
@@ -160,7 +224,25 @@ class _Validator:
             workspace=workspace,
             expect=expect,
             iterations=iterations,
+            max_cost=max_cost,
+            max_tokens=max_tokens,
+            recorded=recorded,
         )
+
+    def recorded(self, value: Any, mark: Mark) -> RecordedOutcome:
+        block = self.mapping(value, mark, "recorded")
+        self.keys(block, _RECORDED_KEYS, "recorded")
+        if block.get("status") is None:
+            raise self.fail("recorded: missing 'status'", block.mark)
+        status = self.choice(*self.get(block, "status"), "recorded.status", STATUSES)
+        reason = self.optional(block, "reason", "recorded", self.text, None)
+        count = tokens = None
+        if block.get("iterations") is not None:
+            count = self.integer(*self.get(block, "iterations"), "recorded.iterations", 0)
+        if block.get("tokens") is not None:
+            tokens = self.integer(*self.get(block, "tokens"), "recorded.tokens", 0)
+        cost = self.optional(block, "cost", "recorded", self.number, None)
+        return RecordedOutcome(status, reason, count, tokens, cost)
 
     def expect(self, value: Any, mark: Mark) -> Expect:
         block = self.mapping(value, mark, "expect")
@@ -200,7 +282,63 @@ class _Validator:
             checks = self.mapping(value, mark, "expect.files")
             for key in checks:
                 files.append(self.file_check(checks, key))
-        return Expect(status, exact, low, high, signals, tuple(files))
+        tools = None
+        if block.get("tools") is not None:
+            tools = self.tools(*self.get(block, "tools"))
+        commands: tuple[CommandCheck, ...] = ()
+        if block.get("commands") is not None:
+            value, mark = self.get(block, "commands")
+            if not isinstance(value, YamlSequence):
+                raise self.fail(
+                    f"expect.commands: expected a list, got {type_name(value)}",
+                    mark,
+                    "write each command as `- run: python -m pytest -q`",
+                )
+            commands = tuple(
+                self.command(item, value.item_marks[i], f"expect.commands[{i}]")
+                for i, item in enumerate(value)
+            )
+        return Expect(status, exact, low, high, signals, tuple(files), tools, commands)
+
+    def tools(self, value: Any, mark: Mark) -> ToolExpect:
+        block = self.mapping(value, mark, "expect.tools")
+        self.keys(block, _TOOLS_KEYS, "expect.tools")
+        where = "expect.tools"
+        called = self.optional(block, "called", where, self.names, ())
+        not_called = self.optional(block, "not_called", where, self.names, ())
+        both = sorted(set(called) & set(not_called))
+        if both:
+            raise self.fail(
+                f"expect.tools: {', '.join(both)} cannot be both called and not_called", mark
+            )
+        bash = self.optional(block, "bash_matches", where, self.patterns, ())
+        max_calls = None
+        if block.get("max_calls") is not None:
+            max_calls = self.integer(*self.get(block, "max_calls"), "expect.tools.max_calls", 0)
+        return ToolExpect(called, not_called, bash, max_calls, line=mark.line)
+
+    def command(self, value: Any, mark: Mark, where: str) -> CommandCheck:
+        if isinstance(value, str):
+            value_text = value.strip()
+            if not value_text:
+                raise self.fail(f"{where}: the command is empty", mark)
+            return CommandCheck(value, line=mark.line)
+        item = self.mapping(value, mark, where)
+        self.keys(item, _COMMAND_KEYS, where)
+        if item.get("run") is None:
+            raise self.fail(
+                f"{where}: missing 'run'",
+                item.mark,
+                "the shell command line to run, e.g. run: python -m pytest -q",
+            )
+        run, run_mark = self.get(item, "run")
+        command = self.text(run, run_mark, f"{where}.run")
+        if not command.strip():
+            raise self.fail(f"{where}.run: the command is empty", run_mark)
+        exit_code = self.optional(item, "exit_code", where, self.integer, 0)
+        timeout = self.optional(item, "timeout", where, self.positive, 300.0)
+        contains = self.optional(item, "output_contains", where, self.texts, ())
+        return CommandCheck(command, exit_code, timeout, contains, line=mark.line)
 
     def file_check(self, checks: YamlMapping, key: Any) -> FileCheck:
         where = f"expect.files[{key!r}]"
@@ -258,6 +396,14 @@ class _Validator:
                 if content is not None:
                     content = self.text(content, cmark, f"{where}.files[{fname!r}]")
                 files[fname] = content
+        error = self.optional(item, "error", where, self.text, None)
+        usage = self.optional(item, "usage", where, self.usage, None)
+        turns = None
+        if item.get("turns") is not None:
+            turns = self.integer(*self.get(item, "turns"), f"{where}.turns", 0)
+        model = self.optional(item, "model", where, self.text, None)
+        calls = self.optional(item, "tool_calls", where, self.calls, None)
+        denials = self.optional(item, "permission_denials", where, self.calls, ())
         return ScenarioIteration(
             output=output,
             exit_code=exit_code,
@@ -268,7 +414,41 @@ class _Validator:
             timed_out=timed_out,
             files=MappingProxyType(files),
             line=mark.line,
+            error=error,
+            usage=usage,
+            turns=turns,
+            model=model,
+            tool_calls=calls,
+            permission_denials=denials,
         )
+
+    def usage(self, value: Any, mark: Mark, where: str) -> Usage:
+        block = self.mapping(value, mark, where)
+        self.keys(block, _USAGE_KEYS, where)
+        counts = {
+            key: self.integer(*self.get(block, key), f"{where}.{key}", 0)
+            for key in _USAGE_KEYS[:-1]
+            if block.get(key) is not None
+        }
+        cost = self.optional(block, "cost", where, self.number, None)
+        return Usage(cost=cost, **counts)
+
+    def calls(self, value: Any, mark: Mark, where: str) -> tuple[ToolCall, ...]:
+        if not isinstance(value, YamlSequence):
+            raise self.fail(f"{where}: expected a list, got {type_name(value)}", mark)
+        out: list[ToolCall] = []
+        for index, item in enumerate(value):
+            at = f"{where}[{index}]"
+            call = self.mapping(item, value.item_marks[index], at)
+            self.keys(call, _TOOL_CALL_KEYS, at)
+            if call.get("name") is None:
+                raise self.fail(f"{at}: missing 'name'", call.mark)
+            name = self.text(*self.get(call, "name"), f"{at}.name")
+            summary = self.optional(call, "summary", at, self.text, "")
+            ok = self.optional(call, "ok", at, self.flag, None)
+            error = self.optional(call, "error", at, self.text, None)
+            out.append(ToolCall(name, summary, ok, error))
+        return tuple(out)
 
 
 def load_scenario_text(

@@ -20,6 +20,7 @@ from pytest_ooda.redact import Redactor
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from pytest_ooda.backends import ToolCall
     from pytest_ooda.config import RedactSettings
     from pytest_ooda.scenario.model import Scenario
 
@@ -64,8 +65,9 @@ def redact_scenario(
     env: Mapping[str, str] | None = None,
     redact: RedactSettings | None = None,
 ) -> Scenario:
-    """``scenario`` with secrets in outputs, prompts, file changes and file names
-    replaced (``redact`` adds a config's own patterns and variable names)."""
+    """``scenario`` with secrets in outputs, prompts, file changes and file names, tool
+    calls (an agent's commands) and error texts replaced (``redact`` adds a config's own
+    patterns and variable names)."""
     redactor = Redactor(
         env,
         extra_patterns=redact.patterns if redact is not None else (),
@@ -77,11 +79,30 @@ def redact_scenario(
             output=redactor(it.output),
             prompt=redactor(it.prompt) if it.prompt is not None else None,
             files=MappingProxyType(_redacted_files(redactor, it.files)),
+            error=redactor(it.error) if it.error is not None else None,
+            tool_calls=(
+                _redacted_calls(redactor, it.tool_calls) if it.tool_calls is not None else None
+            ),
+            permission_denials=_redacted_calls(redactor, it.permission_denials),
         )
         for it in scenario.iterations
     )
     context = tuple(redactor(c) for c in scenario.context)
-    return replace(scenario, iterations=iterations, context=context)
+    recorded = scenario.recorded
+    if recorded is not None and recorded.reason is not None:
+        recorded = replace(recorded, reason=redactor(recorded.reason))
+    return replace(scenario, iterations=iterations, context=context, recorded=recorded)
+
+
+def _redacted_calls(redactor: Redactor, calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
+    return tuple(
+        replace(
+            call,
+            summary=redactor(call.summary),
+            error=redactor(call.error) if call.error is not None else None,
+        )
+        for call in calls
+    )
 
 
 def _redacted_files(redactor: Redactor, files: Mapping[str, str | None]) -> dict[str, str | None]:

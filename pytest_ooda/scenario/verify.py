@@ -1,0 +1,184 @@
+"""What a run did beyond its outputs: the ``expect.tools`` check of the agent's tool
+calls, and the ``expect.commands`` verification commands run in the workspace after
+the loop (SWE-bench style: the code the agent left behind must actually work).
+
+A verification command runs through ``/bin/sh -c`` (pipes and ``&&`` work, as in a CI
+script) in its own process group, in the workspace, with stdin closed and stdout and
+stderr merged into a bounded buffer; at its timeout the whole group is killed — the
+command backend's process handling, reused.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pytest_ooda.backends import ToolCall
+    from pytest_ooda.loop import LoopResult
+
+#: Tools whose summary is a shell command, for ``bash_matches``: Claude Code's ``Bash``
+#: and Codex's ``shell``.
+COMMAND_TOOLS = ("Bash", "shell")
+#: Output kept per verification command (its tail), for the report.
+COMMAND_OUTPUT_LIMIT = 64 * 1024
+_SHOWN_LINES = 12
+_SHELL = "/bin/sh"
+
+
+def _called(calls: tuple[ToolCall, ...]) -> list[ToolCall]:
+    """The calls that ran: a denied call never did."""
+    return [call for call in calls if call.error != "permission denied"]
+
+
+@dataclass(frozen=True)
+class ToolExpect:
+    """``expect.tools``: ``called`` each ran at least once, ``not_called`` were never
+    even attempted, every ``bash_matches`` pattern matches some command the agent ran,
+    and at most ``max_calls`` tool calls in all."""
+
+    called: tuple[str, ...] = ()
+    not_called: tuple[str, ...] = ()
+    bash_matches: tuple[str, ...] = ()
+    max_calls: int | None = None
+    line: int | None = field(default=None, compare=False)
+
+    def check(self, result: LoopResult) -> list[str]:
+        if not result.tools_reported:
+            return [
+                "expect.tools: the run did not report its tool calls (the AI output was "
+                "read as text or claude-json); use ai_output: claude-stream-json or "
+                "codex-json, or re-record the scenario with one of them"
+            ]
+        calls = result.tool_calls
+        ran = _called(calls)
+        names = {call.name for call in ran}
+        problems = [
+            f"expect.tools: {name} was never called ({_census(calls)})"
+            for name in self.called
+            if name not in names
+        ]
+        for name in self.not_called:
+            tried = [call for call in calls if call.name == name]
+            if tried:
+                shown = f": {tried[0].summary}" if tried[0].summary else ""
+                problems.append(
+                    f"expect.tools: {name} was called {len(tried)} time(s), expected never{shown}"
+                )
+        commands = [call.summary for call in ran if call.name in COMMAND_TOOLS]
+        for pattern in self.bash_matches:
+            if not any(re.search(pattern, command) for command in commands):
+                listing = "; ".join(commands[:8]) if commands else "none"
+                problems.append(
+                    f"expect.tools: no command matched {pattern!r} (commands run: {listing})"
+                )
+        if self.max_calls is not None and len(calls) > self.max_calls:
+            problems.append(
+                f"expect.tools: {len(calls)} tool calls, expected at most {self.max_calls} "
+                f"({_census(calls)})"
+            )
+        return problems
+
+    def to_yaml(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        if self.called:
+            out["called"] = list(self.called)
+        if self.not_called:
+            out["not_called"] = list(self.not_called)
+        if self.bash_matches:
+            out["bash_matches"] = (
+                self.bash_matches[0] if len(self.bash_matches) == 1 else list(self.bash_matches)
+            )
+        if self.max_calls is not None:
+            out["max_calls"] = self.max_calls
+        return out
+
+
+def _census(calls: tuple[ToolCall, ...]) -> str:
+    """``tool calls: Write ×2, Bash`` — what the agent did call, for a failing check."""
+    if not calls:
+        return "no tool calls"
+    counts: dict[str, int] = {}
+    for call in calls:
+        counts[call.name] = counts.get(call.name, 0) + 1
+    return "tool calls: " + ", ".join(
+        name if n == 1 else f"{name} ×{n}" for name, n in counts.items()
+    )
+
+
+@dataclass(frozen=True)
+class CommandRun:
+    """One verification command's run."""
+
+    exit_code: int
+    output: str
+    duration: float
+    timed_out: bool = False
+
+
+@dataclass(frozen=True)
+class CommandCheck:
+    """One ``expect.commands`` entry: ``run`` (a shell command line) must exit with
+    ``exit_code`` within ``timeout`` seconds, its output holding each of
+    ``output_contains``."""
+
+    run: str
+    exit_code: int = 0
+    timeout: float = 300.0
+    output_contains: tuple[str, ...] = ()
+    line: int | None = field(default=None, compare=False)
+
+    def execute(self, workspace: Path) -> CommandRun:
+        """Run the command in ``workspace``; its process group dies at the timeout."""
+        from pytest_ooda.backends.command import CommandBackend
+
+        backend = CommandBackend([_SHELL, "-c", self.run], kill_grace=2.0, drain_grace=0.5)
+        started = time.monotonic()
+        done = backend.run(
+            "",
+            iteration=1,
+            workdir=workspace,
+            timeout=self.timeout,
+            max_output=COMMAND_OUTPUT_LIMIT,
+            stream=None,
+        )
+        return CommandRun(done.exit_code, done.output, time.monotonic() - started, done.timed_out)
+
+    def check(self, workspace: Path) -> str | None:
+        """What went wrong (with the output's tail), or ``None`` when it passed."""
+        if not workspace.is_dir():
+            return f"command {self.run!r}: the workspace {workspace} does not exist"
+        done = self.execute(workspace)
+        wrong: list[str] = []
+        if done.timed_out:
+            wrong.append(f"timed out after {self.timeout:g}s (its process group was killed)")
+        elif done.exit_code != self.exit_code:
+            wrong.append(f"exited {done.exit_code}, expected {self.exit_code}")
+        wrong.extend(
+            f"its output does not contain {needle!r}"
+            for needle in self.output_contains
+            if needle not in done.output
+        )
+        if not wrong:
+            return None
+        tail = done.output.rstrip("\n").splitlines()[-_SHOWN_LINES:]
+        shown = "\n".join(f"      | {line}" for line in tail) if tail else "      | <no output>"
+        return f"command {self.run!r}: " + "; ".join(wrong) + f"\n{shown}"
+
+    def to_yaml(self) -> dict[str, object]:
+        out: dict[str, object] = {"run": self.run}
+        if self.exit_code != 0:
+            out["exit_code"] = self.exit_code
+        if self.timeout != 300.0:
+            out["timeout"] = self.timeout
+        if self.output_contains:
+            out["output_contains"] = (
+                self.output_contains[0]
+                if len(self.output_contains) == 1
+                else list(self.output_contains)
+            )
+        return out
