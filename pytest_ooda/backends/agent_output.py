@@ -296,6 +296,8 @@ class ClaudeStream(AgentStream):
         elif kind == "result":
             self._result = _claude_result(event)
             closing = _result_line(self._result)
+            if self._result["is_error"] and self._texts and self._texts[-1] == self._result["text"]:
+                closing = "✗ the agent CLI reported that error"  # its text was just shown
             if self.kind == "claude-json" and self._result["text"]:
                 # json mode prints nothing before its result: show the final text too.
                 return f"{self._result['text']}\n{closing}"

@@ -2,7 +2,8 @@
 
 Kept apart from the runner so the matrix can be read (and tested) as the table it is in
 the spec: FAILURE wins over SUCCESS, a timeout ignores both, a non-zero exit without a
-signal is a failure, and a clean exit without a signal means "keep going".
+signal is a failure, and a clean exit without a signal means "keep going". A backend's
+``error`` (output it could not read, an error the agent reported) is a failure too.
 """
 
 from __future__ import annotations
@@ -42,16 +43,21 @@ class Outcome:
 def decide_outcome(
     exit_code: int, signal: str | None, *, timed_out: bool = False, error: str | None = None
 ) -> Outcome:
-    """Apply the outcome matrix; ``error`` is a backend's explanation of a failed call."""
+    """Apply the outcome matrix; ``error`` is a backend's explanation of a failed call.
+
+    An ``error`` fails the iteration whatever the exit code and the signals say: an agent
+    CLI exits 0 after output that could not be read (a torn stream), and a promise in
+    text that may be cut short proves nothing.
+    """
     if timed_out:
         return Outcome("failure", "timed out")
+    if error:
+        return Outcome("failure", error)
     if signal == "FAILURE":
         return Outcome("failure", "FAILURE signal")
     if signal == "SUCCESS":
         return Outcome("success", "SUCCESS signal")
     if exit_code != 0:
-        if error:
-            return Outcome("failure", error)
         if exit_code < 0:
             try:
                 name = signal_module.Signals(-exit_code).name

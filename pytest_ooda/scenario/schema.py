@@ -129,17 +129,16 @@ class _Validator:
 
     def names(self, value: Any, mark: Mark, where: str) -> tuple[str, ...]:
         """A list of tool names (one name alone is accepted too)."""
-        if isinstance(value, YamlSequence):
-            found = tuple(
-                self.text(item, value.item_marks[i], f"{where}[{i}]")
-                for i, item in enumerate(value)
-            )
-        else:
-            found = (self.text(value, mark, where),)
-        for name in found:
+        items = list(value) if isinstance(value, YamlSequence) else [value]
+        marks = value.item_marks if isinstance(value, YamlSequence) else [mark]
+        found = []
+        for index, item in enumerate(items):
+            at = f"{where}[{index}]" if isinstance(value, YamlSequence) else where
+            name = self.text(item, marks[index], at)
             if not name.strip():
-                raise self.fail(f"{where}: a tool name cannot be empty", mark)
-        return found
+                raise self.fail(f"{at}: a tool name cannot be empty", marks[index])
+            found.append(name)
+        return tuple(found)
 
     def patterns(self, value: Any, mark: Mark, where: str) -> tuple[str, ...]:
         """Regular expressions, each compiled here so a bad one is located."""
