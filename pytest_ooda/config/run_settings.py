@@ -211,14 +211,14 @@ def resolve_run_settings(
         argv = _with_output_flags(config, alias_used, argv, output)
     cost, cost_source = _min_budget(
         [
-            (max_cost, Provenance("cli", source="max_cost")),
+            (max_cost, Provenance("cli", source="--max-cost")),
             (proc.max_cost, from_proc("max_cost")),
             (config.loop.max_cost, from_loop("max_cost")),
         ]
     )
     tokens, tokens_source = _min_budget(
         [
-            (max_tokens, Provenance("cli", source="max_tokens")),
+            (max_tokens, Provenance("cli", source="--max-tokens")),
             (proc.max_tokens, from_proc("max_tokens")),
             (config.loop.max_tokens, from_loop("max_tokens")),
         ]
@@ -257,7 +257,7 @@ def _resolve_output(
                 f"ai_output: expected one of {', '.join(AI_OUTPUTS)}, got {given!r}",
                 hint=did_you_mean(given, AI_OUTPUTS, label="known formats"),
             )
-        return given, Provenance("cli", source="ai_output")
+        return given, Provenance("cli", source="--ai-output")
     proc = config.procedure(procedure)
     if proc.ai_output is not None:
         return proc.ai_output, config.provenance.get(

@@ -192,6 +192,10 @@ class LoopResult:
     workdir: Path | None = None
     backend: str = ""
     error: str | None = None
+    #: The budget the run was held to, and whether reaching it ended the run.
+    max_cost: float | None = None
+    max_tokens: int | None = None
+    stopped_by_budget: bool = False
 
     @property
     def exit_code(self) -> int:

@@ -195,6 +195,7 @@ def run_procedure(
     warned_truncation = False
     unmeasured_warned: set[str] = set()
     spent: Usage | None = None  # the run's total so far, for the budget
+    stopped_by_budget = False
     status: Status = "interrupted"  # every way out of the loop below sets it
     error: str | None = None
     cause: str | None = None  # what kind of failure `error` describes
@@ -307,6 +308,7 @@ def run_procedure(
                     if reached is not None:
                         status = "aborted"
                         error = reached
+                        stopped_by_budget = True
                         break
     except _Interrupted as exc:
         # Only our own handler ends the run as `interrupted`. A KeyboardInterrupt (signal
@@ -322,6 +324,9 @@ def run_procedure(
         elapsed=time.monotonic() - started,
         max_iterations=limit,
         failure_threshold=threshold,
+        max_cost=budget.max_cost,
+        max_tokens=budget.max_tokens,
+        stopped_by_budget=stopped_by_budget,
         context=context,
         workdir=cwd,
         backend=repr(backend),

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from pytest_ooda._types import RECORD_MODES
 from pytest_ooda.errors import ScenarioError
+from pytest_ooda.loop.budget import tightest
 from pytest_ooda.scenario.model import Expect, RecordedOutcome, Scenario, ScenarioIteration
 from pytest_ooda.scenario.store import save_scenario
 from pytest_ooda.workspace import WorkspaceChanges
@@ -52,7 +53,9 @@ def scenario_from_result(
     ``expect`` becomes the status and iteration count that were observed. What an agent
     CLI reported is kept per iteration (tool calls with paths inside the workspace made
     relative, so a recording does not name a temporary directory), and ``recorded``
-    says how the run ended and what it cost.
+    says how the run ended and what it cost. When a budget ended the run, the scenario
+    keeps that budget (unless it has a tighter one), so its replay stops where the run
+    did.
     """
     changes = files or {}
     prefix = f"{result.workdir}/" if result.workdir is not None else None
@@ -85,7 +88,18 @@ def scenario_from_result(
         tokens=usage.total_tokens if usage is not None else None,
         cost=usage.cost if usage is not None else None,
     )
-    return replace(scenario, iterations=iterations, expect=expect, recorded=recorded)
+    max_cost, max_tokens = scenario.max_cost, scenario.max_tokens
+    if result.stopped_by_budget:
+        max_cost = tightest(max_cost, result.max_cost)
+        max_tokens = tightest(max_tokens, result.max_tokens)
+    return replace(
+        scenario,
+        iterations=iterations,
+        expect=expect,
+        recorded=recorded,
+        max_cost=max_cost,
+        max_tokens=max_tokens,
+    )
 
 
 def _relative(calls: tuple[ToolCall, ...], prefix: str | None) -> tuple[ToolCall, ...]:
