@@ -279,7 +279,10 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         for problem in replayed.problems:
             note(f"warning: scenario expectation not met: {problem}")
     if recorder is not None:
-        written = recorder.commit(result, recorder.scenario.check(result, workdir))
+        problems = recorder.scenario.check(result, workdir)
+        for problem in problems:
+            note(f"warning: scenario expectation not met: {problem}")
+        written = recorder.commit(result, problems)
         if written is not None:
             for warning in recorder.warnings:
                 note(f"warning: {warning}")

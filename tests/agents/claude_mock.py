@@ -1,0 +1,90 @@
+"""Helpers for the real-CLI tests: ``../shared/tools/agent-mock/agent_mock.py`` (beside
+the checkout, in CI too) is an offline Anthropic-API stand-in that makes the real Claude
+Code CLI execute scripted tool calls; :class:`AgentMock` is one running instance (the
+``agent_mock`` fixture in conftest.py starts them). Tests skip only when the ``claude``
+binary is missing, and fail instead when ``CI`` is set.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    import subprocess
+
+MOCK = Path(__file__).resolve().parents[3] / "shared" / "tools" / "agent-mock" / "agent_mock.py"
+INSTALL = "npm install -g @anthropic-ai/claude-code@2.1.197"
+#: How the tests run Claude Code unattended: bypassPermissions (IS_SANDBOX=1 as root).
+CLAUDE = (
+    "claude -p --no-session-persistence --permission-mode bypassPermissions "
+    "--output-format stream-json --verbose"
+)
+#: Per model answer, so costs are known: Opus rates ($5 in, $25 out per MTok) give
+#: $0.00625 per answer.
+ANSWER_USAGE = {"input_tokens": 1000, "output_tokens": 50}
+ANSWER_COST = 1000 * 5e-6 + 50 * 25e-6
+
+
+def require_claude() -> str:
+    found = shutil.which("claude")
+    if found is None:
+        message = f"the Claude Code CLI is not installed: {INSTALL}"
+        if os.environ.get("CI"):
+            pytest.fail(message + " (CI must run these tests)")
+        pytest.skip(message)
+    return found
+
+
+@dataclass
+class AgentMock:
+    """One running mock: its URL, request log and the environment for ``claude``."""
+
+    port: int
+    directory: Path
+    process: subprocess.Popen[bytes]
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def env(self) -> dict[str, str]:
+        home = self.directory / "home"
+        (home / ".claude").mkdir(parents=True, exist_ok=True)
+        env = {
+            "CLAUDE_CONFIG_DIR": str(home / ".claude"),
+            "ANTHROPIC_BASE_URL": self.url,
+            "ANTHROPIC_API_KEY": "test",
+            "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "DISABLE_AUTOUPDATER": "1",
+            "DISABLE_TELEMETRY": "1",
+            "DISABLE_ERROR_REPORTING": "1",
+            "CLAUDE_CODE_MAX_RETRIES": "1",
+        }
+        if os.geteuid() == 0:
+            # bypassPermissions refuses to start as root unless told it is sandboxed.
+            env["IS_SANDBOX"] = "1"
+        return env
+
+    def use(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Point every ``claude`` this test starts at the mock."""
+        for name in ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_MODEL"):
+            monkeypatch.delenv(name, raising=False)
+        for name, value in self.env().items():
+            monkeypatch.setenv(name, value)
+
+    def requests(self) -> list[dict[str, Any]]:
+        log = self.directory / "requests.jsonl"
+        if not log.exists():
+            return []
+        return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
+
+    def sessions(self) -> list[int]:
+        """The sessions (CLI invocations) the mock served main-loop answers to."""
+        return sorted({r["session"] for r in self.requests() if r.get("kind") == "main"})
