@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pytest_ooda.backends import Usage
+    from pytest_ooda.loop.result import LoopResult
 
 
 @dataclass(frozen=True)
@@ -62,6 +65,24 @@ class Budget:
         if self.max_tokens is not None and reported is None:
             out.append("max_tokens")
         return out
+
+
+def unmeasured_text(limits: Sequence[str]) -> str:
+    """The warning for budgets a backend cannot be held to (``["max_cost"]`` …)."""
+    names = " and ".join(limits)
+    return (
+        f"{names} cannot be enforced: the AI backend reports no "
+        f"{'cost' if list(limits) == ['max_cost'] else 'usage'} (a plain-text command "
+        "reports none; read an agent CLI's JSON with ai_output, or price an ai_api)"
+    )
+
+
+def unenforced_warning(result: LoopResult) -> str | None:
+    """After a run: the budget it was given but could not be held to, if any."""
+    if not result.records:
+        return None
+    limits = Budget(result.max_cost, result.max_tokens).unmeasured(result.usage)
+    return unmeasured_text(limits) if limits else None
 
 
 _N = TypeVar("_N", int, float)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import BackendError
-from pytest_ooda.loop.budget import Budget
+from pytest_ooda.loop.budget import Budget, unmeasured_text
 from pytest_ooda.loop.events import (
     IterationFinished,
     IterationStarted,
@@ -103,15 +103,6 @@ class _StdoutStream:
             sys.stdout.buffer.flush()
         except (OSError, ValueError, AttributeError):
             self.broken = True
-
-
-def _unmeasured_text(limits: Sequence[str]) -> str:
-    names = " and ".join(limits)
-    return (
-        f"{names} cannot be enforced: the AI backend reports no "
-        f"{'cost' if limits == ['max_cost'] else 'usage'} (a plain-text command reports "
-        "none; read an agent CLI's JSON with ai_output, or price an ai_api)"
-    )
 
 
 def run_procedure(
@@ -303,7 +294,7 @@ def run_procedure(
                     unmeasured = set(budget.unmeasured(out.usage)) - unmeasured_warned
                     if unmeasured:
                         unmeasured_warned |= unmeasured
-                        emit(LoopWarning(name, _unmeasured_text(sorted(unmeasured)), number))
+                        emit(LoopWarning(name, unmeasured_text(sorted(unmeasured)), number))
                     reached = budget.reached(spent)
                     if reached is not None:
                         status = "aborted"

@@ -145,10 +145,10 @@ class Runner:
             handle_signals=False,
             **options,
         )
-        for record in result.records:
-            denied = record.denial_warning()
-            if denied is not None:
-                warnings.warn(AgentWarning(f"procedure {procedure}: {denied}"), stacklevel=3)
+        from pytest_ooda.plugin.scenarios import agent_warnings
+
+        for text in agent_warnings(result):
+            warnings.warn(AgentWarning(f"procedure {procedure}: {text}"), stacklevel=3)
         return result
 
 

@@ -369,6 +369,18 @@ def _drifted(config: Config, scenario: Scenario, workdir: Path) -> bool:
     return sha256_text(prompt) != scenario.iterations[0].prompt_sha256
 
 
+def agent_warnings(result: LoopResult) -> list[str]:
+    """What a person must hear about an agent's run that did not fail it: tools it was
+    denied, a budget it could not be held to."""
+    from pytest_ooda.loop.budget import unenforced_warning
+
+    found = [text for record in result.records if (text := record.denial_warning())]
+    unenforced = unenforced_warning(result)
+    if unenforced is not None:
+        found.append(unenforced)
+    return found
+
+
 def run_live(
     collected: Path,
     procedure: str,
@@ -412,10 +424,8 @@ def run_live(
             max_tokens=tightest(scenario.max_tokens, settings.max_tokens),
         )
         problems = scenario.check(result, workdir)
-    for record in result.records:
-        denied = record.denial_warning()
-        if denied is not None:
-            report.warn_at(AgentWarning(f"scenario {scenario.label}: {denied}"), path)
+    for text in agent_warnings(result):
+        report.warn_at(AgentWarning(f"scenario {scenario.label}: {text}"), path)
     outcome.status = result.status
     outcome.iterations = result.iterations
     outcome.elapsed = result.elapsed
