@@ -145,16 +145,22 @@ class AgentStream:
         """Feed raw output; returns what to show a person (lines, ``\\n``-terminated)."""
         shown: list[str] = []
         start = 0
-        while start < len(data):
+        size = len(data)
+        while start < size:
             end = data.find(b"\n", start)
-            piece = data[start:] if end < 0 else data[start:end]
+            stop = size if end < 0 else end
             if not self._skipping:
-                if len(self._partial) + len(piece) > self.max_line:
+                if len(self._partial) + stop - start > self.max_line:
                     # Bounded memory: the rest of this line is dropped, not buffered.
                     self._skipping = True
                     self._partial.clear()
+                elif end >= 0 and not self._partial:
+                    # A whole line inside one chunk (the usual case): no copy to buffer.
+                    self._line_read(data[start:end], shown)
+                    start = end + 1
+                    continue
                 else:
-                    self._partial += piece
+                    self._partial += data[start:stop]
             if end < 0:
                 break
             self._end_line(shown)
@@ -174,9 +180,11 @@ class AgentStream:
             self._line += 1
             self._skipped.append(self._line)
             return
-        text = self._partial.decode("utf-8", errors="replace")
+        self._line_read(bytes(self._partial), shown)
         self._partial.clear()
-        rendered = self.feed(text)
+
+    def _line_read(self, raw: bytes, shown: list[str]) -> None:
+        rendered = self.feed(raw.decode("utf-8", errors="replace"))
         if rendered:
             shown.append(rendered)
 
@@ -185,7 +193,8 @@ class AgentStream:
     def feed(self, line: str) -> str | None:
         """Read one line; returns its readable form for a person, if it has one."""
         self._line += 1
-        stripped = line.strip()
+        # Events start with "{" at once; only other lines pay for a stripped copy.
+        stripped = line if line[:1] == "{" else line.strip()
         if not stripped:
             return None
         if not stripped.startswith(("{", "[")):
@@ -332,13 +341,12 @@ class ClaudeStream(AgentStream):
             call = self._calls.get(str(block.get("tool_use_id")))
             if call is None:
                 continue
-            failed = bool(block.get("is_error"))
+            if not block.get("is_error"):
+                self._calls[call.id or ""] = ToolCall(call.name, call.summary, True, None, call.id)
+                continue
             detail = _result_text(block.get("content"))
-            self._calls[call.id or ""] = replace(
-                call, ok=not failed, error=_one_line(detail, 200) if failed else None
-            )
-            if failed:
-                shown.append(f"✗ {call.name}: {_one_line(detail, _SUMMARY_WIDTH)}")
+            self._calls[call.id or ""] = replace(call, ok=False, error=_one_line(detail, 200))
+            shown.append(f"✗ {call.name}: {_one_line(detail, _SUMMARY_WIDTH)}")
         return "\n".join(shown) or None
 
     def report(self) -> AgentReport:
