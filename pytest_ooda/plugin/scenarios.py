@@ -169,11 +169,12 @@ def _failure_text(
 
 
 def _touches_files(scenario: Scenario) -> bool:
-    """Whether a replay reads or writes workspace files (else any empty dir will do)."""
+    """Whether a replay reads or writes workspace files (else any empty dir will do);
+    verification commands may write (caches, build output), so they get their own."""
     return (
         scenario.workspace is not None
         or any(it.files for it in scenario.iterations)
-        or (scenario.expect is not None and bool(scenario.expect.files))
+        or (scenario.expect is not None and bool(scenario.expect.files or scenario.expect.commands))
         or bool(scenario.context)
     )
 
