@@ -58,6 +58,8 @@ class AgentMock:
         home = self.directory / "home"
         (home / ".claude").mkdir(parents=True, exist_ok=True)
         env = {
+            # Its own home: the CLI writes state there, never into the user's.
+            "HOME": str(home),
             "CLAUDE_CONFIG_DIR": str(home / ".claude"),
             "ANTHROPIC_BASE_URL": self.url,
             "ANTHROPIC_API_KEY": "test",

@@ -328,3 +328,22 @@ def test_an_existing_scenario_file_keeps_its_tool_checks(tmp_path: Path) -> None
     replayed = replay_scenario(_config(tmp_path), scenario, workdir=tmp_path / "w", drift=False)
     assert replayed.problems == ()
     assert Path(tmp_path / "w" / "hello.py").read_text(encoding="utf-8") == "print('hi')\n"
+
+
+def test_small_cases_of_the_checks(tmp_path: Path) -> None:
+    from pytest_ooda.loop import LoopResult, TimingStats
+    from pytest_ooda.loop.budget import unenforced_warning
+
+    empty = _result(tmp_path, _calls())
+    assert ToolExpect(called=("Bash",)).check(empty) == [
+        "expect.tools: Bash was never called (no tool calls)"
+    ]
+    check = CommandCheck("make test", exit_code=2, timeout=9, output_contains=("a", "b"))
+    assert check.to_yaml() == {
+        "run": "make test",
+        "exit_code": 2,
+        "timeout": 9,
+        "output_contains": ["a", "b"],
+    }
+    none_ran = LoopResult("build", "aborted", (), TimingStats(), 0.0, 1, 3, max_cost=1.0)
+    assert unenforced_warning(none_ran) is None
