@@ -53,6 +53,12 @@ DRIFT_MODES: tuple[DriftMode, ...] = get_args(DriftMode)
 LogLevel = Literal["debug", "info", "warn", "error"]
 LOG_LEVELS: tuple[LogLevel, ...] = get_args(LogLevel)
 
+#: How loop log lines are timestamped (rooda's ``loop.log_timestamp_format``): wall-clock
+#: ``[HH:MM:SS.mmm]`` (``time``; ``time-ms`` is the same), seconds since the loop started
+#: (``relative``), an RFC 3339 time (``iso``), or nothing (``none``, the default first).
+LogTimestampFormat = Literal["none", "time", "time-ms", "relative", "iso"]
+LOG_TIMESTAMP_FORMATS: tuple[LogTimestampFormat, ...] = get_args(LogTimestampFormat)
+
 #: A lint finding's severity, most severe first.
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)
@@ -99,6 +105,7 @@ __all__ = [
     "FALSE_WORDS",
     "ITERATION_MODES",
     "LOG_LEVELS",
+    "LOG_TIMESTAMP_FORMATS",
     "OUTCOME_KINDS",
     "PHASES",
     "PROMPT_FORMATS",
@@ -115,6 +122,7 @@ __all__ = [
     "DriftMode",
     "IterationMode",
     "LogLevel",
+    "LogTimestampFormat",
     "OutcomeKind",
     "Phase",
     "PromptFormat",

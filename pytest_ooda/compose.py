@@ -1,10 +1,13 @@
 """Phase composition and the assembled prompt, with line-level source maps.
 
 ``assemble_prompt`` produces exactly the text an AI command receives each iteration
-(``shared/spec/composition.md``). The ``*_mapped`` variants also return which lines of
-that text each fragment produced, so a prompt diff can name the fragment behind a
-changed line. Observers registered with :func:`add_use_observer` hear about every
-fragment rendered (the fragment-coverage report is one).
+(``shared/spec/composition.md``), in one of two layouts (``PromptFormat``): ours
+(``ooda``, the default) or rooda's, byte for byte (``rooda``; ``docs/rooda.md``). Both
+compose each phase the same way, as the Go implementation does. The ``*_mapped``
+variants also return which lines of that text each fragment produced, so a prompt diff
+can name the fragment behind a changed line. Observers registered with
+:func:`add_use_observer` hear about every fragment rendered (the fragment-coverage
+report is one).
 """
 
 from __future__ import annotations
@@ -28,9 +31,23 @@ from pytest_ooda.yamlload import Mark
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
+    from pytest_ooda._types import PromptFormat
     from pytest_ooda.gotemplate import RenderTrace
 
 BAR = "═" * 63
+
+#: What Go's ``strings.TrimSpace`` removes: Unicode's White_Space property. Python's
+#: ``str.strip()`` also removes U+001C..U+001F (information separators), which Go keeps.
+GO_SPACE = (
+    "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006"
+    "\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+
+
+def go_trim_space(text: str) -> str:
+    """``text`` without the leading and trailing white space Go's ``strings.TrimSpace``
+    removes (not ``str.strip()``, which also removes U+001C..U+001F)."""
+    return text.strip(GO_SPACE)
 
 PREAMBLE_ROLE = """Your Role:
 You are an AI coding agent executing a structured OODA loop procedure.
@@ -179,17 +196,28 @@ def _display_file(file: Path | None) -> str | None:
 def _pieces(
     actions: Sequence[FragmentAction], procedure: str | None, phase: str | None
 ) -> list[tuple[str, str]]:
+    """Each fragment's rendered text, trimmed as Go trims it, with its source label.
+
+    Empty pieces at either end are dropped: Go trims the joined phase text too, so their
+    separators never reach the prompt (an empty piece in the middle keeps both).
+    """
     out = []
     for index, action in enumerate(actions):
-        text = render_action(action, procedure=procedure, phase=phase, index=index).strip()
+        text = go_trim_space(render_action(action, procedure=procedure, phase=phase, index=index))
         out.append((text, action.source_label()))
-    return out
+    start, end = 0, len(out)
+    while start < end and not out[start][0]:
+        start += 1
+    while end > start and not out[end - 1][0]:
+        end -= 1
+    return out[start:end]
 
 
 def compose_phase(
     actions: Sequence[FragmentAction], *, procedure: str | None = None, phase: str | None = None
 ) -> str:
-    """One phase's text: each fragment stripped, joined with a blank line; ``""`` if empty."""
+    """One phase's text: each fragment trimmed, joined with a blank line, the whole
+    trimmed again (``""`` if nothing is left), as the Go implementation composes it."""
     return "\n\n".join(text for text, _ in _pieces(actions, procedure, phase))
 
 
@@ -234,23 +262,29 @@ def _context_blocks(context: Sequence[str], cwd: Path | None) -> list[str]:
     base = Path.cwd() if cwd is None else cwd
     blocks = []
     for value in context:
-        candidate = Path(value)
-        if not candidate.is_absolute():
-            candidate = base / candidate
-        text: str | None = None
         # Context is free text unless it names a readable file; a value that merely
         # looks like a path must not fail the run.
-        if value and "\n" not in value and len(value) < 4096:
-            try:
-                if candidate.is_file():
-                    text = candidate.read_text(encoding="utf-8", errors="replace")
-            except OSError:
-                text = None
+        text = _context_file_text(value, base)
         if text is not None:
-            blocks.append(f"Source: {_valid_text(value)}\n\n{text.strip()}")
+            blocks.append(f"Source: {_valid_text(value)}\n\n{go_trim_space(text)}")
         else:
-            blocks.append(_valid_text(value).strip())
+            blocks.append(go_trim_space(_valid_text(value)))
     return blocks
+
+
+def _context_file_text(value: str, base: Path) -> str | None:
+    """The text of the file a context value names, or ``None`` when it names none."""
+    if not value or "\n" in value or len(value) >= 4096:
+        return None
+    candidate = Path(value)
+    if not candidate.is_absolute():
+        candidate = base / candidate
+    try:
+        if candidate.is_file():
+            return candidate.read_text(encoding="utf-8", errors="replace")
+    except (OSError, ValueError):
+        return None
+    return None
 
 
 def _valid_text(value: str) -> str:
@@ -276,8 +310,12 @@ def assemble_prompt_mapped(
     max_iterations: int | None = None,
     context: Sequence[str] = (),
     cwd: Path | None = None,
+    prompt_format: PromptFormat | None = None,
 ) -> MappedText:
     """:func:`assemble_prompt` with the lines each part produced."""
+    layout = prompt_format or procedure.prompt_format or "ooda"
+    if layout == "rooda":
+        return _assemble_rooda(procedure, iteration, max_iterations, context, cwd)
     builder = _Builder()
     head = f"{BAR}\nOODA PROCEDURE EXECUTION\n{BAR}\n\nProcedure: {procedure.title}"
     if iteration is not None:
@@ -290,7 +328,7 @@ def assemble_prompt_mapped(
             builder.add(block, "context", gap=index > 0)
     for phase, actions in procedure.phases().items():
         pieces = _pieces(actions, procedure.name, phase)
-        if not any(text for text, _ in pieces):
+        if not pieces:
             continue
         title, instruction = PHASE_HEADINGS[phase]
         builder.add(f"{BAR}\n{title}\n{instruction}\n{BAR}", f"marker:{phase}")
@@ -306,6 +344,76 @@ def assemble_prompt_mapped(
     return builder.result(trailing_newline=True)
 
 
+class _RawBuilder:
+    """Accumulates raw text, remembering the lines each non-empty part produced."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.segments: list[Segment] = []
+        self.line = 1
+
+    def add(self, text: str, source: str | None = None) -> None:
+        body = text.strip("\n")
+        if source is not None and body:
+            start = self.line + len(text) - len(text.lstrip("\n"))
+            self.segments.append(Segment(start, start + body.count("\n"), source))
+        self.parts.append(text)
+        self.line += text.count("\n")
+
+    def result(self) -> MappedText:
+        return MappedText("".join(self.parts), tuple(self.segments))
+
+
+def _assemble_rooda(
+    procedure: Procedure,
+    iteration: int | None,
+    max_iterations: int | None,
+    context: Sequence[str],
+    cwd: Path | None,
+) -> MappedText:
+    """rooda's layout, byte for byte (its ``AssemblePrompt``): its own header line, no
+    ``Procedure:`` line without a display name, two blank lines after the preamble and
+    one at the end, and a ``=== CONTEXT ===`` block whose values are not trimmed."""
+    out = _RawBuilder()
+    head = f"{BAR}\nROODA PROCEDURE EXECUTION\n{BAR}\n\n"
+    if procedure.display:
+        head += f"Procedure: {procedure.display}\n\n"
+    if iteration is not None:
+        limit = f" of {max_iterations}" if max_iterations is not None else " (unlimited)"
+        head += f"Iteration: {iteration}{limit}\n\n"
+    out.add(head + PREAMBLE_ROLE + "\n", "preamble")
+    out.add("\n\n")
+    # rooda joins its --context values with a blank line and splits them again there,
+    # so a value holding a blank line is several values.
+    joined = "\n\n".join(context)
+    if joined:
+        out.add("=== CONTEXT ===\n", "context")
+        base = Path.cwd() if cwd is None else cwd
+        values = joined.split("\n\n")
+        for index, value in enumerate(values):
+            if not go_trim_space(value):
+                continue
+            text = _context_file_text(value, base)
+            if text is not None:
+                out.add(f"Source: {_valid_text(value)}\n\n", "context")
+            out.add(text if text is not None else _valid_text(value), "context")
+            if index < len(values) - 1:
+                out.add("\n\n")
+        out.add("\n\n")
+    for phase, actions in procedure.phases().items():
+        pieces = _pieces(actions, procedure.name, phase)
+        if not pieces:
+            continue
+        title, instruction = PHASE_HEADINGS[phase]
+        out.add(f"{BAR}\n{title}\n{instruction}\n{BAR}\n", f"marker:{phase}")
+        for index, (text, source) in enumerate(pieces):
+            if index:
+                out.add("\n\n")
+            out.add(text, source)
+        out.add("\n\n")
+    return out.result()
+
+
 def assemble_prompt(
     procedure: Procedure,
     *,
@@ -313,10 +421,20 @@ def assemble_prompt(
     max_iterations: int | None = None,
     context: Sequence[str] = (),
     cwd: Path | None = None,
+    prompt_format: PromptFormat | None = None,
 ) -> str:
-    """The whole prompt for one iteration (``iteration=None``: no ``Iteration:`` line)."""
+    """The whole prompt for one iteration (``iteration=None``: no ``Iteration:`` line).
+
+    ``prompt_format`` picks the layout; without it the procedure's own ``prompt_format``
+    (which the config fills from ``loop.prompt_format``), else ``ooda``.
+    """
     return assemble_prompt_mapped(
-        procedure, iteration=iteration, max_iterations=max_iterations, context=context, cwd=cwd
+        procedure,
+        iteration=iteration,
+        max_iterations=max_iterations,
+        context=context,
+        cwd=cwd,
+        prompt_format=prompt_format,
     ).text
 
 

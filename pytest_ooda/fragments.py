@@ -23,6 +23,21 @@ BUILTIN_PREFIX = "builtin:"
 PHASES = ("observe", "orient", "decide", "act")
 MAX_FRAGMENT_BYTES = 10 * 1024 * 1024
 
+#: Built-in fragments rooda's binary ships under other names than its docs (and we) use:
+#: each resolves to ours, the fragment our built-in procedures use in the same place
+#: (``docs/rooda.md`` lists them). The rooda-only ``orient/understand_chore_request.md``
+#: and ``orient/understand_refactor_request.md`` are shipped as fragments of their own.
+ROODA_BUILTIN_NAMES: dict[str, str] = {
+    "fragments/observe/study_agents_md.md": "fragments/observe/read_agents_md.md",
+    "fragments/observe/study_specs.md": "fragments/observe/read_specs.md",
+    "fragments/observe/study_impl.md": "fragments/observe/read_impl.md",
+    "fragments/observe/study_task_input.md": "fragments/observe/read_task_input.md",
+    "fragments/observe/study_draft_plan.md": "fragments/observe/read_draft_plan.md",
+    "fragments/observe/study_task_details.md": "fragments/observe/read_task_details.md",
+    "fragments/decide/decide_signal.md": "fragments/decide/check_if_blocked.md",
+    "fragments/act/emit_signal.md": "fragments/act/emit_success.md",
+}
+
 _PACKAGE_DIR = Path(__file__).resolve().parent
 _SHIPPED_DIRS = frozenset({"fragments", "procedures"})
 
@@ -69,8 +84,8 @@ _builtin_resolved: dict[tuple[Path, str], Path] = {}
 def resolve_fragment_path(path: str, base_dir: Path) -> Path:
     """Resolve a fragment ``path`` as written in a config file to an existing file.
 
-    ``builtin:`` paths resolve inside :func:`builtin_root` and may not leave it; any
-    other path resolves against ``base_dir`` (the declaring config file's directory).
+    ``builtin:`` paths resolve inside :func:`builtin_root` and may not leave it (rooda's
+    names for built-ins resolve to ours, see ``ROODA_BUILTIN_NAMES``); any other path resolves against ``base_dir`` (the declaring config file's directory).
     Raises ``FragmentError`` (without a location; the caller adds the config location).
     """
     if path.startswith(BUILTIN_PREFIX):
@@ -87,6 +102,8 @@ def resolve_fragment_path(path: str, base_dir: Path) -> Path:
                 f"built-in fragment path leaves the built-in tree: {path}",
                 hint="write builtin:fragments/<phase>/<name>.md",
             )
+        rest = ROODA_BUILTIN_NAMES.get(rest, rest)
+        relative = PurePosixPath(rest)
         root = builtin_root()
         cached = _builtin_resolved.get((root, rest))
         if cached is not None:
@@ -146,7 +163,11 @@ def read_fragment_file(file: Path) -> str:
     if cached is not None and cached[0] == stat.st_mtime_ns and cached[1] == stat.st_size:
         return cached[2]
     text = read_text_file(
-        file, error=FragmentError, max_bytes=MAX_FRAGMENT_BYTES, what="fragment file"
+        file,
+        error=FragmentError,
+        max_bytes=MAX_FRAGMENT_BYTES,
+        what="fragment file",
+        keep_bom=True,
     )
     _text_cache[file] = (stat.st_mtime_ns, stat.st_size, text)
     return text

@@ -78,6 +78,36 @@ class YamlMapping(dict[Any, Any]):
         self.mark = mark
         self.key_marks: dict[Any, Mark] = {}
         self.value_marks: dict[Any, Mark] = {}
+        #: Under yaml.v3 typing: each key as written (``0x10`` for the key 16).
+        self.key_texts: dict[Any, str] = {}
+
+
+def _go_key(key: Any) -> Any:
+    """``key`` as a key of a map that holds keys Python would equate (strings stay)."""
+    if type(key) is str:
+        return key
+    from pytest_ooda.gotemplate.gofmt import GoKey
+
+    return GoKey(key)
+
+
+def _wrap_keys(mapping: YamlMapping) -> None:
+    """Re-key ``mapping`` in place with :func:`_go_key`, keeping order and marks."""
+    entries = [
+        (key, value, mapping.key_marks[key], mapping.value_marks[key], mapping.key_texts.get(key))
+        for key, value in mapping.items()
+    ]
+    mapping.clear()
+    mapping.key_marks.clear()
+    mapping.value_marks.clear()
+    mapping.key_texts.clear()
+    for key, value, key_mark, value_mark, text in entries:
+        new = _go_key(key)
+        mapping[new] = value
+        mapping.key_marks[new] = key_mark
+        mapping.value_marks[new] = value_mark
+        if text is not None:
+            mapping.key_texts[new] = text
 
 
 class YamlSequence(list[Any]):
@@ -203,6 +233,8 @@ class _Builder:
         # matched (``go_at`` = all of them: yaml.v3 typing), or -1 once it cannot match.
         self.go_typed = go_typed
         self.go_at = len(go_typed)
+        # Nodes where yaml.v3 typing starts: decoded into a map[string]interface{}.
+        self.go_roots: set[int] = set()
 
     def key_ctx(self, ctx: int, key: Any) -> int:
         if ctx < 0 or ctx == self.go_at:
@@ -324,28 +356,17 @@ class _Builder:
     def mapping(self, node: yaml.nodes.MappingNode, depth: int, ctx: int) -> YamlMapping:
         if node.tag != _MAP_TAG:
             raise self.fail(f"unsupported YAML tag {node.tag!r} on a mapping", node)
+        if ctx == self.go_at:
+            return self.go_mapping(node, depth, ctx)
         out = YamlMapping(_mark(node))
         merged: set[Any] = set()
-        # yaml.v3 also calls keys duplicates when their text is the same (`1` and "1").
-        texts: dict[str, yaml.nodes.Node] | None = {} if ctx == self.go_at else None
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE_TAG:
                 self.merge(out, merged, value_node, depth, ctx)
                 continue
             if not isinstance(key_node, yaml.nodes.ScalarNode):
                 raise self.fail("mapping keys must be plain scalars, not collections", key_node)
-            if texts is None:
-                key = self.scalar(key_node)
-            else:
-                key = self.go_scalar(key_node)
-                first_node = texts.setdefault(key_node.value, key_node)
-                if first_node is not key_node:
-                    first_text = _mark(first_node)
-                    raise self.fail(
-                        f"duplicate key {key_node.value!r}",
-                        key_node,
-                        f"first defined at line {first_text.line}, column {first_text.column}",
-                    )
+            key = self.scalar(key_node)
             if key in out and key not in merged:
                 first = out.key_marks[key]
                 raise self.fail(
@@ -354,9 +375,62 @@ class _Builder:
                     f"first defined at line {first.line}, column {first.column}",
                 )
             merged.discard(key)
-            out[key] = self.build(value_node, depth + 1, self.key_ctx(ctx, key))
+            child = self.key_ctx(ctx, key)
+            if child == self.go_at:
+                self.go_roots.add(id(value_node))
+            out[key] = self.build(value_node, depth + 1, child)
             out.key_marks[key] = _mark(key_node)
             out.value_marks[key] = _mark(value_node)
+        return out
+
+    def go_mapping(self, node: yaml.nodes.MappingNode, depth: int, ctx: int) -> YamlMapping:
+        r"""A mapping as yaml.v3 decodes it: the root one (fragment parameters, a
+        ``map[string]interface{}``) keyed by each key's text, nested ones by typed keys.
+
+        yaml.v3 calls keys duplicates only when their text is the same (``1`` and "1");
+        nested keys with the same typed value (``1`` and ``01``) are one Go map key, the
+        later value winning; keys Python equates across types (``1``, ``1.0``, ``true``)
+        stay apart as :class:`~pytest_ooda.gotemplate.gofmt.GoKey`\ s. A null root key is
+        kept as ``None`` for the caller to deal with (yaml.v3 drops it).
+        """
+        out = YamlMapping(_mark(node))
+        merged: set[Any] = set()
+        texts: dict[str, yaml.nodes.Node] = {}
+        types: dict[Any, type] = {}
+        root = id(node) in self.go_roots
+        wrapped = False
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                self.merge(out, merged, value_node, depth, ctx)
+                continue
+            if not isinstance(key_node, yaml.nodes.ScalarNode):
+                raise self.fail("mapping keys must be plain scalars, not collections", key_node)
+            key = self.go_scalar(key_node)
+            first_node = texts.setdefault(key_node.value, key_node)
+            if first_node is not key_node:
+                first_text = _mark(first_node)
+                raise self.fail(
+                    f"duplicate key {key_node.value!r}",
+                    key_node,
+                    f"first defined at line {first_text.line}, column {first_text.column}",
+                )
+            if root:
+                if key is not None and type(key) is not str:
+                    key = key_node.value
+            elif not wrapped and key in types and key not in merged and types[key] is not type(key):
+                # A clash Python sees and Go does not: from here on the map is keyed by
+                # type and value.
+                wrapped = True
+                _wrap_keys(out)
+            if wrapped:
+                key = _go_key(key)
+            else:
+                types[key] = type(key)
+            merged.discard(key)
+            out[key] = self.build(value_node, depth + 1, ctx)
+            out.key_marks[key] = _mark(key_node)
+            out.value_marks[key] = _mark(value_node)
+            out.key_texts[key] = key_node.value
         return out
 
     def merge(
@@ -379,6 +453,8 @@ class _Builder:
                 out[key] = value
                 out.key_marks[key] = source.key_marks[key]
                 out.value_marks[key] = source.value_marks[key]
+                if key in source.key_texts:
+                    out.key_texts[key] = source.key_texts[key]
                 merged.add(key)
 
 
@@ -524,8 +600,13 @@ def read_text_file(
     error: type[OodaError] = ConfigError,
     max_bytes: int = MAX_BYTES,
     what: str = "file",
+    keep_bom: bool = False,
 ) -> str:
-    """Read a UTF-8 text file with the size cap and located decoding errors."""
+    """Read a UTF-8 text file with the size cap and located decoding errors.
+
+    A leading byte order mark is dropped unless ``keep_bom`` (fragments keep it: Go
+    reads the bytes as they are, and ``TrimSpace`` does not remove U+FEFF).
+    """
     name = str(display if display is not None else path)
     try:
         info = os.stat(path)
@@ -549,7 +630,7 @@ def read_text_file(
     if len(data) > max_bytes:
         raise error(f"{what} is too large (limit {max_bytes} bytes)", file=name, line=1, column=1)
     try:
-        text = data.decode("utf-8-sig")
+        text = data.decode("utf-8" if keep_bom else "utf-8-sig")
     except UnicodeDecodeError as exc:
         prefix = data[: exc.start].decode("utf-8", errors="replace")
         line, col = _line_col(prefix, len(prefix))

@@ -21,9 +21,11 @@ from pytest_ooda.config.load import (
     load_builtin_config,
     load_config,
     load_config_file,
+    workspace_config_file,
 )
 from pytest_ooda.config.model import (
     ApiSettings,
+    BrokenProcedure,
     Config,
     FragmentAction,
     Location,
@@ -43,6 +45,7 @@ from pytest_ooda.config.schema import (
     LOOP_DEFAULTS,
     LOOP_KEYS,
     PROCEDURE_KEYS,
+    ROODA_CONFIG_FILENAME,
     TOP_LEVEL_KEYS,
     located_template_error,
 )
@@ -58,8 +61,10 @@ __all__ = [
     "LOOP_KEYS",
     "PHASES",
     "PROCEDURE_KEYS",
+    "ROODA_CONFIG_FILENAME",
     "TOP_LEVEL_KEYS",
     "ApiSettings",
+    "BrokenProcedure",
     "Config",
     "FragmentAction",
     "Location",
@@ -76,4 +81,5 @@ __all__ = [
     "load_config_file",
     "located_template_error",
     "resolve_run_settings",
+    "workspace_config_file",
 ]

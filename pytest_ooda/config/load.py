@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.config.merge import merge_layers
 from pytest_ooda.config.parse import Layer, builtin_layer, collector_paused, parse_file
-from pytest_ooda.config.schema import CONFIG_FILENAME
+from pytest_ooda.config.schema import CONFIG_FILENAME, ROODA_CONFIG_FILENAME
 from pytest_ooda.config.tiers import (
     env_layer,
     existing_config_file,
@@ -35,6 +35,7 @@ def load_config(
     """Load and merge every tier.
 
     ``config_file`` replaces the workspace ``./ooda-config.yml`` (and must exist);
+    without it ``./rooda-config.yml`` is used when there is no ``./ooda-config.yml``.
     ``cwd`` is where the workspace file is looked for (default: the working directory);
     ``env`` replaces ``os.environ``; ``overrides`` is the CLI tier for ``loop`` keys.
     """
@@ -65,10 +66,19 @@ def _load_config(
         explicit = check_config_file(config_file, cwd=base)
         layers.append(parse_file(explicit.absolute(), "workspace"))
     else:
-        workspace = base / CONFIG_FILENAME
-        if existing_config_file(workspace, "workspace config"):
+        workspace = workspace_config_file(base)
+        if workspace is not None:
             layers.append(parse_file(workspace.absolute(), "workspace"))
     return merge_layers(layers, env_layer(environ), override_layer(overrides or {}))
+
+
+def workspace_config_file(base: Path) -> Path | None:
+    """``base/ooda-config.yml``, else rooda's ``base/rooda-config.yml``, else ``None``."""
+    for name in (CONFIG_FILENAME, ROODA_CONFIG_FILENAME):
+        found = existing_config_file(base / name, "workspace config")
+        if found is not None:
+            return found
+    return None
 
 
 def check_config_file(config_file: str | Path, *, cwd: Path | None = None) -> Path:

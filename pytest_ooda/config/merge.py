@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._util import did_you_mean, display_path
 from pytest_ooda.config.model import (
+    BrokenProcedure,
     Config,
     Location,
     LoopSettings,
@@ -54,13 +55,20 @@ def merge_layers(
     }
     lint: dict[str, Setting] = {}
     procs: dict[str, RawProcedure] = {}
+    broken: dict[str, BrokenProcedure] = {}
     warnings: list[ConfigWarning] = []
     for layer in layers:
         loop.update(layer.loop)
         aliases.update(layer.aliases)
         lint.update(layer.lint)
         warnings.extend(layer.warnings)
+        for name, failed in layer.broken.items():
+            # A definition that failed in any tier leaves the merge unknowable.
+            procs.pop(name, None)
+            broken.setdefault(name, failed)
         for name, raw in layer.procedures.items():
+            if name in broken:
+                continue
             merged = procs.get(name)
             if merged is None:
                 procs[name] = RawProcedure(name, raw.location, dict(raw.fields))
@@ -94,7 +102,9 @@ def merge_layers(
         fields = raw.fields
         alias = fields.get("ai_cmd_alias")
         if alias is not None and alias.value not in alias_map:
-            raise _alias_error(alias.value, alias, alias_map, f"procedure {name}: ai_cmd_alias")
+            error = _alias_error(alias.value, alias, alias_map, f"procedure {name}: ai_cmd_alias")
+            broken[name] = BrokenProcedure(name, error, raw.location)
+            continue
         for key, setting in fields.items():
             record(f"procedures.{name}.{key}", setting)
 
@@ -125,6 +135,7 @@ def merge_layers(
             field_locations=MappingProxyType(
                 {key: s.location for key, s in fields.items() if s.location is not None}
             ),
+            prompt_format=get("prompt_format", loop["prompt_format"].value),
         )
 
     settings = LoopSettings(**{key: loop[key].value for key in LOOP_KEYS})
@@ -141,4 +152,5 @@ def merge_layers(
             env=tuple(name for layer in layers for name in layer.redact.env),
         ),
         locations=MappingProxyType(locations),
+        broken=MappingProxyType(broken),
     )

@@ -13,7 +13,14 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-    from pytest_ooda._types import AiOutput, IterationMode, LogLevel
+    from pytest_ooda._types import (
+        AiOutput,
+        IterationMode,
+        LogLevel,
+        LogTimestampFormat,
+        PromptFormat,
+    )
+    from pytest_ooda.errors import OodaError
 
 
 @dataclass(frozen=True)
@@ -89,6 +96,8 @@ class FragmentAction:
     parameter_locations: Mapping[str, Location] = field(
         default_factory=lambda: MappingProxyType({}), compare=False, repr=False
     )
+    #: Written in rooda's v0.1.0 form, the phase as one string (``observe: file.md``).
+    string_form: bool = field(default=False, compare=False, repr=False)
 
     def source_label(self) -> str:
         """``builtin:fragments/…``, the relative path as written, or ``inline``."""
@@ -130,6 +139,8 @@ class Procedure:
     ai_output: AiOutput | None = None
     max_cost: float | None = None
     max_tokens: int | None = None
+    #: The prompt layout: the procedure's own ``prompt_format``, else ``loop.prompt_format``.
+    prompt_format: PromptFormat = "ooda"
 
     def phases(self) -> dict[str, tuple[FragmentAction, ...]]:
         """The four phase lists in ``PHASES`` order."""
@@ -164,6 +175,20 @@ class LoopSettings:
     ai_output: AiOutput | None = None
     max_cost: float | None = None
     max_tokens: int | None = None
+    log_timestamp_format: LogTimestampFormat = "none"
+    prompt_format: PromptFormat = "ooda"
+
+
+@dataclass(frozen=True)
+class BrokenProcedure:
+    """A procedure whose definition does not load: only it fails, with ``error``.
+
+    ``location`` is the procedure's key in the file that broke it.
+    """
+
+    name: str
+    error: OodaError
+    location: Location
 
 
 @dataclass(frozen=True)
@@ -195,16 +220,27 @@ class Config:
     locations: Mapping[str, Location] = field(
         default_factory=lambda: MappingProxyType({}), compare=False, repr=False
     )
+    #: Procedures whose definitions do not load, by name: each fails alone (its own
+    #: ``ooda show``/``run``, its plugin items, lint) while the others work.
+    broken: Mapping[str, BrokenProcedure] = field(
+        default_factory=lambda: MappingProxyType({}), compare=False, repr=False
+    )
 
     def procedure(self, name: str) -> Procedure:
-        """The procedure called ``name``; ``ConfigError`` with "did you mean" otherwise."""
+        """The procedure called ``name``; its own located error when its definition is
+        broken; ``ConfigError`` with "did you mean" when there is none."""
         try:
             return self.procedures[name]
         except KeyError:
-            raise ConfigError(
-                f"unknown procedure {name!r}",
-                hint=did_you_mean(name, self.procedures, label="available procedures"),
-            ) from None
+            pass
+        if name in self.broken:
+            raise self.broken[name].error
+        raise ConfigError(
+            f"unknown procedure {name!r}",
+            hint=did_you_mean(
+                name, [*self.procedures, *self.broken], label="available procedures"
+            ),
+        )
 
 
 @dataclass(frozen=True)
@@ -225,3 +261,4 @@ class RunSettings:
     #: is set applies; these are the smallest).
     max_cost: float | None = None
     max_tokens: int | None = None
+    prompt_format: PromptFormat = "ooda"

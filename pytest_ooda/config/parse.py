@@ -14,6 +14,7 @@ from pytest_ooda._types import PHASES
 from pytest_ooda._util import did_you_mean, display_path, type_name
 from pytest_ooda.config.model import (
     ApiSettings,
+    BrokenProcedure,
     FragmentAction,
     Location,
     Provenance,
@@ -27,12 +28,14 @@ from pytest_ooda.config.schema import (
     _QUOTE_KEY_HINT,
     API_KEYS,
     API_PROVIDERS,
+    EMPTY_MEANS_UNSET,
     FRAGMENT_KEYS,
     GO_TYPED_PARAMETERS,
     LINT_SEVERITIES,
     LOOP_KEYS,
     PROCEDURE_KEYS,
     REDACT_KEYS,
+    ROODA_CONFIG_FILENAME,
     TOP_LEVEL_KEYS,
     _check_choice,
     _check_command,
@@ -86,16 +89,29 @@ class Layer:
     lint: dict[str, Setting] = field(default_factory=dict)
     redact: RedactSettings = field(default_factory=RedactSettings)
     warnings: list[ConfigWarning] = field(default_factory=list)
+    #: Procedures whose definitions failed: each fails alone (the "blast radius").
+    broken: dict[str, BrokenProcedure] = field(default_factory=dict)
 
 
 class FileParser:
-    """Validates one config file's located YAML into a :class:`Layer`."""
+    """Validates one config file's located YAML into a :class:`Layer`.
+
+    A file named ``rooda-config.yml`` is read leniently: rooda ignores keys it does not
+    know, so there an unknown key is a located warning instead of an error.
+    """
 
     def __init__(self, path: Path, tier: str) -> None:
         self.path = path
         self.tier = tier
         self.base_dir = path.parent
         self.display = display_path(path)
+        self.lenient = path.name == ROODA_CONFIG_FILENAME
+        self.warnings: list[ConfigWarning] = []
+
+    def warn(self, message: str, mark: Mark, hint: str | None = None) -> None:
+        self.warnings.append(
+            ConfigWarning(message, file=self.path, line=mark.line, column=mark.column, hint=hint)
+        )
 
     def loc(self, mark: Mark) -> Location:
         return Location(self.path, mark.line, mark.column)
@@ -114,20 +130,27 @@ class FileParser:
         mark = key_mark(mapping, key)
         return Setting(value, self.loc(mark), Provenance(self.tier, self.path, mark.line))
 
-    def check_keys(self, mapping: YamlMapping, known: tuple[str, ...], where: str) -> None:
+    def check_keys(self, mapping: YamlMapping, known: tuple[str, ...], where: str) -> set[Any]:
+        """Refuse unknown keys; in a lenient file warn instead and return them (ignored)."""
+        ignored: set[Any] = set()
         for key in mapping:
             if not isinstance(key, str):
-                raise self.error(
-                    f"{where}: keys must be strings, got {type_name(key)}",
-                    key_mark(mapping, key),
-                    _QUOTE_KEY_HINT,
-                )
-            if key not in known:
-                raise self.error(
-                    f"{where}: unknown key {key!r}",
-                    key_mark(mapping, key),
-                    did_you_mean(key, known, label="expected one of"),
-                )
+                message = f"{where}: keys must be strings, got {type_name(key)}"
+                hint = _QUOTE_KEY_HINT
+            elif key not in known:
+                message = f"{where}: unknown key {key!r}"
+                hint = did_you_mean(key, known, label="expected one of")
+            else:
+                continue
+            if not self.lenient:
+                raise self.error(message, key_mark(mapping, key), hint)
+            ignored.add(key)
+            first = hint.splitlines()[0] if hint else ""
+            self.warn(
+                f"{message} (ignored, as rooda does)" + (f"; {first}" if first else ""),
+                key_mark(mapping, key),
+            )
+        return ignored
 
     def expect_mapping(self, value: Any, mark: Mark, where: str) -> YamlMapping:
         if not isinstance(value, YamlMapping):
@@ -135,7 +158,7 @@ class FileParser:
         return value
 
     def parse(self, document: Any) -> Layer:
-        layer = Layer(self.path, self.tier)
+        layer = Layer(self.path, self.tier, warnings=self.warnings)
         if document is None:
             raise self.error(
                 "config file is empty",
@@ -176,15 +199,22 @@ class FileParser:
                 document["procedures"], value_mark(document, "procedures"), "procedures"
             )
             for name, body in procs.items():
-                layer.procedures[name] = self.parse_procedure(name, body, procs)
+                try:
+                    layer.procedures[name] = self.parse_procedure(name, body, procs)
+                except OodaError as exc:
+                    # One broken procedure must not take the others down with it.
+                    label = name if isinstance(name, str) else str(name)
+                    layer.broken[label] = BrokenProcedure(
+                        label, exc, self.loc(key_mark(procs, name))
+                    )
         return layer
 
     def parse_loop(self, value: Any, mark: Mark) -> dict[str, Setting]:
         loop = self.expect_mapping(value, mark, "loop")
-        self.check_keys(loop, LOOP_KEYS, "loop")
+        ignored = self.check_keys(loop, LOOP_KEYS, "loop")
         out: dict[str, Setting] = {}
         for key, item in loop.items():
-            if item is None:
+            if item is None or key in ignored or (key in EMPTY_MEANS_UNSET and item == ""):
                 continue
             vmark = value_mark(loop, key)
             if key == "ai_api":
@@ -319,9 +349,9 @@ class FileParser:
         if body is None:
             return raw
         proc = self.expect_mapping(body, value_mark(procs, name), where)
-        self.check_keys(proc, PROCEDURE_KEYS, where)
+        ignored = self.check_keys(proc, PROCEDURE_KEYS, where)
         for key, item in proc.items():
-            if item is None:
+            if item is None or key in ignored or (key in EMPTY_MEANS_UNSET and item == ""):
                 continue
             fmark = value_mark(proc, key)
             if key in PHASES:
@@ -336,6 +366,9 @@ class FileParser:
     def parse_phase(
         self, name: str, phase: str, value: Any, mark: Mark
     ) -> tuple[FragmentAction, ...]:
+        if isinstance(value, str):
+            # rooda's v0.1.0 form, still supported there: the phase is one fragment path.
+            return (self.parse_string_phase(name, phase, value, mark),)
         if not isinstance(value, YamlSequence):
             raise self.error(
                 f"procedure {name}: {phase}: expected a list of fragment actions, "
@@ -346,6 +379,30 @@ class FileParser:
         return tuple(
             self.parse_action(name, phase, index, item, value.item_marks[index])
             for index, item in enumerate(value)
+        )
+
+    def parse_string_phase(self, name: str, phase: str, path: str, mark: Mark) -> FragmentAction:
+        where = f"procedure {name}: {phase}"
+        if not path:
+            raise self.error(
+                f"{where}: fragment must specify either content or path",
+                mark,
+                "an empty string does not count",
+            )
+        try:
+            file = fragments.resolve_fragment_path(path, self.base_dir)
+        except FragmentError as exc:
+            raise self.error(f"{where}: {exc.message}", mark, exc.hint, FragmentError) from None
+        location = self.loc(mark)
+        return FragmentAction(
+            content=None,
+            path=path,
+            parameters=MappingProxyType({}),
+            base_dir=self.base_dir,
+            location=location,
+            file=file,
+            key_locations=MappingProxyType({"path": location}),
+            string_form=True,
         )
 
     def parse_action(
@@ -383,15 +440,19 @@ class FileParser:
             params = self.expect_mapping(
                 params_value, value_mark(value, "parameters"), f"{where}: parameters"
             )
-            for pname in params:
+            named: dict[str, Any] = {}
+            for pname, pvalue in params.items():
+                pmark = key_mark(params, pname)
+                if pname is None:
+                    # yaml.v3 drops a null key when decoding into rooda's parameter map.
+                    self.warn(f"{where}: a parameter with a null name is ignored", pmark)
+                    continue
                 if not isinstance(pname, str):
-                    raise self.error(
-                        f"{where}: parameter names must be strings, got {type_name(pname)}",
-                        key_mark(params, pname),
-                        'quote the key, e.g. "1": or "true":',
-                    )
-                parameter_locations[pname] = self.loc(key_mark(params, pname))
-            parameters = MappingProxyType(to_plain(params))
+                    # A merged-in key (`<<`): named by its text, as yaml.v3 names it.
+                    pname = params.key_texts.get(pname, str(pname))
+                named[pname] = to_plain(pvalue)
+                parameter_locations[pname] = self.loc(pmark)
+            parameters = MappingProxyType(named)
         file: Path | None = None
         if path:
             try:

@@ -8,7 +8,15 @@ import shlex
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._types import AI_OUTPUTS, ITERATION_MODES, LOG_LEVELS, PHASES, SEVERITY_LEVELS
+from pytest_ooda._types import (
+    AI_OUTPUTS,
+    ITERATION_MODES,
+    LOG_LEVELS,
+    LOG_TIMESTAMP_FORMATS,
+    PHASES,
+    PROMPT_FORMATS,
+    SEVERITY_LEVELS,
+)
 from pytest_ooda._util import display_path
 from pytest_ooda.errors import TemplateError
 from pytest_ooda.yamlload import (
@@ -29,6 +37,11 @@ if TYPE_CHECKING:
 # of a config keeps YAML 1.1 typing (``off`` in ``lint:``, ``yes`` for booleans).
 GO_TYPED_PARAMETERS = ("procedures", ANY_KEY, frozenset(PHASES), ANY_ITEM, "parameters")
 CONFIG_FILENAME = "ooda-config.yml"
+#: rooda's name for the same file: found when there is no ``ooda-config.yml``, and read
+#: leniently (unknown keys are located warnings, as rooda ignores them).
+ROODA_CONFIG_FILENAME = "rooda-config.yml"
+#: Keys whose empty string means "not set", as in rooda (its docs write ``ai_cmd: ""``).
+EMPTY_MEANS_UNSET = frozenset({"ai_cmd", "ai_cmd_alias"})
 
 BUILTIN_ALIASES: Mapping[str, str] = MappingProxyType(
     {
@@ -73,6 +86,8 @@ LOOP_KEYS = (
     "ai_output",
     "max_cost",
     "max_tokens",
+    "log_timestamp_format",
+    "prompt_format",
 )
 PROCEDURE_KEYS = (
     "display",
@@ -89,6 +104,7 @@ PROCEDURE_KEYS = (
     "ai_output",
     "max_cost",
     "max_tokens",
+    "prompt_format",
 )
 FRAGMENT_KEYS = ("content", "path", "parameters")
 API_KEYS = (
@@ -118,6 +134,8 @@ LOOP_DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "ai_output": None,
         "max_cost": None,
         "max_tokens": None,
+        "log_timestamp_format": LOG_TIMESTAMP_FORMATS[0],
+        "prompt_format": PROMPT_FORMATS[0],
     }
 )
 
@@ -135,8 +153,16 @@ ENV_VARS: Mapping[str, str] = MappingProxyType(
         "OODA_LOOP_AI_OUTPUT": "ai_output",
         "OODA_LOOP_MAX_COST": "max_cost",
         "OODA_LOOP_MAX_TOKENS": "max_tokens",
+        "OODA_LOOP_LOG_TIMESTAMP_FORMAT": "log_timestamp_format",
+        "OODA_LOOP_PROMPT_FORMAT": "prompt_format",
     }
 )
+
+
+def rooda_variable(name: str) -> str:
+    """rooda's name for one of our environment variables (``OODA_X`` -> ``ROODA_X``),
+    read when ours is not set."""
+    return "R" + name
 
 # YAML 1.1 reads unquoted yes/no/on/off/true/false and numbers as non-strings.
 _QUOTE_KEY_HINT = 'quote the key, e.g. "on": or "1":'
@@ -223,6 +249,8 @@ _LOOP_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "ai_output": _check_choice(AI_OUTPUTS),
         "max_cost": _check_cost,
         "max_tokens": _check_positive_int,
+        "log_timestamp_format": _check_choice(LOG_TIMESTAMP_FORMATS),
+        "prompt_format": _check_choice(PROMPT_FORMATS),
     }
 )
 
@@ -240,6 +268,7 @@ _PROCEDURE_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "ai_output": _check_choice(AI_OUTPUTS),
         "max_cost": _check_cost,
         "max_tokens": _check_positive_int,
+        "prompt_format": _check_choice(PROMPT_FORMATS),
     }
 )
 

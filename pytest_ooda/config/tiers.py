@@ -15,10 +15,13 @@ from pytest_ooda.config.parse import Setting
 from pytest_ooda.config.schema import (
     _LOOP_CHECKS,
     CONFIG_FILENAME,
+    EMPTY_MEANS_UNSET,
     ENV_VARS,
     LOOP_KEYS,
+    ROODA_CONFIG_FILENAME,
     _Invalid,
     _parse_env_value,
+    rooda_variable,
 )
 from pytest_ooda.errors import ConfigError
 
@@ -29,20 +32,37 @@ if TYPE_CHECKING:
 def global_config_path(env: Mapping[str, str]) -> Path | None:
     """``$OODA_CONFIG_HOME/ooda-config.yml``, else the XDG location, else ``~/.config``.
 
-    ``None`` when there is no home directory to look in. A relative ``XDG_CONFIG_HOME``
-    is ignored, as the XDG base directory specification asks.
+    ``ROODA_CONFIG_HOME`` stands in for ``OODA_CONFIG_HOME`` when that is not set, and in
+    the directory chosen a ``rooda-config.yml`` is used when there is no
+    ``ooda-config.yml``. ``None`` when there is no home directory to look in. A relative
+    ``XDG_CONFIG_HOME`` is ignored, as the XDG base directory specification asks.
     """
-    if env.get("OODA_CONFIG_HOME"):
-        home_dir = Path(env["OODA_CONFIG_HOME"])
-        if _file_kind(home_dir, "environment variable OODA_CONFIG_HOME") not in ("dir", "missing"):
+    directory = _global_config_dir(env)
+    if directory is None:
+        return None
+    ours = directory / CONFIG_FILENAME
+    theirs = directory / ROODA_CONFIG_FILENAME
+    if _file_kind(ours, "global config") == "missing" and _file_kind(theirs, "global config") != (
+        "missing"
+    ):
+        return theirs
+    return ours
+
+
+def _global_config_dir(env: Mapping[str, str]) -> Path | None:
+    for var in ("OODA_CONFIG_HOME", rooda_variable("OODA_CONFIG_HOME")):
+        if not env.get(var):
+            continue
+        home_dir = Path(env[var])
+        if _file_kind(home_dir, f"environment variable {var}") not in ("dir", "missing"):
             raise ConfigError(
-                "environment variable OODA_CONFIG_HOME: expected a directory, "
+                f"environment variable {var}: expected a directory, "
                 f"got {str(home_dir)!r} (not a directory)"
             )
-        return home_dir / CONFIG_FILENAME
+        return home_dir
     xdg = env.get("XDG_CONFIG_HOME")
     if xdg and Path(xdg).is_absolute():
-        return Path(xdg) / "ooda" / CONFIG_FILENAME
+        return Path(xdg) / "ooda"
     if env.get("HOME"):
         home = Path(env["HOME"])
     else:
@@ -51,7 +71,7 @@ def global_config_path(env: Mapping[str, str]) -> Path | None:
         except (RuntimeError, KeyError, OSError):
             # No $HOME and no password-database entry (some containers): no global config.
             return None
-    return home / ".config" / "ooda" / CONFIG_FILENAME
+    return home / ".config" / "ooda"
 
 
 def _file_kind(path: Path, what: str) -> str:
@@ -92,8 +112,12 @@ def existing_config_file(path: Path, what: str) -> Path | None:
 
 def env_layer(env: Mapping[str, str]) -> dict[str, Setting]:
     out: dict[str, Setting] = {}
-    for var, key in ENV_VARS.items():
-        text = env.get(var)
+    for name, key in ENV_VARS.items():
+        var, text = name, env.get(name)
+        if text is None or not text.strip():
+            # rooda's variable for the same setting, when ours is not set.
+            var = rooda_variable(name)
+            text = env.get(var)
         if text is None or not text.strip():
             continue
         try:
@@ -114,7 +138,7 @@ def override_layer(overrides: Mapping[str, Any]) -> dict[str, Setting]:
                 f"unknown setting override {key!r}",
                 hint=did_you_mean(key, LOOP_KEYS, label="known settings"),
             )
-        if value is None:
+        if value is None or (key in EMPTY_MEANS_UNSET and value == ""):
             continue
         if key == "ai_api":
             if not isinstance(value, ApiSettings):

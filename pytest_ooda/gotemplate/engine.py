@@ -27,7 +27,7 @@ from pytest_ooda.gotemplate.budget import (
     default_limits,
 )
 from pytest_ooda.gotemplate.compiler import Compiler, NodeInfo
-from pytest_ooda.gotemplate.gofmt import U8, U64, GoTime
+from pytest_ooda.gotemplate.gofmt import U8, U64, GoKey, GoTime
 from pytest_ooda.gotemplate.parser import ParseError, Tree, parse
 from pytest_ooda.gotemplate.runtime import FILTERS, GoExecError
 
@@ -228,6 +228,9 @@ CALL_STEPS = 100
 # -- parameters ------------------------------------------------------------------------------
 
 
+_KEY_TYPES = (str, int, float, bool, U8, U64, GoTime, GoKey)
+
+
 def _go_value(v: Any) -> Any:
     """The ``interface{}`` value yaml.v3 would have produced for a PyYAML value."""
     t = type(v)
@@ -235,7 +238,7 @@ def _go_value(v: Any) -> Any:
         return v
     if isinstance(v, Mapping):
         return {
-            (k if type(k) in (str, int, float, bool) else str(k)): _go_value(x)
+            (k if type(k) in _KEY_TYPES else str(k)): _go_value(x)
             for k, x in v.items()
         }
     if isinstance(v, (list, tuple)):

@@ -50,6 +50,33 @@ class _NilInterface:
 NILW: Any = _NilInterface()
 
 
+class GoKey:
+    """A key of a Go map that Python would equate with another key of the same map.
+
+    ``1``, ``1.0`` and ``true`` are one ``dict`` key in Python and three map keys in Go;
+    a map holding such a clash keeps every non-string key wrapped in a ``GoKey`` (equal
+    only to a key of the same type and value). ``sorted_items`` hands keys back unwrapped.
+    """
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __hash__(self) -> int:
+        return hash((type(self.value), self.value))
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is GoKey
+            and type(other.value) is type(self.value)
+            and other.value == self.value
+        )
+
+    def __repr__(self) -> str:
+        return f"GoKey({self.value!r})"
+
+
 class GoTime:
     """A Go ``time.Time`` (what yaml.v3 decodes an unquoted timestamp into).
 
@@ -213,25 +240,29 @@ def _map_type(v: dict[Any, Any]) -> str:
     return "map[interface {}]interface {}"
 
 
+#: Go's ``fmtsort`` orders the keys of a ``map[interface{}]interface{}`` by their dynamic
+#: type first (the order of the type descriptors in a Go 1.19 binary, as the oracle
+#: shows: bool, float64, int, string, uint64, uint8, time.Time), then by value.
+_TYPE_RANK = {bool: 0, float: 1, int: 2, str: 3, U64: 4, U8: 5, GoTime: 6}
+
+
 def _key_order(k: Any) -> tuple[int, Any]:
-    t = type(k)
-    if t is bool:
-        return (0, k)
-    if t is int or t is U8 or t is U64:
-        return (1, k)
-    if t is float:
-        return (2, k)
-    if t is str:
-        return (3, k)
-    return (4, str(k))
+    if k is None:
+        return (-1, 0)  # a nil key sorts first
+    rank = _TYPE_RANK.get(type(k), 7)
+    return (rank, k if rank < _TYPE_RANK[GoTime] else str(k))
 
 
 def sorted_items(m: dict[Any, Any]) -> list[tuple[Any, Any]]:
-    """Map entries in Go's ``fmtsort`` order (keys of one basic type, ascending)."""
-    try:
-        return sorted(m.items(), key=lambda kv: kv[0])
-    except TypeError:
-        return sorted(m.items(), key=lambda kv: _key_order(kv[0]))
+    """Map entries in Go's ``fmtsort`` order, keys unwrapped (see :class:`GoKey`)."""
+    kinds = {type(k) for k in m}
+    if len(kinds) == 1 and GoKey not in kinds:
+        try:
+            return sorted(m.items(), key=lambda kv: kv[0])
+        except TypeError:
+            pass
+    pairs = [(k.value if type(k) is GoKey else k, v) for k, v in m.items()]
+    return sorted(pairs, key=lambda kv: _key_order(kv[0]))
 
 
 # -- floats ---------------------------------------------------------------------

@@ -21,6 +21,7 @@ from pytest_ooda.gotemplate.gofmt import (
     NILW,
     U8,
     U64,
+    GoKey,
     GoTime,
     go_bytes,
     sorted_items,
@@ -266,6 +267,9 @@ def _index(item: Any, *indexes: Any) -> Any:
                     raise _CallError(f"value has type {type_name(x)}; should be string")
             try:
                 v = item.get(x)
+                if v is None and type(x) is not str and x is not None:
+                    # A map whose keys clash in Python holds them as GoKeys.
+                    v = item.get(GoKey(x))
             except TypeError:
                 v = None
             item = NILW if v is None else v
