@@ -23,10 +23,11 @@ EXIT_CONFIG = 2
 EXIT_INTERRUPTED = 130
 
 _EPILOG = """\
-configuration tiers (highest first): command-line flags, OODA_* environment variables,
-the workspace config (./ooda-config.yml or --config FILE), the global config
-($OODA_CONFIG_HOME/ooda-config.yml, $XDG_CONFIG_HOME/ooda/ooda-config.yml or
-~/.config/ooda/ooda-config.yml), the built-in procedures.
+configuration tiers (highest first): command-line flags, OODA_* environment variables
+(else rooda's ROODA_* ones), the workspace config (./ooda-config.yml, else
+./rooda-config.yml, or --config FILE), the global config ($OODA_CONFIG_HOME/ooda-config.yml,
+$XDG_CONFIG_HOME/ooda/ooda-config.yml or ~/.config/ooda/ooda-config.yml), the built-in
+procedures.
 
 exit codes: 0 success, 1 usage error, 2 configuration error."""
 
@@ -45,8 +46,20 @@ def add_config_option(parser: argparse.ArgumentParser) -> None:
         "--config",
         "-c",
         metavar="FILE",
-        help="config file to use instead of ./ooda-config.yml "
-        "(any file with the same schema, e.g. rooda-config.yml)",
+        help="config file to use instead of ./ooda-config.yml (or ./rooda-config.yml "
+        "when there is none); any file with the same schema",
+    )
+
+
+def add_prompt_format_option(parser: argparse.ArgumentParser) -> None:
+    """``--prompt-format``: the prompt layout, beating every config's ``prompt_format``."""
+    from pytest_ooda._types import PROMPT_FORMATS
+
+    parser.add_argument(
+        "--prompt-format",
+        choices=PROMPT_FORMATS,
+        help="prompt layout: ooda (ours) or rooda (rooda's, byte for byte); default: "
+        "the procedure's prompt_format, else loop.prompt_format, else ooda",
     )
 
 
@@ -73,9 +86,15 @@ def write_prompt(text: str) -> None:
 
 
 def load_from_args(args: argparse.Namespace, **overrides: Any) -> Config:
-    """Load the configuration for a command; prints config warnings to stderr."""
+    """Load the configuration for a command; prints config warnings to stderr.
+
+    ``--prompt-format``, when the command has it, is applied as a command-line override.
+    """
     from pytest_ooda.config import load_config
 
+    prompt_format = getattr(args, "prompt_format", None)
+    if prompt_format is not None:
+        overrides.setdefault("prompt_format", prompt_format)
     config = load_config(getattr(args, "config", None), overrides=overrides or None)
     for warning in config.warnings:
         note(f"warning: {warning.format(Path.cwd())}")

@@ -14,6 +14,7 @@ from pytest_ooda._types import AI_OUTPUTS
 from pytest_ooda.cli.common import (
     EXIT_OK,
     add_config_option,
+    add_prompt_format_option,
     check_context,
     load_from_args,
     note,
@@ -94,6 +95,7 @@ def add_parser(subparsers: Any) -> None:
         help="context text, or a file whose content is included (repeatable)",
     )
     add_config_option(parser)
+    add_prompt_format_option(parser)
     parser.add_argument(
         "--dry-run",
         action="store_true",
@@ -229,6 +231,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         quiet=args.quiet,
         progress=False if streaming else None,
         level=config.loop.log_level,
+        timestamps=config.loop.log_timestamp_format,
     )
     on_event: Callable[[loop.LoopEvent], None] = reporter
     if recorder is not None:

@@ -10,6 +10,7 @@ from pytest_ooda._types import PHASES
 from pytest_ooda.cli.common import (
     EXIT_OK,
     add_config_option,
+    add_prompt_format_option,
     check_context,
     load_from_args,
     write_prompt,
@@ -45,6 +46,7 @@ def add_parser(subparsers: Any) -> None:
         help="context text, or a file whose content is included (repeatable)",
     )
     add_config_option(parser)
+    add_prompt_format_option(parser)
     what.add_argument(
         "--provenance",
         action="store_true",
@@ -56,7 +58,12 @@ def add_parser(subparsers: Any) -> None:
 
 def format_provenance(config: Config, procedure: str) -> str:
     """The resolved run settings of ``procedure`` and each one's source, one per line."""
-    from pytest_ooda.config import Provenance, resolve_run_settings
+    from pytest_ooda.config import (
+        ROODA_CONFIG_FILENAME,
+        Provenance,
+        display_path,
+        resolve_run_settings,
+    )
 
     proc = config.procedure(procedure)
     run = resolve_run_settings(config, procedure, require_ai=False)
@@ -77,7 +84,8 @@ def format_provenance(config: Config, procedure: str) -> str:
         )
     else:
         values.append(("ai_cmd", "(none configured)", ""))
-    for key in ("log_level",):
+    values.append(("prompt_format", run.prompt_format, str(run.provenance["prompt_format"])))
+    for key in ("log_level", "log_timestamp_format"):
         values.append(
             (key, str(getattr(config.loop, key)), str(config.provenance.get(f"loop.{key}", "")))
         )
@@ -88,6 +96,10 @@ def format_provenance(config: Config, procedure: str) -> str:
     width = max(len(key) for key, _, _ in values)
     vwidth = max(len(value) for _, value, _ in values)
     lines = [f"procedure {procedure} ({proc.title})"]
+    for file in config.files:
+        if file.name == ROODA_CONFIG_FILENAME:
+            # Found under rooda's name: say so, since nothing else would.
+            lines.append(f"  config file {display_path(file)} (rooda's name for ooda-config.yml)")
     lines += [f"  {k:<{width}}  {v:<{vwidth}}  {s}".rstrip() for k, v, s in values]
     for phase, actions in proc.phases().items():
         for index, action in enumerate(actions):

@@ -97,6 +97,10 @@ def merge_layers(
     for rule, setting in lint.items():
         record(f"lint.{rule}", setting)
 
+    # The prompt layout: an explicit choice (`--prompt-format`, `--ooda-prompt-format`)
+    # beats the procedure's own, which beats `loop:`.
+    layout = loop["prompt_format"].value
+    forced = loop["prompt_format"].provenance.tier == "cli"
     procedures: dict[str, Procedure] = {}
     for name, raw in procs.items():
         fields = raw.fields
@@ -135,7 +139,7 @@ def merge_layers(
             field_locations=MappingProxyType(
                 {key: s.location for key, s in fields.items() if s.location is not None}
             ),
-            prompt_format=get("prompt_format", loop["prompt_format"].value),
+            prompt_format=layout if forced else get("prompt_format", layout),
         )
 
     settings = LoopSettings(**{key: loop[key].value for key in LOOP_KEYS})

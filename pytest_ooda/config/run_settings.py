@@ -17,7 +17,7 @@ from pytest_ooda.errors import ConfigError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from pytest_ooda._types import AiOutput, PromptFormat
+    from pytest_ooda._types import AiOutput
 
 
 def _split_command(command: str, provenance: Provenance, what: str) -> tuple[str, ...]:
@@ -93,7 +93,6 @@ def resolve_run_settings(
     ai_output: AiOutput | None = None,
     max_cost: float | None = None,
     max_tokens: int | None = None,
-    prompt_format: PromptFormat | None = None,
 ) -> RunSettings:
     """Resolve the iteration limit, timeouts and AI backend for one run of ``procedure``.
 
@@ -103,7 +102,7 @@ def resolve_run_settings(
     Output format: ``ai_output`` > procedure > loop > the command's own flags > the
     built-in alias's default > ``text``. Budgets: the smallest of ``max_cost`` (or
     ``max_tokens``), the procedure's and the loop's.
-    Prompt layout: ``prompt_format`` > procedure > ``loop`` > ``ooda``.
+    Prompt layout: a ``cli`` override of ``loop.prompt_format`` > procedure > ``loop``.
     """
     proc = config.procedure(procedure)
     prov = config.provenance
@@ -161,10 +160,8 @@ def resolve_run_settings(
         )
     out["failure_threshold"] = from_loop("failure_threshold")
     out["show_ai_output"] = from_loop("show_ai_output")
-    layout = prompt_format or proc.prompt_format
-    if prompt_format is not None:
-        out["prompt_format"] = Provenance("cli", source="--prompt-format")
-    elif f"procedures.{procedure}.prompt_format" in prov:
+    forced = from_loop("prompt_format").tier == "cli"
+    if not forced and f"procedures.{procedure}.prompt_format" in prov:
         out["prompt_format"] = from_proc("prompt_format")
     else:
         out["prompt_format"] = from_loop("prompt_format")
@@ -249,7 +246,7 @@ def resolve_run_settings(
         ai_output=output,
         max_cost=float(cost) if cost is not None else None,
         max_tokens=int(tokens) if tokens is not None else None,
-        prompt_format=layout,
+        prompt_format=proc.prompt_format,
     )
 
 

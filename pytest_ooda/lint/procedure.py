@@ -87,6 +87,14 @@ def _lint_actions(out: Collector, procedure: Procedure) -> tuple[bool, bool, boo
         for index, action in enumerate(actions):
             where = _where(procedure, phase, index)
             label = action.source_label()
+            if action.string_form:
+                out.add_at(
+                    "OODA104",
+                    f"procedure {procedure.name}: {phase} is one string; write it as a list: "
+                    f"`{phase}: [{{path: {label}}}]`",
+                    action.location,
+                    procedure=procedure.name,
+                )
             identity = _action_identity(action)
             if identity in seen:
                 out.add_at(

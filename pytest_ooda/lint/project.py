@@ -119,6 +119,24 @@ def _lint_config_warnings(out: Collector, config: Config, files: set[Path]) -> N
         )
 
 
+def _lint_broken(out: Collector, config: Config, files: set[Path]) -> None:
+    """A procedure that does not load is one OODA001 finding where its error points."""
+    for broken in config.broken.values():
+        file = broken.location.file
+        if file is None or Path(file).resolve() not in files:
+            continue
+        error = broken.error
+        located = error.file is not None and error.line is not None
+        out.add(
+            "OODA001",
+            error.message,
+            file=Path(file).resolve(),
+            line=error.line if located else broken.location.line,
+            column=error.column if located else broken.location.column,
+            procedure=broken.name,
+        )
+
+
 def lint_config(
     config: Config,
     *,
@@ -138,6 +156,7 @@ def lint_config(
     for procedure in procedures:
         findings.extend(lint_procedure(config, procedure.name, settings=settings))
     out = Collector(settings)
+    _lint_broken(out, config, wanted)
     _lint_config_warnings(out, config, wanted)
     _lint_loop(out, config, wanted)
     _lint_unused_fragments(out, config, procedures)
@@ -155,7 +174,8 @@ def lint_path(
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
 ) -> LintReport:
-    """Lint a config file (default ``./ooda-config.yml``; the built-ins when there is none).
+    """Lint a config file (default ``./ooda-config.yml``, else ``./rooda-config.yml``; the
+    built-ins when there is neither).
 
     A file that does not load is reported as one ``OODA001`` finding. Mistakes in the
     options themselves (unknown rule, bad severity) raise ``ConfigError``.
@@ -167,8 +187,9 @@ def lint_path(
     # Options are checked before the file, so a typo in --select is reported as such.
     option_settings = resolve_settings(None, severities=severities, select=select, ignore=ignore)
     if config_file is None:
-        default = base / "ooda-config.yml"
-        target: Path | None = default if default.is_file() else None
+        from pytest_ooda.config import workspace_config_file
+
+        target: Path | None = workspace_config_file(base)
     else:
         target = Path(config_file)
         if not target.is_absolute():
@@ -196,4 +217,9 @@ def lint_path(
     findings = lint_config(config, settings=settings, files=lint_files)
     wanted = {f.resolve() for f in lint_files}
     names = tuple(p.name for p in config.procedures.values() if _declared_in(p, wanted))
+    names += tuple(
+        b.name
+        for b in config.broken.values()
+        if b.location.file is not None and Path(b.location.file).resolve() in wanted
+    )
     return LintReport(tuple(findings), names, tuple(str(f) for f in lint_files))

@@ -26,8 +26,9 @@ RULES: dict[str, Rule] = {
             "OODA001",
             "config-error",
             "error",
-            "the config file does not load",
-            "Nothing else can be checked until the file loads; the loop would refuse it too.",
+            "the config file, or one procedure in it, does not load",
+            "Nothing else can be checked until it loads; the loop would refuse it too. A "
+            "broken procedure fails alone: the file's other procedures still load and run.",
             configurable=False,
         ),
         Rule(
@@ -41,8 +42,9 @@ RULES: dict[str, Rule] = {
             "OODA003",
             "config-warning",
             "warning",
-            "the config loads with a warning (an unknown top-level key)",
-            "Unknown top-level keys are ignored, so a misspelt section silently does nothing.",
+            "the config loads with a warning (an unknown key, ignored)",
+            "Unknown top-level keys, and any unknown key in a rooda-config.yml, are ignored, "
+            "so a misspelt setting silently does nothing.",
         ),
         Rule(
             "OODA101",
@@ -64,6 +66,14 @@ RULES: dict[str, Rule] = {
             "warning",
             "iteration_mode unlimited without an iteration_timeout",
             "With no iteration limit and no timeout, one hung AI process stalls the loop forever.",
+        ),
+        Rule(
+            "OODA104",
+            "phase-as-string",
+            "info",
+            "a phase written as one string (rooda's v0.1.0 form) instead of a list",
+            "The string form still loads, but only the list form takes several fragments, "
+            "inline content or parameters; rooda's docs and ours use it.",
         ),
         Rule(
             "OODA201",

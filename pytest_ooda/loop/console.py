@@ -3,6 +3,7 @@ turns events into log lines and a summary."""
 
 from __future__ import annotations
 
+import datetime
 import logging
 import shutil
 import sys
@@ -10,7 +11,7 @@ import threading
 import time
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._types import LOG_LEVELS, LogLevel
+from pytest_ooda._types import LOG_LEVELS, LOG_TIMESTAMP_FORMATS, LogLevel, LogTimestampFormat
 from pytest_ooda.loop.events import (
     IterationFinished,
     IterationStarted,
@@ -28,6 +29,34 @@ if TYPE_CHECKING:
 LOGGING_LEVELS = dict(
     zip(LOG_LEVELS, (logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR), strict=False)
 )
+
+
+def format_timestamp(
+    fmt: LogTimestampFormat, *, since: float, now: datetime.datetime | None = None
+) -> str:
+    """A log line's timestamp as rooda writes it (``""`` for ``none``).
+
+    ``time``/``time-ms``: local ``[HH:MM:SS.mmm]``; ``relative``: ``[+1.234s]`` since the
+    monotonic clock read ``since``; ``iso``: local RFC 3339 with the fraction's trailing
+    zeros dropped (Go's ``time.RFC3339Nano``), e.g. ``2026-02-08T20:59:35.877-08:00``.
+    """
+    if fmt == "none":
+        return ""
+    if fmt == "relative":
+        return f"[+{max(time.monotonic() - since, 0.0):.3f}s]"
+    moment = (now or datetime.datetime.now()).astimezone()
+    if fmt == "iso":
+        text = moment.strftime("%Y-%m-%dT%H:%M:%S")
+        if moment.microsecond:
+            text += f".{moment.microsecond:06d}".rstrip("0")
+        offset = moment.utcoffset() or datetime.timedelta(0)
+        if not offset:
+            return text + "Z"
+        minutes = int(offset.total_seconds()) // 60
+        sign = "+" if minutes >= 0 else "-"
+        hours, rest = divmod(abs(minutes), 60)
+        return f"{text}{sign}{hours:02d}:{rest:02d}"
+    return f"[{moment.strftime('%H:%M:%S')}.{moment.microsecond // 1000:03d}]"
 
 
 def format_run_settings(settings: RunSettings, *, executable: str | None = None) -> str:
@@ -77,8 +106,9 @@ class ConsoleReporter:
     ``level`` is the config's ``log_level`` (``debug``, ``info``, ``warn``, ``error`` or a
     ``logging`` level): events below it are not shown, except the final summary, which
     always is. ``quiet`` raises the level to ``warn``; ``verbose`` (or ``debug``) adds a
-    detail line per iteration. Call it as ``on_event``; ``close()`` stops the progress
-    ticker.
+    detail line per iteration. ``timestamps`` is the config's ``log_timestamp_format``:
+    each log line starts with one (see :func:`format_timestamp`). Call it as
+    ``on_event``; ``close()`` stops the progress ticker.
     """
 
     def __init__(
@@ -90,8 +120,12 @@ class ConsoleReporter:
         progress: bool | None = None,
         interval: float = 1.0,
         level: int | LogLevel = logging.INFO,
+        timestamps: LogTimestampFormat = LOG_TIMESTAMP_FORMATS[0],
     ) -> None:
         self.stream = stream if stream is not None else sys.stderr
+        if timestamps not in LOG_TIMESTAMP_FORMATS:
+            raise ValueError(f"timestamps must be one of {', '.join(LOG_TIMESTAMP_FORMATS)}")
+        self.timestamps = timestamps
         self.level = LOGGING_LEVELS[level] if isinstance(level, str) else level
         if quiet:
             self.level = max(self.level, logging.WARNING)
@@ -122,7 +156,9 @@ class ConsoleReporter:
             self._clear()
             if show:
                 prefix = "warning: " if event.level >= logging.WARNING else ""
-                self._write(prefix + event.message() + "\n")
+                stamp = format_timestamp(self.timestamps, since=self._loop_started)
+                for line in (prefix + event.message()).split("\n"):
+                    self._write(f"{stamp} {line}\n" if stamp else line + "\n")
                 if self.verbose and isinstance(event, IterationFinished):
                     record = event.record
                     self._write("  " + record.summary() + "\n")

@@ -8,7 +8,9 @@ Per procedure (ids under the config file)::
     <procedure>::live[<name>]        the same scenario against the real AI (marker ``live``)
 
 A config file that does not load is one failing ``config`` item; one that declares no
-procedure is one passing ``config`` item carrying its warnings. Prompt items are real
+procedure is one passing ``config`` item carrying its warnings. A procedure whose own
+definition does not load still gets its items, which fail with its located error (its
+snapshots are kept), while the file's other procedures run as usual. Prompt items are real
 ``pytest.Function``s requesting syrupy's ``snapshot`` fixture, because syrupy only tracks
 functions; the other kinds are plain items so they stay out of syrupy's bookkeeping.
 Collectors and items share this module because each kind creates or walks the other.
@@ -28,9 +30,10 @@ from pytest_ooda.plugin import report
 from pytest_ooda.plugin import snapshot as prompt_snapshot
 from pytest_ooda.plugin.options import SCENARIO_SUFFIXES
 from pytest_ooda.plugin.report import ItemFailure
-from pytest_ooda.plugin.snapshot import PromptSnapshotExtension, safe_name
+from pytest_ooda.plugin.snapshot import PromptSnapshotExtension, safe_name, snapshot_stem
 from pytest_ooda.plugin.state import (
     PLUGIN_STATE,
+    PROMPT_FORMAT,
     SKIP_AT_ITEM,
     SNAPSHOT_DIR,
     LoadedFile,
@@ -41,7 +44,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
 
     from pytest_ooda.compose import MappedText
-    from pytest_ooda.config import Procedure
+    from pytest_ooda.config import BrokenProcedure, Procedure
 
 
 def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -63,19 +66,46 @@ class ConfigFile(pytest.File):
         state.collected_files.add(self.path.resolve())
         state.counts["files"] += 1
         try:
-            loaded = load_collected(self.path)
+            loaded = load_collected(self.path, state.settings.prompt_format)
         except OodaError as error:
             state.broken_files.add(self.path.resolve())
             return [BrokenConfigItem.from_parent(self, name="config", error=error)]
-        state.counts["procedures"] += len(loaded.declared)
-        if not loaded.declared:
+        procedures = [*loaded.declared, *(_placeholder(failed) for failed in loaded.broken)]
+        state.counts["procedures"] += len(procedures)
+        if not procedures:
             # A file of loop settings only, or one whose `procedures:` is misspelt: one
             # item, so its warnings are seen rather than the file silently yielding nothing.
             return [FileConfigItem.from_parent(self, name="config", loaded=loaded)]
+        procedures.sort(key=lambda procedure: procedure.location.line)
         return [
             ProcedureNode.from_parent(self, name=procedure.name, loaded=loaded, procedure=procedure)
-            for procedure in loaded.declared
+            for procedure in procedures
         ]
+
+
+def _placeholder(failed: BrokenProcedure) -> Procedure:
+    """An empty procedure standing for one that does not load: its node's items ask the
+    config for it, and so fail with its own located error."""
+    from pytest_ooda.config import Procedure
+
+    return Procedure(
+        name=failed.name,
+        display="",
+        summary="",
+        description="",
+        observe=(),
+        orient=(),
+        decide=(),
+        act=(),
+        iteration_mode=None,
+        default_max_iterations=None,
+        iteration_timeout=None,
+        max_output_buffer=None,
+        ai_cmd=None,
+        ai_cmd_alias=None,
+        ai_api=None,
+        location=failed.location,
+    )
 
 
 class ProcedureNode(pytest.Collector):
@@ -184,6 +214,17 @@ class OodaItem(pytest.Item):
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         return _render_failure(self, excinfo) or super().repr_failure(excinfo)
 
+    def skip_if_broken(self) -> None:
+        _skip_if_broken(self, self.procedure_node)
+
+
+def _skip_if_broken(item: pytest.Item, node: ProcedureNode) -> None:
+    """Skip an item of a procedure that does not load: its ``config`` item fails with
+    the located error, once, instead of every item repeating it."""
+    if node.procedure.name in node.loaded.config.broken:
+        item.stash[SKIP_AT_ITEM] = True
+        pytest.skip(f"procedure {node.procedure.name} does not load (see its config item)")
+
 
 class BrokenConfigItem(OodaItem):
     """Stands for a config file that failed to load: fails with the located error."""
@@ -242,12 +283,16 @@ class ConfigItem(OodaItem):
         from pytest_ooda import lint
 
         node = self.procedure_node
+        root = self.config.rootpath
+        if node.procedure.name == node.loaded.first_name:
+            _warn_config_warnings(node.loaded, root)
+        # A procedure that does not load fails here with its own located error.
+        node.loaded.config.procedure(node.procedure.name)
         overrides = lint.parse_severity_overrides(
             self.config.stash[PLUGIN_STATE].settings.lint_severity
         )
         settings = lint.resolve_settings(node.loaded.config, severities=overrides)
         findings = lint.lint_procedure(node.loaded.config, node.procedure.name, settings=settings)
-        root = self.config.rootpath
         errors = [finding for finding in findings if finding.severity == "error"]
         for finding in findings:
             if finding.severity == "warning":
@@ -260,8 +305,6 @@ class ConfigItem(OodaItem):
                     ),
                     root=root,
                 )
-        if node.loaded.declared and node.procedure is node.loaded.declared[0]:
-            _warn_config_warnings(node.loaded, root)
         if errors:
             raise ItemFailure(report.format_findings(errors, root=root))
 
@@ -275,6 +318,7 @@ class PromptItem(pytest.Function):
         file_node = self.procedure_node.file_node
         if file_node.snapshot_dir is not None:
             self.stash[SNAPSHOT_DIR] = file_node.snapshot_dir
+        self.stash[PROMPT_FORMAT] = self.procedure_node.procedure.prompt_format
 
     def compose(self) -> MappedText:
         """The text under test, with the source map naming each line's fragment."""
@@ -282,7 +326,8 @@ class PromptItem(pytest.Function):
         from pytest_ooda.config import resolve_run_settings
 
         node = self.procedure_node
-        procedure = node.procedure
+        # Asked of the config, not the node: a procedure that does not load raises here.
+        procedure = node.loaded.config.procedure(node.procedure.name)
         if self.phase == "assembled":
             limit = resolve_run_settings(
                 node.loaded.config, procedure.name, require_ai=False
@@ -298,10 +343,16 @@ class PromptItem(pytest.Function):
         site = self.stash.get(SNAPSHOT_DIR, None)
         if site is None:
             site = self.path.parent / str(PromptSnapshotExtension.snapshot_dirname) / self.path.stem
-        return site / safe_name(self.procedure_node.name) / f"{self.phase}.md"
+        stem = snapshot_stem(self.phase, self.stash[PROMPT_FORMAT])
+        return site / safe_name(self.procedure_node.name) / f"{stem}.md"
 
     def runtest(self) -> None:
         snapshot = self.funcargs.get("snapshot")
+        if self.procedure_node.procedure.name in self.procedure_node.loaded.config.broken:
+            if snapshot is not None:
+                # Its snapshot stays used, so --snapshot-update keeps it for the fix.
+                self._keep_snapshot(snapshot)
+            _skip_if_broken(self, self.procedure_node)
         try:
             mapped = self.compose()
         except Exception as error:
@@ -435,6 +486,7 @@ class ScenarioItem(OodaItem):
     def runtest(self) -> None:
         from pytest_ooda.plugin import scenarios
 
+        self.skip_if_broken()
         self.check_unique()
         node = self.procedure_node
         settings = self.config.stash[PLUGIN_STATE].settings
@@ -458,6 +510,7 @@ class LiveItem(ScenarioItem):
     def runtest(self) -> None:
         from pytest_ooda.plugin import scenarios
 
+        self.skip_if_broken()
         self.check_unique()
         node = self.procedure_node
         state = self.config.stash[PLUGIN_STATE]

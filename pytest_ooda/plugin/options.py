@@ -18,9 +18,11 @@ import pytest
 from pytest_ooda._types import (
     AI_OUTPUTS,
     DRIFT_MODES,
+    PROMPT_FORMATS,
     RECORD_MODES,
     AiOutput,
     DriftMode,
+    PromptFormat,
     RecordMode,
     parse_bool,
 )
@@ -134,6 +136,8 @@ class PluginSettings:
     ai_output: AiOutput | None = None
     max_cost: float | None = None
     max_tokens: int | None = None
+    #: The prompt layout forced on every procedure (``None``: each config's own).
+    prompt_format: PromptFormat | None = None
 
     @classmethod
     def from_values(
@@ -186,6 +190,7 @@ class PluginSettings:
             ai_output=values.get("ai_output"),
             max_cost=_budget(values.get("max_cost"), labels["max_cost"], float),
             max_tokens=_budget(values.get("max_tokens"), labels["max_tokens"], int),
+            prompt_format=values.get("prompt_format"),
         )
 
     def matches(self, path: Path) -> bool:
@@ -375,11 +380,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
         metavar="RULE=LEVEL",
     ),
     OptionSpec(
+        "prompt_format",
+        "prompt layout of prompt items, scenarios and live runs: ooda (ours) or rooda "
+        "(rooda's, byte for byte); default: each procedure's prompt_format",
+        choices=PROMPT_FORMATS,
+    ),
+    OptionSpec(
         "procedure_files",
         "globs (relative to the rootdir) of procedure config files to collect",
         kind="args",
         cli=False,
-        default=("ooda-config.yml", "procedures/*.yml", "procedures/*.yaml"),
+        default=("ooda-config.yml", "rooda-config.yml", "procedures/*.yml", "procedures/*.yaml"),
     ),
     OptionSpec(
         "scenario_dir",

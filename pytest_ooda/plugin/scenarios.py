@@ -31,6 +31,7 @@ from pytest_ooda.errors import (
 )
 from pytest_ooda.plugin import report
 from pytest_ooda.plugin.report import ItemFailure
+from pytest_ooda.plugin.state import prompt_format_override
 from pytest_ooda.redact import Redactor
 from pytest_ooda.workspace import copy_workspace, git_init
 
@@ -400,7 +401,9 @@ def run_live(
     from pytest_ooda.scenario import Recorder
 
     scenario = load_for(procedure, path)
-    config = load_config(collected, cwd=settings.rootpath)
+    config = load_config(
+        collected, cwd=settings.rootpath, overrides=prompt_format_override(settings.prompt_format)
+    )
     ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
     recorder = Recorder(scenario, settings.record_mode, env=os.environ, redact=config.redact)
     outcome = LiveOutcome(scenario=scenario.label)

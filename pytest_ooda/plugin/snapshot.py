@@ -1,7 +1,9 @@
 """Prompt snapshots: a syrupy extension storing each composed prompt as its own ``.md``.
 
 Layout: ``<config dir>/__snapshots__/<config stem>/<procedure>/<phase>.md`` (the
-``__snapshots__`` name follows ``--snapshot-dirname``). syrupy's own single-file
+``__snapshots__`` name follows ``--snapshot-dirname``). The assembled prompt in rooda's
+layout is ``assembled.rooda.md``, so a snapshot file says which format made it (the
+phases compose the same in both). syrupy's own single-file
 extension nests one level (``__snapshots__/<test file>/<test>.ext``); ours nests two,
 so location, discovery, ownership and deletion are overridden here. Mismatches are
 explained by :func:`annotated_diff`, which names the fragment files behind each hunk.
@@ -21,7 +23,7 @@ from syrupy.extensions.single_file import SingleFileSnapshotExtension, WriteMode
 
 from pytest_ooda._types import PROMPT_PARTS
 from pytest_ooda._util import atomic_write_text
-from pytest_ooda.plugin.state import PLUGIN_STATE, SNAPSHOT_DIR
+from pytest_ooda.plugin.state import PLUGIN_STATE, PROMPT_FORMAT, SNAPSHOT_DIR
 
 if TYPE_CHECKING:
     from syrupy.location import PyTestLocation
@@ -58,6 +60,24 @@ def safe_name(name: str) -> str:
         if char not in _UNSAFE_IN_NAMES and not unicodedata.category(char).startswith("C")
     )
     return kept or "_"
+
+
+def snapshot_stem(phase: str, prompt_format: str) -> str:
+    """The snapshot file stem of one prompt part: ``assembled.rooda`` for the assembled
+    prompt in rooda's layout, else the part's name (phases compose alike in both)."""
+    if phase == "assembled" and prompt_format != "ooda":
+        return f"{phase}.{prompt_format}"
+    return phase
+
+
+def _phase_of_stem(stem: str) -> str | None:
+    """The prompt part a snapshot file stem stores, ``None`` for a file not ours."""
+    if stem in PROMPT_PHASES:
+        return stem
+    phase, _, layout = stem.partition(".")
+    if phase and layout and snapshot_stem(phase, layout) == stem and phase in PROMPT_PHASES:
+        return phase
+    return None
 
 
 def split_nodeid(nodeid: str) -> tuple[str, str] | None:
@@ -142,7 +162,8 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
             # misuse still stores something predictable.
             return super().get_location(test_location=test_location, index=index)
         procedure, phase = split
-        return str(cls.site_dir(test_location) / safe_name(procedure) / f"{phase}.md")
+        stem = snapshot_stem(phase, _prompt_format(test_location))
+        return str(cls.site_dir(test_location) / safe_name(procedure) / f"{stem}.md")
 
     @classmethod
     def matches_test_location(
@@ -171,7 +192,7 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         if not root.is_dir():
             return []
         if _explicit_dir(test_location) is not None:
-            return [p for p in sorted(root.glob("*/*.md")) if p.stem in PROMPT_PHASES]
+            return [p for p in sorted(root.glob("*/*.md")) if _phase_of_stem(p.stem)]
         config_dir = root.parent
         loaded = _loaded_config_files(test_location)
         found: list[Path] = []
@@ -191,7 +212,7 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
                 and not any(owner.resolve() in loaded for owner in existing)
             ):
                 continue
-            found.extend(p for p in sorted(stem_dir.glob("*/*.md")) if p.stem in PROMPT_PHASES)
+            found.extend(p for p in sorted(stem_dir.glob("*/*.md")) if _phase_of_stem(p.stem))
         return found
 
     def discover_snapshots(
@@ -215,7 +236,8 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
     def read_snapshot_collection(self, *, snapshot_location: str) -> SnapshotCollection:
         path = Path(snapshot_location)
         collection = SnapshotCollection(location=snapshot_location)
-        collection.add(Snapshot(name=f"{path.parent.name}.{_ITEM_PREFIX}{path.stem}]"))
+        phase = _phase_of_stem(path.stem) or path.stem
+        collection.add(Snapshot(name=f"{path.parent.name}.{_ITEM_PREFIX}{phase}]"))
         return collection
 
     # -- reading and writing ---------------------------------------------------------
@@ -303,6 +325,13 @@ def _explicit_dir(test_location: PyTestLocation) -> Path | None:
     item = getattr(test_location, "item", None)
     stash = getattr(item, "stash", None)
     return None if stash is None else stash.get(SNAPSHOT_DIR, None)
+
+
+def _prompt_format(test_location: PyTestLocation) -> str:
+    """The layout a prompt item composes (``ooda`` when the item does not say)."""
+    item = getattr(test_location, "item", None)
+    stash = getattr(item, "stash", None)
+    return "ooda" if stash is None else stash.get(PROMPT_FORMAT, "ooda")
 
 
 def _loaded_config_files(test_location: PyTestLocation) -> set[Path] | None:

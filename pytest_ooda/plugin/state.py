@@ -16,12 +16,15 @@ from typing import TYPE_CHECKING
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_ooda.config import Config, Procedure
+    from pytest_ooda._types import PromptFormat
+    from pytest_ooda.config import BrokenProcedure, Config, Procedure
     from pytest_ooda.plugin.options import PluginSettings
 
 #: Where a prompt item keeps its snapshots when the file's own place won't do (the
 #: packaged built-ins, outside the rootdir).
 SNAPSHOT_DIR = pytest.StashKey[Path]()
+#: The prompt layout a prompt item composes (its snapshot file's name says which).
+PROMPT_FORMAT = pytest.StashKey[str]()
 #: Set on an item whose skip is to be reported at the item's file, not at our code.
 SKIP_AT_ITEM = pytest.StashKey[bool]()
 #: Node id prefix of the packaged built-ins collected from outside the rootdir.
@@ -50,7 +53,9 @@ class PluginState:
             from pytest_ooda.config import load_config
 
             self._session_config = load_config(
-                self.settings.config_file, cwd=self.settings.rootpath
+                self.settings.config_file,
+                cwd=self.settings.rootpath,
+                overrides=prompt_format_override(self.settings.prompt_format),
             )
         return self._session_config
 
@@ -80,14 +85,28 @@ PLUGIN_STATE = pytest.StashKey[PluginState]()
 
 @dataclass(frozen=True)
 class LoadedFile:
-    """A collected config file: its merged config and the procedures it declares."""
+    """A collected config file: its merged config and the procedures it declares, the
+    ones that load and the ones that do not (each fails alone)."""
 
     path: Path
     config: Config
     declared: tuple[Procedure, ...]
+    broken: tuple[BrokenProcedure, ...] = ()
+
+    @property
+    def first_name(self) -> str | None:
+        """The procedure declared first in the file, loading or not."""
+        entries = [(p.location.line, p.name) for p in self.declared]
+        entries += [(b.location.line, b.name) for b in self.broken]
+        return min(entries)[1] if entries else None
 
 
-def load_collected(path: Path) -> LoadedFile:
+def prompt_format_override(prompt_format: PromptFormat | None) -> dict[str, str] | None:
+    """``--ooda-prompt-format`` as a command-line override of the configs."""
+    return {"prompt_format": prompt_format} if prompt_format is not None else None
+
+
+def load_collected(path: Path, prompt_format: PromptFormat | None = None) -> LoadedFile:
     """The file merged over the built-ins (no global config, no environment).
 
     Leaving out the environment and the global config keeps prompts and snapshots the
@@ -99,13 +118,25 @@ def load_collected(path: Path) -> LoadedFile:
     target = path.resolve()
     # The packaged built-ins merged over themselves are themselves: one parse, not two.
     merge_builtins = target != builtin_config_path().resolve()
-    config = load_config(path, cwd=path.parent, env={}, builtin=merge_builtins, global_config=False)
+    config = load_config(
+        path,
+        cwd=path.parent,
+        env={},
+        builtin=merge_builtins,
+        global_config=False,
+        overrides=prompt_format_override(prompt_format),
+    )
     declared = tuple(
         procedure
         for procedure in config.procedures.values()
         if procedure.location.file is not None and _resolved(procedure.location.file) == target
     )
-    return LoadedFile(path, config, declared)
+    broken = tuple(
+        failed
+        for failed in config.broken.values()
+        if failed.location.file is not None and _resolved(failed.location.file) == target
+    )
+    return LoadedFile(path, config, declared, broken)
 
 
 def _resolved(path: Path) -> Path:

@@ -126,6 +126,26 @@ def test_scenario_items_are_located_at_the_scenario_file(project: Project) -> No
 
 
 def test_broken_config_is_one_located_failure_never_internalerror(project: Project) -> None:
+    project.write("ooda-config.yml", "procedures:\n  greet: [unclosed\n")
+    result = project.run()
+    assert result.ret == 1
+    assert "INTERNALERROR" not in result.stdout.str()
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(
+        [
+            "*_ config _*",
+            "ooda-config.yml:*: invalid YAML*",
+            "*",
+            summary_line("ooda-config.yml::config", "ooda-config.yml:*"),
+        ]
+    )
+    # The verbose line shows the real node id (a domain with dots would be mangled).
+    project.run("-v").stdout.fnmatch_lines(["ooda-config.yml::config FAILED*"])
+    assert "Traceback" not in result.stdout.str()
+    assert "pytest_ooda/" not in result.stdout.str()
+
+
+def test_a_broken_procedure_fails_alone(project: Project) -> None:
     project.write(
         "ooda-config.yml",
         """\
@@ -134,23 +154,28 @@ def test_broken_config_is_one_located_failure_never_internalerror(project: Proje
             observe:
               - content: "Look."
               - path: prompts/missing.md
+          other:
+            act:
+              - content: "Done? Say <promise>SUCCESS</promise>, or <promise>FAILURE</promise>."
         """,
     )
-    result = project.run()
+    project.run("--snapshot-update")
+    result = project.run("-v")
     assert result.ret == 1
     assert "INTERNALERROR" not in result.stdout.str()
-    result.assert_outcomes(failed=1)
+    # One located failure: the procedure's config item; its other items are skipped
+    # and the file's other procedure passes.
+    result.assert_outcomes(failed=1, passed=6, skipped=5)
     result.stdout.fnmatch_lines(
         [
-            "*_ config _*",
+            "ooda-config.yml::greet::config FAILED*",
+            "ooda-config.yml::greet::prompt[[]observe[]] SKIPPED*",
+            "ooda-config.yml::other::config PASSED*",
+            "*_ greet::config _*",
             "ooda-config.yml:5:*: procedure greet: observe[[]1]*prompts/missing.md*",
             "  > 5 |       - path: prompts/missing.md",
-            "*",
-            summary_line("ooda-config.yml::config", "ooda-config.yml:5:*"),
         ]
     )
-    # The verbose line shows the real node id (a domain with dots would be mangled).
-    project.run("-v").stdout.fnmatch_lines(["ooda-config.yml::config FAILED*"])
     assert "Traceback" not in result.stdout.str()
     assert "pytest_ooda/" not in result.stdout.str()
 

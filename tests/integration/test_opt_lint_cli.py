@@ -130,13 +130,35 @@ def test_bad_options_are_usage_errors(workspace: Path, capsys: pytest.CaptureFix
 
 
 def test_config_that_does_not_load(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    (workspace / "broken.yml").write_text("procedures:\n  x:\n    observe: 3\n", encoding="utf-8")
+    (workspace / "broken.yml").write_text("loop: 3\nprocedures: {}\n", encoding="utf-8")
     code, out, _ = lint(capsys, "--config", "broken.yml")
     assert code == 1
     first, summary = out.splitlines()
-    assert first.startswith("broken.yml:3:")
-    assert " OODA001 error: " in first
+    assert first.startswith("broken.yml:1:7: OODA001 error: loop: expected a mapping")
     assert summary == "1 finding: 1 error, 0 warnings, 0 infos (0 procedures checked)"
+
+
+def test_a_broken_procedure_is_its_own_finding(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    signals = "Say <promise>SUCCESS</promise> when done, <promise>FAILURE</promise> if blocked."
+    (workspace / "broken.yml").write_text(
+        f"procedures:\n  x:\n    observe: [{{path: nope.md}}]\n"
+        f"  fine:\n    act: [{{content: '{signals}'}}]\n",
+        encoding="utf-8",
+    )
+    code, out, _ = lint(capsys, "--config", "broken.yml")
+    assert code == 1
+    *findings, summary = out.splitlines()
+    assert findings[0].startswith(
+        "broken.yml:3:16: OODA001 error: procedure x: observe[0]: fragment file not found"
+    )
+    # The other procedure is still linted: its empty phases are reported.
+    assert findings[1:] == [
+        f"broken.yml:4:3: OODA101 warning: procedure fine: phase {phase} is empty"
+        for phase in ("decide", "observe", "orient")  # sorted by message at one position
+    ]
+    assert summary == "4 findings: 1 error, 3 warnings, 0 infos (2 procedures checked)"
 
 
 def test_missing_config_file(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -221,11 +221,12 @@ def test_provenance_shows_ai_backend(workspace: Path, capsys: pytest.CaptureFixt
         "  q:\n    ai_cmd: \"my-cli --flag 'a b'\"\n"
     )
     _, out, _ = run(capsys, "show", "p", "--provenance")
-    assert "ai_api             openai gpt-x" in out
-    assert "max_iterations     unlimited" in out
-    assert "iteration_timeout  30s" in out
+    assert "ai_api                openai gpt-x" in out
+    assert "max_iterations        unlimited" in out
+    assert "iteration_timeout     30s" in out
+    assert "log_timestamp_format  none" in out
     _, out, _ = run(capsys, "show", "q", "--provenance")
-    assert "ai_cmd             my-cli --flag 'a b'  workspace (ooda-config.yml:7)" in out
+    assert "ai_cmd                my-cli --flag 'a b'  workspace (ooda-config.yml:7)" in out
 
 
 def test_list_without_procedures(
