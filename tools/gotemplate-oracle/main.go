@@ -11,7 +11,7 @@
 // With -config the input is a JSON array of {"id", "config"} where config is a whole
 // procedures YAML file; it is decoded by yaml.v3 into the Go implementation's shapes and
 // every procedure phase is composed as `ooda show --phase` does (each inline fragment
-// rendered when it has parameters, trimmed, joined by a blank line). Output:
+// rendered when it has parameters, trimmed, joined by a blank line, the whole trimmed). Output:
 // {"id", "kind": "ok"|"yaml"|"parse"|"exec", "phases": {"<procedure>/<phase>": text}, "error"}.
 package main
 
@@ -133,7 +133,9 @@ func composePhase(actions []cfgAction) (string, string, error) {
 		}
 		parts = append(parts, strings.TrimSpace(text))
 	}
-	return strings.Join(parts, "\n\n"), "", nil
+	// The Go implementation trims the joined phase too (AssemblePrompt's TrimSpace), so
+	// an empty first or last fragment leaves no blank lines behind.
+	return strings.TrimSpace(strings.Join(parts, "\n\n")), "", nil
 }
 
 func runConfig(c configCase) configResult {
