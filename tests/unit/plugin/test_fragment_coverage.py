@@ -91,7 +91,7 @@ def test_builtin_config_file_registers_every_builtin(tmp_path: Path) -> None:
     users = {Path(k).name: r.users for k, r in cov.records.items()}
     assert "build" in users["emit_success.md"]
     assert users["emit_failure.md"] == set()  # in the library, used by no built-in
-    assert len(cov.records) == 57
+    assert len(cov.records) == 59
 
 
 def fake_use(
