@@ -49,6 +49,7 @@ def go_trim_space(text: str) -> str:
     removes (not ``str.strip()``, which also removes U+001C..U+001F)."""
     return text.strip(GO_SPACE)
 
+
 PREAMBLE_ROLE = """Your Role:
 You are an AI coding agent executing a structured OODA loop procedure.
 This is NOT a template or example - this is an EXECUTABLE PROCEDURE.

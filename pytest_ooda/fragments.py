@@ -85,7 +85,8 @@ def resolve_fragment_path(path: str, base_dir: Path) -> Path:
     """Resolve a fragment ``path`` as written in a config file to an existing file.
 
     ``builtin:`` paths resolve inside :func:`builtin_root` and may not leave it (rooda's
-    names for built-ins resolve to ours, see ``ROODA_BUILTIN_NAMES``); any other path resolves against ``base_dir`` (the declaring config file's directory).
+    names for built-ins resolve to ours: ``ROODA_BUILTIN_NAMES``); any other path
+    resolves against ``base_dir`` (the declaring config file's directory).
     Raises ``FragmentError`` (without a location; the caller adds the config location).
     """
     if path.startswith(BUILTIN_PREFIX):

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda.cli.common import EXIT_OK, add_config_option, load_from_args
+from pytest_ooda.cli.common import EXIT_OK, add_config_option, load_from_args, note
 
 if TYPE_CHECKING:
     import argparse
@@ -25,7 +26,12 @@ def add_parser(subparsers: Any) -> None:
 
 def command(args: argparse.Namespace) -> int:
     config = load_from_args(args)
-    rows = [(name, proc.title, proc.summary) for name, proc in sorted(config.procedures.items())]
+    rows = [(name, proc.title, proc.summary) for name, proc in config.procedures.items()]
+    # A procedure that does not load is listed, marked, and its error shown on stderr.
+    rows += [(name, "(does not load)", "") for name in config.broken]
+    rows.sort()
+    for broken in config.broken.values():
+        note(f"warning: procedure {broken.name} does not load: {broken.error.format(Path.cwd())}")
     if not rows:
         print("no procedures defined")
         return EXIT_OK

@@ -237,9 +237,7 @@ class Config:
             raise self.broken[name].error
         raise ConfigError(
             f"unknown procedure {name!r}",
-            hint=did_you_mean(
-                name, [*self.procedures, *self.broken], label="available procedures"
-            ),
+            hint=did_you_mean(name, [*self.procedures, *self.broken], label="available procedures"),
         )
 
 

@@ -164,6 +164,7 @@ def rooda_variable(name: str) -> str:
     read when ours is not set."""
     return "R" + name
 
+
 # YAML 1.1 reads unquoted yes/no/on/off/true/false and numbers as non-strings.
 _QUOTE_KEY_HINT = 'quote the key, e.g. "on": or "1":'
 _PROCEDURE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*\Z")

@@ -41,15 +41,14 @@ def global_config_path(env: Mapping[str, str]) -> Path | None:
     if directory is None:
         return None
     ours = directory / CONFIG_FILENAME
+    if _file_kind(ours, "global config") != "missing":
+        return ours
     theirs = directory / ROODA_CONFIG_FILENAME
-    if _file_kind(ours, "global config") == "missing" and _file_kind(theirs, "global config") != (
-        "missing"
-    ):
-        return theirs
-    return ours
+    return theirs if _file_kind(theirs, "global config") != "missing" else ours
 
 
 def _global_config_dir(env: Mapping[str, str]) -> Path | None:
+    """``$OODA_CONFIG_HOME`` (else rooda's ``$ROODA_CONFIG_HOME``), else XDG, else home."""
     for var in ("OODA_CONFIG_HOME", rooda_variable("OODA_CONFIG_HOME")):
         if not env.get(var):
             continue

@@ -237,10 +237,7 @@ def _go_value(v: Any) -> Any:
     if t is str or t is int or t is float or t is bool or v is None:
         return v
     if isinstance(v, Mapping):
-        return {
-            (k if type(k) in _KEY_TYPES else str(k)): _go_value(x)
-            for k, x in v.items()
-        }
+        return {(k if type(k) in _KEY_TYPES else str(k)): _go_value(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
         return [_go_value(x) for x in v]
     if isinstance(v, bool):

@@ -39,12 +39,17 @@ def format_timestamp(
     ``time``/``time-ms``: local ``[HH:MM:SS.mmm]``; ``relative``: ``[+1.234s]`` since the
     monotonic clock read ``since``; ``iso``: local RFC 3339 with the fraction's trailing
     zeros dropped (Go's ``time.RFC3339Nano``), e.g. ``2026-02-08T20:59:35.877-08:00``.
+    ``now`` (default: the current local time) is shown in its own zone when it has one.
     """
     if fmt == "none":
         return ""
     if fmt == "relative":
         return f"[+{max(time.monotonic() - since, 0.0):.3f}s]"
-    moment = (now or datetime.datetime.now()).astimezone()
+    moment = (
+        now
+        if now is not None and now.tzinfo is not None
+        else ((now or datetime.datetime.now()).astimezone())
+    )
     if fmt == "iso":
         text = moment.strftime("%Y-%m-%dT%H:%M:%S")
         if moment.microsecond:
@@ -81,6 +86,7 @@ def format_run_settings(settings: RunSettings, *, executable: str | None = None)
     add("max_output_buffer", f"{settings.max_output_buffer} bytes")
     add("failure_threshold", str(settings.failure_threshold))
     add("show_ai_output", str(settings.show_ai_output).lower())
+    add("prompt_format", settings.prompt_format)
     if settings.ai_cmd is not None:
         add("ai_cmd", shlex.join(settings.ai_cmd))
         if executable is not None:

@@ -388,7 +388,17 @@ class PromptItem(pytest.Function):
                     for action in actions
                     if action.file is not None
                 },
+                other_formats=self._other_format_snapshots(),
             )
+        )
+
+    def _other_format_snapshots(self) -> list[Path]:
+        """Stored snapshots of this part in another prompt format."""
+        path = self.snapshot_path()
+        if self.phase != "assembled" or not path.parent.is_dir():
+            return []
+        return sorted(
+            other for other in path.parent.glob(f"{self.phase}*.md") if other.name != path.name
         )
 
     def _keep_snapshot(self, snapshot: Any) -> None:

@@ -253,14 +253,19 @@ def format_prompt_mismatch(
     current: MappedText,
     root: Path,
     files: Mapping[str, Path] | None = None,
+    other_formats: Sequence[Path] = (),
 ) -> str:
     shown = display_path(snapshot_path, root)
     what = "assembled prompt" if phase == "assembled" else f"{phase} phase"
     if recorded is None:
-        return (
-            f"procedure {procedure}: no snapshot of the {what} yet ({shown})\n"
-            "  run `pytest --snapshot-update` to create it"
-        )
+        text = f"procedure {procedure}: no snapshot of the {what} yet ({shown})\n"
+        for other in other_formats:
+            # The prompt_format changed: the old layout's snapshot is still there.
+            text += (
+                f"  {display_path(other, root)} holds it in another prompt format; "
+                "--snapshot-update replaces it\n"
+            )
+        return text + "  run `pytest --snapshot-update` to create it"
     from pytest_ooda.compose import annotated_diff
 
     diff, sources = annotated_diff(

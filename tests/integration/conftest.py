@@ -15,6 +15,9 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Proje
     for name in (
         "OODA_LOOP_AI_CMD",
         "OODA_LOOP_AI_CMD_ALIAS",
+        "ROODA_LOOP_AI_CMD",
+        "ROODA_LOOP_AI_CMD_ALIAS",
+        "ROODA_CONFIG_HOME",
         "PYTEST_XDIST_WORKER",
         "PYTEST_XDIST_WORKER_COUNT",
         "PYTEST_XDIST_TESTRUNUID",

@@ -87,21 +87,40 @@ def test_unknown_keys_in_a_rooda_config_are_located_warnings() -> None:
     config = load("unknown_keys")
     found = sorted((w.line, w.column, w.message) for w in config.warnings)
     assert found == [
-        (3, 1, "unknown top-level key 'version' (ignored); known top-level keys: "
-         "ai_cmd_aliases, lint, loop, procedures, redact"),
-        (6, 3, "loop: unknown key 'log_format' (ignored, as rooda does); "
-         "did you mean 'prompt_format'?"),
-        (10, 5, "procedure audit: unknown key 'owner' (ignored, as rooda does); "
-         "expected one of: act, ai_api, ai_cmd, ai_cmd_alias, decide, default_max_iterations, "
-         "description, display, iteration_mode, iteration_timeout, max_output_buffer, "
-         "observe, orient, prompt_format, summary"),
-        (13, 9, "procedure audit: observe[0]: unknown key 'note' (ignored, as rooda does); "
-         "expected one of: content, parameters, path"),
+        (
+            3,
+            1,
+            "unknown top-level key 'version' (ignored); known top-level keys: "
+            "ai_cmd_aliases, lint, loop, procedures, redact",
+        ),
+        (
+            6,
+            3,
+            "loop: unknown key 'log_format' (ignored, as rooda does); "
+            "did you mean 'prompt_format'?",
+        ),
+        (
+            10,
+            5,
+            "procedure audit: unknown key 'owner' (ignored, as rooda does); "
+            "expected one of: act, ai_api, ai_cmd, ai_cmd_alias, decide, default_max_iterations, "
+            "description, display, iteration_mode, iteration_timeout, max_output_buffer, "
+            "observe, orient, prompt_format, summary",
+        ),
+        (
+            13,
+            9,
+            "procedure audit: observe[0]: unknown key 'note' (ignored, as rooda does); "
+            "expected one of: content, parameters, path",
+        ),
     ]
     assert config.loop.default_max_iterations == 2
     report = lint.lint_path(cwd=CORPUS / "unknown_keys")
     assert [(f.id, f.line) for f in report.findings if f.id == "OODA003"] == [
-        ("OODA003", 3), ("OODA003", 6), ("OODA003", 10), ("OODA003", 13)
+        ("OODA003", 3),
+        ("OODA003", 6),
+        ("OODA003", 10),
+        ("OODA003", 13),
     ]
 
 
@@ -118,7 +137,8 @@ def test_rooda_builtin_fragment_names_resolve_to_ours() -> None:
     actions = [action for actions in procedure.phases().values() for action in actions]
     assert len(actions) == 10
     for action in actions:
-        assert action.path is not None and action.file is not None
+        assert action.path is not None
+        assert action.file is not None
         written = action.path.removeprefix("builtin:")
         expected = builtin_root() / ROODA_BUILTIN_NAMES.get(written, written)
         assert action.file == expected
@@ -163,9 +183,7 @@ def test_rooda_environment_variables_are_read_where_ours_are_not_set(tmp_path: P
 
 def test_a_bad_rooda_variable_is_an_error_naming_it(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
-        load_config(
-            cwd=tmp_path, env={"ROODA_LOOP_FAILURE_THRESHOLD": "x"}, global_config=False
-        )
+        load_config(cwd=tmp_path, env={"ROODA_LOOP_FAILURE_THRESHOLD": "x"}, global_config=False)
     assert str(info.value) == (
         "environment variable ROODA_LOOP_FAILURE_THRESHOLD: expected an integer >= 1, got 'x'"
     )
@@ -240,6 +258,5 @@ def test_a_bad_prompt_format_is_located(tmp_path: Path, monkeypatch: pytest.Monk
     with pytest.raises(ConfigError) as info:
         load_config(cwd=tmp_path, env={}, global_config=False, builtin=False)
     assert str(info.value) == (
-        "ooda-config.yml:2:18: loop.prompt_format: expected one of ooda, rooda, "
-        "got a string ('go')"
+        "ooda-config.yml:2:18: loop.prompt_format: expected one of ooda, rooda, got a string ('go')"
     )

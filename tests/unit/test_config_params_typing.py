@@ -327,9 +327,7 @@ def test_keys_with_the_same_text_are_duplicates_as_in_go(tmp_path: Path, parser:
     assert error.hint == "first defined at line 6, column 15"
 
 
-def test_parameter_names_are_the_key_text_as_rooda_reads_them(
-    tmp_path: Path, parser: str
-) -> None:
+def test_parameter_names_are_the_key_text_as_rooda_reads_them(tmp_path: Path, parser: str) -> None:
     # rooda decodes parameters into a map[string]interface{}: yaml.v3 names each
     # parameter by its key's text, whatever the key would resolve to.
     path = write(

@@ -119,9 +119,7 @@ def main(argv: list[str] | None = None) -> int:
     tmp_file.write_text(text, encoding="utf-8")
     os.replace(tmp_file, GOLDENS)
     errors = sum(1 for entry in goldens["runs"].values() if "error" in entry)
-    print(
-        f"regen: wrote {len(runs)} runs ({errors} rooda refused) to {GOLDENS.relative_to(ROOT)}"
-    )
+    print(f"regen: wrote {len(runs)} runs ({errors} rooda refused) to {GOLDENS.relative_to(ROOT)}")
     return 0
 
 
