@@ -37,6 +37,7 @@ from pytest_ooda.config.schema import (
     REDACT_KEYS,
     ROODA_CONFIG_FILENAME,
     TOP_LEVEL_KEYS,
+    ZERO_MEANS_UNSET_IN_ROODA,
     _check_choice,
     _check_command,
     _check_env_name,
@@ -217,6 +218,9 @@ class FileParser:
             if item is None or key in ignored or (key in EMPTY_MEANS_UNSET and item == ""):
                 continue
             vmark = value_mark(loop, key)
+            if self.lenient and key in ZERO_MEANS_UNSET_IN_ROODA and _is_zero(item):
+                self.warn(f"loop.{key}: 0 means not set (as in rooda): the default applies", vmark)
+                continue
             if key == "ai_api":
                 parsed = self.parse_api(item, vmark, "loop.ai_api")
             else:
@@ -490,6 +494,10 @@ class FileParser:
             key = "path" if action.path is not None else "content"
             mark = key_mark(node, key)
             raise located_template_error(exc, action, where, self.display, mark) from None
+
+
+def _is_zero(value: Any) -> bool:
+    return type(value) is int and value == 0
 
 
 @contextlib.contextmanager

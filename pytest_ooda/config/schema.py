@@ -40,8 +40,23 @@ CONFIG_FILENAME = "ooda-config.yml"
 #: rooda's name for the same file: found when there is no ``ooda-config.yml``, and read
 #: leniently (unknown keys are located warnings, as rooda ignores them).
 ROODA_CONFIG_FILENAME = "rooda-config.yml"
-#: Keys whose empty string means "not set", as in rooda (its docs write ``ai_cmd: ""``).
-EMPTY_MEANS_UNSET = frozenset({"ai_cmd", "ai_cmd_alias"})
+#: Keys whose empty string means "not set", as in rooda (its docs write ``ai_cmd: ""``;
+#: an empty ``display`` keeps the built-in's).
+EMPTY_MEANS_UNSET = frozenset(
+    {
+        "ai_cmd",
+        "ai_cmd_alias",
+        "display",
+        "summary",
+        "description",
+        "iteration_mode",
+        "log_level",
+        "log_timestamp_format",
+    }
+)
+#: ``loop:`` keys rooda reads ``0`` of as "not set" (Go's zero value); in a
+#: rooda-config.yml we do too, with a warning, instead of refusing the file.
+ZERO_MEANS_UNSET_IN_ROODA = frozenset({"max_output_buffer", "failure_threshold"})
 
 BUILTIN_ALIASES: Mapping[str, str] = MappingProxyType(
     {

@@ -260,3 +260,29 @@ def test_a_bad_prompt_format_is_located(tmp_path: Path, monkeypatch: pytest.Monk
     assert str(info.value) == (
         "ooda-config.yml:2:18: loop.prompt_format: expected one of ooda, rooda, got a string ('go')"
     )
+
+
+def test_empty_strings_mean_not_set_as_in_rooda(tmp_path: Path) -> None:
+    (tmp_path / "rooda-config.yml").write_text(
+        'loop: {iteration_mode: "", log_level: "", log_timestamp_format: ""}\n'
+        'procedures:\n  build: {display: "", summary: "", description: ""}\n'
+    )
+    config = load_config(cwd=tmp_path, env={}, global_config=False)
+    assert (config.loop.iteration_mode, config.loop.log_level) == ("max-iterations", "info")
+    assert config.procedure("build").display == "Build"  # the built-in's, as rooda keeps it
+    assert config.procedure("build").summary
+
+
+def test_zero_buffer_and_threshold_mean_not_set_in_a_rooda_config(tmp_path: Path) -> None:
+    text = "loop:\n  failure_threshold: 0\n  max_output_buffer: 0\n"
+    (tmp_path / "rooda-config.yml").write_text(text)
+    config = load_config(cwd=tmp_path, env={}, global_config=False, builtin=False)
+    assert (config.loop.failure_threshold, config.loop.max_output_buffer) == (3, 10_485_760)
+    assert [(w.line, w.message) for w in config.warnings] == [
+        (2, "loop.failure_threshold: 0 means not set (as in rooda): the default applies"),
+        (3, "loop.max_output_buffer: 0 means not set (as in rooda): the default applies"),
+    ]
+    # Our own file keeps refusing it.
+    (tmp_path / "ooda-config.yml").write_text(text)
+    with pytest.raises(ConfigError, match="loop.failure_threshold: expected an integer >= 1"):
+        load_config(cwd=tmp_path, env={}, global_config=False, builtin=False)
