@@ -286,3 +286,39 @@ def test_zero_buffer_and_threshold_mean_not_set_in_a_rooda_config(tmp_path: Path
     (tmp_path / "ooda-config.yml").write_text(text)
     with pytest.raises(ConfigError, match="loop.failure_threshold: expected an integer >= 1"):
         load_config(cwd=tmp_path, env={}, global_config=False, builtin=False)
+
+
+def test_a_string_phase_naming_a_missing_file_is_that_procedures_located_error(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "rooda-config.yml").write_text("procedures:\n  p:\n    observe: prompts/x.md\n")
+    config = load_config(cwd=tmp_path, env={}, global_config=False, builtin=False)
+    with pytest.raises(ConfigError) as info:
+        config.procedure("p")
+    assert info.value.message.startswith("procedure p: observe: fragment file not found")
+    assert (info.value.line, info.value.column) == (3, 14)
+
+
+def test_a_non_string_key_in_a_rooda_config_is_a_warning(tmp_path: Path) -> None:
+    (tmp_path / "rooda-config.yml").write_text("loop:\n  1: x\n  default_max_iterations: 4\n")
+    config = load_config(cwd=tmp_path, env={}, global_config=False, builtin=False)
+    assert config.loop.default_max_iterations == 4
+    (warning,) = config.warnings
+    assert warning.message == (
+        "loop: keys must be strings, got an integer (1) (ignored, as rooda does); "
+        'quote the key, e.g. "on": or "1":'
+    )
+
+
+def test_merged_parameter_keys_are_named_by_their_text(tmp_path: Path) -> None:
+    (tmp_path / "ooda-config.yml").write_text(
+        "procedures:\n  p:\n    act:\n"
+        "      - content: x\n        parameters: &base {0x10: sixteen, name: n}\n"
+        "      - content: '{{.}}'\n        parameters:\n          <<: *base\n          y: z\n"
+    )
+    config = load_config(cwd=tmp_path, env={}, global_config=False, builtin=False)
+    assert dict(config.procedure("p").act[1].parameters) == {
+        "0x10": "sixteen",
+        "name": "n",
+        "y": "z",
+    }
