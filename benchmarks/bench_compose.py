@@ -5,9 +5,12 @@ Reports, as medians:
   all built-in prompts, next to a bare ``python -c pass`` measured in the same run;
 - warm: in one process, ``load_config`` and the assembly of all built-in prompts repeated;
 - scaling: configs of 16 to 1,000 generated procedures that share the built-in
-  fragments, load + assemble time and the time per procedure (linear means flat).
+  fragments, load + assemble time and the time per procedure (linear means flat);
+- layouts: the same warm assembly in rooda's layout (``prompt_format="rooda"``) as a
+  ratio of ours, with two context values (one a file).
 
-Goal (issue 3): warm assembly of all 16 well under 10 ms; scaling linear.
+Goal (issue 3): warm assembly of all 16 well under 10 ms; scaling linear. Goal (issue
+11): rooda's layout costs about what ours does (ratio near 1).
 
 Run: ``python benchmarks/bench_compose.py [--repeat N]``.
 """
@@ -103,6 +106,32 @@ def main() -> None:
         print(
             f"  assemble all {len(procs)} prompts               {warm_assemble * 1000:8.2f} ms"
             f"   (goal: well under 10 ms)\n"
+        )
+
+        (work / "task.md").write_text("Rename the loader.\n\nKeep the API.\n", encoding="utf-8")
+        context = ("task.md", "Prefer small commits.")
+
+        def assemble_layout(layout: str) -> Callable[[], None]:
+            def run() -> None:
+                for proc in procs:
+                    assemble_prompt(
+                        proc,
+                        iteration=1,
+                        max_iterations=5,
+                        context=context,
+                        cwd=work,
+                        prompt_format=layout,  # type: ignore[arg-type]
+                    )
+
+            return run
+
+        ours = median_seconds(assemble_layout("ooda"), repeat * 10)
+        theirs = median_seconds(assemble_layout("rooda"), repeat * 10)
+        print("layouts (warm, all built-ins, with two context values)")
+        print(f"  prompt_format ooda                     {ours * 1000:8.2f} ms")
+        print(
+            f"  prompt_format rooda                    {theirs * 1000:8.2f} ms"
+            f"   ({theirs / ours:.2f}x of ooda)\n"
         )
 
         print("scaling (generated procedures sharing the built-in fragments)")
