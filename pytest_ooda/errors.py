@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import copy
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from pytest_ooda._util import display_path
@@ -83,7 +82,10 @@ class OodaError(_Located):
 
         Errors are never changed after being raised: a caller that knows better where a
         mistake is raises ``err.relocated(file=…, line=…) from err`` instead."""
-        clone = copy.copy(self)
+        # Not copy.copy: that re-runs __init__ with ``args`` alone, which a subclass with
+        # required keyword arguments (TemplateError's ``kind``) refuses.
+        clone = type(self).__new__(type(self), *self.args)
+        clone.__dict__.update(self.__dict__)
         if file is not _UNSET:
             clone.file = str(file) if file is not None else None
         if line is not _UNSET:

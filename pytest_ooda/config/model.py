@@ -234,7 +234,9 @@ class Config:
         except KeyError:
             pass
         if name in self.broken:
-            raise self.broken[name].error
+            # A fresh copy each time: one exception object raised again and again would
+            # grow its traceback with every use.
+            raise self.broken[name].error.relocated() from None
         raise ConfigError(
             f"unknown procedure {name!r}",
             hint=did_you_mean(name, [*self.procedures, *self.broken], label="available procedures"),

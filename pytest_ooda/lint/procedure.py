@@ -237,7 +237,8 @@ def _is_builtin_location(procedure: Procedure) -> bool:
 
 
 def _lint_builtin_override(out: Collector, procedure: Procedure) -> None:
-    if _is_builtin_location(procedure):
+    # A procedure that sets its own prompt_format changes the prompt (no built-in does).
+    if _is_builtin_location(procedure) or "prompt_format" in procedure.field_locations:
         return
     try:
         builtin = _builtin_procedures().get(procedure.name)

@@ -284,7 +284,7 @@ def test_zero_buffer_and_threshold_mean_not_set_in_a_rooda_config(tmp_path: Path
     ]
     # Our own file keeps refusing it.
     (tmp_path / "ooda-config.yml").write_text(text)
-    with pytest.raises(ConfigError, match="loop.failure_threshold: expected an integer >= 1"):
+    with pytest.raises(ConfigError, match=r"loop\.failure_threshold: expected an integer >= 1"):
         load_config(cwd=tmp_path, env={}, global_config=False, builtin=False)
 
 

@@ -667,7 +667,8 @@ def _corpus_error(name: str) -> OodaError:
     assert len(declared) == 1, config.broken
     with pytest.raises(OodaError) as info:
         config.procedure(declared[0].name)
-    assert info.value is declared[0].error
+    assert str(info.value) == str(declared[0].error)
+    assert type(info.value) is type(declared[0].error)
     return info.value
 
 

@@ -23,3 +23,14 @@ def test_partial_location() -> None:
 def test_template_error_kind() -> None:
     err = TemplateError("template: fragment:3: unexpected EOF", kind="parse", template_line=3)
     assert (err.kind, err.template_line) == ("parse", 3)
+
+
+def test_relocated_copies_errors_with_required_keywords() -> None:
+    from pytest_ooda.errors import TemplateError
+
+    error = TemplateError("bad", kind="parse", template_line=3, file="a.yml", line=1, column=2)
+    moved = error.relocated(line=5)
+    assert (moved.kind, moved.template_line, moved.line, moved.column) == ("parse", 3, 5, 2)
+    assert str(moved) == "a.yml:5:2: bad"
+    assert error.line == 1
+    assert error.relocated() is not error

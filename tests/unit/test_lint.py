@@ -322,6 +322,9 @@ def test_redundant_builtin_override(tmp_path: Path) -> None:
     assert (finding.line, finding.column) == (2, 3)
     changed = 'procedures:\n  audit-spec:\n    display: "My audit"\n'
     assert ids(run(tmp_path, changed)) == []
+    # Its own prompt layout changes the prompt, so it is not redundant.
+    layout = same + "    prompt_format: rooda\n"
+    assert ids(run(tmp_path, layout)) == []
 
 
 def test_builtin_flag_adds_the_builtins(tmp_path: Path) -> None:
