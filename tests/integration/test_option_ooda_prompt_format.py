@@ -113,3 +113,15 @@ def test_a_broken_procedures_snapshots_survive_snapshot_update(project: Project)
     result.assert_outcomes(passed=6, failed=1, skipped=5)
     assert (snapshots / "broken" / "observe.md").read_text() == "Here for now.\n"
     assert (snapshots / "broken" / "assembled.md").exists()
+
+
+def test_rooda_snapshots_are_kept_with_two_workers(project: Project) -> None:
+    snapshots = rooda_project(project)
+    first = project.run("--snapshot-update", "-n", "2", "--ooda-prompt-format=rooda")
+    first.assert_outcomes(passed=12)
+    stored = snapshots / "bare" / "assembled.rooda.md"
+    assert stored.read_text() == GOLDENS["no_display/bare/iteration"]["prompt"]
+    again = project.run("--snapshot-update", "-n", "2", "--ooda-prompt-format=rooda")
+    again.assert_outcomes(passed=12)
+    assert "unused" not in again.stdout.str()
+    assert stored.is_file()

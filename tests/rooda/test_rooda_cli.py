@@ -127,3 +127,21 @@ def test_prompt_format_choices_are_checked(
     code, _, err = run(capsysbinary, "show", "bare", "--prompt-format", "go")
     assert code == 1
     assert "invalid choice: 'go' (choose from 'ooda', 'rooda')" in err
+
+
+def test_roodas_documented_example_without_its_fragment_files(
+    case: object, capsysbinary: pytest.CaptureFixture[bytes]
+) -> None:
+    """rooda's docs/configuration.md example names prompts/*.md files a reader does not
+    have: `build` still shows (as `rooda run build --dry-run` does), the custom one fails."""
+    root = case("docs_example")  # type: ignore[operator]
+    shutil.rmtree(root / "prompts")
+    code, out, _ = run(capsysbinary, "show", "build")
+    assert code == 0
+    assert "Procedure: Build" in out
+    code, _, err = run(capsysbinary, "show", "custom-procedure")
+    assert code == 2
+    assert err.startswith(
+        "ooda: error: rooda-config.yml:28:9: procedure custom-procedure: observe[0]: "
+        "fragment file not found: prompts/observe_custom.md"
+    )
