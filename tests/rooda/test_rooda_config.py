@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pytest_ooda import lint
-from pytest_ooda.config import Config, load_config, resolve_run_settings
+from pytest_ooda.config import PROCEDURE_KEYS, Config, load_config, resolve_run_settings
 from pytest_ooda.errors import ConfigError
 from pytest_ooda.fragments import ROODA_BUILTIN_NAMES, builtin_root, read_fragment_file
 
@@ -103,9 +103,7 @@ def test_unknown_keys_in_a_rooda_config_are_located_warnings() -> None:
             10,
             5,
             "procedure audit: unknown key 'owner' (ignored, as rooda does); "
-            "expected one of: act, ai_api, ai_cmd, ai_cmd_alias, decide, default_max_iterations, "
-            "description, display, iteration_mode, iteration_timeout, max_output_buffer, "
-            "observe, orient, prompt_format, summary",
+            "expected one of: " + ", ".join(sorted(PROCEDURE_KEYS)),
         ),
         (
             13,

@@ -174,7 +174,8 @@ def test_mistakes_are_located(
     text = "# header\nloop:\n" + (loop or "  log_level: info\n")
     text += "procedures:\n  p:\n    act: [{content: x}]\n" + proc
     with pytest.raises(ConfigError) as info:
-        _config(tmp_path, text)
+        # A mistake inside a procedure breaks that procedure alone: raised when used.
+        _config(tmp_path, text).procedure("p")
     assert str(info.value).startswith(f"{tmp_path / 'ooda-config.yml'}:{where}: {message}")
 
 
