@@ -82,6 +82,15 @@ AI_OUTPUTS: tuple[AiOutput, ...] = get_args(AiOutput)
 PromptFormat = Literal["ooda", "rooda"]
 PROMPT_FORMATS: tuple[PromptFormat, ...] = get_args(PromptFormat)
 
+#: How a live run left a file of its workspace (results log, reports).
+FileChange = Literal["created", "modified", "deleted"]
+FILE_CHANGES: tuple[FileChange, ...] = get_args(FileChange)
+
+#: What ``ooda compare`` concludes about one scenario's success rate: a significant drop
+#: or rise, no significant change, or runs on one side only.
+Verdict = Literal["regressed", "improved", "unchanged", "base-only", "new-only"]
+VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
+
 #: Words accepted for a boolean in ini keys, environment variables and option values.
 TRUE_WORDS: frozenset[str] = frozenset({"1", "true", "yes", "y", "on"})
 FALSE_WORDS: frozenset[str] = frozenset({"0", "false", "no", "n", "off", ""})
@@ -102,6 +111,7 @@ __all__ = [
     "DRIFT_MODES",
     "EXIT_CODES",
     "FAILURE_SIGNAL",
+    "FILE_CHANGES",
     "FALSE_WORDS",
     "ITERATION_MODES",
     "LOG_LEVELS",
@@ -118,8 +128,10 @@ __all__ = [
     "SUCCESS_SIGNAL",
     "TIERS",
     "TRUE_WORDS",
+    "VERDICTS",
     "AiOutput",
     "DriftMode",
+    "FileChange",
     "IterationMode",
     "LogLevel",
     "LogTimestampFormat",
@@ -133,5 +145,6 @@ __all__ = [
     "Signal",
     "Status",
     "Tier",
+    "Verdict",
     "parse_bool",
 ]

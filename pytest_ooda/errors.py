@@ -152,6 +152,11 @@ class NoAICommandError(ConfigError):
     """A run needs an AI command or API and none is configured."""
 
 
+class ResultsError(OodaError):
+    """A results log (``.jsonl`` of live runs) cannot be read: missing, not JSON, or not
+    a record of a schema version this pytest-ooda knows."""
+
+
 # --------------------------------------------------------------------------- warnings
 
 
@@ -187,6 +192,11 @@ class RecordingWarning(OodaWarning):
 class AgentWarning(OodaWarning):
     """An agent run completed but reported something a user must know (e.g. every tool
     call was denied)."""
+
+
+class ResultsWarning(OodaWarning):
+    """A results log was read with something left out (an interrupted last record, a
+    record seen twice)."""
 
 
 class ReplayExhaustedError(ScenarioError):

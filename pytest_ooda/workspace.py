@@ -38,12 +38,14 @@ from pytest_ooda.errors import BackendError
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
+    from pytest_ooda._types import FileChange
     from pytest_ooda.loop import LoopEvent
 
 __all__ = [
     "IGNORED_DIRS",
     "MAX_FILE_BYTES",
     "MAX_TOTAL_BYTES",
+    "PathChanges",
     "WorkspaceChanges",
     "placeholder",
     "scan",
@@ -246,6 +248,55 @@ class WorkspaceChanges:
         self.recorded_bytes += len(data)
         self._digests[path] = digest
         return text, None
+
+
+def diff_paths(before: Mapping[str, Entry], after: Mapping[str, Entry]) -> dict[str, FileChange]:
+    """Which paths ``after`` created, modified (size, times or inode moved) or deleted."""
+    changes: dict[str, FileChange] = {}
+    for path in sorted(before.keys() | after.keys()):
+        old, new = before.get(path), after.get(path)
+        if old is None:
+            changes[path] = "created"
+        elif new is None:
+            changes[path] = "deleted"
+        elif old != new:
+            changes[path] = "modified"
+    return changes
+
+
+class PathChanges:
+    """The names of the files a run created, modified or deleted: per iteration and
+    over the whole run. Stat snapshots only (nothing is read), so a run costs one
+    ``lstat`` walk when it starts and one after each iteration.
+
+    Pass it as ``run_procedure(on_event=…)``; afterwards ``iterations`` maps an
+    iteration's number to its changes and ``total()`` is the net change of the run.
+    """
+
+    def __init__(self, root: str | Path) -> None:
+        self.root = Path(root)
+        self.iterations: dict[int, dict[str, FileChange]] = {}
+        self._first: dict[str, Entry] | None = None
+        self._last: dict[str, Entry] | None = None
+
+    def __call__(self, event: LoopEvent) -> None:
+        from pytest_ooda.loop import IterationFinished, IterationStarted, LoopStarted
+
+        if isinstance(event, LoopStarted) or (
+            isinstance(event, IterationStarted) and self._first is None
+        ):
+            self._first = self._last = scan(self.root)
+        elif isinstance(event, IterationFinished) and self._last is not None:
+            now = scan(self.root)
+            self.iterations[event.record.number] = diff_paths(self._last, now)
+            self._last = now
+
+    def total(self) -> dict[str, FileChange]:
+        """What the run changed from its start to its last iteration (a file created
+        and then deleted is no change)."""
+        if self._first is None or self._last is None:
+            return {}
+        return diff_paths(self._first, self._last)
 
 
 _GIT_IDENTITY = {

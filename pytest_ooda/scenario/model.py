@@ -34,6 +34,7 @@ _TOP_KEYS = (
     "context",
     "max_iterations",
     "failure_threshold",
+    "repeat",
     "workspace",
     "expect",
     "iterations",
@@ -45,6 +46,10 @@ _EXPECT_KEYS = ("status", "iterations", "signals", "files", "tools", "commands")
 _TOOLS_KEYS = ("called", "not_called", "bash_matches", "max_calls")
 _COMMAND_KEYS = ("run", "exit_code", "timeout", "output_contains")
 _RECORDED_KEYS = ("status", "reason", "iterations", "tokens", "cost")
+#: ``expect`` keys about all runs of a scenario together (live repeats), never one run.
+_AGGREGATE_KEYS = ("success_rate", "max_mean_iterations", "max_mean_cost")
+#: The most runs ``repeat:`` (and ``--ooda-repeat``) may ask for: more is a typo.
+MAX_REPEAT = 10_000
 _ITERATION_KEYS = (
     "output",
     "exit_code",
@@ -224,8 +229,36 @@ class FileCheck:
 
 
 @dataclass(frozen=True)
+class AggregateExpect:
+    """``expect`` keys judged over every run of a scenario (``success_rate: {min: …}``,
+    ``max_mean_iterations``, ``max_mean_cost``): a CI gate on the measured procedure.
+    A single run never checks them; the pytest session (or ``ooda report --check`` over
+    merged results) does, once the runs are in."""
+
+    min_success_rate: float | None = None
+    max_mean_iterations: float | None = None
+    max_mean_cost: float | None = None
+
+    def to_yaml(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        if self.min_success_rate is not None:
+            out["success_rate"] = {"min": _plain(self.min_success_rate)}
+        if self.max_mean_iterations is not None:
+            out["max_mean_iterations"] = _plain(self.max_mean_iterations)
+        if self.max_mean_cost is not None:
+            out["max_mean_cost"] = _plain(self.max_mean_cost)
+        return out
+
+
+def _plain(value: float) -> float | int:
+    """``3`` rather than ``3.0`` when written back, as the user most likely wrote it."""
+    return int(value) if value.is_integer() else value
+
+
+@dataclass(frozen=True)
 class Expect:
-    """The ``expect:`` block. ``iterations`` is exact; ``min/max_iterations`` bound a range."""
+    """The ``expect:`` block. ``iterations`` is exact; ``min/max_iterations`` bound a range.
+    ``aggregate`` holds the keys about all runs together; ``check`` ignores them."""
 
     status: str | None = None
     iterations: int | None = None
@@ -235,6 +268,7 @@ class Expect:
     files: tuple[FileCheck, ...] = ()
     tools: ToolExpect | None = None
     commands: tuple[CommandCheck, ...] = ()
+    aggregate: AggregateExpect | None = None
 
     def check(self, result: LoopResult, workspace: Path | None = None) -> list[str]:
         """Every way ``result`` (and the ``workspace`` afterwards) misses this block.
@@ -294,6 +328,8 @@ class Expect:
             out["tools"] = self.tools.to_yaml()
         if self.commands:
             out["commands"] = [command.to_yaml() for command in self.commands]
+        if self.aggregate is not None:
+            out.update(self.aggregate.to_yaml())
         return out
 
 
@@ -314,6 +350,8 @@ class Scenario:
     max_cost: float | None = None
     max_tokens: int | None = None
     recorded: RecordedOutcome | None = None
+    #: Live runs per session (``repeat:``); ``None`` leaves it to the options.
+    repeat: int | None = None
 
     @property
     def label(self) -> str:
@@ -358,6 +396,8 @@ class Scenario:
             out["max_cost"] = self.max_cost
         if self.max_tokens is not None:
             out["max_tokens"] = self.max_tokens
+        if self.repeat is not None:
+            out["repeat"] = self.repeat
         if self.workspace is not None:
             out["workspace"] = self.workspace
         if self.expect is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -15,6 +16,7 @@ from pytest_ooda.backends import ToolCall, Usage
 from pytest_ooda.errors import ScenarioError
 from pytest_ooda.scenario.model import (
     _COMMAND_KEYS,
+    _AGGREGATE_KEYS,
     _EXPECT_KEYS,
     _ITERATION_KEYS,
     _PROCEDURE_NAME,
@@ -24,8 +26,10 @@ from pytest_ooda.scenario.model import (
     _TOOLS_KEYS,
     _TOP_KEYS,
     _USAGE_KEYS,
+    MAX_REPEAT,
     MAX_SCENARIO_BYTES,
     SIGNALS,
+    AggregateExpect,
     Expect,
     FileCheck,
     RecordedOutcome,
@@ -204,6 +208,10 @@ class _Validator:
         expect = None
         if root.get("expect") is not None:
             expect = self.expect(*self.get(root, "expect"))
+            aggregate = self.aggregate(root["expect"])
+            if aggregate is not None:
+                expect = replace(expect, aggregate=aggregate)
+        repeat = self.optional(root, "repeat", "scenario", self.repeat, None)
         iterations: tuple[ScenarioIteration, ...] = ()
         if root.get("iterations") is not None:
             value, mark = self.get(root, "iterations")
@@ -226,6 +234,7 @@ class _Validator:
             max_cost=max_cost,
             max_tokens=max_tokens,
             recorded=recorded,
+            repeat=repeat,
         )
 
     def recorded(self, value: Any, mark: Mark) -> RecordedOutcome:
@@ -245,7 +254,7 @@ class _Validator:
 
     def expect(self, value: Any, mark: Mark) -> Expect:
         block = self.mapping(value, mark, "expect")
-        self.keys(block, _EXPECT_KEYS, "expect")
+        self.keys(block, (*_EXPECT_KEYS, *_AGGREGATE_KEYS), "expect")
         status = None
         if block.get("status") is not None:
             status = self.choice(*self.get(block, "status"), "expect.status", STATUSES)
@@ -338,6 +347,51 @@ class _Validator:
         timeout = self.optional(item, "timeout", where, self.positive, 300.0)
         contains = self.optional(item, "output_contains", where, self.texts, ())
         return CommandCheck(command, exit_code, timeout, contains, line=mark.line)
+
+    def repeat(self, value: Any, mark: Mark, where: str) -> int:
+        count = self.integer(value, mark, "repeat", 1)
+        if count > MAX_REPEAT:
+            raise self.fail(
+                f"repeat: at most {MAX_REPEAT} runs, got {count}",
+                mark,
+                "split a larger sample over CI shards (--ooda-shard K/N) and merge the "
+                "results with `ooda report`",
+            )
+        return count
+
+    def aggregate(self, block: YamlMapping) -> AggregateExpect | None:
+        """The ``expect`` keys about every run together; ``None`` when none is set."""
+        if not any(block.get(key) is not None for key in _AGGREGATE_KEYS):
+            return None
+        rate = None
+        if block.get("success_rate") is not None:
+            value, mark = self.get(block, "success_rate")
+            if not isinstance(value, YamlMapping):
+                raise self.fail(
+                    f"expect.success_rate: expected a mapping like {{min: 0.8}}, "
+                    f"got {type_name(value)}",
+                    mark,
+                )
+            self.keys(value, ("min",), "expect.success_rate")
+            if value.get("min") is None:
+                raise self.fail("expect.success_rate: give min (a rate from 0 to 1)", mark)
+            low, rate_mark = self.get(value, "min")
+            rate = self.number(low, rate_mark, "expect.success_rate.min")
+            if rate > 1:
+                raise self.fail(
+                    f"expect.success_rate.min: expected a rate from 0 to 1, got {rate:g}",
+                    rate_mark,
+                    f"for {rate:g}% write {rate / 100:g}" if rate <= 100 else None,
+                )
+        iterations = self.optional(block, "max_mean_iterations", "expect", self.number, None)
+        if iterations is not None and iterations < 1:
+            _, mark = self.get(block, "max_mean_iterations")
+            raise self.fail(
+                f"expect.max_mean_iterations: a run has at least 1 iteration, got {iterations:g}",
+                mark,
+            )
+        cost = self.optional(block, "max_mean_cost", "expect", self.number, None)
+        return AggregateExpect(rate, iterations, cost)
 
     def file_check(self, checks: YamlMapping, key: Any) -> FileCheck:
         where = f"expect.files[{key!r}]"

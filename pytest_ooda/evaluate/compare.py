@@ -1,0 +1,140 @@
+"""A/B comparison of two sets of runs (before and after a prompt change).
+
+Per scenario: the change in success rate with the two-sided p-value of Fisher's exact
+test on the 2x2 table (successes and failures, base and new), the change in mean
+iterations and mean cost, and which fragments differ between the two prompt versions.
+A scenario *regressed* when its rate fell and the p-value is below ``alpha``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pytest_ooda.evaluate.aggregate import DEFAULT_K, ScenarioStats, summarize
+from pytest_ooda.evaluate.stats import fisher_exact
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from pytest_ooda._types import Verdict
+    from pytest_ooda.evaluate.results import RunRecord
+
+__all__ = ["DEFAULT_ALPHA", "Comparison", "ScenarioComparison", "compare"]
+
+DEFAULT_ALPHA = 0.05
+
+
+@dataclass(frozen=True)
+class ScenarioComparison:
+    """One scenario on both sides (``base`` or ``new`` is ``None`` when it ran on one
+    side only)."""
+
+    procedure: str
+    scenario: str
+    base: ScenarioStats | None
+    new: ScenarioStats | None
+    p_value: float | None
+    verdict: Verdict
+    changed_fragments: tuple[str, ...] = ()
+
+    @property
+    def label(self) -> str:
+        return f"{self.procedure}/{self.scenario}"
+
+    @property
+    def rate_change(self) -> float | None:
+        if self.base is None or self.new is None:
+            return None
+        return self.new.rate - self.base.rate
+
+    @property
+    def iterations_change(self) -> float | None:
+        if self.base is None or self.new is None:
+            return None
+        return self.new.iterations_mean - self.base.iterations_mean
+
+    @property
+    def cost_change(self) -> float | None:
+        if self.base is None or self.new is None:
+            return None
+        if self.base.cost_mean is None or self.new.cost_mean is None:
+            return None
+        return self.new.cost_mean - self.base.cost_mean
+
+    @property
+    def prompt_changed(self) -> bool | None:
+        """Whether the two sides ran different prompts (``None`` when unknown)."""
+        if self.base is None or self.new is None:
+            return None
+        if not self.base.prompt_versions or not self.new.prompt_versions:
+            return None
+        return set(self.base.prompt_versions) != set(self.new.prompt_versions)
+
+
+@dataclass(frozen=True)
+class Comparison:
+    scenarios: tuple[ScenarioComparison, ...]
+    alpha: float
+
+    @property
+    def regressed(self) -> tuple[ScenarioComparison, ...]:
+        return tuple(item for item in self.scenarios if item.verdict == "regressed")
+
+
+def _fragments(stats: ScenarioStats) -> dict[str, set[str]]:
+    """Per fragment place (``observe[0] prompts/look.md``) the hashes it had."""
+    seen: dict[str, set[str]] = {}
+    for record in stats.records:
+        for fragment in record.fragments:
+            seen.setdefault(fragment.key, set()).add(fragment.sha256)
+    return seen
+
+
+def _changed_fragments(base: ScenarioStats, new: ScenarioStats) -> tuple[str, ...]:
+    before, after = _fragments(base), _fragments(new)
+    return tuple(
+        key for key in sorted(before.keys() | after.keys()) if before.get(key) != after.get(key)
+    )
+
+
+def _verdict(base: ScenarioStats, new: ScenarioStats, p_value: float, alpha: float) -> Verdict:
+    if p_value >= alpha or new.rate == base.rate:
+        return "unchanged"
+    return "regressed" if new.rate < base.rate else "improved"
+
+
+def compare(
+    base: Iterable[RunRecord],
+    new: Iterable[RunRecord],
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    k: int = DEFAULT_K,
+) -> Comparison:
+    """Compare every scenario found on either side."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    before = {(s.procedure, s.scenario): s for s in summarize(base, k=k)}
+    after = {(s.procedure, s.scenario): s for s in summarize(new, k=k)}
+    items = []
+    for key in sorted(before.keys() | after.keys()):
+        old, now = before.get(key), after.get(key)
+        if old is None or now is None:
+            verdict: Verdict = "new-only" if old is None else "base-only"
+            items.append(ScenarioComparison(key[0], key[1], old, now, None, verdict))
+            continue
+        p_value = fisher_exact(
+            old.successes, old.runs - old.successes, now.successes, now.runs - now.successes
+        )
+        items.append(
+            ScenarioComparison(
+                key[0],
+                key[1],
+                old,
+                now,
+                p_value,
+                _verdict(old, now, p_value, alpha),
+                _changed_fragments(old, now),
+            )
+        )
+    return Comparison(tuple(items), alpha)

@@ -1,0 +1,133 @@
+"""Writing the results log: one new ``<session>.jsonl`` file per session, one line per
+run, appended as each run finishes.
+
+One process writes it — the pytest process, or the pytest-xdist controller, which
+receives every worker's records with its reports — so lines never interleave and no
+lock is needed. The file is created exclusively (an existing file is never touched: a
+second session in the same second gets ``<session>-2.jsonl``) and each record is one
+``write`` of a whole line, so a session killed at any point leaves whole records plus
+at most one unfinished last line, which the reader skips with a warning.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pytest_ooda.evaluate.results import RunRecord
+
+__all__ = ["ResultsLog", "repository_state", "session_stamp"]
+
+
+def session_stamp(epoch: float | None = None) -> str:
+    """A session's name in the log directory: its UTC start time, sortable."""
+    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(epoch))
+
+
+def repository_state(root: Path) -> tuple[str | None, bool | None]:
+    """``(commit, dirty)`` of the git checkout at ``root``: ``HEAD``'s sha and whether
+    tracked files differ from it (a fragment edited but not committed). ``(None,
+    None)`` outside a repository or without git."""
+    git = shutil.which("git")
+    if git is None:
+        return None, None
+    try:
+        head = subprocess.run(
+            [git, "rev-parse", "--verify", "-q", "HEAD"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
+        if head.returncode != 0:
+            return None, None
+        status = subprocess.run(
+            [git, "status", "--porcelain", "--untracked-files=no"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=False,
+            timeout=30,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None, None
+    dirty = bool(status.stdout.strip()) if status.returncode == 0 else None
+    return head.stdout.strip() or None, dirty
+
+
+class ResultsLog:
+    """Appends records to ``<directory>/<session>.jsonl``, created with the first one.
+
+    ``ignore_dir``: a directory to create with a ``.gitignore`` of ``*`` when it does not
+    exist yet (the default ``.ooda/``), as pytest does for its cache, so results never
+    end up in a commit by accident.
+    """
+
+    def __init__(
+        self,
+        directory: Path,
+        *,
+        session: str,
+        root: Path | None = None,
+        ignore_dir: Path | None = None,
+    ) -> None:
+        self.directory = directory
+        self.session = session
+        self.root = root
+        self.ignore_dir = ignore_dir
+        self.path: Path | None = None
+        self.count = 0
+        self._fd: int | None = None
+        self._repository: tuple[str | None, bool | None] | None = None
+
+    def _open(self) -> int:
+        if self.ignore_dir is not None and not self.ignore_dir.exists():
+            self.ignore_dir.mkdir(parents=True, exist_ok=True)
+            (self.ignore_dir / ".gitignore").write_text(
+                "# written by pytest-ooda: live-run results stay out of git\n*\n",
+                encoding="utf-8",
+            )
+        self.directory.mkdir(parents=True, exist_ok=True)
+        attempt = 1
+        while True:
+            suffix = "" if attempt == 1 else f"-{attempt}"
+            path = self.directory / f"{self.session}{suffix}.jsonl"
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o644)
+            except FileExistsError:
+                attempt += 1
+                continue
+            self.path = path
+            return fd
+
+    def stamp(self, record: RunRecord) -> RunRecord:
+        """``record`` with the session's fields: its name, the repository's commit."""
+        from dataclasses import replace
+
+        if self._repository is None:
+            self._repository = repository_state(self.root) if self.root else (None, None)
+        commit, dirty = self._repository
+        return replace(record, session=self.session, git_commit=commit, git_dirty=dirty)
+
+    def append(self, record: RunRecord) -> Path:
+        """Write ``record`` as one line; returns the file's path."""
+        if self._fd is None:
+            self._fd = self._open()
+        data = memoryview(record.to_line().encode("ascii"))
+        while data:
+            written = os.write(self._fd, data)
+            data = data[written:]
+        self.count += 1
+        assert self.path is not None
+        return self.path
+
+    def close(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None

@@ -1,0 +1,235 @@
+"""Plain-text renderings: the per-scenario table (``ooda report`` and the pytest
+session's summary), the gate verdicts, and the ``ooda compare`` table. The cell
+formatting here is shared by the Markdown and HTML renderers."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from pytest_ooda.evaluate.aggregate import check_gates
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from pytest_ooda.evaluate.aggregate import ScenarioStats
+    from pytest_ooda.evaluate.compare import Comparison, ScenarioComparison
+
+__all__ = [
+    "STATS_HEADERS",
+    "compare_rows",
+    "compare_table",
+    "gate_lines",
+    "money",
+    "percent",
+    "seconds",
+    "stats_row",
+    "stats_table",
+    "table",
+]
+
+#: Column headings of the per-scenario table; ``k`` is filled in.
+STATS_HEADERS = (
+    "scenario",
+    "runs",
+    "ok",
+    "rate",
+    "95% CI",
+    "pass^{k}",
+    "pass@{k}",
+    "iterations mean/med/max",
+    "time/run",
+    "tokens/run",
+    "cost/run",
+    "ended",
+)
+COMPARE_HEADERS = (
+    "scenario",
+    "base",
+    "new",
+    "change",
+    "p-value",
+    "iterations",
+    "cost/run",
+    "verdict",
+)
+
+
+def percent(value: float) -> str:
+    return f"{value:.0%}"
+
+
+def money(value: float | None) -> str:
+    if value is None:
+        return "-"
+    return f"${value:.4f}" if value < 1 else f"${value:,.2f}"
+
+
+def seconds(value: float) -> str:
+    if value < 60:
+        return f"{value:.1f}s"
+    minutes, rest = divmod(value, 60)
+    return f"{int(minutes)}m{rest:02.0f}s"
+
+
+def number(value: float) -> str:
+    return f"{value:.0f}" if float(value).is_integer() else f"{value:.2f}"
+
+
+def _optional(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def interval(stats: ScenarioStats) -> str:
+    low, high = stats.interval
+    return f"{percent(low)}–{percent(high)}"
+
+
+def stats_row(stats: ScenarioStats) -> list[str]:
+    return [
+        stats.label,
+        str(stats.runs),
+        str(stats.successes),
+        percent(stats.rate),
+        interval(stats),
+        _optional(stats.pass_hat_k),
+        _optional(stats.pass_at_k),
+        f"{stats.iterations_mean:.2f}/{number(stats.iterations_median)}/{stats.iterations_max}",
+        seconds(stats.elapsed_mean),
+        "-" if stats.tokens_mean is None else f"{stats.tokens_mean:,.0f}",
+        money(stats.cost_mean),
+        stats.status_text(),
+    ]
+
+
+def headers(k: int) -> list[str]:
+    return [header.format(k=k) for header in STATS_HEADERS]
+
+
+def table(heads: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int]) -> list[str]:
+    """Columns padded to their widest cell; ``numeric`` columns right-aligned."""
+    widths = [len(head) for head in heads]
+    for row in rows:
+        for index, cell in enumerate(row):
+            widths[index] = max(widths[index], len(cell))
+
+    def line(cells: Sequence[str]) -> str:
+        padded = [
+            cell.rjust(widths[i]) if i in numeric else cell.ljust(widths[i])
+            for i, cell in enumerate(cells)
+        ]
+        return "  ".join(padded).rstrip()
+
+    return [line(heads), *(line(row) for row in rows)]
+
+
+def stats_table(stats: Sequence[ScenarioStats], k: int) -> list[str]:
+    """The per-scenario table, one row per scenario."""
+    return table(headers(k), [stats_row(item) for item in stats], {1, 2, 3, 5, 6, 8, 9, 10})
+
+
+def gate_lines(stats: Sequence[ScenarioStats]) -> tuple[list[str], int]:
+    """A line per scenario with aggregate expectations (met or not) and the count of
+    scenarios that missed theirs."""
+    lines: list[str] = []
+    failed = 0
+    for item in stats:
+        if item.gates is None:
+            continue
+        problems = check_gates(item)
+        if problems:
+            failed += 1
+            lines.append(f"FAILED {item.label}: " + "; ".join(problems))
+        else:
+            lines.append(f"passed {item.label}: {item.gates.describe()}")
+    return lines, failed
+
+
+def notes(stats: Sequence[ScenarioStats]) -> list[str]:
+    """What a reader must know before trusting a row: mixed prompt versions."""
+    out = []
+    for item in stats:
+        if len(item.prompt_versions) > 1:
+            out.append(
+                f"note: {item.label} mixes {len(item.prompt_versions)} prompt versions "
+                "(results from before and after a prompt change?); compare them with "
+                "`ooda compare BASE NEW`"
+            )
+    return out
+
+
+def _rate(stats: ScenarioStats | None) -> str:
+    if stats is None:
+        return "-"
+    return f"{stats.successes}/{stats.runs} {percent(stats.rate)}"
+
+
+def _change(item: ScenarioComparison) -> str:
+    change = item.rate_change
+    if change is None:
+        return "-"
+    return f"{change * 100:+.0f} pp"
+
+
+def _arrow(before: str, after: str) -> str:
+    return f"{before} -> {after}"
+
+
+def compare_rows(comparison: Comparison) -> list[list[str]]:
+    rows = []
+    for item in comparison.scenarios:
+        base, new = item.base, item.new
+        iterations = (
+            _arrow(f"{base.iterations_mean:.2f}", f"{new.iterations_mean:.2f}")
+            if base is not None and new is not None
+            else "-"
+        )
+        cost = (
+            _arrow(money(base.cost_mean), money(new.cost_mean))
+            if base is not None and new is not None and (base.cost_mean or new.cost_mean)
+            else "-"
+        )
+        rows.append(
+            [
+                item.label,
+                _rate(base),
+                _rate(new),
+                _change(item),
+                "-" if item.p_value is None else f"{item.p_value:.4f}",
+                iterations,
+                cost,
+                item.verdict,
+            ]
+        )
+    return rows
+
+
+def compare_details(comparison: Comparison) -> list[str]:
+    """Below the table: which fragments changed, per scenario."""
+    lines = []
+    for item in comparison.scenarios:
+        if item.changed_fragments:
+            lines.append(f"{item.label}: fragments changed: " + ", ".join(item.changed_fragments))
+        elif item.prompt_changed is False:
+            lines.append(f"{item.label}: the same prompt on both sides")
+    return lines
+
+
+def compare_table(comparison: Comparison) -> list[str]:
+    lines = table(COMPARE_HEADERS, compare_rows(comparison), {4})
+    details = compare_details(comparison)
+    if details:
+        lines += ["", *details]
+    regressed = comparison.regressed
+    lines.append("")
+    if regressed:
+        names = ", ".join(item.label for item in regressed)
+        lines.append(
+            f"{len(regressed)} scenario(s) regressed significantly "
+            f"(two-sided Fisher's exact test, alpha {comparison.alpha:g}): {names}"
+        )
+    else:
+        lines.append(
+            f"no scenario regressed significantly (two-sided Fisher's exact test, "
+            f"alpha {comparison.alpha:g})"
+        )
+    return lines
