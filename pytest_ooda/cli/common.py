@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from pytest_ooda.config import Config
+    from pytest_ooda.evaluate.results import Results
 
 
 EXIT_OK = 0
@@ -121,3 +122,41 @@ def check_context(values: Sequence[str]) -> None:
                     pass
         except OSError as exc:
             raise UsageError(f"--context {value}: cannot read: {exc.strerror or exc}") from None
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: a whole number >= 1."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
+    return value
+
+
+def read_results_noting(paths: Sequence[str]) -> Results:
+    """Read and merge results files (``ResultsError`` when one is unusable); what was
+    left out is a warning line on stderr."""
+    from pytest_ooda.evaluate import read_results
+
+    results = read_results(paths)
+    for warning in results.warnings:
+        note(f"warning: {warning.format(Path.cwd())}")
+    return results
+
+
+def append_step_summary(markdown: str) -> None:
+    """Append ``markdown`` to ``$GITHUB_STEP_SUMMARY`` when GitHub Actions set it (the
+    file is the job's summary page, appended to by every step). A summary that cannot
+    be written is a warning: the report itself was printed."""
+    import os
+
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if not target:
+        return
+    try:
+        with open(target, "a", encoding="utf-8") as handle:
+            handle.write(markdown + "\n")
+    except OSError as exc:
+        note(f"warning: cannot append to $GITHUB_STEP_SUMMARY ({target}): {exc.strerror or exc}")

@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from pytest_ooda import __version__
-from pytest_ooda.cli import lint, list_, run, show
+from pytest_ooda.cli import compare, lint, list_, report, run, show
 from pytest_ooda.cli.common import (
     _EPILOG,
     EXIT_CONFIG,
@@ -32,7 +32,14 @@ if TYPE_CHECKING:
     from types import ModuleType
 
 #: Subcommands in the order `ooda --help` lists them.
-COMMANDS: dict[str, ModuleType] = {"list": list_, "show": show, "run": run, "lint": lint}
+COMMANDS: dict[str, ModuleType] = {
+    "list": list_,
+    "show": show,
+    "run": run,
+    "lint": lint,
+    "report": report,
+    "compare": compare,
+}
 
 
 def build_parser() -> argparse.ArgumentParser:

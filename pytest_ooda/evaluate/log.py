@@ -15,10 +15,11 @@ import os
 import shutil
 import subprocess
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pytest_ooda.evaluate.results import RunRecord
 
 __all__ = ["ResultsLog", "repository_state", "session_stamp"]

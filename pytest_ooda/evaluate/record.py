@@ -228,7 +228,9 @@ def build_record(
             for record in result.records
         ),
         files_changed=_files(changes.total() if changes is not None else {}, redactor),
-        expect=MappingProxyType(_redacted_tree(declared, redactor)) if declared is not None else None,
+        expect=MappingProxyType(_redacted_tree(declared, redactor))
+        if declared is not None
+        else None,
         problems=tuple(redactor(problem) for problem in problems),
         aggregate_expect=(
             MappingProxyType(expect.aggregate.to_yaml())

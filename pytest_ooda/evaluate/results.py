@@ -142,7 +142,12 @@ class FragmentHash:
         return f"{self.phase}[{self.index}] {self.source}"
 
     def to_json(self) -> dict[str, Any]:
-        return {"phase": self.phase, "index": self.index, "source": self.source, "sha256": self.sha256}
+        return {
+            "phase": self.phase,
+            "index": self.index,
+            "source": self.source,
+            "sha256": self.sha256,
+        }
 
 
 @dataclass(frozen=True)
@@ -235,9 +240,7 @@ class RunRecord:
         return json.dumps(self.to_json(), ensure_ascii=True, separators=(",", ":")) + "\n"
 
     @classmethod
-    def from_json(
-        cls, data: Any, *, file: str | None = None, line: int | None = None
-    ) -> RunRecord:
+    def from_json(cls, data: Any, *, file: str | None = None, line: int | None = None) -> RunRecord:
         """Validate ``data`` (a parsed line); a ``ResultsError`` at ``file:line`` names
         the first field that is missing or of the wrong type."""
         return _Reader(file, line).record(data)
@@ -291,8 +294,7 @@ class _Reader:
             input_tokens=self.get(data, "input_tokens", (int,), where),
             output_tokens=self.get(data, "output_tokens", (int,), where),
             cache_read_tokens=self.optional(data, "cache_read_tokens", (int,), where) or 0,
-            cache_creation_tokens=self.optional(data, "cache_creation_tokens", (int,), where)
-            or 0,
+            cache_creation_tokens=self.optional(data, "cache_creation_tokens", (int,), where) or 0,
             cost=float(cost) if cost is not None else None,
         )
 
@@ -373,7 +375,7 @@ class _Reader:
         if data.get("schema") != SCHEMA:
             raise self.fail(
                 f"not a pytest-ooda results record (schema {data.get('schema')!r})",
-                hint=f"results records start with {{\"schema\": \"{SCHEMA}\", …}}",
+                hint=f'results records start with {{"schema": "{SCHEMA}", …}}',
             )
         version = self.get(data, "version", (int,), "")
         if version > SCHEMA_VERSION:
@@ -419,7 +421,8 @@ class _Reader:
             model=self.optional(data, "model", (str,), ""),
             usage=self.usage(data.get("usage"), "usage"),
             iterations=tuple(
-                self.iteration(item, f"iterations[{index}]") for index, item in enumerate(iterations)
+                self.iteration(item, f"iterations[{index}]")
+                for index, item in enumerate(iterations)
             ),
             files_changed=self.files(data.get("files_changed"), "files_changed"),
             expect=MappingProxyType(expect) if expect is not None else None,
@@ -497,8 +500,7 @@ def read_results(paths: Sequence[str | Path]) -> Results:
     if duplicates:
         warnings.append(
             ResultsWarning(
-                f"{duplicates} record(s) appear more than once (same id); each run is "
-                "counted once",
+                f"{duplicates} record(s) appear more than once (same id); each run is counted once",
                 hint="was a file given twice, or copied into two folders?",
             )
         )

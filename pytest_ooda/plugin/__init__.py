@@ -20,6 +20,7 @@ import pytest
 from pytest_ooda.errors import OodaError
 from pytest_ooda.plugin.options import OPTIONS, PluginSettings, keep_default_off_md
 from pytest_ooda.plugin.state import (
+    LIVE_RECORD,
     PLUGIN_STATE,
     SKIP_AT_ITEM,
     PluginState,
@@ -72,9 +73,15 @@ def pytest_configure(config: pytest.Config) -> None:
         invocation_dir=config.invocation_params.dir,
     )
     config.stash[PLUGIN_STATE] = PluginState(settings)
-    from pytest_ooda.plugin import report
+    if not hasattr(config, "workerinput"):
+        # The process that sees every report (xdist's controller, or the only one).
+        from pytest_ooda.plugin import measure
 
-    config.pluginmanager.register(report.LiveSummary(), "ooda-live-summary")
+        config.pluginmanager.register(measure.LiveRuns(config), "ooda-live-runs")
+    if settings.shard is not None:
+        from pytest_ooda.plugin import measure
+
+        config.pluginmanager.register(measure.Shard(), "ooda-shard")
     if settings.fragment_coverage:
         from pytest_ooda.plugin import fragment_coverage
 
@@ -82,6 +89,8 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.pluginmanager.hasplugin("syrupy"):
         keep_default_off_md(config.option)
     if config.pluginmanager.hasplugin("xdist"):
+        from pytest_ooda.plugin import report
+
         config.pluginmanager.register(report.XdistReporting(), "ooda-xdist")
 
 
@@ -117,6 +126,11 @@ def pytest_runtest_makereport(
     # A live item skipped for want of an AI command is reported at its scenario file,
     # not at the plugin line that noticed.
     outcome = yield
+    record = item.stash.get(LIVE_RECORD, None)
+    if record is not None and call.when == "call":
+        from pytest_ooda.plugin import measure
+
+        measure.attach_record(outcome.get_result(), record)
     if item.stash.get(SKIP_AT_ITEM, False):
         report = outcome.get_result()
         if report.skipped and isinstance(report.longrepr, tuple):

@@ -32,11 +32,13 @@ from pytest_ooda.plugin.options import SCENARIO_SUFFIXES
 from pytest_ooda.plugin.report import ItemFailure
 from pytest_ooda.plugin.snapshot import PromptSnapshotExtension, safe_name, snapshot_stem
 from pytest_ooda.plugin.state import (
+    LIVE_RECORD,
     PLUGIN_STATE,
     PROMPT_FORMAT,
     SKIP_AT_ITEM,
     SNAPSHOT_DIR,
     LoadedFile,
+    live_requested,
     load_collected,
 )
 
@@ -147,10 +149,39 @@ class ProcedureNode(pytest.Collector):
                     self, name=f"scenario[{name}]", scenario=paths[0], clash=clash
                 )
             )
-            live = LiveItem.from_parent(self, name=f"live[{name}]", scenario=paths[0], clash=clash)
-            live.add_marker("live")
-            items.append(live)
+            runs = 1 if clash else self.live_runs(paths[0])
+            for run in range(1, runs + 1):
+                live = LiveItem.from_parent(
+                    self,
+                    name=f"live[{name}]" if runs == 1 else f"live[{name}#{run}]",
+                    scenario=paths[0],
+                    clash=clash,
+                    run=run,
+                    runs=runs,
+                )
+                live.add_marker("live")
+                items.append(live)
         return items
+
+    def live_runs(self, path: Path) -> int:
+        """How many live items the scenario at ``path`` gets (its repeats).
+
+        Reading the scenario's ``repeat:`` costs a parse, so it is only read when live
+        items can run (``-m live``); otherwise its one item is deselected anyway. A file
+        that does not load gets one item, which fails with the located error.
+        """
+        settings = self.config.stash[PLUGIN_STATE].settings
+        if not live_requested(self.config):
+            return 1
+        if settings.repeat_from_cli:
+            return settings.runs_for(None)
+        from pytest_ooda.scenario import load_scenario
+
+        try:
+            repeat = load_scenario(path).repeat
+        except OodaError:
+            return 1
+        return settings.runs_for(repeat)
 
     def scenario_dir(self) -> Path:
         settings = self.config.stash[PLUGIN_STATE].settings
@@ -515,7 +546,13 @@ class ScenarioItem(OodaItem):
 
 
 class LiveItem(ScenarioItem):
-    """The scenario against the real AI command, in a fresh git-initialised workspace."""
+    """The scenario against the real AI command, in a fresh git-initialised workspace:
+    run ``run_index`` of the scenario's ``run_count`` repeats."""
+
+    def __init__(self, *, run: int = 1, runs: int = 1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.run_index = run
+        self.run_count = runs
 
     def runtest(self) -> None:
         from pytest_ooda.plugin import scenarios
@@ -533,6 +570,9 @@ class LiveItem(ScenarioItem):
                 read_only=node.file_node.read_only,
                 # With -s a person is watching: stream what the agent prints.
                 show_output=self.config.getoption("capture") == "no",
+                run=self.run_index,
+                runs=self.run_count,
+                nodeid=self.nodeid,
             )
         except NoAICommandError as missing:
             self.stash[SKIP_AT_ITEM] = True
@@ -540,6 +580,8 @@ class LiveItem(ScenarioItem):
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None
         self.user_properties.append((report.LIVE_PROPERTY, summary.as_dict(self.nodeid)))
+        if summary.record is not None:
+            self.stash[LIVE_RECORD] = summary.record.to_json()
         summary.raise_for_outcome()
 
 

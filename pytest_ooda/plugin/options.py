@@ -36,6 +36,9 @@ DEFAULT_RECORD_MODE: RecordMode = RECORD_MODES[0]
 DEFAULT_DRIFT: DriftMode = DRIFT_MODES[0]
 #: Procedure config and scenario files are YAML.
 SCENARIO_SUFFIXES = (".yml", ".yaml")
+#: Where the results log goes without ``--ooda-results`` (under the rootdir); the
+#: first part is the directory given a ``.gitignore`` when the log creates it.
+DEFAULT_RESULTS_DIR = (".ooda", "results")
 
 
 @dataclass(frozen=True)
@@ -129,6 +132,14 @@ class PluginSettings:
     ai_cmd_alias: str | None = None
     record_mode: RecordMode = DEFAULT_RECORD_MODE
     drift: DriftMode = DEFAULT_DRIFT
+    #: ``--ooda-repeat`` / ``ooda_repeat``; ``repeat_from_cli`` says whether it came
+    #: from the command line, where it beats a scenario's own ``repeat:``.
+    repeat: int | None = None
+    repeat_from_cli: bool = False
+    #: The results log's directory; ``None`` until resolved (the rootdir's default).
+    results_dir: Path | None = None
+    #: ``--ooda-shard K/N`` as ``(K, N)``.
+    shard: tuple[int, int] | None = None
     fragment_coverage: bool = False
     lint_severity: tuple[str, ...] = ()
     procedure_files: tuple[str, ...] = ()
@@ -169,6 +180,9 @@ class PluginSettings:
                 "lint_severity",
                 "max_cost",
                 "max_tokens",
+                "repeat",
+                "results",
+                "shard",
             )
         }
         _check_paths(config_file, scenario_dir, labels)
@@ -183,6 +197,17 @@ class PluginSettings:
             ai_cmd_alias=values.get("ai_cmd_alias"),
             record_mode=values.get("record_mode") or DEFAULT_RECORD_MODE,
             drift=values.get("drift") or DEFAULT_DRIFT,
+            repeat=_repeat(values.get("repeat"), labels["repeat"]),
+            repeat_from_cli=(sources or {}).get("repeat") == "cli",
+            results_dir=_results_dir(
+                values.get("results"),
+                labels["results"],
+                base=(invocation_dir or rootpath)
+                if (sources or {}).get("results") == "cli"
+                else base,
+                rootpath=rootpath,
+            ),
+            shard=_shard(values.get("shard"), labels["shard"]),
             fragment_coverage=bool(values.get("fragment_coverage")),
             lint_severity=_lint_severity(values.get("lint_severity"), labels["lint_severity"]),
             procedure_files=procedure_files,
@@ -192,6 +217,18 @@ class PluginSettings:
             max_tokens=_budget(values.get("max_tokens"), labels["max_tokens"], int),
             prompt_format=values.get("prompt_format"),
         )
+
+    def runs_for(self, scenario_repeat: int | None) -> int:
+        """How many times a live scenario runs: ``--ooda-repeat`` on the command line,
+        else the scenario's ``repeat:``, else the ini key, else once."""
+        if self.repeat is not None and self.repeat_from_cli:
+            return self.repeat
+        return scenario_repeat or self.repeat or 1
+
+    @property
+    def results_default(self) -> bool:
+        """Whether the results log goes to the default ``.ooda/results``."""
+        return self.results_dir == self.rootpath.joinpath(*DEFAULT_RESULTS_DIR)
 
     def matches(self, path: Path) -> bool:
         """Whether ``path`` is a procedure config file to collect."""
@@ -261,6 +298,45 @@ def _budget(text: Any, label: str, kind: type[float] | type[int]) -> Any:
     if not value > 0 or value == float("inf"):
         raise pytest.UsageError(f"{label}: expected {expected}, got {text!r}")
     return value
+
+
+def _repeat(value: str | None, label: str) -> int | None:
+    if value is None:
+        return None
+    # The same bound as a scenario's `repeat:`.
+    from pytest_ooda.scenario.model import MAX_REPEAT
+
+    text = str(value).strip()
+    if not text.isdigit() or not 1 <= int(text) <= MAX_REPEAT:
+        raise pytest.UsageError(
+            f"{label}: expected a number of runs from 1 to {MAX_REPEAT}, got {value!r}"
+        )
+    return int(text)
+
+
+def _results_dir(value: str | None, label: str, *, base: Path, rootpath: Path) -> Path:
+    if value is None:
+        return rootpath.joinpath(*DEFAULT_RESULTS_DIR)
+    if not str(value).strip():
+        raise pytest.UsageError(f"{label}: expected a directory, got an empty value")
+    directory = base / value
+    if directory.exists() and not directory.is_dir():
+        raise pytest.UsageError(f"{label}: not a directory: {directory}")
+    return directory
+
+
+def _shard(value: str | None, label: str) -> tuple[int, int] | None:
+    if value is None:
+        return None
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", str(value))
+    if match is None:
+        raise pytest.UsageError(f"{label}: expected K/N (share K of N, e.g. 2/4), got {value!r}")
+    index, count = int(match.group(1)), int(match.group(2))
+    if count < 1 or not 1 <= index <= count:
+        raise pytest.UsageError(
+            f"{label}: {value!r}: K must be from 1 to N and N at least 1 (e.g. 1/4 … 4/4)"
+        )
+    return index, count
 
 
 def _lint_severity(
@@ -365,6 +441,26 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "(default), warn or ignore",
         choices=DRIFT_MODES,
         default=DEFAULT_DRIFT,
+    ),
+    OptionSpec(
+        "repeat",
+        "run each live scenario N times, each run its own item live[name#k] in a fresh "
+        "workspace (on the command line it beats a scenario's repeat:, which beats the "
+        "ini key)",
+        metavar="N",
+    ),
+    OptionSpec(
+        "results",
+        "directory of the results log of live runs: a <session>.jsonl file per session, "
+        "one line per run (default: .ooda/results under the rootdir)",
+        metavar="DIR",
+    ),
+    OptionSpec(
+        "shard",
+        "run only share K of N of the live items (a stable split by item id), e.g. 2/4 "
+        "on the second of four CI machines",
+        metavar="K/N",
+        ini=False,
     ),
     OptionSpec(
         "fragment_coverage",

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from pytest_ooda.plugin.state import PluginState
 
 LIVE_PROPERTY = "ooda_live"
+_REPEAT_SUFFIX = re.compile(r"#\d+\]\Z")
 
 
 class ItemFailure(Exception):
@@ -51,6 +52,10 @@ def header_lines(settings: PluginSettings) -> list[str]:
         f"record-mode={settings.record_mode}",
         f"drift={settings.drift}",
     ]
+    if settings.repeat is not None:
+        parts.append(f"repeat={settings.repeat}")
+    if settings.shard is not None:
+        parts.append(f"shard={settings.shard[0]}/{settings.shard[1]}")
     if settings.config_file is not None:
         parts.append(f"config={display_path(settings.config_file, settings.rootpath)}")
     return [f"ooda: pytest-ooda {__version__} ({', '.join(parts)})"]
@@ -81,6 +86,9 @@ def count_nodeids(nodeids: Iterable[str]) -> tuple[int, int, int]:
             continue
         files.add(file)
         procedures.add((file, procedure))
+        if kind == "live":
+            # The runs of a repeated scenario, live[name#1] … live[name#N], are one scenario.
+            rest = _REPEAT_SUFFIX.sub("]", rest)
         if kind in ("scenario", "live"):
             scenarios.add((file, procedure, rest))
     return len(procedures), len(scenarios), len(files)
@@ -349,30 +357,13 @@ def served_table(outputs: Sequence[tuple[str, int]]) -> list[str]:
 # --------------------------------------------------------------------------- live runs
 
 
-class LiveSummary:
-    """Collects live results from reports (works across xdist) and prints them at the end."""
-
-    def __init__(self) -> None:
-        self.results: list[dict[str, Any]] = []
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if report.when != "call":
-            return
-        for name, value in report.user_properties:
-            if name == LIVE_PROPERTY and isinstance(value, dict):
-                self.results.append(value)
-
-    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if not self.results:
-            return
-        terminalreporter.write_sep("-", "ooda live runs")
-        for entry in sorted(self.results, key=lambda e: str(e.get("nodeid"))):
-            terminalreporter.write_line(live_line(entry))
-
-
 def live_line(entry: dict[str, Any]) -> str:
+    """One finished live run: scenario (and run k/N of a repeated one), status,
+    iterations, time, tokens and cost when reported, where it was recorded."""
+    runs = entry.get("runs") or 1
+    which = f" {entry.get('run')}/{runs}" if runs > 1 else ""
     parts = [
-        f"{entry.get('scenario')}: status={entry.get('status')}",
+        f"{entry.get('scenario')}{which}: status={entry.get('status')}",
         f"iterations={entry.get('iterations')}",
         f"time={float(entry.get('elapsed') or 0.0):.1f}s",
     ]

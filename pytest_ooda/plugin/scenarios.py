@@ -15,6 +15,7 @@ import contextlib
 import os
 import shutil
 import tempfile
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -39,7 +40,8 @@ if TYPE_CHECKING:
     from collections.abc import Iterator
 
     from pytest_ooda.config import Config
-    from pytest_ooda.loop import LoopResult
+    from pytest_ooda.evaluate.results import RunRecord
+    from pytest_ooda.loop import LoopEvent, LoopResult
     from pytest_ooda.plugin.options import PluginSettings
     from pytest_ooda.scenario import Drift, Scenario
     from pytest_ooda.scenario.replay import Replayed
@@ -279,6 +281,8 @@ class LiveOutcome:
     """What one live run produced, for the item verdict and the terminal summary."""
 
     scenario: str
+    run: int = 1
+    runs: int = 1
     status: str = ""
     iterations: int = 0
     elapsed: float = 0.0
@@ -288,11 +292,16 @@ class LiveOutcome:
     recorded: str | None = None
     problems: list[str] = field(default_factory=list)
     report: str = ""
+    #: The run's results record (``None`` for a run that could not be measured).
+    record: RunRecord | None = None
 
     def as_dict(self, nodeid: str) -> dict[str, Any]:
         return {
             "nodeid": nodeid,
             "scenario": self.scenario,
+            "run": self.run,
+            "runs": self.runs,
+            "success": self.record.success if self.record is not None else None,
             "status": self.status,
             "iterations": self.iterations,
             "elapsed": round(self.elapsed, 3),
@@ -391,14 +400,22 @@ def run_live(
     settings: PluginSettings,
     read_only: bool = False,
     show_output: bool = False,
+    run: int = 1,
+    runs: int = 1,
+    nodeid: str = "",
 ) -> LiveOutcome:
     """Run the scenario at ``path`` against the real AI command and maybe record it.
 
-    ``show_output`` streams the AI's output to the terminal (pytest ``-s``).
+    ``show_output`` streams the AI's output to the terminal (pytest ``-s``). ``run`` of
+    ``runs`` is this run's place among the scenario's repeats: each runs in a fresh
+    workspace, and only the first may be recorded, so repeats never write one file.
+    The outcome carries the run's results record.
     """
-    from pytest_ooda.config import load_config
+    from pytest_ooda.config import load_config, resolve_run_settings
+    from pytest_ooda.evaluate.record import ai_identity, build_record, fragment_hashes
     from pytest_ooda.loop.budget import tightest
     from pytest_ooda.scenario import Recorder
+    from pytest_ooda.workspace import PathChanges
 
     scenario = load_for(procedure, path)
     config = load_config(
@@ -406,15 +423,31 @@ def run_live(
     )
     ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
     recorder = Recorder(scenario, settings.record_mode, env=os.environ, redact=config.redact)
-    outcome = LiveOutcome(scenario=scenario.label)
+    redactor = Redactor(
+        os.environ, extra_patterns=config.redact.patterns, extra_env_names=config.redact.env
+    )
+    outcome = LiveOutcome(scenario=scenario.label, run=run, runs=runs)
+    identity = ai_identity(
+        resolve_run_settings(config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias)
+    )
+    fragments = fragment_hashes(config.procedure(procedure))
     with tempfile.TemporaryDirectory(prefix="ooda-live-") as tmp:
         workdir = copy_workspace(
             workspace_of(scenario, root=settings.rootpath), Path(tmp) / "workspace"
         )
         git_init(workdir)
-        wanted = recorder.wanted(drifted=_drifted(config, scenario, workdir))
-        # Watching costs a stat walk per iteration: only when the run may be written.
+        wanted = run == 1 and recorder.wanted(drifted=_drifted(config, scenario, workdir))
+        # Watching file contents costs a read of each changed file per iteration: only
+        # when the run may be written. Names alone (for the results) are a stat walk.
         watch = recorder.watch(workdir) if wanted and not read_only else None
+        changes = PathChanges(workdir)
+
+        def on_event(event: LoopEvent) -> None:
+            changes(event)
+            if watch is not None:
+                watch(event)
+
+        started = time.time()
         result = _run(
             config,
             scenario,
@@ -422,7 +455,7 @@ def run_live(
             show_output=show_output,
             ai_cmd=ai_cmd,
             ai_cmd_alias=alias,
-            on_event=watch,
+            on_event=on_event,
             ai_output=settings.ai_output,
             max_cost=tightest(scenario.max_cost, settings.max_cost),
             max_tokens=tightest(scenario.max_tokens, settings.max_tokens),
@@ -430,6 +463,23 @@ def run_live(
         problems = scenario.check(result, workdir)
     for text in agent_warnings(result):
         report.warn_at(AgentWarning(f"scenario {scenario.label}: {text}"), path)
+    outcome.record = build_record(
+        scenario=scenario,
+        result=result,
+        problems=problems,
+        redactor=redactor,
+        run=run,
+        runs=runs,
+        started_at=started,
+        finished_at=time.time(),
+        fragments=fragments,
+        ai=identity,
+        changes=changes,
+        nodeid=nodeid,
+        scenario_file=display_path(path, settings.rootpath),
+        worker=os.environ.get("PYTEST_XDIST_WORKER"),
+        shard=f"{settings.shard[0]}/{settings.shard[1]}" if settings.shard else None,
+    )
     outcome.status = result.status
     outcome.iterations = result.iterations
     outcome.elapsed = result.elapsed
@@ -460,9 +510,5 @@ def run_live(
         if recorder.skipped_reason:
             outcome.report += f"\n\n  not recorded: {recorder.skipped_reason}"
         # Live output lands in CI logs: redact it like a recording.
-        outcome.report = Redactor(
-            os.environ,
-            extra_patterns=config.redact.patterns,
-            extra_env_names=config.redact.env,
-        )(outcome.report)
+        outcome.report = redactor(outcome.report)
     return outcome

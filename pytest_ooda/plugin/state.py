@@ -11,7 +11,7 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -27,6 +27,9 @@ SNAPSHOT_DIR = pytest.StashKey[Path]()
 PROMPT_FORMAT = pytest.StashKey[str]()
 #: Set on an item whose skip is to be reported at the item's file, not at our code.
 SKIP_AT_ITEM = pytest.StashKey[bool]()
+#: A live item's results record (JSON-ready), put on its call report as ``ooda_run``
+#: so it reaches the process that writes the results log (xdist's controller too).
+LIVE_RECORD = pytest.StashKey[dict[str, Any]]()
 #: Node id prefix of the packaged built-ins collected from outside the rootdir.
 BUILTIN_NODEID = "ooda-builtin"
 #: Under ``<rootdir>/__snapshots__/``: the packaged built-ins' snapshots (``--ooda-builtin``).
@@ -153,9 +156,14 @@ def mentions_live(markexpr: str) -> bool:
     return "live" in re.findall(r"[\w.-]+", markexpr or "")
 
 
+def live_requested(config: pytest.Config) -> bool:
+    """Whether ``-m`` names the ``live`` marker, so live items may run."""
+    return mentions_live(str(config.getoption("markexpr", "") or ""))
+
+
 def deselect_unrequested_live(config: pytest.Config, items: list[pytest.Item]) -> None:
     """``live``-marked items run only when ``-m`` names the ``live`` marker."""
-    if mentions_live(str(config.getoption("markexpr", "") or "")):
+    if live_requested(config):
         return
     keep = [item for item in items if item.get_closest_marker("live") is None]
     if len(keep) == len(items):

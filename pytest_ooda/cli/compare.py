@@ -1,0 +1,108 @@
+"""``ooda compare BASE NEW``: did a prompt change make each scenario better or worse?
+Per scenario the change in success rate with the two-sided p-value of Fisher's exact
+test, and the change in mean iterations and cost; exit 1 on a significant regression."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from pytest_ooda.cli.common import (
+    EXIT_OK,
+    append_step_summary,
+    positive_int,
+    read_results_noting,
+)
+
+#: A scenario's success rate fell significantly.
+EXIT_REGRESSED = 1
+
+
+def _alpha(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number between 0 and 1, got {text!r}"
+        ) from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value:g}")
+    return value
+
+
+def add_parser(subparsers: Any) -> None:
+    from pytest_ooda.evaluate.aggregate import DEFAULT_K
+    from pytest_ooda.evaluate.compare import DEFAULT_ALPHA
+
+    parser = subparsers.add_parser(
+        "compare",
+        help="compare two sets of live-run results (before/after a prompt change)",
+        description="Compare the runs in BASE with the runs in NEW, scenario by scenario: "
+        "the success rates with the two-sided p-value of Fisher's exact test, mean "
+        "iterations and mean cost, and the fragments whose text differs. Each side is a "
+        "results file or a directory of them; --base/--new add more files to a side (CI "
+        "shards, several machines). With $GITHUB_STEP_SUMMARY set, a Markdown summary is "
+        "appended to it.",
+        epilog="exit codes: 0 no scenario regressed significantly, 1 at least one did (or "
+        "a usage error), 2 a results file cannot be read.",
+    )
+    parser.add_argument("base", metavar="BASE", help="results before the change")
+    parser.add_argument("new", metavar="NEW", help="results after the change")
+    parser.add_argument(
+        "--base",
+        dest="more_base",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="another results file or directory for the BASE side (repeatable)",
+    )
+    parser.add_argument(
+        "--new",
+        dest="more_new",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="another results file or directory for the NEW side (repeatable)",
+    )
+    parser.add_argument(
+        "--alpha",
+        type=_alpha,
+        default=DEFAULT_ALPHA,
+        metavar="A",
+        help=f"significance level of the two-sided test (default {DEFAULT_ALPHA})",
+    )
+    parser.add_argument(
+        "--k",
+        type=positive_int,
+        default=DEFAULT_K,
+        metavar="K",
+        help=f"the k of pass^k and pass@k (default {DEFAULT_K})",
+    )
+    parser.add_argument(
+        "--markdown", action="store_true", help="print Markdown instead of the terminal table"
+    )
+    parser.add_argument("--title", default="ooda compare", help="heading of the Markdown summary")
+    parser.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    from pytest_ooda.evaluate.compare import compare
+    from pytest_ooda.evaluate.render_markdown import compare_markdown
+    from pytest_ooda.evaluate.render_text import compare_table
+
+    base = read_results_noting([args.base, *args.more_base])
+    new = read_results_noting([args.new, *args.more_new])
+    comparison = compare(base.records, new.records, alpha=args.alpha, k=args.k)
+    markdown = compare_markdown(comparison, title=args.title)
+    if args.markdown:
+        sys.stdout.write(markdown)
+    else:
+        print(
+            f"base: {len(base.records)} run(s) from {len(base.files)} file(s); "
+            f"new: {len(new.records)} run(s) from {len(new.files)} file(s)"
+        )
+        print()
+        print("\n".join(compare_table(comparison)))
+    append_step_summary(markdown)
+    return EXIT_REGRESSED if comparison.regressed else EXIT_OK

@@ -1,0 +1,222 @@
+"""Measuring live runs in a pytest session: a line per finished run, the results log,
+the per-scenario table, the aggregate expectations as a gate, and ``--ooda-shard``.
+
+:class:`LiveRuns` is registered in the process that sees every report — the only one,
+or pytest-xdist's controller, to which each worker sends its reports with the run's
+record attached (``report.ooda_run``). So one process writes the log (no lock, no
+interleaving) and judges each scenario over all its runs, wherever they ran. Workers
+register nothing of this.
+
+The gate: once the run loop ends, every scenario with ``expect.success_rate`` /
+``max_mean_iterations`` / ``max_mean_cost`` is judged over the runs this session made;
+each one missed counts as a failure of the session (exit code 1), the way coverage
+gates work. Under ``--ooda-shard K/N`` with N > 1 a session holds only a share of each
+scenario's runs, so the gate is left to ``ooda report --check`` over the merged files.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_ooda._util import display_path
+from pytest_ooda.plugin.report import LIVE_PROPERTY, live_line
+from pytest_ooda.plugin.state import PLUGIN_STATE
+
+if TYPE_CHECKING:
+    from collections.abc import Generator
+
+    from pytest_ooda.evaluate.log import ResultsLog
+    from pytest_ooda.evaluate.results import RunRecord
+
+#: The attribute of a live item's call report that carries its results record.
+REPORT_ATTRIBUTE = "ooda_run"
+
+
+def is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
+class LiveRuns:
+    """Progress lines, the results log, the per-scenario summary and its gates."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        self.settings = config.stash[PLUGIN_STATE].settings
+        self.records: list[RunRecord] = []
+        self.recorded: list[str] = []
+        self.gate_lines: list[str] = []
+        self.gate_note: str | None = None
+        self.log_error: str | None = None
+        self._log: ResultsLog | None = None
+
+    # ------------------------------------------------------------------ per report
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        entry = next(
+            (
+                value
+                for name, value in report.user_properties
+                if name == LIVE_PROPERTY and isinstance(value, dict)
+            ),
+            None,
+        )
+        data = getattr(report, REPORT_ATTRIBUTE, None)
+        if isinstance(data, dict):
+            self._keep(data)
+        if entry is None:
+            return
+        if entry.get("recorded"):
+            self.recorded.append(f"{entry.get('scenario')} -> {entry['recorded']}")
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None and self.config.get_verbosity() > -2:
+            writer = self.config.get_terminal_writer()
+            # Under xdist the progress dots carry no file name, so pytest does not know
+            # the line is taken; start a new one ourselves.
+            if reporter.currentfspath is None and writer.width_of_current_line:
+                writer.line()
+            reporter.write_line(f"ooda: {live_line(entry)}")
+
+    def _keep(self, data: dict[str, Any]) -> None:
+        from pytest_ooda.evaluate.results import RunRecord
+
+        record = RunRecord.from_json(data)
+        log = self._results_log()
+        record = log.stamp(record)
+        self.records.append(record)
+        if self.log_error is not None:
+            return
+        try:
+            log.append(record)
+        except OSError as exc:
+            where = display_path(log.path or log.directory, self.settings.rootpath)
+            self.log_error = f"cannot write the results log {where}: {exc.strerror or exc}"
+
+    def _results_log(self) -> ResultsLog:
+        if self._log is None:
+            from pytest_ooda.evaluate.log import ResultsLog, session_stamp
+            from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
+
+            settings = self.settings
+            directory = settings.results_dir or settings.rootpath.joinpath(*DEFAULT_RESULTS_DIR)
+            self._log = ResultsLog(
+                directory,
+                session=session_stamp(),
+                root=settings.rootpath,
+                ignore_dir=(
+                    settings.rootpath / DEFAULT_RESULTS_DIR[0] if settings.results_default else None
+                ),
+            )
+        return self._log
+
+    # ------------------------------------------------------------------ the gate
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, None]:
+        outcome = yield
+        if outcome.excinfo is not None or not self.records:
+            return
+        if self.log_error is not None:
+            # The runs were made to be measured: losing their record fails the session.
+            session.testsfailed += 1
+        from pytest_ooda.evaluate.aggregate import summarize
+        from pytest_ooda.evaluate.render_text import gate_lines
+
+        stats = summarize(self.records)
+        if not any(item.gates is not None for item in stats):
+            return
+        shard = self.settings.shard
+        if shard is not None and shard[1] > 1:
+            self.gate_note = (
+                f"aggregate expectations are not judged on shard {shard[0]}/{shard[1]}, which "
+                "holds only part of each scenario's runs: merge the shards' results with "
+                "`ooda report --check RESULTS...`"
+            )
+            return
+        self.gate_lines, failed = gate_lines(stats)
+        session.testsfailed += failed
+
+    # ------------------------------------------------------------------ the summary
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if not self.records and not self.recorded:
+            return
+        from pytest_ooda.evaluate.aggregate import DEFAULT_K, summarize
+        from pytest_ooda.evaluate.render_text import notes, stats_table
+
+        terminalreporter.write_sep("-", "ooda live runs")
+        stats = summarize(self.records)
+        if stats:
+            for line in stats_table(stats, DEFAULT_K):
+                terminalreporter.write_line(line)
+        for line in self.gate_lines:
+            failed = line.startswith("FAILED")
+            terminalreporter.write_line(f"gate {line}", red=failed, green=not failed)
+        if self.gate_note:
+            terminalreporter.write_line(f"note: {self.gate_note}")
+        for line in notes(stats):
+            terminalreporter.write_line(line)
+        for line in self.recorded:
+            terminalreporter.write_line(f"recorded: {line}")
+        if self.log_error is not None:
+            terminalreporter.write_line(f"error: {self.log_error}", red=True)
+        elif self._log is not None and self._log.path is not None:
+            shown = display_path(self._log.path, self.settings.rootpath)
+            terminalreporter.write_line(
+                f"results: {shown} ({self._log.count} run{'s' if self._log.count != 1 else ''}; "
+                f"`ooda report {shown}`)"
+            )
+
+    def pytest_unconfigure(self) -> None:
+        if self._log is not None:
+            self._log.close()
+
+
+def attach_record(report: pytest.TestReport, record: dict[str, Any]) -> None:
+    """Carry ``record`` on the call report; pytest-xdist ships a report's attributes to
+    the controller with it."""
+    setattr(report, REPORT_ATTRIBUTE, record)
+
+
+# --------------------------------------------------------------------------- shards
+
+
+def _natural(nodeid: str) -> list[Any]:
+    """``live[x#10]`` after ``live[x#9]``: digit runs compare as numbers."""
+    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", nodeid)]
+
+
+class Shard:
+    """Registered with ``--ooda-shard``: splits the live items after every other
+    selection (``-k``, ``-m``, ``--lf``) has been made, so all shards split the same
+    list."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        select_shard(config, items)
+
+
+def select_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep share K of N of the live items: the live items in node-id order, dealt out
+    round-robin, so every share gets runs of every scenario and the shares differ by at
+    most one item. Every machine given the same checkout and options computes the same
+    split. Other items are not split."""
+    shard = config.stash[PLUGIN_STATE].settings.shard
+    if shard is None:
+        return
+    index, count = shard
+    live = sorted(
+        (item for item in items if item.get_closest_marker("live") is not None),
+        key=lambda item: _natural(item.nodeid),
+    )
+    dropped = {id(item) for position, item in enumerate(live) if position % count != index - 1}
+    if not dropped:
+        return
+    config.hook.pytest_deselected(items=[item for item in items if id(item) in dropped])
+    items[:] = [item for item in items if id(item) not in dropped]
