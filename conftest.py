@@ -9,8 +9,12 @@ same modules, as in a real session.
 
 import pytest_ooda.compose
 import pytest_ooda.config
+import pytest_ooda.evaluate
+import pytest_ooda.evaluate.log
+import pytest_ooda.evaluate.record
 import pytest_ooda.lint
 import pytest_ooda.loop
+import pytest_ooda.plugin.measure
 import pytest_ooda.plugin.nodes
 import pytest_ooda.plugin.scenarios
 import pytest_ooda.scenario  # noqa: F401

@@ -177,7 +177,14 @@ def test_every_registered_command_has_a_parser_and_handler() -> None:
         assert callable(module.add_parser)
         assert callable(module.command)
     parser = cli.build_parser()
-    minimal = {"list": [], "show": ["p"], "run": ["p"], "lint": []}
+    minimal = {
+        "list": [],
+        "show": ["p"],
+        "run": ["p"],
+        "lint": [],
+        "report": ["r.jsonl"],
+        "compare": ["a.jsonl", "b.jsonl"],
+    }
     assert list(cli.COMMANDS) == list(minimal)
     for name, module in cli.COMMANDS.items():
         assert parser.parse_args([name, *minimal[name]]).func is module.command
