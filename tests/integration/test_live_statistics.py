@@ -27,7 +27,8 @@ SEED, P_GOOD, P_BAD = 7, 0.55, 0.12
 
 def _agent_module() -> Any:
     spec = importlib.util.spec_from_file_location("random_agent", AGENT)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -48,9 +49,7 @@ def scenario(min_rate: float) -> str:
 
 def live_session(project: Project, p: float, state: Path, results: str) -> pytest.RunResult:
     command = f"{sys.executable} {AGENT} {state} {SEED} {p}"
-    return project.run(
-        "-m", "live", "--ooda-ai-cmd", command, "--ooda-results", results, "-n", "2"
-    )
+    return project.run("-m", "live", "--ooda-ai-cmd", command, "--ooda-results", results, "-n", "2")
 
 
 def brute_force(outcomes: list[bool], k: int) -> tuple[float, float]:
@@ -103,7 +102,8 @@ def check_session_statistics(project: Project, base: pytest.RunResult) -> None:
         if value
     }
     workers = {record.worker for record in found.records}
-    assert workers and workers <= {"gw0", "gw1"}
+    assert workers
+    assert workers <= {"gw0", "gw1"}
 
     # The session's table shows the same numbers, as printed.
     base.stdout.fnmatch_lines(
@@ -146,7 +146,8 @@ def check_report_and_compare(project: Project, capsys: pytest.CaptureFixture[str
     p_value = scipy_stats.fisher_exact([[base, RUNS - base], [new, RUNS - new]]).pvalue
     assert f"{p_value:.4f}" in out
     # The seeds were chosen so that the drop is significant at 0.05.
-    assert p_value < 0.05 and new < base
+    assert p_value < 0.05
+    assert new < base
     assert code == 1
     assert "1 scenario(s) regressed significantly" in out
     # At a level below the p-value the same drop is no significant regression.

@@ -78,9 +78,7 @@ def test_the_scenario_key_sets_the_runs(project: Project, agent: str) -> None:
     )
 
 
-def test_command_line_beats_the_scenario_which_beats_the_ini(
-    project: Project, agent: str
-) -> None:
+def test_command_line_beats_the_scenario_which_beats_the_ini(project: Project, agent: str) -> None:
     project.write("pytest.ini", "[pytest]\nooda_repeat = 4\n")
     project.scenario("s", SCENARIO.replace("iterations: []", "repeat: 2\niterations: []"))
     project.scenario("t", SCENARIO)
@@ -124,7 +122,9 @@ def test_a_bad_repeat_key_fails_its_item_at_the_line(project: Project, agent: st
     project.scenario("s", SCENARIO.replace("iterations: []", "repeat: 0\niterations: []"))
     result = live(project, agent)
     result.assert_outcomes(failed=1, deselected=7)
-    result.stdout.fnmatch_lines(["scenarios/greet/s.yml:4:9: repeat: expected an integer >= 1, got 0"])
+    result.stdout.fnmatch_lines(
+        ["scenarios/greet/s.yml:4:9: repeat: expected an integer >= 1, got 0"]
+    )
 
 
 def test_only_run_1_of_a_repeated_scenario_is_recorded(project: Project, agent: str) -> None:

@@ -109,7 +109,9 @@ def test_the_repository_commit_is_recorded(live: Project) -> None:
 
 def test_one_file_per_session_from_every_xdist_worker(live: Project) -> None:
     live.scenario("first", SCENARIO.replace("iterations: []", "repeat: 4\niterations: []"))
-    live.write("fake-ai/plan.json", '[{"print": "<promise>SUCCESS</promise>", "files": {"DONE.md": "x"}}]')
+    live.write(
+        "fake-ai/plan.json", '[{"print": "<promise>SUCCESS</promise>", "files": {"DONE.md": "x"}}]'
+    )
     result = run_live(live, "-n", "2", "--ooda-results", "out")
     result.assert_outcomes(passed=4)
     [log] = list((live.path / "out").glob("*.jsonl"))
