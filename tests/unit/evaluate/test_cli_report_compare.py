@@ -1,0 +1,168 @@
+"""``ooda report`` and ``ooda compare``: outputs, merging, exit codes, step summaries."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from evaluate_records import record, sample, write
+
+from pytest_ooda.cli import main as ooda
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+GATES = {"success_rate": {"min": 0.8}}
+
+
+@pytest.fixture(autouse=True)
+def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GITHUB_STEP_SUMMARY", raising=False)
+
+
+def test_report_merges_files_and_prints_the_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "a/one.jsonl", sample(6, 8))
+    write(tmp_path / "b/two.jsonl", sample(2, 2))
+    assert ooda(["report", str(tmp_path / "a"), str(tmp_path / "b/two.jsonl")]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("ooda report: 1 scenario(s), 10 run(s) from 2 file(s)\n")
+    assert "build/happy    10   8   80%" in out
+
+
+def test_report_check_gates_on_the_merged_runs(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "shard-1.jsonl", sample(4, 5, gates=GATES))
+    write(tmp_path / "shard-2.jsonl", sample(3, 5, gates=GATES))
+    # 7 of 10 < 80%: reported either way, an exit code only with --check.
+    assert ooda(["report", str(tmp_path)]) == 0
+    assert "FAILED build/happy: success rate 70% (7/10" in capsys.readouterr().out
+    assert ooda(["report", "--check", str(tmp_path)]) == 1
+    assert "1 scenario(s) missed their aggregate expectations" in capsys.readouterr().err
+    write(tmp_path / "shard-3.jsonl", sample(10, 10, gates=GATES))
+    assert ooda(["report", "--check", str(tmp_path)]) == 0
+    assert "passed build/happy: success rate >= 80%" in capsys.readouterr().out
+
+
+def test_markdown_and_the_github_step_summary(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = write(tmp_path / "r.jsonl", sample(3, 4))
+    summary = tmp_path / "summary.md"
+    summary.write_text("# earlier step\n")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    assert ooda(["report", "--markdown", "--title", "Nightly", str(results)]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("## Nightly\n")
+    assert "| build/happy | 4 | 3 | 75% |" in out
+    assert summary.read_text() == "# earlier step\n" + out + "\n"
+    assert ooda(["compare", str(results), str(results)]) == 0
+    assert "## ooda compare" in summary.read_text()
+
+
+def test_an_unwritable_step_summary_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = write(tmp_path / "r.jsonl", sample(3, 4))
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(tmp_path))
+    assert ooda(["report", str(results)]) == 0
+    assert "warning: cannot append to $GITHUB_STEP_SUMMARY" in capsys.readouterr().err
+
+
+def test_html_is_written_atomically(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    results = write(tmp_path / "r.jsonl", sample(3, 4))
+    target = tmp_path / "out" / "report.html"
+    assert ooda(["report", str(results), "--html", str(target)]) == 0
+    text = target.read_text()
+    assert text.startswith("<!DOCTYPE html>")
+    assert "build/happy" in text
+    assert [path.name for path in target.parent.iterdir()] == ["report.html"]
+    assert f"wrote {target}" in capsys.readouterr().err
+    assert ooda(["report", str(results), "--html", str(tmp_path)]) == 1
+    assert "--html" in capsys.readouterr().err
+
+
+def test_unreadable_results_exit_2_with_the_location(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(record(True).to_line() + "{oops}\n")
+    assert ooda(["report", str(bad)]) == 2
+    assert f"{bad}:2:2: not a results record" in capsys.readouterr().err
+    assert ooda(["compare", str(bad), str(bad)]) == 2
+    assert ooda(["report", str(tmp_path / "missing.jsonl")]) == 2
+    assert "results file not found" in capsys.readouterr().err
+
+
+def test_a_cut_off_last_record_is_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = write(tmp_path / "r.jsonl", sample(3, 4))
+    path.write_text(path.read_text() + record(True).to_line()[:-30])
+    assert ooda(["report", str(path)]) == 0
+    captured = capsys.readouterr()
+    assert f"warning: {path}:5: the last record is incomplete" in captured.err
+    assert "build/happy     4   3" in captured.out
+
+
+@pytest.mark.parametrize(
+    ("base", "new", "code", "verdict"),
+    [
+        ((19, 20), (8, 20), 1, "regressed"),
+        ((8, 20), (19, 20), 0, "improved"),
+        ((15, 20), (14, 20), 0, "unchanged"),
+    ],
+)
+def test_compare_exit_codes(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    base: tuple[int, int],
+    new: tuple[int, int],
+    code: int,
+    verdict: str,
+) -> None:
+    write(tmp_path / "base.jsonl", sample(*base))
+    write(tmp_path / "new.jsonl", sample(*new))
+    assert ooda(["compare", str(tmp_path / "base.jsonl"), str(tmp_path / "new.jsonl")]) == code
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("build/"))
+    assert row.endswith(verdict)
+
+
+def test_compare_merges_several_files_per_side(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "base/1.jsonl", sample(5, 5))
+    write(tmp_path / "base/2.jsonl", sample(5, 5))
+    write(tmp_path / "more-base.jsonl", sample(5, 5))
+    write(tmp_path / "new-1.jsonl", sample(2, 5))
+    write(tmp_path / "new-2.jsonl", sample(3, 5))
+    code = ooda(
+        [
+            "compare",
+            str(tmp_path / "base"),
+            str(tmp_path / "new-1.jsonl"),
+            "--base",
+            str(tmp_path / "more-base.jsonl"),
+            "--new",
+            str(tmp_path / "new-2.jsonl"),
+        ]
+    )
+    out = capsys.readouterr().out
+    assert out.startswith("base: 15 run(s) from 3 file(s); new: 10 run(s) from 2 file(s)\n")
+    assert "build/happy  15/15 100%  5/10 50%  -50 pp" in out
+    assert code == 1
+
+
+@pytest.mark.parametrize("alpha", ["0", "1", "x", "-0.1"])
+def test_compare_rejects_a_bad_alpha(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], alpha: str
+) -> None:
+    assert ooda(["compare", "a", "b", "--alpha", alpha]) == 1
+    assert "argument --alpha: expected a number between 0 and 1" in capsys.readouterr().err
+
+
+def test_report_rejects_a_bad_k(capsys: pytest.CaptureFixture[str]) -> None:
+    assert ooda(["report", "a.jsonl", "--k", "0"]) == 1
+    assert "argument --k: expected an integer >= 1, got 0" in capsys.readouterr().err

@@ -1,0 +1,120 @@
+"""Per-scenario statistics against scipy / numpy / brute force, and the aggregate gates."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+from evaluate_records import record, sample
+from scipy import stats as scipy_stats
+
+from pytest_ooda.evaluate import check_gates, summarize
+from pytest_ooda.evaluate.aggregate import Gates
+
+
+def test_statistics_match_independent_computations() -> None:
+    rng = random.Random(3)
+    outcomes = [rng.random() < 0.6 for _ in range(25)]
+    iterations = [rng.randint(1, 5) for _ in outcomes]
+    elapsed = [rng.uniform(1, 90) for _ in outcomes]
+    costs = [rng.uniform(0.01, 0.2) for _ in outcomes]
+    records = [
+        record(ok, iterations=n, elapsed=t, cost=c, tokens=1000 + n, run=i + 1, runs=25)
+        for i, (ok, n, t, c) in enumerate(zip(outcomes, iterations, elapsed, costs, strict=True))
+    ]
+    [stats] = summarize(records, k=4)
+    successes = sum(outcomes)
+    assert (stats.runs, stats.successes) == (25, successes)
+    assert stats.rate == pytest.approx(successes / 25)
+    wilson = scipy_stats.binomtest(successes, 25).proportion_ci(0.95, method="wilson")
+    assert stats.interval == pytest.approx((wilson.low, wilson.high), abs=1e-12)
+    subsets = list(itertools.combinations(outcomes, 4))
+    assert stats.pass_hat_k == pytest.approx(sum(map(all, subsets)) / len(subsets))
+    assert stats.pass_at_k == pytest.approx(sum(map(any, subsets)) / len(subsets))
+    assert stats.iterations_mean == pytest.approx(np.mean(iterations))
+    assert stats.iterations_median == pytest.approx(np.median(iterations))
+    assert stats.iterations_max == max(iterations)
+    assert dict(stats.iteration_counts) == {n: iterations.count(n) for n in sorted(set(iterations))}
+    assert stats.elapsed_mean == pytest.approx(np.mean(elapsed))
+    assert stats.elapsed_median == pytest.approx(np.median(elapsed))
+    assert stats.elapsed_total == pytest.approx(sum(elapsed))
+    assert stats.cost_mean == pytest.approx(np.mean(costs))
+    assert stats.cost_total == pytest.approx(sum(costs))
+    assert stats.tokens_mean == pytest.approx(np.mean([1000 + n for n in iterations]))
+    assert dict(stats.statuses) == {"success": successes, "max-iters": 25 - successes}
+
+
+def test_statuses_keep_vocabulary_order_and_costs_count_only_reporting_runs() -> None:
+    records = [
+        record(False, status="aborted"),
+        record(True, cost=0.5),
+        record(False, status="interrupted"),
+        record(True),
+    ]
+    [stats] = summarize(records)
+    assert list(stats.statuses.items()) == [("success", 2), ("aborted", 1), ("interrupted", 1)]
+    assert (stats.cost_runs, stats.cost_mean) == (1, 0.5)
+    assert (stats.token_runs, stats.tokens_mean) == (1, 0)
+
+
+def test_fewer_runs_than_k_leave_pass_k_unknown() -> None:
+    [stats] = summarize(sample(1, 2), k=3)
+    assert (stats.pass_hat_k, stats.pass_at_k) == (None, None)
+    with pytest.raises(ValueError, match="k must be >= 1"):
+        summarize(sample(1, 2), k=0)
+
+
+def test_scenarios_are_grouped_and_sorted() -> None:
+    records = [
+        record(True, procedure="b", scenario="x"),
+        record(True, procedure="a", scenario="y"),
+        record(False, procedure="a", scenario="y"),
+    ]
+    assert [(s.label, s.runs) for s in summarize(records)] == [("a/y", 2), ("b/x", 1)]
+
+
+def test_prompt_versions_and_commits_are_listed_once_each() -> None:
+    records = [record(True, prompt="1" * 64), record(True, prompt="2" * 64), record(True)]
+    [stats] = summarize(records)
+    assert stats.prompt_versions == ("1" * 64, "2" * 64, "p" * 64)
+
+
+GATES = {"success_rate": {"min": 0.8}, "max_mean_iterations": 2, "max_mean_cost": 0.1}
+
+
+def test_gates_met() -> None:
+    [stats] = summarize(sample(8, 10, gates=GATES, cost=0.05, iterations=2))
+    assert stats.gates == Gates(0.8, 2.0, 0.1)
+    assert check_gates(stats) == []
+
+
+def test_every_missed_gate_is_a_sentence() -> None:
+    [stats] = summarize(sample(7, 10, gates=GATES, cost=0.25, iterations=3))
+    assert check_gates(stats) == [
+        "success rate 70% (7/10, 95% CI 40%–89%) is below the expected minimum 80%",
+        "mean iterations 3.00 is above the expected maximum 2",
+        "mean cost $0.2500 is above the expected maximum $0.1",
+    ]
+
+
+def test_a_cost_gate_without_costs_fails() -> None:
+    [stats] = summarize(sample(10, 10, gates={"max_mean_cost": 1}))
+    [problem] = check_gates(stats)
+    assert "no run reported a cost" in problem
+
+
+def test_the_latest_runs_gates_apply() -> None:
+    old = sample(5, 10, gates={"success_rate": {"min": 0.9}}, finished_at="2025-01-01T00:00:00Z")
+    new = sample(5, 10, gates={"success_rate": {"min": 0.4}}, finished_at="2025-02-01T00:00:00Z")
+    [stats] = summarize(old + new)
+    assert stats.gates == Gates(min_success_rate=0.4)
+    assert check_gates(stats) == []
+
+
+def test_no_gates_no_verdict() -> None:
+    [stats] = summarize(sample(0, 3))
+    assert stats.gates is None
+    assert check_gates(stats) == []
+    assert Gates.from_yaml({}) is None

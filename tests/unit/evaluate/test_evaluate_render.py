@@ -1,0 +1,149 @@
+"""The renderers: the terminal table, Markdown that cannot be broken by a name, HTML that
+cannot be broken (or made to fetch anything) by an agent's output."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from html.parser import HTMLParser
+
+from evaluate_records import record, sample
+
+from pytest_ooda.evaluate import compare, summarize
+from pytest_ooda.evaluate.render_html import BAR_WIDTH, render_html
+from pytest_ooda.evaluate.render_markdown import compare_markdown, report_markdown
+from pytest_ooda.evaluate.render_text import compare_table, gate_lines, money, seconds, stats_table
+
+
+def test_cells() -> None:
+    assert money(None) == "-"
+    assert money(0.01234) == "$0.0123"
+    assert money(12.5) == "$12.50"
+    assert seconds(4.25) == "4.2s"
+    assert seconds(125) == "2m05s"
+
+
+def test_the_stats_table() -> None:
+    records = sample(17, 20, iterations=2, cost=0.05, tokens=900)
+    lines = stats_table(summarize(records), 3)
+    assert lines[0].split() == [
+        "scenario",
+        "runs",
+        "ok",
+        "rate",
+        "95%",
+        "CI",
+        "pass^3",
+        "pass@3",
+        "iterations",
+        "mean/med/max",
+        "time/run",
+        "tokens/run",
+        "cost/run",
+        "ended",
+    ]
+    assert lines[1].split() == [
+        "build/happy",
+        "20",
+        "17",
+        "85%",
+        "64%–95%",
+        "0.60",
+        "1.00",
+        "2.00/2/2",
+        "1.0s",
+        "900",
+        "$0.0500",
+        "success",
+        "17,",
+        "max-iters",
+        "3",
+    ]
+
+
+def test_gate_lines_say_which_passed() -> None:
+    gates = {"success_rate": {"min": 0.5}}
+    stats = summarize(
+        [*sample(1, 4, scenario="a", gates=gates), *sample(3, 4, scenario="b", gates=gates)]
+    )
+    lines, failed = gate_lines(stats)
+    assert failed == 1
+    assert lines[0].startswith("FAILED build/a: success rate 25% (1/4")
+    assert lines[1] == "passed build/b: success rate >= 50%"
+
+
+def test_markdown_cells_cannot_break_the_table() -> None:
+    stats = summarize(sample(1, 2, scenario="a|b<i>c"))
+    text = report_markdown(stats, k=3, title="Runs | <script>")
+    assert text.startswith("## Runs \\| &lt;script&gt;\n")
+    row = next(line for line in text.splitlines() if "build/a" in line)
+    assert "build/a\\|b&lt;i&gt;c" in row
+    assert row.count(" | ") == 11
+
+
+def test_compare_outputs() -> None:
+    comparison = compare(sample(18, 20, cost=0.1), sample(9, 20, cost=0.2, fragment="b" * 64))
+    text = "\n".join(compare_table(comparison))
+    assert "build/happy  18/20 90%  9/20 45%  -45 pp" in text
+    assert "$0.1000 -> $0.2000" in text
+    assert "build/happy: fragments changed: observe[0] prompts/look.md" in text
+    assert "1 scenario(s) regressed significantly" in text
+    markdown = compare_markdown(comparison, title="t")
+    assert ":x: 1 scenario(s) regressed significantly" in markdown
+    calm = compare_markdown(compare(sample(9, 10), sample(9, 10)), title="t")
+    assert ":white_check_mark: no scenario regressed significantly" in calm
+
+
+class _Collector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+    def handle_data(self, data: str) -> None:
+        self.text.append(data)
+
+
+def test_html_escapes_outputs_and_fetches_nothing() -> None:
+    hostile = '</pre><script>alert("x")</script><img src="https://example.com/t.png">'
+    base = record(False, iterations=1)
+    evil = replace(
+        base,
+        iterations=(replace(base.iterations[0], output_tail=hostile),),
+        problems=("<b>bold</b>",),
+        files_changed={"<x>.md": "created"},
+    )
+    html = render_html(summarize([evil, *sample(3, 4)]), k=3, title="<t>")
+    parser = _Collector()
+    parser.feed(html)
+    tags = [tag for tag, _ in parser.tags]
+    assert "script" not in tags
+    assert "img" not in tags
+    assert hostile in "".join(parser.text)
+    assert not re.search(r"""(src|href)\s*=\s*["']?(https?:|//)""", html)
+    csp = next(attrs for tag, attrs in parser.tags if attrs.get("http-equiv"))
+    assert "default-src 'none'" in (csp.get("content") or "")
+    assert "<title>&lt;t&gt;</title>" in html
+
+
+def test_html_draws_the_rate_and_its_interval() -> None:
+    [stats] = summarize(sample(15, 20))
+    html = render_html([stats], k=3, title="r")
+    parser = _Collector()
+    parser.feed(html)
+    bars = [
+        attrs for tag, attrs in parser.tags if tag == "svg" and attrs.get("class") == "rate-bar"
+    ]
+    assert len(bars) == 2  # the summary row and the scenario's section
+    low, high = stats.interval
+    assert float(bars[0]["data-rate"] or 0) == 0.75
+    fills = [attrs for tag, attrs in parser.tags if tag == "rect" and attrs.get("class") == "fill"]
+    assert float(fills[0]["width"] or 0) == round(0.75 * BAR_WIDTH, 2)
+    whiskers = [attrs for tag, attrs in parser.tags if tag == "line" and attrs.get("class") == "ci"]
+    assert float(whiskers[0]["x1"] or 0) == round(low * BAR_WIDTH, 2)
+    assert float(whiskers[0]["x2"] or 0) == round(high * BAR_WIDTH, 2)
+    runs = [attrs for tag, attrs in parser.tags if tag == "details" and attrs.get("class") == "run"]
+    assert len(runs) == 20

@@ -1,0 +1,184 @@
+"""The results log: records round-trip, files merge, damage is located or skipped."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+import pytest
+from evaluate_records import record, sample, write
+
+from pytest_ooda.errors import ResultsError
+from pytest_ooda.evaluate import SCHEMA_VERSION, RunRecord, read_results
+from pytest_ooda.evaluate.log import ResultsLog, session_stamp
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+
+def test_a_record_round_trips_through_its_line() -> None:
+    original = record(True, iterations=3, cost=0.25, tokens=1200, gates={"max_mean_cost": 1})
+    line = original.to_line()
+    assert line.endswith("\n")
+    assert line.count("\n") == 1
+    assert RunRecord.from_json(json.loads(line)) == original
+
+
+def test_undecodable_output_stays_one_valid_line() -> None:
+    # An agent's undecodable bytes are kept as lone surrogates.
+    original = record(False)
+    from dataclasses import replace
+
+    broken = replace(
+        original,
+        iterations=(replace(original.iterations[0], output_tail="bad \udcff bytes\nnext"),),
+    )
+    line = broken.to_line()
+    line.encode("ascii")
+    assert (
+        RunRecord.from_json(json.loads(line)).iterations[0].output_tail == "bad \udcff bytes\nnext"
+    )
+
+
+def test_files_and_directories_merge(tmp_path: Path) -> None:
+    write(tmp_path / "a.jsonl", sample(2, 3))
+    write(tmp_path / "shards/1/b.jsonl", sample(1, 2))
+    write(tmp_path / "shards/2/c.jsonl", sample(0, 1))
+    results = read_results([tmp_path / "a.jsonl", tmp_path / "shards"])
+    assert len(results.records) == 6
+    assert [path.name for path in results.files] == ["a.jsonl", "b.jsonl", "c.jsonl"]
+    assert results.warnings == ()
+
+
+def test_a_record_seen_twice_counts_once(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.jsonl", sample(2, 3))
+    results = read_results([path, path])
+    assert len(results.records) == 3
+    [warning] = results.warnings
+    assert "3 record(s) appear more than once" in str(warning)
+
+
+def test_an_unfinished_last_line_is_skipped_with_a_warning(tmp_path: Path) -> None:
+    path = write(tmp_path / "a.jsonl", sample(2, 3))
+    whole = path.read_text()
+    path.write_text(whole + record(True).to_line()[:40])
+    results = read_results([path])
+    assert len(results.records) == 3
+    [warning] = results.warnings
+    assert warning.file == str(path)
+    assert warning.line == 4
+    assert "incomplete" in str(warning)
+
+
+@pytest.mark.parametrize(
+    ("content", "line", "message"),
+    [
+        ('{"schema": "pytest-ooda/results"\n', 1, "not a results record: Expecting ',' delimiter"),
+        ("[1, 2]\n", 1, "record: expected an object, got a list"),
+        ('{"schema": "other"}\n', 1, "not a pytest-ooda results record (schema 'other')"),
+    ],
+)
+def test_a_damaged_line_is_located(tmp_path: Path, content: str, line: int, message: str) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_text(record(True).to_line() + content)
+    with pytest.raises(ResultsError) as caught:
+        read_results([path])
+    assert caught.value.file == str(path)
+    assert caught.value.line == line + 1
+    assert message in caught.value.message
+
+
+def test_a_json_error_has_its_column(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_text('{"schema": x}\n\n')
+    with pytest.raises(ResultsError) as caught:
+        read_results([path])
+    assert (caught.value.line, caught.value.column) == (1, 12)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"status": "done"}, "field 'status': expected one of success, max-iters, aborted"),
+        ({"success": "yes"}, "field 'success': expected true or false, got a string ('yes')"),
+        ({"run": True}, "field 'run': expected an integer, got a boolean (true)"),
+        ({"elapsed_s": None}, "field 'elapsed_s': expected a number, got null"),
+        ({"problems": [1]}, "field 'problems': expected a list of strings"),
+        ({"files_changed": {"a": "renamed"}}, "expected one of created, modified, deleted"),
+        ({"version": SCHEMA_VERSION + 1}, "is newer than this pytest-ooda reads"),
+    ],
+)
+def test_a_wrong_field_is_named(tmp_path: Path, change: dict[str, object], message: str) -> None:
+    data = record(True).to_json()
+    data.update(change)
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps(data) + "\n")
+    with pytest.raises(ResultsError, match=message.replace("(", r"\(").replace(")", r"\)")):
+        read_results([path])
+
+
+def test_a_missing_field_is_named(tmp_path: Path) -> None:
+    data = record(True).to_json()
+    del data["procedure"]
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps(data) + "\n")
+    with pytest.raises(ResultsError, match="missing field 'procedure'"):
+        read_results([path])
+
+
+def test_fields_added_later_in_a_version_may_be_missing(tmp_path: Path) -> None:
+    data = record(True).to_json()
+    for optional in ("worker", "shard", "usage", "fragments", "files_changed", "model"):
+        del data[optional]
+    data["a_field_from_the_future"] = {"ignored": True}
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps(data) + "\n")
+    [found] = read_results([path]).records
+    assert found.worker is None
+    assert found.usage is None
+
+
+def test_missing_paths_and_empty_directories_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(ResultsError, match="results file not found"):
+        read_results([tmp_path / "nope.jsonl"])
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ResultsError, match=r"no results files \(\*\.jsonl\) under"):
+        read_results([tmp_path / "empty"])
+    with pytest.raises(ResultsError, match="no results files given"):
+        read_results([])
+
+
+def test_binary_junk_is_not_a_results_file(tmp_path: Path) -> None:
+    path = tmp_path / "a.jsonl"
+    path.write_bytes(record(True).to_line().encode() + b"\xff\xfe\n")
+    with pytest.raises(ResultsError) as caught:
+        read_results([path])
+    assert caught.value.line == 2
+    assert "not UTF-8" in caught.value.message
+
+
+def test_the_log_creates_a_new_file_and_never_touches_an_existing_one(tmp_path: Path) -> None:
+    stamp = session_stamp(0)
+    assert stamp == "19700101T000000Z"
+    taken = tmp_path / "results" / f"{stamp}.jsonl"
+    taken.parent.mkdir()
+    taken.write_text("someone's work\n")
+    log = ResultsLog(tmp_path / "results", session=stamp, ignore_dir=tmp_path / "results")
+    assert log.path is None
+    first, second = sample(1, 2)
+    log.append(first)
+    log.append(second)
+    log.close()
+    assert log.path == tmp_path / "results" / f"{stamp}-2.jsonl"
+    assert taken.read_text() == "someone's work\n"
+    # An existing directory gets no .gitignore of ours.
+    assert not (tmp_path / "results/.gitignore").exists()
+    assert [item.id for item in read_results([log.path]).records] == [first.id, second.id]
+
+
+def test_stamping_adds_the_session_and_the_repository(tmp_path: Path) -> None:
+    log = ResultsLog(tmp_path, session="S", root=tmp_path)
+    stamped = log.stamp(record(True))
+    assert stamped.session == "S"
+    # Not a repository.
+    assert (stamped.git_commit, stamped.git_dirty) == (None, None)
