@@ -30,6 +30,8 @@ TEMPLATE = Path(__file__).with_name("report.html.j2")
 BAR_WIDTH = 300
 HISTOGRAM_HEIGHT = 80
 HISTOGRAM_BAR = 24
+#: Room above the histogram's bars for their run counts.
+HISTOGRAM_TOP = 14
 
 
 @dataclass(frozen=True)
@@ -62,7 +64,7 @@ class HistogramBar:
 
     @property
     def y(self) -> float:
-        return round(HISTOGRAM_HEIGHT - self.height, 2)
+        return round(HISTOGRAM_TOP + HISTOGRAM_HEIGHT - self.height, 2)
 
 
 def _histogram(stats: ScenarioStats) -> list[HistogramBar]:
@@ -162,5 +164,6 @@ def render_html(
         scenarios=[_scenario_view(item, index) for index, item in enumerate(stats, start=1)],
         bar_width=BAR_WIDTH,
         histogram_height=HISTOGRAM_HEIGHT,
+        histogram_top=HISTOGRAM_TOP,
         histogram_bar=HISTOGRAM_BAR,
     )
