@@ -99,3 +99,52 @@ def test_unusable_values_are_usage_errors_naming_their_source(
             values, rootpath=tmp_path, inipath=tmp_path / "pytest.ini", sources=sources
         )
     assert fnmatch.fnmatchcase(str(raised.value).splitlines()[0], message), str(raised.value)
+
+
+def test_repeat_results_and_shard_settings(tmp_path: Path) -> None:
+    (tmp_path / "sub").mkdir()
+    defaults = PluginSettings.from_values({}, rootpath=tmp_path, inipath=None)
+    assert defaults.repeat is None
+    assert defaults.runs_for(None) == 1
+    assert defaults.runs_for(7) == 7
+    assert defaults.results_dir == tmp_path / ".ooda/results"
+    assert defaults.results_default
+    assert defaults.shard is None
+
+    from_ini = PluginSettings.from_values(
+        {"repeat": "4", "results": "out"},
+        rootpath=tmp_path,
+        inipath=tmp_path / "sub/pytest.ini",
+        sources={"repeat": "ini", "results": "ini"},
+    )
+    # The ini key yields to a scenario's own repeat:, and names its own directory.
+    assert (from_ini.runs_for(None), from_ini.runs_for(2)) == (4, 2)
+    assert from_ini.results_dir == tmp_path / "sub/out"
+    assert not from_ini.results_default
+
+    from_cli = PluginSettings.from_values(
+        {"repeat": "3", "results": "out", "shard": " 2 / 5 "},
+        rootpath=tmp_path,
+        inipath=None,
+        invocation_dir=tmp_path / "sub",
+        sources={"repeat": "cli", "results": "cli"},
+    )
+    assert (from_cli.runs_for(None), from_cli.runs_for(9)) == (3, 3)
+    assert from_cli.results_dir == tmp_path / "sub/out"
+    assert from_cli.shard == (2, 5)
+
+
+@pytest.mark.parametrize(
+    ("values", "message"),
+    [
+        ({"repeat": "0"}, "--ooda-repeat: expected a number of runs from 1 to 10000, got '0'"),
+        ({"repeat": "1e3"}, "--ooda-repeat: expected a number of runs from 1 to 10000, got '1e3'"),
+        ({"results": " "}, "--ooda-results: expected a directory, got an empty value"),
+        ({"shard": "2"}, "--ooda-shard: expected K/N (share K of N, e.g. 2/4), got '2'"),
+        ({"shard": "5/4"}, "--ooda-shard: '5/4': K must be from 1 to N and N at least 1*"),
+    ],
+)
+def test_bad_measuring_options(tmp_path: Path, values: dict[str, object], message: str) -> None:
+    with pytest.raises(pytest.UsageError) as raised:
+        PluginSettings.from_values(values, rootpath=tmp_path, inipath=None)
+    assert fnmatch.fnmatchcase(str(raised.value), message), str(raised.value)

@@ -108,3 +108,28 @@ def test_live_line_includes_usage_when_known() -> None:
     assert live_line(minimal) == (
         "a/b: status=aborted iterations=3 time=1.0s (1 expectation(s) not met)"
     )
+
+
+def test_the_runs_of_a_repeated_scenario_count_once() -> None:
+    ids = [
+        "ooda-config.yml::build::live[a#1]",
+        "ooda-config.yml::build::live[a#2]",
+        "ooda-config.yml::build::live[a#10]",
+        "ooda-config.yml::build::scenario[a]",
+        # a name with "#" in it, not followed by a run number, stays itself
+        "ooda-config.yml::build::live[b#c]",
+    ]
+    assert count_nodeids(ids) == (1, 2, 1)
+
+
+def test_live_line_names_the_run_of_a_repeated_scenario() -> None:
+    entry = {
+        "scenario": "build/x",
+        "run": 3,
+        "runs": 20,
+        "status": "max-iters",
+        "iterations": 5,
+        "elapsed": 61.0,
+        "cost": 0.5,
+    }
+    assert live_line(entry) == "build/x 3/20: status=max-iters iterations=5 time=61.0s cost=$0.5000"
