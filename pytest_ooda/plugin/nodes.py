@@ -573,6 +573,7 @@ class LiveItem(ScenarioItem):
                 run=self.run_index,
                 runs=self.run_count,
                 nodeid=self.nodeid,
+                discard=state.discard,
             )
         except NoAICommandError as missing:
             self.stash[SKIP_AT_ITEM] = True

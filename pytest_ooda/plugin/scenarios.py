@@ -37,7 +37,7 @@ from pytest_ooda.redact import Redactor
 from pytest_ooda.workspace import copy_workspace, git_init
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from pytest_ooda.config import Config
     from pytest_ooda.evaluate.results import RunRecord
@@ -201,6 +201,19 @@ def _replayed(
     except ReplayExhaustedError as error:
         table = report.served_table(list(error.served))
         raise ItemFailure("\n".join([report.format_error(error, root=root), "", *table])) from None
+
+
+@contextlib.contextmanager
+def _live_dir(discard: Callable[[Path], None] | None) -> Iterator[Path]:
+    """A new directory for one live run, handed to ``discard`` when the run is over."""
+    directory = Path(tempfile.mkdtemp(prefix="ooda-live-"))
+    try:
+        yield directory
+    finally:
+        if discard is not None:
+            discard(directory)
+        else:
+            shutil.rmtree(directory, ignore_errors=True)
 
 
 @contextlib.contextmanager
@@ -403,13 +416,15 @@ def run_live(
     run: int = 1,
     runs: int = 1,
     nodeid: str = "",
+    discard: Callable[[Path], None] | None = None,
 ) -> LiveOutcome:
     """Run the scenario at ``path`` against the real AI command and maybe record it.
 
     ``show_output`` streams the AI's output to the terminal (pytest ``-s``). ``run`` of
     ``runs`` is this run's place among the scenario's repeats: each runs in a fresh
     workspace, and only the first may be recorded, so repeats never write one file.
-    The outcome carries the run's results record.
+    ``discard`` removes the run's directory afterwards (default: at once). The outcome
+    carries the run's results record.
     """
     from pytest_ooda.config import load_config, resolve_run_settings
     from pytest_ooda.evaluate.record import ai_identity, build_record, fragment_hashes
@@ -431,10 +446,8 @@ def run_live(
         resolve_run_settings(config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias)
     )
     fragments = fragment_hashes(config.procedure(procedure))
-    with tempfile.TemporaryDirectory(prefix="ooda-live-") as tmp:
-        workdir = copy_workspace(
-            workspace_of(scenario, root=settings.rootpath), Path(tmp) / "workspace"
-        )
+    with _live_dir(discard) as tmp:
+        workdir = copy_workspace(workspace_of(scenario, root=settings.rootpath), tmp / "workspace")
         git_init(workdir)
         wanted = run == 1 and recorder.wanted(drifted=_drifted(config, scenario, workdir))
         # Watching file contents costs a read of each changed file per iteration: only

@@ -16,6 +16,8 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
+    from concurrent.futures import ThreadPoolExecutor
+
     from pytest_ooda._types import PromptFormat
     from pytest_ooda.config import BrokenProcedure, Config, Procedure
     from pytest_ooda.plugin.options import PluginSettings
@@ -49,6 +51,7 @@ class PluginState:
     )
     _session_config: Config | None = None
     _scratch: Path | None = None
+    _sweeper: ThreadPoolExecutor | None = None
 
     def session_config(self) -> Config:
         """All tiers, as ``ooda run`` would see them from the rootdir (cached)."""
@@ -77,7 +80,23 @@ class PluginState:
         path.mkdir(exist_ok=True)
         return path
 
+    def discard(self, path: Path) -> None:
+        """Remove a finished live run's directory in the background.
+
+        A workspace holds a git repository, and removing its few dozen directories
+        costs on many file systems as much as starting a fast agent; the next run need
+        not wait for it. ``close`` waits for every removal.
+        """
+        if self._sweeper is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._sweeper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ooda-sweep")
+        self._sweeper.submit(shutil.rmtree, path, ignore_errors=True)
+
     def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.shutdown(wait=True)
+            self._sweeper = None
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
