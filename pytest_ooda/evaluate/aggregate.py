@@ -175,6 +175,13 @@ def summarize(records: Iterable[RunRecord], *, k: int = DEFAULT_K) -> list[Scena
     ]
 
 
+def _exact(rate: float, limit: float) -> str:
+    """``rate`` as a percentage, with a decimal when whole percents would show it equal
+    to the ``limit`` it missed (79.5% is not 80%)."""
+    shown = f"{rate:.0%}"
+    return f"{rate:.1%}" if shown == f"{limit:.0%}" else shown
+
+
 def check_gates(stats: ScenarioStats) -> list[str]:
     """Every aggregate expectation ``stats`` misses, as a sentence. A gate that cannot
     be judged (a cost limit when no run reported a cost) is missed, not passed: a CI
@@ -186,8 +193,9 @@ def check_gates(stats: ScenarioStats) -> list[str]:
     if gates.min_success_rate is not None and stats.rate < gates.min_success_rate:
         low, high = stats.interval
         problems.append(
-            f"success rate {stats.rate:.0%} ({stats.successes}/{stats.runs}, 95% CI "
-            f"{low:.0%}–{high:.0%}) is below the expected minimum {gates.min_success_rate:.0%}"
+            f"success rate {_exact(stats.rate, gates.min_success_rate)} "
+            f"({stats.successes}/{stats.runs}, 95% CI {low:.0%}–{high:.0%}) is below the "
+            f"expected minimum {gates.min_success_rate:.0%}"
         )
     if gates.max_mean_iterations is not None and stats.iterations_mean > gates.max_mean_iterations:
         problems.append(

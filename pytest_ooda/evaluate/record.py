@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -195,11 +195,8 @@ def build_record(
     identity = ai or AiIdentity()
     per_iteration = changes.iterations if changes is not None else {}
     expect = scenario.expect
-    declared = None
-    if expect is not None:
-        declared = expect.to_yaml()
-        for key in ("success_rate", "max_mean_iterations", "max_mean_cost"):
-            declared.pop(key, None)
+    # The per-run block as written; the aggregate keys have a field of their own.
+    declared = replace(expect, aggregate=None).to_yaml() if expect is not None else None
     models = [record.model for record in result.records if record.model]
     return RunRecord(
         id=uuid.uuid4().hex,

@@ -17,6 +17,7 @@ scenario's runs, so the gate is left to ``ooda report --check`` over the merged 
 from __future__ import annotations
 
 import re
+import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -35,10 +36,6 @@ if TYPE_CHECKING:
 REPORT_ATTRIBUTE = "ooda_run"
 
 
-def is_worker(config: pytest.Config) -> bool:
-    return hasattr(config, "workerinput")
-
-
 class LiveRuns:
     """Progress lines, the results log, the per-scenario summary and its gates."""
 
@@ -51,6 +48,8 @@ class LiveRuns:
         self.gate_note: str | None = None
         self.log_error: str | None = None
         self._log: ResultsLog | None = None
+        # The results file is named after the session's start, created with its first run.
+        self._started = time.time()
 
     # ------------------------------------------------------------------ per report
 
@@ -82,9 +81,15 @@ class LiveRuns:
             reporter.write_line(f"ooda: {live_line(entry)}")
 
     def _keep(self, data: dict[str, Any]) -> None:
+        from pytest_ooda.errors import OodaError
         from pytest_ooda.evaluate.results import RunRecord
 
-        record = RunRecord.from_json(data)
+        try:
+            record = RunRecord.from_json(data)
+        except OodaError as error:
+            # Made by this pytest-ooda a moment ago; a hook must not raise regardless.
+            self.log_error = f"a run's results record is malformed: {error}"
+            return
         log = self._results_log()
         record = log.stamp(record)
         self.records.append(record)
@@ -105,7 +110,7 @@ class LiveRuns:
             directory = settings.results_dir or settings.rootpath.joinpath(*DEFAULT_RESULTS_DIR)
             self._log = ResultsLog(
                 directory,
-                session=session_stamp(),
+                session=session_stamp(self._started),
                 root=settings.rootpath,
                 ignore_dir=(
                     settings.rootpath / DEFAULT_RESULTS_DIR[0] if settings.results_default else None
