@@ -19,6 +19,9 @@ from pytest_ooda.errors import UsageError
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
+
+    from pytest_ooda.evaluate.aggregate import ScenarioStats
 
 #: ``--check`` found a scenario below its aggregate expectations.
 EXIT_GATE_FAILED = 1
@@ -97,7 +100,9 @@ def command(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _write_html(path: Path, stats: Any, args: argparse.Namespace, sources: list[str]) -> None:
+def _write_html(
+    path: Path, stats: Sequence[ScenarioStats], args: argparse.Namespace, sources: list[str]
+) -> None:
     import time
 
     from pytest_ooda._util import atomic_write_text
