@@ -166,3 +166,17 @@ def test_compare_rejects_a_bad_alpha(
 def test_report_rejects_a_bad_k(capsys: pytest.CaptureFixture[str]) -> None:
     assert ooda(["report", "a.jsonl", "--k", "0"]) == 1
     assert "argument --k: expected an integer >= 1, got 0" in capsys.readouterr().err
+
+
+def test_a_report_over_two_prompt_versions_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "before.jsonl", sample(5, 5))
+    write(tmp_path / "after.jsonl", sample(2, 5, prompt="q" * 64))
+    assert ooda(["report", str(tmp_path)]) == 0
+    assert (
+        "note: build/happy mixes 2 prompt versions (results from before and after a prompt "
+        "change?); compare them with `ooda compare BASE NEW`" in capsys.readouterr().out
+    )
+    assert ooda(["report", "--markdown", str(tmp_path)]) == 0
+    assert "> note: build/happy mixes 2 prompt versions" in capsys.readouterr().out
