@@ -15,8 +15,8 @@ from pytest_ooda._util import closest, type_name
 from pytest_ooda.backends import ToolCall, Usage
 from pytest_ooda.errors import ScenarioError
 from pytest_ooda.scenario.model import (
-    _COMMAND_KEYS,
     _AGGREGATE_KEYS,
+    _COMMAND_KEYS,
     _EXPECT_KEYS,
     _ITERATION_KEYS,
     _PROCEDURE_NAME,

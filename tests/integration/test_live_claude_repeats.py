@@ -33,7 +33,10 @@ SCRIPT = {
         ]
     ],
 }
-CLAUDE = "claude -p --no-session-persistence --permission-mode bypassPermissions"
+CLAUDE = (
+    "claude -p --no-session-persistence --permission-mode bypassPermissions "
+    "--output-format stream-json --verbose"
+)
 
 
 @pytest.fixture
@@ -120,6 +123,13 @@ def test_claude_runs_repeat_each_in_a_fresh_workspace(project: Project, claude_e
         [iteration] = record["iterations"]
         assert iteration["files"] == {"hello.py": "created"}
         assert iteration["output_tail"].rstrip().endswith("<promise>SUCCESS</promise>")
+        # What the CLI reported of itself, read from its stream: the tool it called, the
+        # tokens it spent, the model it used.
+        assert [call["name"] for call in iteration["tool_calls"]] == ["Write"]
+        assert iteration["tool_calls"][0]["ok"] is True
+        assert iteration["usage"]["total_tokens"] > 0
+        assert record["usage"]["total_tokens"] == iteration["usage"]["total_tokens"]
+        assert record["model"]
     # One CLI session per run reached the mock.
     sessions = {
         entry["session"]
