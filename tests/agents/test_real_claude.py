@@ -263,10 +263,16 @@ def test_pytest_live_records_checks_and_replays_with_the_real_cli(
     out = live.stdout.str()
     assert "→ Write: " in out  # -s: the agent's stream, rendered live
     assert "command 'python3 hello.py | grep Goodbye': exited 1, expected 0" in out
+    # A line per finished run, then a row per scenario in the summary.
+    live.stdout.fnmatch_lines(
+        [f"ooda: build/writes: status=success iterations=1 *cost=${3 * ANSWER_COST:.4f}*"]
+    )
+    assert "ooda: build/costly: status=aborted iterations=1" in out
     summary = out.split("ooda live runs", 1)[1]
-    assert "build/writes: status=success iterations=1" in summary
-    assert f"cost=${3 * ANSWER_COST:.4f}" in summary
-    assert "build/costly: status=aborted iterations=1" in summary
+    live.stdout.fnmatch_lines(
+        [f"build/writes  *1   1  100%  *${3 * ANSWER_COST:.4f}  success 1"], consecutive=False
+    )
+    assert "build/costly " in summary
     writes = load_scenario(pytester.path / "scenarios" / "build" / "writes.yml")
     assert writes.iterations[0].tool_calls is not None
     assert [c.name for c in writes.iterations[0].tool_calls] == ["Write", "Bash"]
