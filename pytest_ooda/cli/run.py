@@ -18,22 +18,13 @@ from pytest_ooda.cli.common import (
     check_context,
     load_from_args,
     note,
+    positive_int,
     write_prompt,
 )
 from pytest_ooda.errors import ScenarioError, UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value}")
-    return value
 
 
 def _positive_amount(text: str) -> float:
@@ -66,7 +57,7 @@ def add_parser(subparsers: Any) -> None:
     ai.add_argument("--ai-cmd-alias", metavar="NAME", help="AI command alias (e.g. claude)")
     limit = parser.add_mutually_exclusive_group()
     limit.add_argument(
-        "--max-iterations", "-n", type=_positive_int, metavar="N", help="iteration limit"
+        "--max-iterations", "-n", type=positive_int, metavar="N", help="iteration limit"
     )
     limit.add_argument("--unlimited", action="store_true", help="no iteration limit")
     parser.add_argument(
@@ -77,7 +68,7 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--max-tokens",
-        type=_positive_int,
+        type=positive_int,
         metavar="N",
         help="stop (aborted) after the iteration that brings the run's tokens to N",
     )
