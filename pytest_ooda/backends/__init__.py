@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -41,6 +41,17 @@ class Usage:
             + self.cache_creation_tokens
         )
 
+    def as_dict(self) -> dict[str, Any]:
+        """The counts and the cost (``None`` when not priced), as scenario files and
+        results logs write them."""
+        return {
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+            "cache_read_tokens": self.cache_read_tokens,
+            "cache_creation_tokens": self.cache_creation_tokens,
+            "cost": self.cost,
+        }
+
     def __add__(self, other: Usage) -> Usage:
         if self.cost is None and other.cost is None:
             cost = None
@@ -65,6 +76,10 @@ class ToolCall:
     ok: bool | None = None
     error: str | None = None
     id: str | None = field(default=None, compare=False)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The call as scenario files and results logs write it (without the CLI's id)."""
+        return {"name": self.name, "summary": self.summary, "ok": self.ok, "error": self.error}
 
 
 @dataclass(frozen=True)

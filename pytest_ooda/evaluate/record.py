@@ -18,15 +18,13 @@ from pytest_ooda.evaluate.results import (
     FragmentHash,
     IterationEntry,
     RunRecord,
-    TokenUsage,
-    ToolCallEntry,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from pytest_ooda._types import FileChange
-    from pytest_ooda.backends import ToolCall, Usage
+    from pytest_ooda.backends import ToolCall
     from pytest_ooda.config import Procedure, RunSettings
     from pytest_ooda.loop import IterationRecord, LoopResult
     from pytest_ooda.redact import Redactor
@@ -107,25 +105,13 @@ def _tail(text: str, redactor: Redactor) -> str:
     return "".join(lines)[-OUTPUT_TAIL_CHARS:]
 
 
-def _usage(usage: Usage | None) -> TokenUsage | None:
-    if usage is None:
-        return None
-    return TokenUsage(
-        input_tokens=usage.input_tokens,
-        output_tokens=usage.output_tokens,
-        cache_read_tokens=usage.cache_read_tokens,
-        cache_creation_tokens=usage.cache_creation_tokens,
-        cost=usage.cost,
-    )
-
-
-def _calls(calls: Sequence[ToolCall], redactor: Redactor) -> tuple[ToolCallEntry, ...]:
+def _calls(calls: Sequence[ToolCall], redactor: Redactor) -> tuple[ToolCall, ...]:
     return tuple(
-        ToolCallEntry(
-            name=call.name,
+        replace(
+            call,
             summary=redactor(call.summary),
-            ok=call.ok,
             error=redactor(call.error) if call.error is not None else None,
+            id=None,
         )
         for call in calls
     )
@@ -146,7 +132,7 @@ def _iteration(
         duration_s=round(record.duration, 3),
         reason=redactor(record.reason),
         timed_out=record.timed_out,
-        usage=_usage(record.usage),
+        usage=record.usage,
         model=record.model,
         turns=record.turns,
         tool_calls=_calls(record.tool_calls, redactor),
@@ -219,7 +205,7 @@ def build_record(
         ai_command=redactor(identity.command) if identity.command is not None else None,
         ai_api=identity.api,
         model=models[0] if models else None,
-        usage=_usage(result.usage),
+        usage=result.usage,
         iterations=tuple(
             _iteration(record, per_iteration.get(record.number, {}), redactor)
             for record in result.records

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import FILE_CHANGES, STATUSES
 from pytest_ooda._util import type_name
+from pytest_ooda.backends import ToolCall, Usage
 from pytest_ooda.errors import ResultsError, ResultsWarning
 
 if TYPE_CHECKING:
@@ -33,8 +34,6 @@ __all__ = [
     "IterationEntry",
     "Results",
     "RunRecord",
-    "TokenUsage",
-    "ToolCallEntry",
     "read_results",
 ]
 
@@ -43,48 +42,11 @@ SCHEMA = "pytest-ooda/results"
 SCHEMA_VERSION = 1
 
 
-@dataclass(frozen=True)
-class TokenUsage:
-    """Tokens (and cost in US dollars, when the backend priced them) of a run or an
-    iteration."""
-
-    input_tokens: int = 0
-    output_tokens: int = 0
-    cache_read_tokens: int = 0
-    cache_creation_tokens: int = 0
-    cost: float | None = None
-
-    @property
-    def total_tokens(self) -> int:
-        return (
-            self.input_tokens
-            + self.output_tokens
-            + self.cache_read_tokens
-            + self.cache_creation_tokens
-        )
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "input_tokens": self.input_tokens,
-            "output_tokens": self.output_tokens,
-            "cache_read_tokens": self.cache_read_tokens,
-            "cache_creation_tokens": self.cache_creation_tokens,
-            "total_tokens": self.total_tokens,
-            "cost": self.cost,
-        }
-
-
-@dataclass(frozen=True)
-class ToolCallEntry:
-    """A tool call an agent CLI reported (``ok`` is ``None`` when its result is unknown)."""
-
-    name: str
-    summary: str = ""
-    ok: bool | None = None
-    error: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "summary": self.summary, "ok": self.ok, "error": self.error}
+def _usage_json(usage: Usage | None) -> dict[str, Any] | None:
+    """A run's or an iteration's usage with its total, as the log writes it."""
+    if usage is None:
+        return None
+    return {**usage.as_dict(), "total_tokens": usage.total_tokens}
 
 
 @dataclass(frozen=True)
@@ -98,11 +60,11 @@ class IterationEntry:
     duration_s: float
     reason: str = ""
     timed_out: bool = False
-    usage: TokenUsage | None = None
+    usage: Usage | None = None
     model: str | None = None
     turns: int | None = None
-    tool_calls: tuple[ToolCallEntry, ...] = ()
-    permission_denials: tuple[ToolCallEntry, ...] = ()
+    tool_calls: tuple[ToolCall, ...] = ()
+    permission_denials: tuple[ToolCall, ...] = ()
     files: Mapping[str, FileChange] = field(default_factory=lambda: MappingProxyType({}))
     output_tail: str = ""
     error: str | None = None
@@ -116,11 +78,11 @@ class IterationEntry:
             "duration_s": self.duration_s,
             "reason": self.reason,
             "timed_out": self.timed_out,
-            "usage": self.usage.to_json() if self.usage is not None else None,
+            "usage": _usage_json(self.usage),
             "model": self.model,
             "turns": self.turns,
-            "tool_calls": [call.to_json() for call in self.tool_calls],
-            "permission_denials": [call.to_json() for call in self.permission_denials],
+            "tool_calls": [call.as_dict() for call in self.tool_calls],
+            "permission_denials": [call.as_dict() for call in self.permission_denials],
             "files": dict(self.files),
             "output_tail": self.output_tail,
             "error": self.error,
@@ -177,7 +139,7 @@ class RunRecord:
     ai_command: str | None = None
     ai_api: str | None = None
     model: str | None = None
-    usage: TokenUsage | None = None
+    usage: Usage | None = None
     iterations: tuple[IterationEntry, ...] = ()
     files_changed: Mapping[str, FileChange] = field(default_factory=lambda: MappingProxyType({}))
     expect: Mapping[str, Any] | None = None
@@ -222,7 +184,7 @@ class RunRecord:
             "success": self.success,
             "iteration_count": len(self.iterations),
             "elapsed_s": self.elapsed_s,
-            "usage": self.usage.to_json() if self.usage is not None else None,
+            "usage": _usage_json(self.usage),
             "iterations": [iteration.to_json() for iteration in self.iterations],
             "files_changed": dict(self.files_changed),
             "expect": dict(self.expect) if self.expect is not None else None,
@@ -285,12 +247,12 @@ class _Reader:
     def number(self, data: dict[str, Any], key: str, where: str) -> float:
         return float(self.get(data, key, (int, float), where))
 
-    def usage(self, value: Any, where: str) -> TokenUsage | None:
+    def usage(self, value: Any, where: str) -> Usage | None:
         if value is None:
             return None
         data = self.mapping(value, where)
         cost = self.optional(data, "cost", (int, float), where)
-        return TokenUsage(
+        return Usage(
             input_tokens=self.get(data, "input_tokens", (int,), where),
             output_tokens=self.get(data, "output_tokens", (int,), where),
             cache_read_tokens=self.optional(data, "cache_read_tokens", (int,), where) or 0,
@@ -298,7 +260,7 @@ class _Reader:
             cost=float(cost) if cost is not None else None,
         )
 
-    def tool_calls(self, value: Any, where: str) -> tuple[ToolCallEntry, ...]:
+    def tool_calls(self, value: Any, where: str) -> tuple[ToolCall, ...]:
         if value is None:
             return ()
         if not isinstance(value, list):
@@ -308,7 +270,7 @@ class _Reader:
             at = f"{where}[{index}]"
             data = self.mapping(item, at)
             calls.append(
-                ToolCallEntry(
+                ToolCall(
                     name=self.get(data, "name", (str,), at),
                     summary=self.optional(data, "summary", (str,), at) or "",
                     ok=self.optional(data, "ok", (bool,), at),

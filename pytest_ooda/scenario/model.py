@@ -133,15 +133,11 @@ class ScenarioIteration:
         if self.error is not None:
             out["error"] = self.error
         if self.usage is not None:
-            usage = self.usage
-            out["usage"] = {
-                "input_tokens": usage.input_tokens,
-                "output_tokens": usage.output_tokens,
-                "cache_read_tokens": usage.cache_read_tokens,
-                "cache_creation_tokens": usage.cache_creation_tokens,
-            }
-            if usage.cost is not None:
-                out["usage"]["cost"] = round(usage.cost, 6)
+            usage = self.usage.as_dict()
+            cost = usage.pop("cost")
+            if cost is not None:
+                usage["cost"] = round(cost, 6)
+            out["usage"] = usage
         if self.turns is not None:
             out["turns"] = self.turns
         if self.model is not None:
@@ -154,14 +150,8 @@ class ScenarioIteration:
 
 
 def _call_yaml(call: ToolCall) -> dict[str, Any]:
-    out: dict[str, Any] = {"name": call.name}
-    if call.summary:
-        out["summary"] = call.summary
-    if call.ok is not None:
-        out["ok"] = call.ok
-    if call.error is not None:
-        out["error"] = call.error
-    return out
+    """A tool call without its unset fields (no empty summary, no unknown result)."""
+    return {key: value for key, value in call.as_dict().items() if value not in ("", None)}
 
 
 @dataclass(frozen=True)

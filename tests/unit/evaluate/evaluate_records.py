@@ -5,12 +5,8 @@ from __future__ import annotations
 import itertools
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda.evaluate.results import (
-    FragmentHash,
-    IterationEntry,
-    RunRecord,
-    TokenUsage,
-)
+from pytest_ooda.backends import Usage
+from pytest_ooda.evaluate.results import FragmentHash, IterationEntry, RunRecord
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -38,7 +34,7 @@ def record(
 ) -> RunRecord:
     usage = None
     if tokens is not None or cost is not None:
-        usage = TokenUsage(input_tokens=tokens or 0, cost=cost)
+        usage = Usage(input_tokens=tokens or 0, cost=cost)
     ended = status or ("success" if success else "max-iters")
     return RunRecord(
         id=f"id-{next(_ids)}",
