@@ -7,6 +7,9 @@ imports of the same module. Importing them here, once, keeps every inline run on
 same modules, as in a real session.
 """
 
+import sys
+from pathlib import Path
+
 import pytest_ooda.compose
 import pytest_ooda.config
 import pytest_ooda.evaluate
@@ -18,5 +21,8 @@ import pytest_ooda.plugin.measure
 import pytest_ooda.plugin.nodes
 import pytest_ooda.plugin.scenarios
 import pytest_ooda.scenario  # noqa: F401
+
+# Test helpers shared across the test folders (tests/external_tools.py).
+sys.path.insert(0, str(Path(__file__).parent / "tests"))
 
 pytest_plugins = ["pytester"]

@@ -14,13 +14,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import pytest
+from external_tools import CLAUDE_INSTALL, require
 
 if TYPE_CHECKING:
     import subprocess
 
+    import pytest
+
 MOCK = Path(__file__).resolve().parents[3] / "shared" / "tools" / "agent-mock" / "agent_mock.py"
-INSTALL = "npm install -g @anthropic-ai/claude-code@2.1.197"
 #: How the tests run Claude Code unattended: bypassPermissions (IS_SANDBOX=1 as root).
 CLAUDE = (
     "claude -p --no-session-persistence --permission-mode bypassPermissions "
@@ -34,11 +35,8 @@ ANSWER_COST = 1000 * 5e-6 + 50 * 25e-6
 
 def require_claude() -> str:
     found = shutil.which("claude")
-    if found is None:
-        message = f"the Claude Code CLI is not installed: {INSTALL}"
-        if os.environ.get("CI"):
-            pytest.fail(message + " (CI must run these tests)")
-        pytest.skip(message)
+    require(found is not None, "the Claude Code CLI", CLAUDE_INSTALL)
+    assert found is not None
     return found
 
 

@@ -22,12 +22,15 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1] / "tools" / "gotemplate-oracle"))
 
 import oracle  # noqa: E402
+from external_tools import GO_INSTALL, require  # noqa: E402
 from generator import Gen, PrintfGen, SafeGen  # noqa: E402
 from test_conformance import outcome  # noqa: E402
 
-pytestmark = pytest.mark.skipif(
-    not oracle.go_available(), reason="needs `go` and yaml.v3 (golang-gopkg-yaml.v3-dev)"
-)
+
+@pytest.fixture(autouse=True)
+def _go() -> None:
+    require(oracle.go_available(), "Go 1.19 with yaml.v3", GO_INSTALL)
+
 
 BATCH = 12
 

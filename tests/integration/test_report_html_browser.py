@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pytest
+from external_tools import CHROMIUM_INSTALL, require
 from scipy import stats as scipy_stats
 
 from pytest_ooda.cli import main as ooda
@@ -26,7 +27,7 @@ RUNS = 6
 
 def chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
     binary = shutil.which("chromium") or "/usr/bin/chromium"
-    assert Path(binary).exists(), "Debian's chromium is needed (apt-get install chromium)"
+    require(Path(binary).exists(), "Debian's Chromium", CHROMIUM_INSTALL)
     return subprocess.run(
         [
             binary,

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 import yaml
+from external_tools import GO_INSTALL, require
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -101,8 +102,7 @@ def test_goldens_are_what_go_produces_now() -> None:
         regen_config_params = importlib.import_module("regen_config_params")
     finally:
         sys.path.remove(str(ORACLE_DIR))
-    if not oracle.go_available():
-        pytest.skip("needs `go` and yaml.v3 (golang-gopkg-yaml.v3-dev)")
+    require(oracle.go_available(), "Go 1.19 with yaml.v3", GO_INSTALL)
     assert regen_config_params.goldens() == GOLDENS
 
 
