@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from pytest_ooda.config import Procedure, RunSettings
     from pytest_ooda.loop import IterationRecord, LoopResult
     from pytest_ooda.redact import Redactor
-    from pytest_ooda.scenario import Scenario
+    from pytest_ooda.scenario import CommandOutcome, Scenario
     from pytest_ooda.workspace import PathChanges
 
 __all__ = [
@@ -154,12 +154,22 @@ def _redacted_tree(value: Any, redactor: Redactor) -> Any:
     return value
 
 
+def _command(command: CommandOutcome, redactor: Redactor) -> CommandOutcome:
+    return replace(
+        command,
+        run=redactor(command.run),
+        problem=redactor(command.problem) if command.problem is not None else None,
+        output_tail=redactor(command.output_tail),
+    )
+
+
 def build_record(
     *,
     scenario: Scenario,
     result: LoopResult,
     problems: Sequence[str],
     redactor: Redactor,
+    commands: Sequence[CommandOutcome] = (),
     run: int = 1,
     runs: int = 1,
     started_at: float,
@@ -176,7 +186,8 @@ def build_record(
     """The results record of one finished live run of ``scenario``.
 
     ``prompt_sha256`` identifies the prompt version when no iteration ran (else the
-    first iteration's prompt does); ``changes`` watched the run's workspace.
+    first iteration's prompt does); ``changes`` watched the run's workspace; ``commands``
+    are the verification commands' outcomes.
     """
     identity = ai or AiIdentity()
     per_iteration = changes.iterations if changes is not None else {}
@@ -215,6 +226,7 @@ def build_record(
         if declared is not None
         else None,
         problems=tuple(redactor(problem) for problem in problems),
+        commands=tuple(_command(command, redactor) for command in commands),
         aggregate_expect=(
             MappingProxyType(expect.aggregate.to_yaml())
             if expect is not None and expect.aggregate is not None

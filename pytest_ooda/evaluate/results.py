@@ -21,6 +21,7 @@ from pytest_ooda._types import FILE_CHANGES, STATUSES
 from pytest_ooda._util import type_name
 from pytest_ooda.backends import ToolCall, Usage
 from pytest_ooda.errors import ResultsError, ResultsWarning
+from pytest_ooda.scenario.verify import CommandOutcome
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -144,6 +145,7 @@ class RunRecord:
     files_changed: Mapping[str, FileChange] = field(default_factory=lambda: MappingProxyType({}))
     expect: Mapping[str, Any] | None = None
     problems: tuple[str, ...] = ()
+    commands: tuple[CommandOutcome, ...] = ()
     aggregate_expect: Mapping[str, Any] | None = None
     error: str | None = None
 
@@ -189,6 +191,7 @@ class RunRecord:
             "files_changed": dict(self.files_changed),
             "expect": dict(self.expect) if self.expect is not None else None,
             "problems": list(self.problems),
+            "commands": [command.as_dict() for command in self.commands],
             "aggregate_expect": (
                 dict(self.aggregate_expect) if self.aggregate_expect is not None else None
             ),
@@ -332,6 +335,28 @@ class _Reader:
             )
         return tuple(out)
 
+    def commands(self, value: Any) -> tuple[CommandOutcome, ...]:
+        if value is None:
+            return ()
+        if not isinstance(value, list):
+            raise self.fail(f"field 'commands': expected a list, got {type_name(value)}")
+        out = []
+        for index, item in enumerate(value):
+            at = f"commands[{index}]"
+            data = self.mapping(item, at)
+            out.append(
+                CommandOutcome(
+                    run=self.get(data, "run", (str,), at),
+                    exit_code=self.get(data, "exit_code", (int,), at),
+                    expected_exit_code=self.get(data, "expected_exit_code", (int,), at),
+                    duration_s=self.number(data, "duration_s", at),
+                    timed_out=self.optional(data, "timed_out", (bool,), at) or False,
+                    problem=self.optional(data, "problem", (str,), at),
+                    output_tail=self.optional(data, "output_tail", (str,), at) or "",
+                )
+            )
+        return tuple(out)
+
     def record(self, value: Any) -> RunRecord:
         data = self.mapping(value, "record")
         if data.get("schema") != SCHEMA:
@@ -389,6 +414,7 @@ class _Reader:
             files_changed=self.files(data.get("files_changed"), "files_changed"),
             expect=MappingProxyType(expect) if expect is not None else None,
             problems=tuple(problems),
+            commands=self.commands(data.get("commands")),
             aggregate_expect=MappingProxyType(aggregate) if aggregate is not None else None,
             error=self.optional(data, "error", (str,), ""),
         )

@@ -473,7 +473,8 @@ def run_live(
             max_cost=tightest(scenario.max_cost, settings.max_cost),
             max_tokens=tightest(scenario.max_tokens, settings.max_tokens),
         )
-        problems = scenario.check(result, workdir)
+        assessment = scenario.assess(result, workdir)
+        problems = assessment.problems
     for text in agent_warnings(result):
         report.warn_at(AgentWarning(f"scenario {scenario.label}: {text}"), path)
     outcome.record = build_record(
@@ -481,6 +482,7 @@ def run_live(
         result=result,
         problems=problems,
         redactor=redactor,
+        commands=assessment.commands,
         run=run,
         runs=runs,
         started_at=started,

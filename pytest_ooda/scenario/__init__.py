@@ -15,6 +15,7 @@ from __future__ import annotations
 from pytest_ooda._types import RECORD_MODES
 from pytest_ooda.scenario.drift import Drift, check_drift, detect_drift
 from pytest_ooda.scenario.model import (
+    Assessment,
     Expect,
     FileCheck,
     Scenario,
@@ -25,9 +26,12 @@ from pytest_ooda.scenario.model import (
 from pytest_ooda.scenario.record import Recorder, needs_recording, scenario_from_result
 from pytest_ooda.scenario.schema import load_scenario, load_scenario_text
 from pytest_ooda.scenario.store import check_writable, save_scenario
+from pytest_ooda.scenario.verify import CommandOutcome
 
 __all__ = [
     "RECORD_MODES",
+    "Assessment",
+    "CommandOutcome",
     "Drift",
     "Expect",
     "FileCheck",

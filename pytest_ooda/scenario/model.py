@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.backends import ToolCall, Usage
     from pytest_ooda.loop import LoopResult
-    from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
+    from pytest_ooda.scenario.verify import CommandCheck, CommandOutcome, ToolExpect
 
 
 #: What ``expect.signals`` may list per iteration: a promise tag, or ``none``.
@@ -246,6 +246,15 @@ def _plain(value: float) -> float | int:
 
 
 @dataclass(frozen=True)
+class Assessment:
+    """A run against its ``expect`` block: every way it missed (``problems``), and what
+    each verification command did, passed or not (``commands``)."""
+
+    problems: list[str]
+    commands: tuple[CommandOutcome, ...] = ()
+
+
+@dataclass(frozen=True)
 class Expect:
     """The ``expect:`` block. ``iterations`` is exact; ``min/max_iterations`` bound a range.
     ``aggregate`` holds the keys about all runs together; ``check`` ignores them."""
@@ -265,7 +274,12 @@ class Expect:
 
         The verification ``commands`` run in ``workspace`` here, after the loop.
         """
+        return self.assess(result, workspace).problems
+
+    def assess(self, result: LoopResult, workspace: Path | None = None) -> Assessment:
+        """:meth:`check`, keeping each verification command's outcome as well."""
         problems: list[str] = []
+        commands: list[CommandOutcome] = []
         if self.status is not None and result.status != self.status:
             problems.append(f"expected status {self.status!r}, got {result.status!r}")
         ran = result.iterations
@@ -292,10 +306,11 @@ class Expect:
                 problems.append("verification commands need a workspace, but the run had none")
             else:
                 for command in self.commands:
-                    problem = command.check(workspace)
-                    if problem:
-                        problems.append(problem)
-        return problems
+                    outcome = command.verify(workspace)
+                    commands.append(outcome)
+                    if outcome.problem:
+                        problems.append(outcome.problem)
+        return Assessment(problems, tuple(commands))
 
     def to_yaml(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -370,7 +385,13 @@ class Scenario:
 
     def check(self, result: LoopResult, workspace: Path | None = None) -> list[str]:
         """``expect.check`` (no expectations → nothing to report)."""
-        return self.expect.check(result, workspace) if self.expect is not None else []
+        return self.assess(result, workspace).problems
+
+    def assess(self, result: LoopResult, workspace: Path | None = None) -> Assessment:
+        """``expect.assess``: the problems and the verification commands' outcomes."""
+        if self.expect is None:
+            return Assessment([], ())
+        return self.expect.assess(result, workspace)
 
     def to_yaml(self) -> dict[str, Any]:
         out: dict[str, Any] = {"procedure": self.procedure}

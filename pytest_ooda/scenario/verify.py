@@ -120,6 +120,41 @@ class CommandRun:
     timed_out: bool = False
 
 
+#: Lines of a verification command's output kept in its outcome (for reports).
+OUTCOME_TAIL_LINES = 20
+
+
+@dataclass(frozen=True)
+class CommandOutcome:
+    """What one verification command did, for the results log and the reports:
+    ``problem`` says how it missed its expectation (``None`` when it passed);
+    ``output_tail`` is the end of its output."""
+
+    run: str
+    exit_code: int
+    expected_exit_code: int
+    duration_s: float
+    timed_out: bool = False
+    problem: str | None = None
+    output_tail: str = ""
+
+    @property
+    def passed(self) -> bool:
+        return self.problem is None
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "run": self.run,
+            "exit_code": self.exit_code,
+            "expected_exit_code": self.expected_exit_code,
+            "duration_s": self.duration_s,
+            "timed_out": self.timed_out,
+            "passed": self.passed,
+            "problem": self.problem,
+            "output_tail": self.output_tail,
+        }
+
+
 @dataclass(frozen=True)
 class CommandCheck:
     """One ``expect.commands`` entry: ``run`` (a shell command line) must exit with
@@ -150,9 +185,27 @@ class CommandCheck:
 
     def check(self, workspace: Path) -> str | None:
         """What went wrong (with the output's tail), or ``None`` when it passed."""
+        return self.verify(workspace).problem
+
+    def verify(self, workspace: Path) -> CommandOutcome:
+        """Run the command in ``workspace`` and judge it."""
         if not workspace.is_dir():
-            return f"command {self.run!r}: the workspace {workspace} does not exist"
+            problem = f"command {self.run!r}: the workspace {workspace} does not exist"
+            return CommandOutcome(self.run, -1, self.exit_code, 0.0, problem=problem)
         done = self.execute(workspace)
+        tail = "\n".join(done.output.rstrip("\n").splitlines()[-OUTCOME_TAIL_LINES:])
+        return CommandOutcome(
+            self.run,
+            done.exit_code,
+            self.exit_code,
+            round(done.duration, 3),
+            done.timed_out,
+            self._problem(done),
+            tail,
+        )
+
+    def _problem(self, done: CommandRun) -> str | None:
+        """How ``done`` missed this check (with its output's tail), ``None`` if it did not."""
         wrong: list[str] = []
         if done.timed_out:
             wrong.append(f"timed out after {self.timeout:g}s (its process group was killed)")

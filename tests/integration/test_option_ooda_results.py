@@ -92,6 +92,34 @@ def test_a_run_appends_one_complete_record(live: Project) -> None:
     result.stdout.fnmatch_lines(["results: .ooda/results/*.jsonl (1 run; `ooda report *`)"])
 
 
+def test_verification_commands_are_recorded_passed_or_not(live: Project) -> None:
+    live.scenario(
+        "verified",
+        "procedure: greet\nmax_iterations: 3\nexpect:\n  status: success\n  commands:\n"
+        "    - {run: 'cat DONE.md', output_contains: done}\n"
+        "    - {run: 'echo token $OODA_TEST_API_TOKEN; exit 3', exit_code: 0}\n"
+        "iterations: []\n",
+    )
+    result = run_live(live)
+    result.assert_outcomes(failed=1, deselected=7)
+    [record] = records(live.path / ".ooda/results")
+    passed, failed = record["commands"]
+    assert (passed["run"], passed["exit_code"], passed["passed"], passed["problem"]) == (
+        "cat DONE.md",
+        0,
+        True,
+        None,
+    )
+    assert passed["output_tail"] == "done"
+    assert passed["duration_s"] >= 0
+    assert (failed["exit_code"], failed["expected_exit_code"], failed["passed"]) == (3, 0, False)
+    assert "exited 3, expected 0" in failed["problem"]
+    # The command printed a secret from the environment: redacted in the log too.
+    assert failed["output_tail"] == "token <redacted>"
+    assert record["success"] is False
+    assert len(record["problems"]) == 1
+
+
 def test_the_repository_commit_is_recorded(live: Project) -> None:
     live.scenario("first", SCENARIO)
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t", "-c", "commit.gpgsign=false"]

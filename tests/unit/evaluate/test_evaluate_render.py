@@ -13,6 +13,7 @@ from pytest_ooda.evaluate import compare, summarize
 from pytest_ooda.evaluate.render_html import BAR_WIDTH, render_html
 from pytest_ooda.evaluate.render_markdown import compare_markdown, report_markdown
 from pytest_ooda.evaluate.render_text import compare_table, gate_lines, money, seconds, stats_table
+from pytest_ooda.scenario import CommandOutcome
 
 
 def test_cells() -> None:
@@ -127,6 +128,23 @@ def test_html_escapes_outputs_and_fetches_nothing() -> None:
     csp = next(attrs for tag, attrs in parser.tags if attrs.get("http-equiv"))
     assert "default-src 'none'" in (csp.get("content") or "")
     assert "<title>&lt;t&gt;</title>" in html
+
+
+def test_html_shows_each_verification_command() -> None:
+    commands = (
+        CommandOutcome("python -m pytest -q", 0, 0, 4.25, output_tail="3 passed"),
+        CommandOutcome("make lint", 2, 0, 0.5, problem="command 'make lint': exited 2"),
+        CommandOutcome("sleep 999", -9, 0, 300.0, timed_out=True, problem="timed out"),
+    )
+    html = render_html(summarize([replace(record(False), commands=commands)]), k=3, title="r")
+    parser = _Collector()
+    parser.feed(html)
+    rows = re.findall(r"<tr>\s*<td><code>(.*?)</code></td>(.*?)</tr>", html, re.S)
+    shown = {run: re.sub(r"<[^>]+>|\s+", " ", cells).split() for run, cells in rows}
+    assert shown["python -m pytest -q"] == ["0", "4.2s", "passed"]
+    assert shown["make lint"] == ["2", "(expected", "0)", "0.5s", "failed"]
+    assert shown["sleep 999"][-2:] == ["timed", "out"]
+    assert "3 passed" in "".join(parser.text)
 
 
 def test_html_draws_the_rate_and_its_interval() -> None:

@@ -24,6 +24,23 @@ def test_a_record_round_trips_through_its_line() -> None:
     assert RunRecord.from_json(json.loads(line)) == original
 
 
+def test_verification_commands_round_trip() -> None:
+    from dataclasses import replace
+
+    from pytest_ooda.scenario import CommandOutcome
+
+    original = replace(
+        record(False),
+        commands=(
+            CommandOutcome("pytest -q", 1, 0, 2.5, problem="exited 1", output_tail="1 failed"),
+            CommandOutcome("true", 0, 0, 0.0),
+        ),
+    )
+    data = json.loads(original.to_line())
+    assert [command["passed"] for command in data["commands"]] == [False, True]
+    assert RunRecord.from_json(data) == original
+
+
 def test_undecodable_output_stays_one_valid_line() -> None:
     # An agent's undecodable bytes are kept as lone surrogates.
     original = record(False)
