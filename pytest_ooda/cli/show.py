@@ -64,27 +64,11 @@ def format_provenance(config: Config, procedure: str) -> str:
         display_path,
         resolve_run_settings,
     )
+    from pytest_ooda.loop import format_rows, run_settings_rows
 
     proc = config.procedure(procedure)
     run = resolve_run_settings(config, procedure, require_ai=False)
-    values: list[tuple[str, str, str]] = []
-    limit = "unlimited" if run.max_iterations is None else str(run.max_iterations)
-    values.append(("max_iterations", limit, str(run.provenance["max_iterations"])))
-    timeout = "none" if run.iteration_timeout is None else f"{run.iteration_timeout}s"
-    values.append(("iteration_timeout", timeout, str(run.provenance["iteration_timeout"])))
-    for key in ("max_output_buffer", "failure_threshold", "show_ai_output"):
-        values.append((key, str(getattr(run, key)).lower(), str(run.provenance[key])))
-    if run.ai_cmd is not None:
-        import shlex
-
-        values.append(("ai_cmd", shlex.join(run.ai_cmd), str(run.provenance["ai_cmd"])))
-    elif run.ai_api is not None:
-        values.append(
-            ("ai_api", f"{run.ai_api.provider} {run.ai_api.model}", str(run.provenance["ai_api"]))
-        )
-    else:
-        values.append(("ai_cmd", "(none configured)", ""))
-    values.append(("prompt_format", run.prompt_format, str(run.provenance["prompt_format"])))
+    values = run_settings_rows(run)
     for key in ("log_level", "log_timestamp_format"):
         values.append(
             (key, str(getattr(config.loop, key)), str(config.provenance.get(f"loop.{key}", "")))
@@ -93,14 +77,12 @@ def format_provenance(config: Config, procedure: str) -> str:
     for phase, actions in proc.phases().items():
         where = str(config.provenance.get(f"procedures.{procedure}.{phase}", default))
         values.append((phase, f"{len(actions)} fragment(s)", where))
-    width = max(len(key) for key, _, _ in values)
-    vwidth = max(len(value) for _, value, _ in values)
     lines = [f"procedure {procedure} ({proc.title})"]
     for file in config.files:
         if file.name == ROODA_CONFIG_FILENAME:
             # Found under rooda's name: say so, since nothing else would.
             lines.append(f"  config file {display_path(file)} (rooda's name for ooda-config.yml)")
-    lines += [f"  {k:<{width}}  {v:<{vwidth}}  {s}".rstrip() for k, v, s in values]
+    lines.append(format_rows(values))
     for phase, actions in proc.phases().items():
         for index, action in enumerate(actions):
             loc = action.location

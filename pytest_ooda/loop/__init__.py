@@ -10,7 +10,13 @@ tags and the outcome matrix of one iteration.
 from __future__ import annotations
 
 from pytest_ooda._types import EXIT_CODES, STATUSES
-from pytest_ooda.loop.console import LOGGING_LEVELS, ConsoleReporter, format_run_settings
+from pytest_ooda.loop.console import (
+    LOGGING_LEVELS,
+    ConsoleReporter,
+    format_rows,
+    format_run_settings,
+    run_settings_rows,
+)
 from pytest_ooda.loop.events import (
     IterationFinished,
     IterationStarted,
@@ -49,7 +55,9 @@ __all__ = [
     "TimingStats",
     "decide_outcome",
     "find_signal",
+    "format_rows",
     "format_run_settings",
     "make_backend",
     "run_procedure",
+    "run_settings_rows",
 ]

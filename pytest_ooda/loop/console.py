@@ -22,6 +22,8 @@ from pytest_ooda.loop.events import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pytest_ooda.config import RunSettings
 
 
@@ -64,8 +66,11 @@ def format_timestamp(
     return f"[{moment.strftime('%H:%M:%S')}.{moment.microsecond // 1000:03d}]"
 
 
-def format_run_settings(settings: RunSettings, *, executable: str | None = None) -> str:
-    """The resolved settings of a run, one per line with their provenance (for dry runs)."""
+def run_settings_rows(
+    settings: RunSettings, *, executable: str | None = None
+) -> list[tuple[str, str, str]]:
+    """The resolved settings of a run as ``(key, value, provenance)`` rows: what ``ooda
+    run --dry-run`` and ``ooda show --provenance`` print."""
     import shlex
 
     rows: list[tuple[str, str, str]] = []
@@ -73,7 +78,7 @@ def format_run_settings(settings: RunSettings, *, executable: str | None = None)
 
     def add(key: str, value: str) -> None:
         source = prov.get(key)
-        rows.append((key, value, str(source) if source is not None else ""))
+        rows.append((key, value, str(source) if source is not None else "default"))
 
     add(
         "max_iterations",
@@ -95,13 +100,23 @@ def format_run_settings(settings: RunSettings, *, executable: str | None = None)
     elif settings.ai_api is not None:
         api = settings.ai_api
         add("ai_api", f"{api.provider} model={api.model}")
-    if settings.max_cost is not None:
-        add("max_cost", f"${settings.max_cost:g}")
-    if settings.max_tokens is not None:
-        add("max_tokens", str(settings.max_tokens))
+    else:
+        rows.append(("ai_cmd", "(none configured)", ""))
+    add("max_cost", "none" if settings.max_cost is None else f"${settings.max_cost:g}")
+    add("max_tokens", "none" if settings.max_tokens is None else str(settings.max_tokens))
+    return rows
+
+
+def format_rows(rows: Sequence[tuple[str, str, str]]) -> str:
+    """``rows`` as aligned ``key  value  provenance`` lines, indented by two spaces."""
     width = max(len(k) for k, _, _ in rows)
     vwidth = max(len(v) for _, v, _ in rows)
     return "\n".join(f"  {k:<{width}}  {v:<{vwidth}}  {s}".rstrip() for k, v, s in rows)
+
+
+def format_run_settings(settings: RunSettings, *, executable: str | None = None) -> str:
+    """The resolved settings of a run, one per line with their provenance (for dry runs)."""
+    return format_rows(run_settings_rows(settings, executable=executable))
 
 
 class ConsoleReporter:

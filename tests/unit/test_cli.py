@@ -228,12 +228,29 @@ def test_provenance_shows_ai_backend(workspace: Path, capsys: pytest.CaptureFixt
         "  q:\n    ai_cmd: \"my-cli --flag 'a b'\"\n"
     )
     _, out, _ = run(capsys, "show", "p", "--provenance")
-    assert "ai_api                openai gpt-x" in out
+    assert "ai_api                openai model=gpt-x" in out
     assert "max_iterations        unlimited" in out
     assert "iteration_timeout     30s" in out
     assert "log_timestamp_format  none" in out
     _, out, _ = run(capsys, "show", "q", "--provenance")
     assert "ai_cmd                my-cli --flag 'a b'  workspace (ooda-config.yml:7)" in out
+
+
+def test_provenance_shows_output_format_and_budgets(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (workspace / "ooda-config.yml").write_text(
+        "loop:\n  max_cost: 2.5\nprocedures:\n  p:\n    ai_cmd: my-cli\n"
+        "    ai_output: codex-json\n    max_tokens: 90000\n"
+    )
+    _, out, _ = run(capsys, "show", "p", "--provenance")
+    rows = {line.split()[0]: line.split(None, 2)[1:] for line in out.splitlines()[1:]}
+    assert rows["ai_output"] == ["codex-json", "workspace (ooda-config.yml:6)"]
+    assert rows["max_cost"] == ["$2.5", "workspace (ooda-config.yml:2)"]
+    assert rows["max_tokens"] == ["90000", "workspace (ooda-config.yml:7)"]
+    (workspace / "ooda-config.yml").write_text("procedures:\n  q:\n    ai_cmd: my-cli\n")
+    _, out, _ = run(capsys, "show", "q", "--provenance")
+    assert "  max_cost              none" in out
 
 
 def test_list_without_procedures(
