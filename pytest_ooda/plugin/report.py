@@ -21,6 +21,7 @@ from pytest_ooda.errors import OodaError, OodaWarning, TemplateError
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+    from pytest_ooda.backends import ToolCall
     from pytest_ooda.compose import MappedText
     from pytest_ooda.lint import Finding
     from pytest_ooda.loop import LoopResult
@@ -319,6 +320,21 @@ def _tail(text: str, lines: int = _OUTPUT_TAIL) -> list[str]:
     return [line if len(line) <= _OUTPUT_WIDTH else line[:_OUTPUT_WIDTH] + "…" for line in kept]
 
 
+#: Tool calls listed per iteration in a failure report; the rest are counted.
+_SHOWN_CALLS = 8
+
+
+def _calls_text(calls: Sequence[ToolCall]) -> str:
+    """``Write hello.py · Bash pytest -q (failed)``: the first calls, then a count."""
+    shown = [
+        printable(f"{call.name} {call.summary}".strip() + (" (failed)" if call.ok is False else ""))
+        for call in calls[:_SHOWN_CALLS]
+    ]
+    if len(calls) > _SHOWN_CALLS:
+        shown.append(f"+{len(calls) - _SHOWN_CALLS} more")
+    return " · ".join(shown)
+
+
 def iteration_table(result: LoopResult) -> list[str]:
     """Per iteration: signal found, outcome, exit code, and the tail of the output."""
     if not result.records:
@@ -331,6 +347,10 @@ def iteration_table(result: LoopResult) -> list[str]:
             f"{record.exit_code:>4}  {tail[0]}"
         )
         lines.extend(f"  {'':>4}  {'':<7}  {'':<7}  {'':>4}  {more}" for more in tail[1:])
+        if record.tool_calls:
+            lines.append(f"  {'':>4}  tools: {_calls_text(record.tool_calls)}")
+        if record.permission_denials:
+            lines.append(f"  {'':>4}  denied: {_calls_text(record.permission_denials)}")
         if record.outcome == "failure" and record.reason:
             lines.append(f"  {'':>4}  reason: {record.reason}")
         if record.error:

@@ -44,6 +44,9 @@ def test_unmet_tool_and_command_expectations_fail_the_replay(project: Project) -
             "  - expect.tools: Bash was called 1 time(s), expected never: python3 hello.py",
             "  - command 'python3 hello.py; exit 4': exited 4, expected 0",
             "      | hi",
+            "  iter  signal   outcome  exit  output (tail)",
+            "     1  SUCCESS  success     0  *",
+            "        tools: Write hello.py · Bash python3 hello.py",
         ]
     )
 

@@ -10,6 +10,7 @@ from pytest_ooda.plugin.report import (
     count_nodeids,
     file_excerpt,
     format_error,
+    iteration_table,
     live_line,
 )
 
@@ -133,3 +134,30 @@ def test_live_line_names_the_run_of_a_repeated_scenario() -> None:
         "cost": 0.5,
     }
     assert live_line(entry) == "build/x 3/20: status=max-iters iterations=5 time=61.0s cost=$0.5000"
+
+
+def test_the_iteration_table_lists_tool_calls_and_denials() -> None:
+    from pytest_ooda.backends import ToolCall
+    from pytest_ooda.loop import IterationRecord, LoopResult, TimingStats
+
+    calls = tuple(ToolCall("Bash", f"step {n}", ok=True) for n in range(9))
+    record = IterationRecord(
+        number=1,
+        prompt="p",
+        prompt_sha256="0" * 64,
+        output="done\n",
+        exit_code=0,
+        signal=None,
+        outcome="ok",
+        duration=0.1,
+        tool_calls=(ToolCall("Edit", "a.py", ok=False, error="not read"), *calls),
+        permission_denials=(ToolCall("Write", "/etc/x\x1b[2J", ok=False),),
+    )
+    result = LoopResult("p", "max-iters", (record,), TimingStats(), 0.1, 1, 3)
+    lines = iteration_table(result)
+    tools = next(line for line in lines if "tools:" in line)
+    assert tools.split("tools: ")[1] == (
+        "Edit a.py (failed) · " + " · ".join(f"Bash step {n}" for n in range(7)) + " · +2 more"
+    )
+    denied = next(line for line in lines if "denied:" in line)
+    assert denied.endswith("denied: Write /etc/x\\x1b[2J (failed)")
