@@ -18,6 +18,7 @@ output. :func:`backend_result` turns a report into the iteration's ``BackendResu
 from __future__ import annotations
 
 import json
+from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass, replace
 from typing import Any
@@ -117,7 +118,7 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-class AgentStream:
+class AgentStream(ABC):
     """One invocation's output in a machine-readable format, fed as it arrives.
 
     :meth:`feed_bytes` takes raw chunks and returns the text to show a person;
@@ -212,11 +213,13 @@ class AgentStream:
         self._events += 1
         return self._event(event)
 
+    @abstractmethod
     def _event(self, event: dict[str, Any]) -> str | None:
-        raise NotImplementedError
+        """Take one JSON event of the format; a line to show a person, if any."""
 
+    @abstractmethod
     def report(self) -> AgentReport:
-        raise NotImplementedError
+        """What the stream said about the invocation, once it has ended."""
 
     def _missing(self, what: str) -> str:
         """Why there is no final report: the stream's end came first, or it never was
