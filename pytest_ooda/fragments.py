@@ -17,7 +17,7 @@ from typing import Protocol
 
 from pytest_ooda._util import closest
 from pytest_ooda.errors import FragmentError
-from pytest_ooda.yamlload import read_text_file
+from pytest_ooda.textfile import read_text_file
 
 BUILTIN_PREFIX = "builtin:"
 PHASES = ("observe", "orient", "decide", "act")

@@ -16,9 +16,7 @@ from __future__ import annotations
 
 import base64
 import binascii
-import os
 import re
-import stat
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -26,12 +24,12 @@ import yaml
 import yaml.nodes
 
 from pytest_ooda.errors import ConfigError, OodaError
+from pytest_ooda.textfile import MAX_BYTES, line_col, read_text_file
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-MAX_BYTES = 10 * 1024 * 1024
 # Alias expansion is what turns a 1 KB "billion laughs" file into gigabytes; a config
 # with more nodes than this is not something a person wrote.
 MAX_NODES = 500_000
@@ -197,13 +195,6 @@ def _go_kind(value: Any) -> str:
 
 def _mark(node: yaml.nodes.Node) -> Mark:
     return Mark(node.start_mark.line + 1, node.start_mark.column + 1)
-
-
-def _line_col(text: str, index: int) -> tuple[int, int]:
-    index = max(0, min(index, len(text)))
-    line = text.count("\n", 0, index) + 1
-    start = text.rfind("\n", 0, index) + 1
-    return line, index - start + 1
 
 
 def _tab_hint(problem: str) -> str | None:
@@ -570,7 +561,7 @@ def load_yaml_text(
         except yaml.MarkedYAMLError as exc:
             raise _marked_error(exc, name, error) from None
         except yaml.reader.ReaderError as exc:
-            line, col = _line_col(text, exc.position)
+            line, col = line_col(text, exc.position)
             raise error(
                 f"invalid YAML: unacceptable character #x{exc.character:04x}",
                 file=name,
@@ -591,71 +582,6 @@ def load_yaml_text(
     finally:
         if loader is not None:
             loader.dispose()
-
-
-def read_text_file(
-    path: str | Path,
-    *,
-    display: str | Path | None = None,
-    error: type[OodaError] = ConfigError,
-    max_bytes: int = MAX_BYTES,
-    what: str = "file",
-    keep_bom: bool = False,
-) -> str:
-    """Read a UTF-8 text file with the size cap and located decoding errors.
-
-    A leading byte order mark is dropped unless ``keep_bom`` (fragments keep it: Go
-    reads the bytes as they are, and ``TrimSpace`` does not remove U+FEFF).
-    """
-    name = str(display if display is not None else path)
-    try:
-        info = os.stat(path)
-        if stat.S_ISDIR(info.st_mode):
-            raise error(f"cannot read {what}: it is a directory", file=name)
-        if not stat.S_ISREG(info.st_mode):
-            # A FIFO or a device would block or never end; no config or scenario is one.
-            raise error(f"cannot read {what}: not a regular file", file=name)
-        size = info.st_size
-        if size > max_bytes:
-            raise error(
-                f"{what} is too large: {size} bytes (limit {max_bytes} bytes)",
-                file=name,
-                line=1,
-                column=1,
-            )
-        with open(path, "rb") as handle:
-            data = handle.read(max_bytes + 1)
-    except OSError as exc:
-        raise error(f"cannot read {what}: {exc.strerror or exc}", file=name) from None
-    if len(data) > max_bytes:
-        raise error(f"{what} is too large (limit {max_bytes} bytes)", file=name, line=1, column=1)
-    try:
-        text = data.decode("utf-8" if keep_bom else "utf-8-sig")
-    except UnicodeDecodeError as exc:
-        prefix = data[: exc.start].decode("utf-8", errors="replace")
-        line, col = _line_col(prefix, len(prefix))
-        hint = None
-        if data.startswith((b"\xff\xfe", b"\xfe\xff")):
-            hint = "the file is UTF-16 (its first bytes say so); save it as UTF-8"
-        elif exc.start < len(data) and 0x80 <= data[exc.start] <= 0xFF:
-            hint = "save the file as UTF-8 (it looks like Latin-1 or Windows-1252 text)"
-        raise error(
-            f"{what} is not valid UTF-8 text (byte 0x{data[exc.start]:02x} at offset {exc.start})",
-            file=name,
-            line=line,
-            column=col,
-            hint=hint,
-        ) from None
-    nul = text.find("\0")
-    if nul >= 0:
-        line, col = _line_col(text, nul)
-        raise error(
-            f"{what} contains a NUL byte: it looks binary, not text",
-            file=name,
-            line=line,
-            column=col,
-        )
-    return text
 
 
 def load_yaml_file(

@@ -272,7 +272,7 @@ def test_fifo_and_directory_are_refused_without_blocking(tmp_path: Path) -> None
     import os
 
     from pytest_ooda.errors import ScenarioError
-    from pytest_ooda.yamlload import read_text_file
+    from pytest_ooda.textfile import read_text_file
 
     os.mkfifo(tmp_path / "pipe.yml")
     with pytest.raises(ScenarioError, match="cannot read scenario: not a regular file"):
