@@ -32,8 +32,7 @@ def _alpha(text: str) -> float:
 
 
 def add_parser(subparsers: Any) -> None:
-    from pytest_ooda.evaluate.aggregate import DEFAULT_K
-    from pytest_ooda.evaluate.compare import DEFAULT_ALPHA
+    from pytest_ooda.evaluate.stats import DEFAULT_ALPHA, DEFAULT_K
 
     parser = subparsers.add_parser(
         "compare",

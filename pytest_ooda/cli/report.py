@@ -28,7 +28,7 @@ EXIT_GATE_FAILED = 1
 
 
 def add_parser(subparsers: Any) -> None:
-    from pytest_ooda.evaluate.aggregate import DEFAULT_K
+    from pytest_ooda.evaluate.stats import DEFAULT_K
 
     parser = subparsers.add_parser(
         "report",

@@ -17,7 +17,13 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import STATUSES
-from pytest_ooda.evaluate.stats import pass_at_k, pass_hat_k, wilson_interval
+from pytest_ooda.evaluate.stats import (
+    CONFIDENCE,
+    DEFAULT_K,
+    pass_at_k,
+    pass_hat_k,
+    wilson_interval,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -25,11 +31,6 @@ if TYPE_CHECKING:
     from pytest_ooda.evaluate.results import RunRecord
 
 __all__ = ["DEFAULT_K", "Gates", "ScenarioStats", "check_gates", "summarize"]
-
-#: The k of pass^k and pass@k unless asked otherwise: "all of 3 runs succeed" and "at
-#: least one of 3 does" read naturally, and 3 runs fit in any sample worth reporting.
-DEFAULT_K = 3
-CONFIDENCE = 0.95
 
 
 @dataclass(frozen=True)

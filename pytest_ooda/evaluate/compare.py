@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pytest_ooda.evaluate.aggregate import DEFAULT_K, ScenarioStats, summarize
-from pytest_ooda.evaluate.stats import fisher_exact
+from pytest_ooda.evaluate.aggregate import ScenarioStats, summarize
+from pytest_ooda.evaluate.stats import DEFAULT_ALPHA, DEFAULT_K, fisher_exact
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -21,8 +21,6 @@ if TYPE_CHECKING:
     from pytest_ooda.evaluate.results import RunRecord
 
 __all__ = ["DEFAULT_ALPHA", "Comparison", "ScenarioComparison", "compare"]
-
-DEFAULT_ALPHA = 0.05
 
 
 @dataclass(frozen=True)

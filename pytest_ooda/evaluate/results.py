@@ -21,12 +21,12 @@ from pytest_ooda._types import FILE_CHANGES, STATUSES
 from pytest_ooda._util import type_name
 from pytest_ooda.backends import ToolCall, Usage
 from pytest_ooda.errors import ResultsError, ResultsWarning
-from pytest_ooda.scenario.verify import CommandOutcome
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
     from pytest_ooda._types import FileChange
+    from pytest_ooda.scenario import CommandOutcome
 
 __all__ = [
     "SCHEMA",
@@ -340,6 +340,11 @@ class _Reader:
             return ()
         if not isinstance(value, list):
             raise self.fail(f"field 'commands': expected a list, got {type_name(value)}")
+        if not value:
+            return ()
+        # Only records of runs with verification commands pay for the scenario package.
+        from pytest_ooda.scenario import CommandOutcome
+
         out = []
         for index, item in enumerate(value):
             at = f"commands[{index}]"

@@ -9,9 +9,24 @@ exact test).
 from __future__ import annotations
 
 import math
-from statistics import NormalDist
 
-__all__ = ["fisher_exact", "pass_at_k", "pass_hat_k", "wilson_interval"]
+__all__ = [
+    "CONFIDENCE",
+    "DEFAULT_ALPHA",
+    "DEFAULT_K",
+    "fisher_exact",
+    "pass_at_k",
+    "pass_hat_k",
+    "wilson_interval",
+]
+
+#: The k of pass^k and pass@k unless asked otherwise: "all of 3 runs succeed" and "at
+#: least one of 3 does" read naturally, and 3 runs fit in any sample worth reporting.
+DEFAULT_K = 3
+#: The confidence of the success rate's interval.
+CONFIDENCE = 0.95
+#: The significance level of ``ooda compare`` unless asked otherwise.
+DEFAULT_ALPHA = 0.05
 
 
 def _check_counts(successes: int, runs: int) -> None:
@@ -30,6 +45,10 @@ def wilson_interval(successes: int, runs: int, confidence: float = 0.95) -> tupl
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
     if runs == 0:
         return 0.0, 1.0
+    # Imported here: `statistics` costs milliseconds, and the CLI reads this module's
+    # defaults for every command's --help.
+    from statistics import NormalDist
+
     z = NormalDist().inv_cdf(0.5 + confidence / 2)
     p = successes / runs
     denominator = 1 + z * z / runs

@@ -25,6 +25,7 @@ from pytest_ooda.plugin.state import (
     SKIP_AT_ITEM,
     PluginState,
     deselect_unrequested_live,
+    live_requested,
 )
 
 if TYPE_CHECKING:
@@ -73,8 +74,9 @@ def pytest_configure(config: pytest.Config) -> None:
         invocation_dir=config.invocation_params.dir,
     )
     config.stash[PLUGIN_STATE] = PluginState(settings)
-    if not hasattr(config, "workerinput"):
-        # The process that sees every report (xdist's controller, or the only one).
+    if not hasattr(config, "workerinput") and live_requested(config):
+        # The process that sees every report (xdist's controller, or the only one), in a
+        # session that may run live items (they are deselected otherwise).
         from pytest_ooda.plugin import measure
 
         config.pluginmanager.register(measure.LiveRuns(config), "ooda-live-runs")

@@ -150,8 +150,9 @@ class LiveRuns:
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
         if not self.records and not self.recorded:
             return
-        from pytest_ooda.evaluate.aggregate import DEFAULT_K, summarize
+        from pytest_ooda.evaluate.aggregate import summarize
         from pytest_ooda.evaluate.render_text import notes, stats_table
+        from pytest_ooda.evaluate.stats import DEFAULT_K
 
         terminalreporter.write_sep("-", "ooda live runs")
         stats = summarize(self.records)
