@@ -131,10 +131,6 @@ def _lint_parameters(
     label: str,
     text: str,
 ) -> None:
-    # Imported on first use: the template engine (and Jinja2) costs a noticeable share
-    # of a pytest session whose procedures use no templated fragments.
-    from pytest_ooda.gotemplate import first_use_line, referenced_params, uses_whole_dot
-
     has_syntax = TEMPLATE_OPEN in text
     if not _is_template(action):
         if has_syntax:
@@ -157,6 +153,10 @@ def _lint_parameters(
             procedure=procedure.name,
         )
         return
+    # Imported only here, for a templated fragment: the template engine (and Jinja2)
+    # costs a noticeable share of a session whose procedures use no templates.
+    from pytest_ooda.gotemplate import first_use_line, referenced_params, uses_whole_dot
+
     try:
         used = set(referenced_params(text))
     except OodaError:
