@@ -263,24 +263,27 @@ class _Reader:
             cost=float(cost) if cost is not None else None,
         )
 
-    def tool_calls(self, value: Any, where: str) -> tuple[ToolCall, ...]:
+    def objects(self, value: Any, where: str) -> list[tuple[dict[str, Any], str]]:
+        """A list field of objects (``[]`` when absent): each with where it sits."""
         if value is None:
-            return ()
+            return []
         if not isinstance(value, list):
             raise self.fail(f"field {where!r}: expected a list, got {type_name(value)}")
-        calls = []
-        for index, item in enumerate(value):
-            at = f"{where}[{index}]"
-            data = self.mapping(item, at)
-            calls.append(
-                ToolCall(
-                    name=self.get(data, "name", (str,), at),
-                    summary=self.optional(data, "summary", (str,), at) or "",
-                    ok=self.optional(data, "ok", (bool,), at),
-                    error=self.optional(data, "error", (str,), at),
-                )
+        return [
+            (self.mapping(item, f"{where}[{index}]"), f"{where}[{index}]")
+            for index, item in enumerate(value)
+        ]
+
+    def tool_calls(self, value: Any, where: str) -> tuple[ToolCall, ...]:
+        return tuple(
+            ToolCall(
+                name=self.get(data, "name", (str,), at),
+                summary=self.optional(data, "summary", (str,), at) or "",
+                ok=self.optional(data, "ok", (bool,), at),
+                error=self.optional(data, "error", (str,), at),
             )
-        return tuple(calls)
+            for data, at in self.objects(value, where)
+        )
 
     def files(self, value: Any, where: str) -> Mapping[str, FileChange]:
         if value is None:
@@ -317,50 +320,35 @@ class _Reader:
         )
 
     def fragments(self, value: Any) -> tuple[FragmentHash, ...]:
-        if value is None:
-            return ()
-        if not isinstance(value, list):
-            raise self.fail(f"field 'fragments': expected a list, got {type_name(value)}")
-        out = []
-        for index, item in enumerate(value):
-            at = f"fragments[{index}]"
-            data = self.mapping(item, at)
-            out.append(
-                FragmentHash(
-                    phase=self.get(data, "phase", (str,), at),
-                    index=self.get(data, "index", (int,), at),
-                    source=self.get(data, "source", (str,), at),
-                    sha256=self.get(data, "sha256", (str,), at),
-                )
+        return tuple(
+            FragmentHash(
+                phase=self.get(data, "phase", (str,), at),
+                index=self.get(data, "index", (int,), at),
+                source=self.get(data, "source", (str,), at),
+                sha256=self.get(data, "sha256", (str,), at),
             )
-        return tuple(out)
+            for data, at in self.objects(value, "fragments")
+        )
 
     def commands(self, value: Any) -> tuple[CommandOutcome, ...]:
-        if value is None:
-            return ()
-        if not isinstance(value, list):
-            raise self.fail(f"field 'commands': expected a list, got {type_name(value)}")
-        if not value:
+        entries = self.objects(value, "commands")
+        if not entries:
             return ()
         # Only records of runs with verification commands pay for the scenario package.
         from pytest_ooda.scenario import CommandOutcome
 
-        out = []
-        for index, item in enumerate(value):
-            at = f"commands[{index}]"
-            data = self.mapping(item, at)
-            out.append(
-                CommandOutcome(
-                    run=self.get(data, "run", (str,), at),
-                    exit_code=self.get(data, "exit_code", (int,), at),
-                    expected_exit_code=self.get(data, "expected_exit_code", (int,), at),
-                    duration_s=self.number(data, "duration_s", at),
-                    timed_out=self.optional(data, "timed_out", (bool,), at) or False,
-                    problem=self.optional(data, "problem", (str,), at),
-                    output_tail=self.optional(data, "output_tail", (str,), at) or "",
-                )
+        return tuple(
+            CommandOutcome(
+                run=self.get(data, "run", (str,), at),
+                exit_code=self.get(data, "exit_code", (int,), at),
+                expected_exit_code=self.get(data, "expected_exit_code", (int,), at),
+                duration_s=self.number(data, "duration_s", at),
+                timed_out=self.optional(data, "timed_out", (bool,), at) or False,
+                problem=self.optional(data, "problem", (str,), at),
+                output_tail=self.optional(data, "output_tail", (str,), at) or "",
             )
-        return tuple(out)
+            for data, at in entries
+        )
 
     def record(self, value: Any) -> RunRecord:
         data = self.mapping(value, "record")
