@@ -52,13 +52,18 @@ def agent_cmd(tmp_path: Path, *steps: dict[str, Any]) -> str:
     return shlex.join([sys.executable, str(AGENT), "--plan", str(plan)])
 
 
+def ooda_env(workspace: Path) -> dict[str, str]:
+    """The environment of an ``ooda`` subprocess: this checkout's library, the
+    workspace's empty global config home, and none of the caller's ``OODA_LOOP_*``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OODA_LOOP_")}
+    env.update(OODA_CONFIG_HOME=str(workspace / "config-home"), PYTHONPATH=str(ROOT))
+    return env
+
+
 def ooda(
     *args: str, cwd: Path, env: dict[str, str] | None = None, timeout: float = 60
 ) -> subprocess.CompletedProcess[str]:
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("OODA_LOOP_")}
-    full_env["OODA_CONFIG_HOME"] = str(cwd / "config-home")
-    full_env["PYTHONPATH"] = str(ROOT)
-    full_env.update(env or {})
+    full_env = {**ooda_env(cwd), **(env or {})}
     return subprocess.run(
         [sys.executable, "-m", "pytest_ooda", *args],
         cwd=cwd,
@@ -283,8 +288,7 @@ def _group_alive(pgid: int) -> bool:
 def test_signal_to_ooda_run_mid_iteration(workspace: Path, signum: int) -> None:
     pidfile = workspace / "agent.pid"
     step = {"pidfile": str(pidfile), "grandchild": 60, "print": "thinking\n", "sleep": 60}
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OODA_LOOP_")}
-    env.update(OODA_CONFIG_HOME=str(workspace / "config-home"), PYTHONPATH=str(ROOT))
+    env = ooda_env(workspace)
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -405,8 +409,7 @@ def test_context_that_is_not_utf8_does_not_crash_the_run(workspace: Path) -> Non
     prompt_file = workspace / "prompt.txt"
     cmd = agent_cmd(workspace, {**SUCCESS, "record_prompt": str(prompt_file)})
     args = [sys.executable, "-m", "pytest_ooda", "run", "build", "--ai-cmd", cmd, "-q"]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OODA_LOOP_")}
-    env.update(OODA_CONFIG_HOME=str(workspace / "config-home"), PYTHONPATH=str(ROOT))
+    env = ooda_env(workspace)
     proc = subprocess.run(
         [os.fsencode(a) for a in args] + [b"--context", b"caf\xe9"],
         cwd=workspace,
@@ -425,8 +428,7 @@ def test_context_that_is_not_utf8_does_not_crash_the_run(workspace: Path) -> Non
 )
 def test_closed_stdout_is_not_a_traceback(workspace: Path, args: list[str]) -> None:
     cmd = agent_cmd(workspace, SUCCESS)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OODA_LOOP_")}
-    env.update(OODA_CONFIG_HOME=str(workspace / "config-home"), PYTHONPATH=str(ROOT))
+    env = ooda_env(workspace)
     extra = ["--ai-cmd", cmd] if args[0] == "run" else []
     full = [sys.executable, "-m", "pytest_ooda", *args, *extra]
     proc = subprocess.run(
@@ -492,8 +494,7 @@ def test_replay_with_missing_workspace(workspace: Path, capsys: pytest.CaptureFi
 def test_closed_stderr_pipe_keeps_the_run_exit_code(workspace: Path) -> None:
     # Slow enough that the log is still being written after the reader hangs up.
     cmd = agent_cmd(workspace, {"print": "nope\n", "sleep": 0.3, "exit": 1})
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OODA_LOOP_")}
-    env.update(OODA_CONFIG_HOME=str(workspace / "config-home"), PYTHONPATH=str(ROOT))
+    env = ooda_env(workspace)
     proc = subprocess.Popen(
         [sys.executable, "-m", "pytest_ooda", "run", "build", "--ai-cmd", cmd, "-n", "3"],
         cwd=workspace,
