@@ -30,6 +30,14 @@ EXIT_CODES: dict[Status, int] = {"success": 0, "aborted": 1, "max-iters": 2, "in
 OutcomeKind = Literal["ok", "success", "failure"]
 OUTCOME_KINDS: tuple[OutcomeKind, ...] = get_args(OutcomeKind)
 
+#: What one measured live run counts as: ``success`` and ``failure`` are the prompt's
+#: (the run met its expectations or not); ``error`` is the infrastructure's (an API
+#: overload or rate limit, a dropped connection, an agent command that could not start or
+#: died before saying anything, a sandbox that would not start). Errors carry a reason
+#: and are left out of success rates.
+RunOutcome = Literal["success", "failure", "error"]
+RUN_OUTCOMES: tuple[RunOutcome, ...] = get_args(RunOutcome)
+
 #: The promise signal an output carried, if any, and the tags that carry them.
 Signal = Literal["SUCCESS", "FAILURE"]
 SIGNALS: tuple[Signal, ...] = get_args(Signal)
@@ -121,6 +129,7 @@ __all__ = [
     "PROMPT_FORMATS",
     "PROMPT_PARTS",
     "RECORD_MODES",
+    "RUN_OUTCOMES",
     "SEVERITIES",
     "SEVERITY_LEVELS",
     "SIGNALS",
@@ -140,6 +149,7 @@ __all__ = [
     "PromptFormat",
     "PromptPart",
     "RecordMode",
+    "RunOutcome",
     "Severity",
     "SeverityLevel",
     "Signal",

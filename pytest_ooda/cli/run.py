@@ -21,10 +21,14 @@ from pytest_ooda.cli.common import (
     positive_int,
     write_prompt,
 )
-from pytest_ooda.errors import ScenarioError, UsageError
+from pytest_ooda.errors import UsageError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from pytest_ooda.config import Config
+    from pytest_ooda.live import LiveRun
+    from pytest_ooda.scenario import Scenario
 
 
 def _positive_amount(text: str) -> float:
@@ -111,6 +115,48 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=command)
 
 
+def _record(
+    args: argparse.Namespace,
+    config: Config,
+    base: Scenario,
+    workdir: Path,
+    run_options: dict[str, Any],
+) -> LiveRun:
+    """``--record``: the live-run path of ``pytest -m live``, run in place (the current
+    directory) and recorded to ``base``'s file whatever it held."""
+    from pytest_ooda.config import CONFIG_FILENAME
+    from pytest_ooda.live import LiveSettings, run_live
+
+    settings = LiveSettings(
+        root=workdir,
+        ai_cmd=args.ai_cmd,
+        ai_cmd_alias=args.ai_cmd_alias,
+        ai_output=args.ai_output,
+        record_mode="all",
+        max_cost=args.max_cost,
+        max_tokens=args.max_tokens,
+        flag_prefix="--",
+    )
+    options = dict(run_options)
+    on_event = options.pop("on_event")
+    # The scenario's budget still applies: the tighter of it and the flag's.
+    options.pop("max_cost")
+    options.pop("max_tokens")
+    target = Path(args.record)
+    return run_live(
+        config.files[-1] if config.files else workdir / CONFIG_FILENAME,
+        args.procedure,
+        target,
+        settings=settings,
+        scenario=base,
+        config=config,
+        workdir=workdir,
+        record_to=target,
+        on_event=on_event,
+        run_options=options,
+    )
+
+
 def command(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         return _run(args, stack)
@@ -119,7 +165,7 @@ def command(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     import logging
 
-    from pytest_ooda import loop, scenario
+    from pytest_ooda import live, loop, scenario
     from pytest_ooda.compose import assemble_prompt
     from pytest_ooda.config import resolve_run_settings
     from pytest_ooda.scenario.replay import replay_scenario
@@ -159,18 +205,14 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     workdir = Path.cwd()
     if replay is not None:
         # A recording's file changes (deletions included) must never land in the user's
-        # tree: they go to a scratch copy of the scenario's workspace, as in pytest.
+        # tree: they go to a scratch copy of the scenario's workspace, as in pytest, and
+        # the workspace must lie inside the project, as in pytest.
         scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="ooda-replay-"))
         replay_files = Path(scratch)
-        source = replay.workspace_dir()
+        source = scenario.workspace_of(replay, root=workdir)
         if source is not None:
-            if not source.is_dir():
-                raise ScenarioError(
-                    f"scenario workspace not found: {replay.workspace} (resolved to {source})",
-                    file=str(replay.path),
-                )
             shutil.copytree(source, replay_files, dirs_exist_ok=True, symlinks=True)
-    recorder: scenario.Recorder | None = None
+    record_base: scenario.Scenario | None = None
     if args.record:
         # Checked before the run, so a wrong target costs no AI time.
         target = Path(args.record)
@@ -189,7 +231,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
                 context=tuple(context),
                 max_iterations=settings.max_iterations,
             )
-        recorder = scenario.Recorder(base, "all", path=target, redact=config.redact)
+        record_base = base
     if args.dry_run:
         executable: str | None = None
         if replay is None and settings.ai_cmd is not None:
@@ -211,8 +253,8 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         print(loop.format_run_settings(settings, executable=executable), file=sys.stderr)
         if replay is not None:
             print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
-        if recorder is not None:
-            print(f"  record  {recorder.path} (checked: writable)", file=sys.stderr)
+        if args.record:
+            print(f"  record  {args.record} (checked: writable)", file=sys.stderr)
         write_prompt(prompt)
         return EXIT_OK
     streaming = args.verbose or settings.show_ai_output
@@ -225,14 +267,6 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         timestamps=config.loop.log_timestamp_format,
     )
     on_event: Callable[[loop.LoopEvent], None] = reporter
-    if recorder is not None:
-        watch = recorder.watch(workdir)
-
-        def watch_and_report(event: loop.LoopEvent) -> None:
-            watch(event)
-            reporter(event)
-
-        on_event = watch_and_report
     # The reporter prints the events; keep logging's last-resort handler from echoing them.
     quiet_logger = logging.getLogger("pytest_ooda.loop")
     null = logging.NullHandler()
@@ -247,12 +281,16 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         "max_cost": args.max_cost,
         "max_tokens": args.max_tokens,
     }
+    recorded: live.LiveRun | None = None
     try:
         if replay is not None:
             replayed = replay_scenario(
                 config, replay, workdir=workdir, files_dir=replay_files, **run_options
             )
             result = replayed.result
+        elif record_base is not None:
+            recorded = _record(args, config, record_base, workdir, run_options)
+            result = recorded.result
         else:
             result = loop.run_procedure(
                 config,
@@ -272,15 +310,13 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             note(f"warning: {drift.describe()}")
         for problem in replayed.problems:
             note(f"warning: scenario expectation not met: {problem}")
-    if recorder is not None:
-        problems = recorder.scenario.check(result, workdir)
-        for problem in problems:
+    if recorded is not None:
+        for warning in recorded.warnings:
+            note(f"warning: {warning.message}")
+        for problem in recorded.problems:
             note(f"warning: scenario expectation not met: {problem}")
-        written = recorder.commit(result, problems)
-        if written is not None:
-            for warning in recorder.warnings:
-                note(f"warning: {warning}")
-            note(f"recorded {result.iterations} iteration(s) to {written}")
+        if recorded.recorded is not None:
+            note(f"recorded {result.iterations} iteration(s) to {recorded.recorded}")
         else:
-            note(f"warning: not recorded: {recorder.skipped_reason}")
+            note(f"warning: not recorded: {recorded.not_recorded}")
     return result.exit_code

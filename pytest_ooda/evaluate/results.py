@@ -1,12 +1,17 @@
 """The results log: one JSON object per live run, one run per line (``.jsonl``).
 
-The schema is versioned (``"schema": "pytest-ooda/results", "version": 1``) and
+The schema is versioned (``"schema": "pytest-ooda/results", "version": 2``) and
 documented in ``docs/evaluating.md``. :class:`RunRecord` is a record in memory;
 ``to_json``/``from_json`` are its wire form. :func:`read_results` reads any number of
 files and directories (every ``*.jsonl`` under them), merges them, drops a record seen
 twice (the same ``id``: a file passed twice, or copied into two artifacts) and skips an
 unfinished last line (a session killed mid-write); anything else that is not a record
 is a ``ResultsError`` at its file, line and column.
+
+Version 2 gave each run an ``outcome`` (``success``, ``failure`` or ``error``, the last
+for the infrastructure's faults, with ``error_reason``), the ``retries`` it needed, the
+``sandbox`` it ran in, its ``variant`` and its ``judge`` gradings. Version 1 lines are
+still read: their outcome is ``success`` or ``failure`` as their ``success`` says.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._types import FILE_CHANGES, STATUSES
+from pytest_ooda._types import FILE_CHANGES, RUN_OUTCOMES, STATUSES
 from pytest_ooda._util import type_name
 from pytest_ooda.backends import ToolCall, Usage
 from pytest_ooda.errors import ResultsError, ResultsWarning
@@ -25,7 +30,7 @@ from pytest_ooda.errors import ResultsError, ResultsWarning
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from pytest_ooda._types import FileChange
+    from pytest_ooda._types import FileChange, RunOutcome
     from pytest_ooda.scenario import CommandOutcome
 
 __all__ = [
@@ -40,7 +45,7 @@ __all__ = [
 
 SCHEMA = "pytest-ooda/results"
 #: Bumped when a field changes meaning or goes away; new optional fields keep it.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 def _usage_json(usage: Usage | None) -> dict[str, Any] | None:
@@ -148,6 +153,34 @@ class RunRecord:
     commands: tuple[CommandOutcome, ...] = ()
     aggregate_expect: Mapping[str, Any] | None = None
     error: str | None = None
+    #: ``success``/``failure``: the prompt's; ``error``: the infrastructure's. Left out
+    #: (``None``, and in version 1 lines) it is set from ``success``.
+    outcome: RunOutcome | None = None
+    #: Why an ``error`` run is the infrastructure's fault (redacted).
+    error_reason: str | None = None
+    #: Attempts retried after infrastructure errors before the run's result stood.
+    retries: int = 0
+    #: Where the agent ran: ``{"kind": …, "image": …, "image_id": …}`` (``None``: no
+    #: sandbox, or a version 1 line).
+    sandbox: Mapping[str, Any] | None = None
+    #: The named variant of the scenario's settings this run used (``None``: the default).
+    variant: str | None = None
+    #: The model-graded rubric's votes, reasons, usage and verdict.
+    judge: Mapping[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        if self.outcome is None:
+            object.__setattr__(self, "outcome", "success" if self.success else "failure")
+
+    @property
+    def run_outcome(self) -> RunOutcome:
+        """The run's outcome (``success``, ``failure`` or ``error``)."""
+        return self.outcome or ("success" if self.success else "failure")
+
+    @property
+    def valid(self) -> bool:
+        """Whether the run measured the prompt (``success`` or ``failure``, not ``error``)."""
+        return self.run_outcome != "error"
 
     @property
     def label(self) -> str:
@@ -196,6 +229,12 @@ class RunRecord:
                 dict(self.aggregate_expect) if self.aggregate_expect is not None else None
             ),
             "error": self.error,
+            "outcome": self.run_outcome,
+            "error_reason": self.error_reason,
+            "retries": self.retries,
+            "sandbox": dict(self.sandbox) if self.sandbox is not None else None,
+            "variant": self.variant,
+            "judge": dict(self.judge) if self.judge is not None else None,
         }
 
     def to_line(self) -> str:
@@ -375,6 +414,22 @@ class _Reader:
             raise self.fail("field 'problems': expected a list of strings")
         expect = self.optional(data, "expect", (dict,), "")
         aggregate = self.optional(data, "aggregate_expect", (dict,), "")
+        success = self.get(data, "success", (bool,), "")
+        outcome = self.optional(data, "outcome", (str,), "")
+        if outcome is not None and outcome not in RUN_OUTCOMES:
+            raise self.fail(
+                f"field 'outcome': expected one of {', '.join(RUN_OUTCOMES)}, got {outcome!r}"
+            )
+        if outcome is not None and (outcome == "success") != success:
+            raise self.fail(
+                f"field 'outcome' is {outcome!r} but 'success' is {str(success).lower()}",
+                hint="a run's success is true exactly when its outcome is 'success'",
+            )
+        sandbox = self.optional(data, "sandbox", (dict,), "")
+        judge = self.optional(data, "judge", (dict,), "")
+        retries = self.optional(data, "retries", (int,), "") or 0
+        if retries < 0:
+            raise self.fail(f"field 'retries': expected a count >= 0, got {retries}")
         return RunRecord(
             id=self.get(data, "id", (str,), ""),
             procedure=self.get(data, "procedure", (str,), ""),
@@ -382,7 +437,7 @@ class _Reader:
             run=self.get(data, "run", (int,), ""),
             runs=self.get(data, "runs", (int,), ""),
             status=status,
-            success=self.get(data, "success", (bool,), ""),
+            success=success,
             elapsed_s=self.number(data, "elapsed_s", ""),
             started_at=self.optional(data, "started_at", (str,), "") or "",
             finished_at=self.optional(data, "finished_at", (str,), "") or "",
@@ -410,6 +465,12 @@ class _Reader:
             commands=self.commands(data.get("commands")),
             aggregate_expect=MappingProxyType(aggregate) if aggregate is not None else None,
             error=self.optional(data, "error", (str,), ""),
+            outcome=outcome,
+            error_reason=self.optional(data, "error_reason", (str,), ""),
+            retries=retries,
+            sandbox=MappingProxyType(sandbox) if sandbox is not None else None,
+            variant=self.optional(data, "variant", (str,), ""),
+            judge=MappingProxyType(judge) if judge is not None else None,
         )
 
 

@@ -145,7 +145,7 @@ class Runner:
             handle_signals=False,
             **options,
         )
-        from pytest_ooda.plugin.scenarios import agent_warnings
+        from pytest_ooda.live import agent_warnings
 
         for text in agent_warnings(result):
             warnings.warn(AgentWarning(f"procedure {procedure}: {text}"), stacklevel=3)

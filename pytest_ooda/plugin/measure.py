@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ooda._util import display_path
-from pytest_ooda.plugin.report import LIVE_PROPERTY, live_line
+from pytest_ooda.plugin.report import RECORDED_PROPERTY, live_line
 from pytest_ooda.plugin.state import PLUGIN_STATE
 
 if TYPE_CHECKING:
@@ -56,21 +56,22 @@ class LiveRuns:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
             return
-        entry = next(
+        data = getattr(report, REPORT_ATTRIBUTE, None)
+        if not isinstance(data, dict):
+            return
+        record = self._keep(data)
+        if record is None:
+            return
+        recorded = next(
             (
                 value
                 for name, value in report.user_properties
-                if name == LIVE_PROPERTY and isinstance(value, dict)
+                if name == RECORDED_PROPERTY and isinstance(value, str)
             ),
             None,
         )
-        data = getattr(report, REPORT_ATTRIBUTE, None)
-        if isinstance(data, dict):
-            self._keep(data)
-        if entry is None:
-            return
-        if entry.get("recorded"):
-            self.recorded.append(f"{entry.get('scenario')} -> {entry['recorded']}")
+        if recorded:
+            self.recorded.append(f"{record.label} -> {recorded}")
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None and self.config.get_verbosity() > -2:
             writer = self.config.get_terminal_writer()
@@ -78,9 +79,9 @@ class LiveRuns:
             # the line is taken; start a new one ourselves.
             if reporter.currentfspath is None and writer.width_of_current_line:
                 writer.line()
-            reporter.write_line(f"ooda: {live_line(entry)}")
+            reporter.write_line(f"ooda: {live_line(record, recorded)}")
 
-    def _keep(self, data: dict[str, Any]) -> None:
+    def _keep(self, data: dict[str, Any]) -> RunRecord | None:
         from pytest_ooda.errors import OodaError
         from pytest_ooda.evaluate.results import RunRecord
 
@@ -89,17 +90,18 @@ class LiveRuns:
         except OodaError as error:
             # Made by this pytest-ooda a moment ago; a hook must not raise regardless.
             self.log_error = f"a run's results record is malformed: {error}"
-            return
+            return None
         log = self._results_log()
         record = log.stamp(record)
         self.records.append(record)
         if self.log_error is not None:
-            return
+            return record
         try:
             log.append(record)
         except OSError as exc:
             where = display_path(log.path or log.directory, self.settings.rootpath)
             self.log_error = f"cannot write the results log {where}: {exc.strerror or exc}"
+        return record
 
     def _results_log(self) -> ResultsLog:
         if self._log is None:

@@ -580,10 +580,13 @@ class LiveItem(ScenarioItem):
             pytest.skip(str(missing))
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None
-        self.user_properties.append((report.LIVE_PROPERTY, summary.as_dict(self.nodeid)))
-        if summary.record is not None:
-            self.stash[LIVE_RECORD] = summary.record.to_json()
-        summary.raise_for_outcome()
+        if summary.recorded is not None:
+            shown = display_path(summary.recorded, self.config.rootpath)
+            self.user_properties.append((report.RECORDED_PROPERTY, shown))
+        # The run travels to the process that measures it as its results record only.
+        self.stash[LIVE_RECORD] = summary.record.to_json()
+        if summary.problems:
+            raise ItemFailure(summary.report)
 
 
 def iter_procedure_nodes(items: Iterable[pytest.Item]) -> Iterator[ProcedureNode]:

@@ -21,14 +21,15 @@ from pytest_ooda.errors import OodaError, OodaWarning, TemplateError
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from pytest_ooda.backends import ToolCall
     from pytest_ooda.compose import MappedText
+    from pytest_ooda.evaluate.results import RunRecord
     from pytest_ooda.lint import Finding
-    from pytest_ooda.loop import LoopResult
     from pytest_ooda.plugin.options import PluginSettings
     from pytest_ooda.plugin.state import PluginState
 
-LIVE_PROPERTY = "ooda_live"
+#: The user property a live item leaves when it recorded its scenario (the path); the
+#: run itself travels as its results record (``measure.REPORT_ATTRIBUTE``).
+RECORDED_PROPERTY = "ooda_recorded"
 _REPEAT_SUFFIX = re.compile(r"#\d+\]\Z")
 
 
@@ -40,8 +41,6 @@ class ItemFailure(Exception):
 
 
 _EXCERPT_CONTEXT = 2
-_OUTPUT_TAIL = 5
-_OUTPUT_WIDTH = 120
 
 
 # --------------------------------------------------------------------------- header
@@ -304,96 +303,28 @@ def _is_structural(source: str) -> bool:
 # --------------------------------------------------------------------------- scenarios
 
 
-# Control characters, and the bidirectional overrides that can make a terminal show text
-# in another order than it has: shown escaped, so an agent's output cannot recolour,
-# clear or reorder the failure report around it.
-_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
-
-
-def printable(text: str) -> str:
-    """``text`` with terminal control characters escaped (``\\x1b``, ``\\u202e``)."""
-    return _UNPRINTABLE.sub(lambda match: match.group().encode("unicode_escape").decode(), text)
-
-
-def _tail(text: str, lines: int = _OUTPUT_TAIL) -> list[str]:
-    kept = [printable(line) for line in text.rstrip("\n").splitlines()[-lines:]]
-    return [line if len(line) <= _OUTPUT_WIDTH else line[:_OUTPUT_WIDTH] + "…" for line in kept]
-
-
-#: Tool calls listed per iteration in a failure report; the rest are counted.
-_SHOWN_CALLS = 8
-
-
-def _calls_text(calls: Sequence[ToolCall]) -> str:
-    """``Write hello.py · Bash pytest -q (failed)``: the first calls, then a count."""
-    shown = [
-        printable(f"{call.name} {call.summary}".strip() + (" (failed)" if call.ok is False else ""))
-        for call in calls[:_SHOWN_CALLS]
-    ]
-    if len(calls) > _SHOWN_CALLS:
-        shown.append(f"+{len(calls) - _SHOWN_CALLS} more")
-    return " · ".join(shown)
-
-
-def iteration_table(result: LoopResult) -> list[str]:
-    """Per iteration: signal found, outcome, exit code, and the tail of the output."""
-    if not result.records:
-        return ["  (no iteration ran)" + (f": {result.error}" if result.error else "")]
-    lines = ["  iter  signal   outcome  exit  output (tail)"]
-    for record in result.records:
-        tail = _tail(record.output) or ["<no output>"]
-        lines.append(
-            f"  {record.number:>4}  {record.signal_name:<7}  {record.outcome:<7}  "
-            f"{record.exit_code:>4}  {tail[0]}"
-        )
-        lines.extend(f"  {'':>4}  {'':<7}  {'':<7}  {'':>4}  {more}" for more in tail[1:])
-        if record.tool_calls:
-            lines.append(f"  {'':>4}  tools: {_calls_text(record.tool_calls)}")
-        if record.permission_denials:
-            lines.append(f"  {'':>4}  denied: {_calls_text(record.permission_denials)}")
-        if record.outcome == "failure" and record.reason:
-            lines.append(f"  {'':>4}  reason: {record.reason}")
-        if record.error:
-            lines.append(f"  {'':>4}  error: {record.error}")
-    if result.error:
-        lines.append(f"  loop error: {result.error}")
-    return lines
-
-
-def served_table(outputs: Sequence[tuple[str, int]]) -> list[str]:
-    """Per replayed iteration: signal, exit code and output tail, for a replay that
-    stopped before the loop produced a result (it ran out of recorded iterations)."""
-    from pytest_ooda.loop.signals import find_signal
-
-    lines = ["  iter  signal   exit  output (tail)"]
-    for number, (output, exit_code) in enumerate(outputs, start=1):
-        tail = _tail(output) or ["<no output>"]
-        signal = find_signal(output) or "none"
-        lines.append(f"  {number:>4}  {signal:<7}  {exit_code:>4}  {tail[0]}")
-        lines.extend(f"  {'':>4}  {'':<7}  {'':>4}  {more}" for more in tail[1:])
-    return lines
-
-
 # --------------------------------------------------------------------------- live runs
 
 
-def live_line(entry: dict[str, Any]) -> str:
-    """One finished live run: scenario (and run k/N of a repeated one), status,
-    iterations, time, tokens and cost when reported, where it was recorded."""
-    runs = entry.get("runs") or 1
-    which = f" {entry.get('run')}/{runs}" if runs > 1 else ""
+def live_line(record: RunRecord, recorded: str | None = None) -> str:
+    """One finished live run, from its results record: scenario (and run k/N of a
+    repeated one), status, iterations, time, tokens and cost when reported, where it was
+    recorded, and what made it a failure or an infrastructure error."""
+    which = f" {record.run}/{record.runs}" if record.runs > 1 else ""
     parts = [
-        f"{entry.get('scenario')}{which}: status={entry.get('status')}",
-        f"iterations={entry.get('iterations')}",
-        f"time={float(entry.get('elapsed') or 0.0):.1f}s",
+        f"{record.label}{which}: status={record.status}",
+        f"iterations={len(record.iterations)}",
+        f"time={record.elapsed_s:.1f}s",
     ]
-    tokens_in, tokens_out = entry.get("input_tokens"), entry.get("output_tokens")
-    if tokens_in is not None or tokens_out is not None:
-        parts.append(f"tokens={tokens_in or 0}in/{tokens_out or 0}out")
-    if entry.get("cost") is not None:
-        parts.append(f"cost=${float(entry['cost']):.4f}")
-    if entry.get("recorded"):
-        parts.append(f"recorded -> {entry['recorded']}")
-    if entry.get("expectations"):
-        parts.append(f"({entry['expectations']})")
+    usage = record.usage
+    if usage is not None:
+        parts.append(f"tokens={usage.input_tokens}in/{usage.output_tokens}out")
+    if record.cost is not None:
+        parts.append(f"cost=${record.cost:.4f}")
+    if recorded:
+        parts.append(f"recorded -> {recorded}")
+    if record.problems:
+        parts.append(f"({len(record.problems)} expectation(s) not met)")
+    if record.run_outcome == "error":
+        parts.append(f"(error: {record.error_reason or 'infrastructure'})")
     return " ".join(parts)

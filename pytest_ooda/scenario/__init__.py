@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from pytest_ooda._types import RECORD_MODES
 from pytest_ooda.scenario.drift import Drift, check_drift, detect_drift
+from pytest_ooda.scenario.locate import load_for, workspace_of
 from pytest_ooda.scenario.model import (
     Assessment,
     Expect,
@@ -42,10 +43,12 @@ __all__ = [
     "check_drift",
     "check_writable",
     "detect_drift",
+    "load_for",
     "load_scenario",
     "load_scenario_text",
     "needs_recording",
     "save_scenario",
     "scenario_from_result",
     "sha256_text",
+    "workspace_of",
 ]

@@ -34,7 +34,7 @@ def test_live_is_skipped_with_every_way_to_configure_a_command(project: Project)
         [
             "SKIPPED [[]1] scenarios/greet/s.yml:1: no AI command configured for live runs;"
             " set one of:",
-            "  - pytest --ooda-ai-cmd 'my-cli -p' or --ooda-ai-cmd-alias NAME*",
+            "  - pytest --ooda-ai-cmd='my-cli -p' or --ooda-ai-cmd-alias=NAME*",
             "  - OODA_LOOP_AI_CMD or OODA_LOOP_AI_CMD_ALIAS in the environment",
             "  - loop.ai_cmd, loop.ai_cmd_alias or loop.ai_api in ooda-config.yml*",
             "  - ai_cmd, ai_cmd_alias or ai_api on the procedure itself",

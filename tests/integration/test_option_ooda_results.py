@@ -48,7 +48,8 @@ def test_a_run_appends_one_complete_record(live: Project) -> None:
     result.assert_outcomes(passed=1, deselected=7)
     [record] = records(live.path / ".ooda/results")
     assert record["schema"] == "pytest-ooda/results"
-    assert record["version"] == 1
+    assert record["version"] == 2
+    assert record["outcome"] == "success"
     assert (record["procedure"], record["scenario"], record["run"], record["runs"]) == (
         "greet",
         "first",

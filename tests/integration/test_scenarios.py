@@ -210,7 +210,7 @@ def test_workspace_outside_the_project_is_a_located_failure(project: Project) ->
         result.stdout.fnmatch_lines(
             [
                 f"scenarios/greet/case.yml:2:1: workspace '{workspace}' is outside the project (*)",
-                "  keep scenario workspaces inside the rootdir*",
+                "  keep scenario workspaces inside the project*",
                 "*",
                 f"  > 2 | workspace: {workspace}",
             ]

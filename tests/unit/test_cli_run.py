@@ -488,7 +488,17 @@ def test_replay_never_touches_the_working_tree(
 def test_replay_with_missing_workspace(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     (workspace / "s.yml").write_text("procedure: build\nworkspace: nowhere\niterations: []\n")
     assert main(["run", "build", "--replay", "s.yml"]) == 2
-    assert "s.yml: scenario workspace not found: nowhere" in capsys.readouterr().err
+    assert "s.yml:2:1: workspace directory not found: nowhere" in capsys.readouterr().err
+
+
+def test_replay_keeps_the_workspace_inside_the_project(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """As in pytest: a scenario may not copy a directory above the project."""
+    (workspace / "s.yml").write_text("procedure: build\nworkspace: ..\niterations: []\n")
+    assert main(["run", "build", "--replay", "s.yml"]) == 2
+    err = capsys.readouterr().err
+    assert "s.yml:2:1: workspace '..' is outside the project" in err
 
 
 def test_closed_stderr_pipe_keeps_the_run_exit_code(workspace: Path) -> None:

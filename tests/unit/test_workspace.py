@@ -353,7 +353,7 @@ def test_ooda_run_record_captures_files(
     cmd = shlex.join([sys.executable, str(agent_script)])
     assert main(["run", "build", "--ai-cmd", cmd, "-n", "3", "--record", str(target)]) == 0
     err = capsys.readouterr().err
-    assert "warning: iteration 1: blob.bin: binary file, 256 bytes" in err
+    assert "warning: scenario build/rec: iteration 1: blob.bin: binary file, 256 bytes" in err
     recorded = load_scenario(target)
     assert [dict(it.files) for it in recorded.iterations] == [
         {

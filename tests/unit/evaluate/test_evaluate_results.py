@@ -199,3 +199,50 @@ def test_stamping_adds_the_session_and_the_repository(tmp_path: Path) -> None:
     assert stamped.session == "S"
     # Not a repository.
     assert (stamped.git_commit, stamped.git_dirty) == (None, None)
+
+
+def test_version_two_fields_round_trip() -> None:
+    from dataclasses import replace
+
+    original = replace(
+        record(False),
+        outcome="error",
+        error_reason="API Error: 529 overloaded",
+        retries=2,
+        sandbox={"kind": "docker", "image": "ooda-test:1", "image_id": "sha256:abc"},
+        variant="haiku",
+        judge={"verdict": "fail", "votes": []},
+    )
+    data = json.loads(original.to_line())
+    assert data["version"] == 2
+    assert (data["outcome"], data["retries"], data["variant"]) == ("error", 2, "haiku")
+    back = RunRecord.from_json(data)
+    assert back == original
+    assert not back.valid
+
+
+def test_a_version_one_line_reads_its_outcome_from_success() -> None:
+    data = json.loads(record(True).to_line())
+    data["version"] = 1
+    for key in ("outcome", "error_reason", "retries", "sandbox", "variant", "judge"):
+        del data[key]
+    assert RunRecord.from_json(data).run_outcome == "success"
+    data["success"] = False
+    back = RunRecord.from_json(data)
+    assert (back.run_outcome, back.valid, back.retries) == ("failure", True, 0)
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"outcome": "crashed"}, "field 'outcome': expected one of success, failure, error"),
+        ({"outcome": "failure"}, "field 'outcome' is 'failure' but 'success' is true"),
+        ({"retries": -1}, "field 'retries': expected a count >= 0, got -1"),
+        ({"sandbox": "docker"}, "field 'sandbox': expected an object, got a string"),
+    ],
+)
+def test_version_two_fields_are_checked(change: dict[str, object], message: str) -> None:
+    data = {**json.loads(record(True).to_line()), **change}
+    with pytest.raises(ResultsError, match=r"^f\.jsonl:3: ") as caught:
+        RunRecord.from_json(data, file="f.jsonl", line=3)
+    assert message in str(caught.value)

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pytest_ooda.backends import Usage
 from pytest_ooda.errors import ConfigError, TemplateError
+from pytest_ooda.evaluate.results import IterationEntry, RunRecord
+from pytest_ooda.loop.tables import iteration_table
 from pytest_ooda.plugin.report import (
     collection_line,
     count_nodeids,
     file_excerpt,
     format_error,
-    iteration_table,
     live_line,
 )
 
@@ -84,30 +86,57 @@ def test_template_error_shows_the_fragment_lines(tmp_path: Path) -> None:
     assert "  > 2 | {{bad}}" in text
 
 
-def test_live_line_includes_usage_when_known() -> None:
-    entry = {
-        "scenario": "build/x",
+def _record(**fields: object) -> RunRecord:
+    base: dict[str, object] = {
+        "id": "r",
+        "procedure": "build",
+        "scenario": "x",
+        "run": 1,
+        "runs": 1,
         "status": "success",
-        "iterations": 2,
-        "elapsed": 12.345,
-        "input_tokens": 100,
-        "output_tokens": 20,
-        "cost": 0.0123,
-        "recorded": "scenarios/build/x.yml",
+        "success": True,
+        "elapsed_s": 12.345,
     }
-    assert live_line(entry) == (
+    base.update(fields)
+    return RunRecord(**base)  # type: ignore[arg-type]
+
+
+def _iterations(count: int) -> tuple[IterationEntry, ...]:
+    return tuple(IterationEntry(n, "ok", None, 0, 1.0) for n in range(1, count + 1))
+
+
+def test_live_line_includes_usage_when_known() -> None:
+    record = _record(
+        iterations=_iterations(2), usage=Usage(input_tokens=100, output_tokens=20, cost=0.0123)
+    )
+    assert live_line(record, "scenarios/build/x.yml") == (
         "build/x: status=success iterations=2 time=12.3s tokens=100in/20out cost=$0.0123 "
         "recorded -> scenarios/build/x.yml"
     )
-    minimal = {
-        "scenario": "a/b",
-        "status": "aborted",
-        "iterations": 3,
-        "elapsed": 1.0,
-        "expectations": "1 expectation(s) not met",
-    }
+    minimal = _record(
+        procedure="a",
+        scenario="b",
+        status="aborted",
+        success=False,
+        elapsed_s=1.0,
+        iterations=_iterations(3),
+        problems=("status: expected success, got aborted",),
+    )
     assert live_line(minimal) == (
         "a/b: status=aborted iterations=3 time=1.0s (1 expectation(s) not met)"
+    )
+
+
+def test_live_line_says_why_a_run_is_an_error() -> None:
+    record = _record(
+        status="aborted",
+        success=False,
+        outcome="error",
+        error_reason="AI command not found: nope",
+        elapsed_s=0.0,
+    )
+    assert live_line(record) == (
+        "build/x: status=aborted iterations=0 time=0.0s (error: AI command not found: nope)"
     )
 
 
@@ -124,16 +153,16 @@ def test_the_runs_of_a_repeated_scenario_count_once() -> None:
 
 
 def test_live_line_names_the_run_of_a_repeated_scenario() -> None:
-    entry = {
-        "scenario": "build/x",
-        "run": 3,
-        "runs": 20,
-        "status": "max-iters",
-        "iterations": 5,
-        "elapsed": 61.0,
-        "cost": 0.5,
-    }
-    assert live_line(entry) == "build/x 3/20: status=max-iters iterations=5 time=61.0s cost=$0.5000"
+    record = _record(
+        run=3,
+        runs=20,
+        status="max-iters",
+        success=False,
+        iterations=_iterations(5),
+        elapsed_s=61.0,
+        usage=None,
+    )
+    assert live_line(record) == "build/x 3/20: status=max-iters iterations=5 time=61.0s"
 
 
 def test_the_iteration_table_lists_tool_calls_and_denials() -> None:

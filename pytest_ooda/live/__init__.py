@@ -1,0 +1,33 @@
+"""Live runs: one scenario run against the real AI command, end to end, without pytest.
+
+The contract is this module. :mod:`.settings` holds :class:`LiveSettings` (what a
+session decides for all its live runs), :mod:`.run` the run itself
+(:func:`run_live` → :class:`LiveRun`), and :mod:`.outcome` the one rule deciding
+whether a run is a ``success``, a ``failure`` or an infrastructure ``error``. The
+pytest plugin and ``ooda run --record`` both call :func:`run_live` and only present
+what it returns.
+"""
+
+from __future__ import annotations
+
+from pytest_ooda.live.outcome import classify_outcome
+from pytest_ooda.live.run import (
+    NO_AI_COMMAND,
+    LiveRun,
+    agent_warnings,
+    failure_text,
+    resolve_ai,
+    run_live,
+)
+from pytest_ooda.live.settings import LiveSettings
+
+__all__ = [
+    "NO_AI_COMMAND",
+    "LiveRun",
+    "LiveSettings",
+    "agent_warnings",
+    "classify_outcome",
+    "failure_text",
+    "resolve_ai",
+    "run_live",
+]

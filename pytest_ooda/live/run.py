@@ -1,0 +1,527 @@
+"""One live run of one scenario, end to end: the one code path of ``pytest -m live`` and
+``ooda run --record``.
+
+A run is a sequence of small steps, each its own function: load (scenario, config, AI
+command), workspace (a fresh git-initialised copy of the scenario's workspace, kept
+inside the project, or the caller's directory), loop (the real AI command through the
+loop runner, held to the budgets), assess (``expect``: files, tools, verification
+commands), outcome (:func:`classify_outcome`), recording (per record mode, redacted,
+atomic; a failed run never replaces a recording) and the results record. Nothing here
+prints or raises for a run that merely failed: warnings and outcomes come back as
+values in a :class:`LiveRun`, and the plugin and the CLI present them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda._util import display_path
+from pytest_ooda.errors import (
+    AgentWarning,
+    ConfigError,
+    NoAICommandError,
+    OodaWarning,
+    RecordingWarning,
+)
+from pytest_ooda.live.outcome import classify_outcome
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator, Sequence
+
+    from pytest_ooda._types import RunOutcome
+    from pytest_ooda.config import Config
+    from pytest_ooda.evaluate.record import AiIdentity
+    from pytest_ooda.evaluate.results import FragmentHash, RunRecord
+    from pytest_ooda.live.settings import LiveSettings
+    from pytest_ooda.loop import LoopEvent, LoopResult
+    from pytest_ooda.redact import Redactor
+    from pytest_ooda.scenario import Assessment, Drift, Recorder, Scenario
+
+__all__ = [
+    "NO_AI_COMMAND",
+    "LiveRun",
+    "agent_warnings",
+    "failure_text",
+    "resolve_ai",
+    "run_live",
+]
+
+NO_AI_COMMAND = (
+    "no AI command configured for live runs; set one of:\n"
+    "  - pytest --ooda-ai-cmd='my-cli -p' or --ooda-ai-cmd-alias=NAME "
+    "(claude, kiro-cli, copilot, cursor-agent, or your ai_cmd_aliases)\n"
+    "  - OODA_LOOP_AI_CMD or OODA_LOOP_AI_CMD_ALIAS in the environment\n"
+    "  - loop.ai_cmd, loop.ai_cmd_alias or loop.ai_api in ooda-config.yml "
+    "(the workspace file, --ooda-config, or the global $OODA_CONFIG_HOME/ooda-config.yml)\n"
+    "  - ai_cmd, ai_cmd_alias or ai_api on the procedure itself"
+)
+
+
+@dataclass
+class LiveRun:
+    """What one live run produced: its outcome, the loop's result, the expectations it
+    missed, its results record, where it was recorded, and what a person must hear."""
+
+    scenario: str
+    run: int
+    runs: int
+    outcome: RunOutcome
+    result: LoopResult
+    record: RunRecord
+    problems: tuple[str, ...] = ()
+    #: Why an ``error`` run is the infrastructure's fault.
+    error_reason: str | None = None
+    #: The scenario file the run was recorded to (``None``: not recorded).
+    recorded: Path | None = None
+    #: Why a wanted recording was not written.
+    not_recorded: str | None = None
+    #: The failure report (redacted); empty when every expectation held.
+    report: str = ""
+    warnings: tuple[OodaWarning, ...] = ()
+
+    @property
+    def failed(self) -> bool:
+        return bool(self.problems)
+
+
+# --------------------------------------------------------------------------- steps
+
+
+@dataclass
+class _Prepared:
+    """What a run needs before it starts."""
+
+    scenario: Scenario
+    config: Config
+    ai_cmd: str | None
+    ai_cmd_alias: str | None
+    identity: AiIdentity
+    fragments: tuple[FragmentHash, ...]
+    redactor: Redactor
+    recorder: Recorder
+    warnings: list[OodaWarning] = field(default_factory=list)
+
+
+def _workspace_config(settings: LiveSettings, collected: Path) -> Config | None:
+    """The session's workspace config, when it is a different file from ``collected``."""
+    from pytest_ooda.config import CONFIG_FILENAME, load_config
+
+    candidate = settings.config_file or settings.root / CONFIG_FILENAME
+    if not candidate.is_file() or candidate.resolve() == collected.resolve():
+        return None
+    return load_config(candidate, cwd=settings.root)
+
+
+def resolve_ai(
+    config: Config, procedure: str, settings: LiveSettings, collected: Path
+) -> tuple[str | None, str | None]:
+    """The ``(ai_cmd, ai_cmd_alias)`` overrides for a live run; ``NoAICommandError``
+    when nothing is configured.
+
+    The collected file's own settings (and the environment, global config, and options)
+    come first; the project's ``ooda-config.yml`` loop settings fill in when the
+    procedure lives in another file.
+    """
+    from pytest_ooda.config import resolve_run_settings
+
+    ai_cmd, alias = settings.ai_cmd, settings.ai_cmd_alias
+    try:
+        run = resolve_run_settings(
+            config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias, require_ai=False
+        )
+    except ConfigError as error:
+        # The library names `ooda run`'s flags; say them as this caller spells them.
+        if error.message.startswith("--ai-cmd"):
+            raise error.relocated(message=settings.flag_prefix + error.message[2:]) from None
+        raise
+    if run.ai_cmd is not None or run.ai_api is not None:
+        return ai_cmd, alias
+    workspace = _workspace_config(settings, collected)
+    if workspace is not None:
+        if workspace.loop.ai_cmd is not None:
+            return workspace.loop.ai_cmd, None
+        if workspace.loop.ai_cmd_alias is not None:
+            return None, workspace.loop.ai_cmd_alias
+    raise NoAICommandError(NO_AI_COMMAND)
+
+
+def _prepare(
+    collected: Path,
+    procedure: str,
+    path: Path,
+    settings: LiveSettings,
+    *,
+    scenario: Scenario | None,
+    config: Config | None,
+    record_to: Path | None,
+) -> _Prepared:
+    from pytest_ooda.config import load_config, resolve_run_settings
+    from pytest_ooda.evaluate.record import ai_identity, fragment_hashes
+    from pytest_ooda.redact import Redactor
+    from pytest_ooda.scenario import Recorder, load_for
+
+    if scenario is None:
+        scenario = load_for(procedure, path)
+    if config is None:
+        forced = settings.prompt_format
+        overrides = {"prompt_format": forced} if forced is not None else None
+        config = load_config(collected, cwd=settings.root, overrides=overrides)
+    ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
+    recorder = Recorder(
+        scenario, settings.record_mode, path=record_to, env=os.environ, redact=config.redact
+    )
+    redactor = Redactor(
+        os.environ, extra_patterns=config.redact.patterns, extra_env_names=config.redact.env
+    )
+    identity = ai_identity(
+        resolve_run_settings(config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias)
+    )
+    return _Prepared(
+        scenario=scenario,
+        config=config,
+        ai_cmd=ai_cmd,
+        ai_cmd_alias=alias,
+        identity=identity,
+        fragments=fragment_hashes(config.procedure(procedure)),
+        redactor=redactor,
+        recorder=recorder,
+    )
+
+
+@contextlib.contextmanager
+def _run_dir(discard: Callable[[Path], None] | None) -> Iterator[Path]:
+    """A new directory for one live run, handed to ``discard`` when the run is over."""
+    directory = Path(tempfile.mkdtemp(prefix="ooda-live-"))
+    try:
+        yield directory
+    finally:
+        if discard is not None:
+            discard(directory)
+        else:
+            shutil.rmtree(directory, ignore_errors=True)
+
+
+def _fresh_workspace(scenario: Scenario, directory: Path, *, root: Path) -> Path:
+    """A git-initialised copy of the scenario's workspace (inside ``root``) in
+    ``directory``."""
+    from pytest_ooda.scenario import workspace_of
+    from pytest_ooda.workspace import copy_workspace, git_init
+
+    workdir = copy_workspace(workspace_of(scenario, root=root), directory / "workspace")
+    git_init(workdir)
+    return workdir
+
+
+def _drifted(config: Config, scenario: Scenario, workdir: Path) -> bool:
+    """Whether the first recorded prompt differs from the one assembled now."""
+    from pytest_ooda.compose import assemble_prompt
+    from pytest_ooda.config import resolve_run_settings
+    from pytest_ooda.scenario import sha256_text
+
+    if not scenario.iterations or scenario.iterations[0].prompt_sha256 is None:
+        return False
+    limit = scenario.max_iterations
+    if limit is None:
+        limit = resolve_run_settings(config, scenario.procedure, require_ai=False).max_iterations
+    prompt = assemble_prompt(
+        config.procedure(scenario.procedure),
+        iteration=1,
+        max_iterations=limit,
+        context=scenario.context,
+        cwd=workdir,
+    )
+    return sha256_text(prompt) != scenario.iterations[0].prompt_sha256
+
+
+def _loop(
+    prepared: _Prepared,
+    workdir: Path,
+    settings: LiveSettings,
+    *,
+    on_event: Callable[[LoopEvent], None],
+    show_output: bool,
+    run_options: dict[str, Any],
+) -> LoopResult:
+    """The scenario through the loop runner against the real AI, held to the tighter of
+    the scenario's and the session's budgets."""
+    from pytest_ooda.loop import run_procedure
+    from pytest_ooda.loop.budget import tightest
+
+    scenario = prepared.scenario
+    options: dict[str, Any] = {
+        "max_iterations": scenario.max_iterations,
+        "context": scenario.context,
+        "failure_threshold": scenario.failure_threshold,
+        "handle_signals": False,
+        "show_ai_output": show_output,
+        "ai_output": settings.ai_output,
+        "max_cost": tightest(scenario.max_cost, settings.max_cost),
+        "max_tokens": tightest(scenario.max_tokens, settings.max_tokens),
+        **run_options,
+    }
+    return run_procedure(
+        prepared.config,
+        scenario.procedure,
+        workdir=workdir,
+        ai_cmd=prepared.ai_cmd,
+        ai_cmd_alias=prepared.ai_cmd_alias,
+        on_event=on_event,
+        **options,
+    )
+
+
+def agent_warnings(result: LoopResult) -> list[str]:
+    """What a person must hear about an agent's run that did not fail it: tools it was
+    denied, a budget it could not be held to."""
+    from pytest_ooda.loop.budget import unenforced_warning
+
+    found = [text for record in result.records if (text := record.denial_warning())]
+    unenforced = unenforced_warning(result)
+    if unenforced is not None:
+        found.append(unenforced)
+    return found
+
+
+def failure_text(
+    scenario: Scenario,
+    result: LoopResult,
+    problems: Sequence[str],
+    drifts: Sequence[Drift] = (),
+    *,
+    root: Path,
+    mode: str,
+    rerecord_hint: str | None = None,
+) -> str:
+    """The report of a run (``mode``: ``live`` or ``replay``) that missed expectations:
+    what was missed, the per-iteration table, and each prompt drift with its diff."""
+    from pytest_ooda.loop.tables import iteration_table
+
+    where = display_path(scenario.path, root) if scenario.path else scenario.label
+    lines = [
+        f"scenario {scenario.label} ({where}) {mode}: status={result.status}, "
+        f"{result.iterations} iteration(s)"
+    ]
+    lines.extend(f"  - {problem}" for problem in problems)
+    lines.append("")
+    lines.extend(iteration_table(result))
+    for drift in drifts:
+        lines.append("")
+        lines.append(drift.describe())
+    if drifts:
+        lines.append("")
+        lines.append(
+            rerecord_hint
+            or "  re-record with `pytest -m live --ooda-record-mode=new`, drop prompt_sha256 "
+            "from a hand-written scenario, or pass --ooda-drift=warn"
+        )
+    return "\n".join(lines)
+
+
+def _record_scenario(
+    prepared: _Prepared, result: LoopResult, problems: Sequence[str], *, read_only: bool
+) -> tuple[Path | None, str | None]:
+    """Write the run into its scenario file when the record mode wants it; where it
+    was written, or why a wanted recording was not."""
+    scenario, recorder = prepared.scenario, prepared.recorder
+    source = scenario.path
+    if read_only:
+        prepared.warnings.append(
+            RecordingWarning(
+                f"scenario {scenario.label}: not recorded, {source} belongs to the installed "
+                "package (copy the scenario into your project to record it)",
+                file=str(source) if source is not None else None,
+            )
+        )
+        return None, None
+    written = recorder.commit(result, problems)
+    if written is None:
+        return None, recorder.skipped_reason
+    prepared.warnings.extend(
+        RecordingWarning(f"scenario {scenario.label}: {note}", file=str(written))
+        for note in recorder.warnings
+    )
+    return written, None
+
+
+def _results_record(
+    prepared: _Prepared,
+    result: LoopResult,
+    assessment: Assessment,
+    outcome: tuple[RunOutcome, str | None],
+    *,
+    changes: Any,
+    started: float,
+    settings: LiveSettings,
+    path: Path,
+    run: int,
+    runs: int,
+    nodeid: str,
+) -> RunRecord:
+    from dataclasses import replace
+
+    from pytest_ooda.evaluate.record import build_record
+
+    record = build_record(
+        scenario=prepared.scenario,
+        result=result,
+        problems=assessment.problems,
+        redactor=prepared.redactor,
+        commands=assessment.commands,
+        run=run,
+        runs=runs,
+        started_at=started,
+        finished_at=time.time(),
+        fragments=prepared.fragments,
+        ai=prepared.identity,
+        changes=changes,
+        nodeid=nodeid,
+        scenario_file=display_path(path, settings.root),
+        worker=os.environ.get("PYTEST_XDIST_WORKER"),
+        shard=f"{settings.shard[0]}/{settings.shard[1]}" if settings.shard else None,
+    )
+    kind, reason = outcome
+    return replace(
+        record,
+        outcome=kind,
+        success=kind == "success",
+        error_reason=prepared.redactor(reason) if reason is not None else None,
+    )
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def run_live(
+    collected: Path,
+    procedure: str,
+    path: Path,
+    *,
+    settings: LiveSettings,
+    read_only: bool = False,
+    show_output: bool = False,
+    run: int = 1,
+    runs: int = 1,
+    nodeid: str = "",
+    discard: Callable[[Path], None] | None = None,
+    scenario: Scenario | None = None,
+    config: Config | None = None,
+    workdir: Path | None = None,
+    record_to: Path | None = None,
+    on_event: Callable[[LoopEvent], None] | None = None,
+    run_options: dict[str, Any] | None = None,
+) -> LiveRun:
+    """Run the scenario at ``path`` (procedure ``procedure`` of the config file
+    ``collected``) against the real AI command, and maybe record it.
+
+    By default the run works in a fresh git-initialised copy of the scenario's
+    workspace, removed afterwards (or handed to ``discard``); ``workdir`` runs it in
+    place instead (``ooda run --record`` in the current directory). ``scenario`` and
+    ``config`` are used as given instead of being loaded from ``path`` and
+    ``collected``; ``record_to`` records to another file than the scenario's.
+    ``show_output`` streams the AI's output; ``on_event`` sees every loop event;
+    ``run_options`` go to the loop runner and win over the scenario's and the
+    settings' (e.g. a CLI's iteration limit).
+    ``run`` of ``runs`` is this run's place among the scenario's repeats: only the
+    first may be recorded, so repeats never write one file.
+
+    Mistakes in the config or the scenario raise their located ``OodaError``; no AI
+    configured raises ``NoAICommandError``. Everything about the run itself comes back
+    in the :class:`LiveRun`.
+    """
+    from pytest_ooda.workspace import PathChanges
+
+    prepared = _prepare(
+        collected,
+        procedure,
+        path,
+        settings,
+        scenario=scenario,
+        config=config,
+        record_to=record_to,
+    )
+    scenario = prepared.scenario
+    with contextlib.ExitStack() as stack:
+        if workdir is None:
+            workdir = _fresh_workspace(
+                scenario, stack.enter_context(_run_dir(discard)), root=settings.root
+            )
+        wanted = run == 1 and prepared.recorder.wanted(
+            drifted=_drifted(prepared.config, scenario, workdir)
+        )
+        # Watching file contents costs a read of each changed file per iteration: only
+        # when the run may be written. Names alone (for the results) are a stat walk.
+        watch = prepared.recorder.watch(workdir) if wanted and not read_only else None
+        changes = PathChanges(workdir)
+
+        def observe(event: LoopEvent) -> None:
+            changes(event)
+            if watch is not None:
+                watch(event)
+            if on_event is not None:
+                on_event(event)
+
+        started = time.time()
+        result = _loop(
+            prepared,
+            workdir,
+            settings,
+            on_event=observe,
+            show_output=show_output,
+            run_options=run_options or {},
+        )
+        assessment = scenario.assess(result, workdir)
+    problems = tuple(assessment.problems)
+    outcome = classify_outcome(scenario, result, problems)
+    prepared.warnings.extend(
+        AgentWarning(
+            f"scenario {scenario.label}: {text}",
+            file=str(scenario.path) if scenario.path is not None else None,
+        )
+        for text in agent_warnings(result)
+    )
+    recorded, not_recorded = (
+        _record_scenario(prepared, result, problems, read_only=read_only)
+        if wanted
+        else (None, None)
+    )
+    record = _results_record(
+        prepared,
+        result,
+        assessment,
+        outcome,
+        changes=changes,
+        started=started,
+        settings=settings,
+        path=path,
+        run=run,
+        runs=runs,
+        nodeid=nodeid,
+    )
+    report = ""
+    if problems:
+        report = failure_text(scenario, result, problems, root=settings.root, mode="live")
+        if not_recorded:
+            report += f"\n\n  not recorded: {not_recorded}"
+        # Live output lands in CI logs: redact it like a recording.
+        report = prepared.redactor(report)
+    return LiveRun(
+        scenario=scenario.label,
+        run=run,
+        runs=runs,
+        outcome=outcome[0],
+        error_reason=record.error_reason,
+        result=result,
+        record=record,
+        problems=problems,
+        recorded=recorded,
+        not_recorded=not_recorded,
+        report=report,
+        warnings=tuple(prepared.warnings),
+    )

@@ -1,0 +1,44 @@
+"""The session's settings for live runs, as the library sees them (no pytest).
+
+The plugin builds one from its options, ``ooda run`` from its flags; each feature of a
+live run (sandbox, retries, variants, judging) adds its field here with a default that
+means "as before".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pytest_ooda._types import RECORD_MODES
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pytest_ooda._types import AiOutput, PromptFormat, RecordMode
+
+__all__ = ["LiveSettings"]
+
+
+@dataclass(frozen=True)
+class LiveSettings:
+    """What a session decides for every live run it makes."""
+
+    #: The project root (pytest's rootdir, ``ooda``'s working directory): scenario
+    #: workspaces must lie inside it, and paths in records are shown relative to it.
+    root: Path
+    #: The session's workspace config (``--ooda-config``); ``None``: ``root``'s own.
+    config_file: Path | None = None
+    ai_cmd: str | None = None
+    ai_cmd_alias: str | None = None
+    ai_output: AiOutput | None = None
+    #: The prompt layout forced on every procedure (``None``: each config's own).
+    prompt_format: PromptFormat | None = None
+    record_mode: RecordMode = RECORD_MODES[0]
+    max_cost: float | None = None
+    max_tokens: int | None = None
+    #: ``(K, N)`` of ``--ooda-shard K/N``, written into each record.
+    shard: tuple[int, int] | None = None
+    #: How command-line flags are spelled where a message names them (``--ooda-`` in
+    #: pytest, ``--`` for ``ooda run``).
+    flag_prefix: str = "--ooda-"

@@ -1,0 +1,119 @@
+"""The library's one live-run path: outcomes, records and warnings as values."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+import warnings
+from pathlib import Path
+
+import pytest
+
+from pytest_ooda.errors import AgentWarning, NoAICommandError, ScenarioError
+from pytest_ooda.live import LiveSettings, classify_outcome, run_live
+from pytest_ooda.scenario import load_scenario
+
+AGENT = Path(__file__).resolve().parents[2] / "fake_ai" / "agent.py"
+
+CONFIG = """\
+procedures:
+  greet:
+    default_max_iterations: 2
+    act:
+      - content: "Write hello.txt, then print <promise>SUCCESS</promise>."
+"""
+
+
+def _project(tmp_path: Path, scenario: str) -> tuple[Path, Path]:
+    (tmp_path / "ooda-config.yml").write_text(CONFIG)
+    (tmp_path / "scenarios" / "greet").mkdir(parents=True)
+    (tmp_path / "repo").mkdir()
+    (tmp_path / "repo" / "README.md").write_text("hello\n")
+    path = tmp_path / "scenarios" / "greet" / "happy.yml"
+    path.write_text(scenario)
+    return tmp_path / "ooda-config.yml", path
+
+
+def _agent(step: dict[str, object]) -> str:
+    return shlex.join([sys.executable, str(AGENT), json.dumps(step)])
+
+
+def test_a_run_that_meets_its_expectations_is_a_success(tmp_path: Path) -> None:
+    config, path = _project(
+        tmp_path,
+        "procedure: greet\nworkspace: ../../repo\nexpect: {status: success}\niterations: []\n",
+    )
+    settings = LiveSettings(root=tmp_path, ai_cmd=_agent({"print": "<promise>SUCCESS</promise>"}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # warnings come back as values, never issued
+        run = run_live(config, "greet", path, settings=settings, run=2, runs=3)
+    assert (run.outcome, run.problems, run.report) == ("success", (), "")
+    assert run.record.outcome == "success"
+    assert (run.record.run, run.record.runs, run.record.scenario_file) == (
+        2,
+        3,
+        "scenarios/greet/happy.yml",
+    )
+    # Only the first of a scenario's repeats may be recorded.
+    assert run.recorded is None
+    assert "iterations: []" in path.read_text()
+
+
+def test_a_missed_expectation_is_a_failure_with_its_report(tmp_path: Path) -> None:
+    config, path = _project(
+        tmp_path,
+        "procedure: greet\nexpect: {status: success, files: {hello.txt: exists}}\niterations: []\n",
+    )
+    settings = LiveSettings(
+        root=tmp_path, ai_cmd=_agent({"print": "<promise>SUCCESS</promise>"}), record_mode="none"
+    )
+    run = run_live(config, "greet", path, settings=settings)
+    assert run.outcome == "failure"
+    assert run.problems == ("file hello.txt: expected to exist, but it is missing",)
+    assert "scenario greet/happy" in run.report
+    assert not run.record.success
+
+
+def test_an_agent_that_cannot_start_is_an_error_not_a_failure(tmp_path: Path) -> None:
+    config, path = _project(tmp_path, "procedure: greet\niterations: []\n")
+    settings = LiveSettings(root=tmp_path, ai_cmd=str(tmp_path / "no-such-agent"))
+    run = run_live(config, "greet", path, settings=settings)
+    assert run.outcome == "error"
+    assert run.error_reason is not None
+    assert "no-such-agent" in run.error_reason
+    assert (run.record.outcome, run.record.valid) == ("error", False)
+    assert classify_outcome(load_scenario(path), run.result, ()) == ("error", run.result.error)
+
+
+def test_denied_tools_come_back_as_warnings(tmp_path: Path) -> None:
+    config, path = _project(tmp_path, "procedure: greet\niterations: []\n")
+    report = {
+        "type": "result",
+        "subtype": "success",
+        "is_error": False,
+        "result": "<promise>SUCCESS</promise>",
+        "permission_denials": [{"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}],
+    }
+    settings = LiveSettings(
+        root=tmp_path,
+        ai_cmd=_agent({"print": json.dumps(report)}),
+        ai_output="claude-json",
+        record_mode="none",
+    )
+    run = run_live(config, "greet", path, settings=settings)
+    assert run.outcome == "success"
+    [warning] = run.warnings
+    assert isinstance(warning, AgentWarning)
+    assert warning.file == str(path)
+    assert "Bash" in warning.message
+
+
+def test_no_ai_command_and_a_workspace_outside_the_project_are_errors(tmp_path: Path) -> None:
+    config, path = _project(tmp_path, "procedure: greet\nworkspace: ../../..\niterations: []\n")
+    with pytest.raises(NoAICommandError, match="--ooda-ai-cmd="):
+        run_live(config, "greet", path, settings=LiveSettings(root=tmp_path))
+    settings = LiveSettings(root=tmp_path, ai_cmd=_agent({"print": "x"}))
+    with pytest.raises(ScenarioError, match="is outside the project") as caught:
+        run_live(config, "greet", path, settings=settings)
+    assert (caught.value.file, caught.value.line) == (str(path), 2)
