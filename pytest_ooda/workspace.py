@@ -24,10 +24,12 @@ Limits (a placeholder, a change left out or a symlink leaves a line in ``warning
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from types import MappingProxyType
@@ -47,6 +49,8 @@ __all__ = [
     "MAX_TOTAL_BYTES",
     "PathChanges",
     "WorkspaceChanges",
+    "WorkspaceTemplates",
+    "fresh_repository",
     "placeholder",
     "scan",
 ]
@@ -320,7 +324,8 @@ def git_init(path: Path) -> None:
         raise BackendError("git is not installed: a live workspace must be a git repository")
     env = {**os.environ, **_GIT_IDENTITY}
     for argv in (
-        [git, "init", "-q"],
+        # No template: the sample hooks git copies in are a dozen files per workspace.
+        [git, "init", "-q", "--template="],
         [git, "add", "-A"],
         [git, "commit", "-q", "--allow-empty", "--no-gpg-sign", "-m", "ooda workspace"],
     ):
@@ -330,6 +335,120 @@ def git_init(path: Path) -> None:
                 f"cannot initialise a git repository in {path}: {' '.join(argv[1:3])} "
                 f"failed: {done.stderr.strip() or done.stdout.strip()}"
             )
+
+
+def _fingerprint(source: Path | None) -> tuple[object, ...]:
+    """What a workspace's content is known by without reading it: every path with its
+    kind, size, mode and modification time (a stat walk)."""
+    if source is None:
+        return ()
+    entries: list[tuple[object, ...]] = []
+    stack = [source]
+    while stack:
+        directory = stack.pop()
+        with os.scandir(directory) as listing:
+            for entry in listing:
+                info = entry.stat(follow_symlinks=False)
+                entries.append(
+                    (entry.path, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino)
+                )
+                if entry.is_dir(follow_symlinks=False):
+                    stack.append(Path(entry.path))
+    entries.sort()
+    return tuple(entries)
+
+
+def _clone_tree(template: Path, target: Path) -> None:
+    """Copy ``template`` to ``target``: git's object files (never changed in place, only
+    replaced) are hard links where the file system allows, everything else a copy with
+    its times, symbolic links as links."""
+    objects = template / ".git" / "objects"
+    for directory, dirnames, filenames in os.walk(template):
+        here = Path(directory)
+        there = target / here.relative_to(template)
+        there.mkdir(exist_ok=True)
+        linkable = here.is_relative_to(objects)
+        for name in dirnames:
+            if (here / name).is_symlink():
+                os.symlink(os.readlink(here / name), there / name)
+        dirnames[:] = [name for name in dirnames if not (here / name).is_symlink()]
+        for name in filenames:
+            source, copy = here / name, there / name
+            if source.is_symlink():
+                os.symlink(os.readlink(source), copy)
+                continue
+            if linkable:
+                try:
+                    os.link(source, copy)
+                    continue
+                except OSError:
+                    pass  # another file system, or links not allowed: copy it
+            shutil.copy2(source, copy)
+
+
+def _compact(repository: Path) -> None:
+    """Pack a template's loose objects into one pack and drop the first commit's
+    reflog: every directory a copy holds is one more to create and to remove per run."""
+    git = shutil.which("git")
+    if git is None:  # git_init has said so already
+        return
+    for argv in ([git, "repack", "-a", "-d", "-q"], [git, "pack-refs", "--all", "--prune"]):
+        subprocess.run(argv, cwd=repository, capture_output=True, check=False)
+    git_dir = repository / ".git"
+    with contextlib.suppress(OSError):  # empty once the branch is in packed-refs
+        (git_dir / "refs" / "heads").rmdir()
+    # Only what git recreates on demand, or never reads for a working repository.
+    for name in ("logs", "info", "objects/info", "refs/tags", "branches"):
+        shutil.rmtree(git_dir / name, ignore_errors=True)
+    for name in ("description", "COMMIT_EDITMSG"):
+        (git_dir / name).unlink(missing_ok=True)
+
+
+class WorkspaceTemplates:
+    """Fresh git-initialised workspaces, made by copying a prepared template.
+
+    A repository made from scratch costs three ``git`` processes per run (init, add,
+    commit) — more than starting a fast agent. The first run from a workspace directory
+    builds a template (the copy and its first commit) under ``scratch``; later runs copy
+    it, sharing git's immutable object files by hard links, as long as the source tree's
+    stat walk is unchanged (an edit between runs makes a new template).
+    """
+
+    def __init__(self, scratch: Path) -> None:
+        self.scratch = scratch
+        self._made: dict[tuple[str | None, tuple[object, ...]], Path] = {}
+
+    def fresh(self, source: Path | None, target: Path) -> Path:
+        """``target`` as a git repository holding a copy of ``source`` (empty when
+        ``None``) in one commit; ``BackendError`` when git is missing or fails."""
+        key = (str(source) if source is not None else None, _fingerprint(source))
+        template = self._made.get(key)
+        if template is None or not template.is_dir():
+            self.scratch.mkdir(parents=True, exist_ok=True)
+            template = Path(tempfile.mkdtemp(prefix="template-", dir=self.scratch))
+            copy_workspace(source, template)
+            git_init(template)
+            _compact(template)
+            self._made[key] = template
+        target.mkdir(parents=True, exist_ok=True)
+        _clone_tree(template, target)
+        return target
+
+
+_templates: WorkspaceTemplates | None = None
+
+
+def fresh_repository(source: Path | None, target: Path) -> Path:
+    """``target`` as a fresh git repository holding a copy of ``source`` (see
+    :class:`WorkspaceTemplates`; this process's templates are removed at exit)."""
+    global _templates
+    if _templates is None:
+        import atexit
+
+        scratch = Path(tempfile.mkdtemp(prefix="ooda-templates-"))
+        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
+        _templates = WorkspaceTemplates(scratch)
+    return _templates.fresh(source, target)
 
 
 def copy_workspace(source: Path | None, target: Path) -> Path:

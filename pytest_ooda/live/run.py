@@ -152,6 +152,89 @@ def resolve_ai(
     raise NoAICommandError(NO_AI_COMMAND)
 
 
+@dataclass(frozen=True)
+class _Inputs:
+    """What every run of one scenario under one session's settings shares: read once
+    per process while the files it comes from are unchanged."""
+
+    scenario: Scenario
+    config: Config
+    ai_cmd: str | None
+    ai_cmd_alias: str | None
+    identity: AiIdentity
+    redactor: Redactor
+
+
+#: ``_Inputs`` by what they were made from; a run of a fast agent costs little more than
+#: loading them, so repeats reuse them.
+_INPUTS: dict[tuple[object, ...], _Inputs] = {}
+_INPUTS_KEPT = 64
+
+
+def _stat_key(path: Path | None) -> tuple[object, ...]:
+    if path is None:
+        return ()
+    try:
+        info = path.stat()
+    except OSError:
+        return (str(path),)
+    return (str(path), info.st_mtime_ns, info.st_size, info.st_ino)
+
+
+def _inputs_key(
+    collected: Path, procedure: str, path: Path, settings: LiveSettings
+) -> tuple[object, ...]:
+    """Everything the inputs depend on: the files (by stat), the environment's config
+    variables and the global config file, and the session's settings."""
+    from pytest_ooda.config.tiers import global_config_path
+
+    environment = tuple(
+        sorted(
+            (name, value)
+            for name, value in os.environ.items()
+            if name.startswith(("OODA_", "ROODA_")) or name in ("XDG_CONFIG_HOME", "HOME")
+        )
+    )
+    workspace = settings.config_file or settings.root / "ooda-config.yml"
+    return (
+        _stat_key(collected),
+        procedure,
+        _stat_key(path),
+        _stat_key(workspace),
+        _stat_key(global_config_path(os.environ)),
+        environment,
+        settings,
+    )
+
+
+def _load_inputs(collected: Path, procedure: str, path: Path, settings: LiveSettings) -> _Inputs:
+    from pytest_ooda.config import load_config, resolve_run_settings
+    from pytest_ooda.evaluate.record import ai_identity
+    from pytest_ooda.redact import Redactor
+    from pytest_ooda.scenario import load_for
+
+    key = _inputs_key(collected, procedure, path, settings)
+    found = _INPUTS.get(key)
+    if found is not None:
+        return found
+    scenario = load_for(procedure, path)
+    forced = settings.prompt_format
+    overrides = {"prompt_format": forced} if forced is not None else None
+    config = load_config(collected, cwd=settings.root, overrides=overrides)
+    ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
+    identity = ai_identity(
+        resolve_run_settings(config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias)
+    )
+    redactor = Redactor(
+        os.environ, extra_patterns=config.redact.patterns, extra_env_names=config.redact.env
+    )
+    inputs = _Inputs(scenario, config, ai_cmd, alias, identity, redactor)
+    if len(_INPUTS) >= _INPUTS_KEPT:
+        _INPUTS.clear()
+    _INPUTS[key] = inputs
+    return inputs
+
+
 def _prepare(
     collected: Path,
     procedure: str,
@@ -167,30 +250,44 @@ def _prepare(
     from pytest_ooda.redact import Redactor
     from pytest_ooda.scenario import Recorder, load_for
 
-    if scenario is None:
-        scenario = load_for(procedure, path)
-    if config is None:
-        forced = settings.prompt_format
-        overrides = {"prompt_format": forced} if forced is not None else None
-        config = load_config(collected, cwd=settings.root, overrides=overrides)
-    ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
+    if scenario is None and config is None:
+        inputs = _load_inputs(collected, procedure, path, settings)
+    else:
+        if scenario is None:
+            scenario = load_for(procedure, path)
+        if config is None:
+            forced = settings.prompt_format
+            overrides = {"prompt_format": forced} if forced is not None else None
+            config = load_config(collected, cwd=settings.root, overrides=overrides)
+        ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
+        inputs = _Inputs(
+            scenario,
+            config,
+            ai_cmd,
+            alias,
+            ai_identity(resolve_run_settings(config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias)),
+            Redactor(
+                os.environ,
+                extra_patterns=config.redact.patterns,
+                extra_env_names=config.redact.env,
+            ),
+        )
     recorder = Recorder(
-        scenario, settings.record_mode, path=record_to, env=os.environ, redact=config.redact
-    )
-    redactor = Redactor(
-        os.environ, extra_patterns=config.redact.patterns, extra_env_names=config.redact.env
-    )
-    identity = ai_identity(
-        resolve_run_settings(config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias)
+        inputs.scenario,
+        settings.record_mode,
+        path=record_to,
+        env=os.environ,
+        redact=inputs.config.redact,
     )
     return _Prepared(
-        scenario=scenario,
-        config=config,
-        ai_cmd=ai_cmd,
-        ai_cmd_alias=alias,
-        identity=identity,
-        fragments=fragment_hashes(config.procedure(procedure)),
-        redactor=redactor,
+        scenario=inputs.scenario,
+        config=inputs.config,
+        ai_cmd=inputs.ai_cmd,
+        ai_cmd_alias=inputs.ai_cmd_alias,
+        identity=inputs.identity,
+        # Per run: a fragment file edited between runs shows in the record.
+        fragments=fragment_hashes(inputs.config.procedure(procedure)),
+        redactor=inputs.redactor,
         recorder=recorder,
     )
 
@@ -212,11 +309,9 @@ def _fresh_workspace(scenario: Scenario, directory: Path, *, root: Path) -> Path
     """A git-initialised copy of the scenario's workspace (inside ``root``) in
     ``directory``."""
     from pytest_ooda.scenario import workspace_of
-    from pytest_ooda.workspace import copy_workspace, git_init
+    from pytest_ooda.workspace import fresh_repository
 
-    workdir = copy_workspace(workspace_of(scenario, root=root), directory / "workspace")
-    git_init(workdir)
-    return workdir
+    return fresh_repository(workspace_of(scenario, root=root), directory / "workspace")
 
 
 def _drifted(config: Config, scenario: Scenario, workdir: Path) -> bool:

@@ -363,3 +363,59 @@ def test_ooda_run_record_captures_files(
         },
         {"GREETING.md": None, "count.txt": "2"},
     ]
+
+
+# --------------------------------------------------------------------------- templates
+
+
+def _git(path: Path, *argv: str) -> str:
+    import subprocess
+
+    done = subprocess.run(["git", *argv], cwd=path, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def test_fresh_workspaces_are_independent_repositories(tmp_path: Path) -> None:
+    from pytest_ooda.workspace import WorkspaceTemplates
+
+    source = tmp_path / "src"
+    (source / "pkg").mkdir(parents=True)
+    (source / "pkg" / "a.py").write_text("print('a')\n")
+    (source / "link").symlink_to("pkg/a.py")
+    templates = WorkspaceTemplates(tmp_path / "scratch")
+    first = templates.fresh(source, tmp_path / "run1")
+    second = templates.fresh(source, tmp_path / "run2")
+    # One template served both runs.
+    assert len(list((tmp_path / "scratch").iterdir())) == 1
+    for run in (first, second):
+        assert _git(run, "status", "--porcelain") == ""
+        assert _git(run, "log", "--format=%s") == "ooda workspace\n"
+        assert (run / "link").is_symlink()
+        assert (run / "pkg" / "a.py").read_text() == "print('a')\n"
+    # An agent's commit and edits in one run reach neither the template nor the other run.
+    (first / "pkg" / "a.py").write_text("changed\n")
+    _git(first, "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qam", "agent")
+    _git(first, "gc", "-q", "--prune=now")
+    third = templates.fresh(source, tmp_path / "run3")
+    for run in (second, third):
+        assert (run / "pkg" / "a.py").read_text() == "print('a')\n"
+        assert _git(run, "log", "--format=%s") == "ooda workspace\n"
+        _git(run, "fsck", "--no-progress")
+
+
+def test_an_edited_source_gets_a_new_template(tmp_path: Path) -> None:
+    from pytest_ooda.workspace import WorkspaceTemplates
+
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.txt").write_text("one\n")
+    templates = WorkspaceTemplates(tmp_path / "scratch")
+    templates.fresh(source, tmp_path / "run1")
+    (source / "b.txt").write_text("two\n")
+    run = templates.fresh(source, tmp_path / "run2")
+    assert sorted(p.name for p in run.iterdir()) == [".git", "a.txt", "b.txt"]
+    assert _git(run, "status", "--porcelain") == ""
+    # And an empty workspace (no source) is a repository with one empty commit.
+    empty = templates.fresh(None, tmp_path / "run3")
+    assert [p.name for p in empty.iterdir()] == [".git"]
+    assert _git(empty, "log", "--format=%s") == "ooda workspace\n"
