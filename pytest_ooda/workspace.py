@@ -39,6 +39,7 @@ from pytest_ooda.errors import BackendError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
+    from concurrent.futures import Future, ThreadPoolExecutor
 
     from pytest_ooda._types import FileChange
     from pytest_ooda.loop import LoopEvent
@@ -359,15 +360,13 @@ def _fingerprint(source: Path | None) -> tuple[object, ...]:
 
 
 def _clone_tree(template: Path, target: Path) -> None:
-    """Copy ``template`` to ``target``: git's object files (never changed in place, only
-    replaced) are hard links where the file system allows, everything else a copy with
-    its times, symbolic links as links."""
-    objects = template / ".git" / "objects"
+    """Copy ``template`` to ``target`` (created): files with their times, symbolic links
+    as links. Nothing is shared with the template or another copy, so no run can reach
+    another's files through its own."""
     for directory, dirnames, filenames in os.walk(template):
         here = Path(directory)
         there = target / here.relative_to(template)
         there.mkdir(exist_ok=True)
-        linkable = here.is_relative_to(objects)
         for name in dirnames:
             if (here / name).is_symlink():
                 os.symlink(os.readlink(here / name), there / name)
@@ -376,14 +375,8 @@ def _clone_tree(template: Path, target: Path) -> None:
             source, copy = here / name, there / name
             if source.is_symlink():
                 os.symlink(os.readlink(source), copy)
-                continue
-            if linkable:
-                try:
-                    os.link(source, copy)
-                    continue
-                except OSError:
-                    pass  # another file system, or links not allowed: copy it
-            shutil.copy2(source, copy)
+            else:
+                shutil.copy2(source, copy)
 
 
 def _compact(repository: Path) -> None:
@@ -409,18 +402,19 @@ class WorkspaceTemplates:
 
     A repository made from scratch costs three ``git`` processes per run (init, add,
     commit) — more than starting a fast agent. The first run from a workspace directory
-    builds a template (the copy and its first commit) under ``scratch``; later runs copy
-    it, sharing git's immutable object files by hard links, as long as the source tree's
-    stat walk is unchanged (an edit between runs makes a new template).
+    builds a template (the copy and its first commit, objects packed) under ``scratch``;
+    later runs copy it as long as the source tree's stat walk is unchanged (an edit
+    between runs makes a new template). The copy for the next run is made in the
+    background while the current run's agent works, and handed over by a rename.
     """
 
     def __init__(self, scratch: Path) -> None:
         self.scratch = scratch
         self._made: dict[tuple[str | None, tuple[object, ...]], Path] = {}
+        self._ready: dict[Path, Future[Path]] = {}
+        self._pool: ThreadPoolExecutor | None = None
 
-    def fresh(self, source: Path | None, target: Path) -> Path:
-        """``target`` as a git repository holding a copy of ``source`` (empty when
-        ``None``) in one commit; ``BackendError`` when git is missing or fails."""
+    def _template(self, source: Path | None) -> Path:
         key = (str(source) if source is not None else None, _fingerprint(source))
         template = self._made.get(key)
         if template is None or not template.is_dir():
@@ -430,9 +424,46 @@ class WorkspaceTemplates:
             git_init(template)
             _compact(template)
             self._made[key] = template
-        target.mkdir(parents=True, exist_ok=True)
-        _clone_tree(template, target)
+        return template
+
+    def _clone(self, template: Path) -> Path:
+        copy = Path(tempfile.mkdtemp(prefix="ready-", dir=self.scratch))
+        _clone_tree(template, copy)
+        return copy
+
+    def fresh(self, source: Path | None, target: Path) -> Path:
+        """``target`` (which must not exist, or be empty) as a git repository holding a
+        copy of ``source`` (empty when ``None``) in one commit; ``BackendError`` when git
+        is missing or fails."""
+        template = self._template(source)
+        ready = self._ready.pop(template, None)
+        handed = False
+        if ready is not None:
+            try:
+                copy = ready.result()
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.rename(copy, target)
+                handed = True
+            except OSError:
+                pass  # made on another file system, or it failed: copy here instead
+        if not handed:
+            target.mkdir(parents=True, exist_ok=True)
+            _clone_tree(template, target)
+        if self._pool is None:
+            from concurrent.futures import ThreadPoolExecutor
+
+            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ooda-workspace")
+        self._ready[template] = self._pool.submit(self._clone, template)
         return target
+
+    def close(self) -> None:
+        """Wait for the copy being made, then remove every template and copy."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
+        self._ready.clear()
+        self._made.clear()
+        shutil.rmtree(self.scratch, ignore_errors=True)
 
 
 _templates: WorkspaceTemplates | None = None
@@ -445,9 +476,8 @@ def fresh_repository(source: Path | None, target: Path) -> Path:
     if _templates is None:
         import atexit
 
-        scratch = Path(tempfile.mkdtemp(prefix="ooda-templates-"))
-        atexit.register(shutil.rmtree, scratch, ignore_errors=True)
-        _templates = WorkspaceTemplates(scratch)
+        _templates = WorkspaceTemplates(Path(tempfile.mkdtemp(prefix="ooda-templates-")))
+        atexit.register(_templates.close)
     return _templates.fresh(source, target)
 
 

@@ -386,7 +386,7 @@ def test_fresh_workspaces_are_independent_repositories(tmp_path: Path) -> None:
     first = templates.fresh(source, tmp_path / "run1")
     second = templates.fresh(source, tmp_path / "run2")
     # One template served both runs.
-    assert len(list((tmp_path / "scratch").iterdir())) == 1
+    assert len(list((tmp_path / "scratch").glob("template-*"))) == 1
     for run in (first, second):
         assert _git(run, "status", "--porcelain") == ""
         assert _git(run, "log", "--format=%s") == "ooda workspace\n"
@@ -401,6 +401,8 @@ def test_fresh_workspaces_are_independent_repositories(tmp_path: Path) -> None:
         assert (run / "pkg" / "a.py").read_text() == "print('a')\n"
         assert _git(run, "log", "--format=%s") == "ooda workspace\n"
         _git(run, "fsck", "--no-progress")
+    templates.close()
+    assert not (tmp_path / "scratch").exists()
 
 
 def test_an_edited_source_gets_a_new_template(tmp_path: Path) -> None:
