@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import contextlib
-import difflib
 import os
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -22,6 +20,8 @@ def did_you_mean(
 ) -> str:
     """A hint for an unknown name: ``did you mean 'x'?`` when one is close, then (with
     ``label``) the known names, e.g. ``known procedures: a, b``. Empty when neither."""
+    import difflib
+
     names = sorted(set(known))
     close = difflib.get_close_matches(word, names, n=1, cutoff=cutoff)
     parts: list[str] = []
@@ -34,6 +34,8 @@ def did_you_mean(
 
 def closest(word: str, known: Iterable[str], *, cutoff: float = 0.6) -> str | None:
     """The known name closest to ``word``, or ``None`` when none is close enough."""
+    import difflib
+
     close = difflib.get_close_matches(word, sorted(set(known)), n=1, cutoff=cutoff)
     return close[0] if close else None
 
@@ -43,6 +45,8 @@ def atomic_write_bytes(path: Path, data: bytes, *, mode: int = 0o644) -> None:
     ``os.replace``: a reader sees the old file or the new one, never half of either, and
     an interruption leaves the old file untouched. An existing file keeps its mode."""
     path.parent.mkdir(parents=True, exist_ok=True)
+    import tempfile
+
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:

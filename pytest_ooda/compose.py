@@ -12,7 +12,6 @@ report is one).
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -26,7 +25,7 @@ from pytest_ooda.config import (
 )
 from pytest_ooda.errors import FragmentError, OodaError, TemplateError
 from pytest_ooda.fragments import load_fragment_text
-from pytest_ooda.yamlload import Mark
+from pytest_ooda.yamlnodes import Mark
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -498,6 +497,8 @@ def annotated_diff(
     """
     old_lines = old.splitlines()
     new_lines = new.splitlines()
+    import difflib
+
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     out: list[str] = [f"--- {old_label}", f"+++ {new_label}"]
     all_sources: list[str] = []

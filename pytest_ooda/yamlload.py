@@ -17,14 +17,21 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import TYPE_CHECKING, Any
 
 import yaml
 import yaml.nodes
 
 from pytest_ooda.errors import ConfigError, OodaError
 from pytest_ooda.textfile import MAX_BYTES, line_col, read_text_file
+from pytest_ooda.yamlnodes import (
+    ANY_ITEM,
+    ANY_KEY,
+    GoPathStep,
+    Mark,
+    YamlMapping,
+    YamlSequence,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -54,31 +61,6 @@ _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 # The explicit scalar tags yaml.v3 gives a meaning to when decoding into interface{}.
 _GO_SCALAR_TAGS = _SCALAR_TAGS | {_BINARY_TAG, _TIMESTAMP_TAG}
 
-ANY_KEY = "*"
-ANY_ITEM = "[]"
-GoPathStep: TypeAlias = "str | frozenset[str]"
-"""One step of a ``go_typed`` path: a key, a set of keys, ``ANY_KEY`` or ``ANY_ITEM``."""
-
-
-@dataclass(frozen=True)
-class Mark:
-    """A 1-based position inside a YAML file."""
-
-    line: int
-    column: int
-
-
-class YamlMapping(dict[Any, Any]):
-    """A ``dict`` that also knows where it, each key and each value sit in the file."""
-
-    def __init__(self, mark: Mark) -> None:
-        super().__init__()
-        self.mark = mark
-        self.key_marks: dict[Any, Mark] = {}
-        self.value_marks: dict[Any, Mark] = {}
-        #: Under yaml.v3 typing: each key as written (``0x10`` for the key 16).
-        self.key_texts: dict[Any, str] = {}
-
 
 def _go_key(key: Any) -> Any:
     """``key`` as a key of a map that holds keys Python would equate (strings stay)."""
@@ -99,22 +81,13 @@ def _wrap_keys(mapping: YamlMapping) -> None:
     mapping.key_marks.clear()
     mapping.value_marks.clear()
     mapping.key_texts.clear()
-    for key, value, key_mark, value_mark, text in entries:
+    for key, value, at_key, at_value, text in entries:
         new = _go_key(key)
         mapping[new] = value
-        mapping.key_marks[new] = key_mark
-        mapping.value_marks[new] = value_mark
+        mapping.key_marks[new] = at_key
+        mapping.value_marks[new] = at_value
         if text is not None:
             mapping.key_texts[new] = text
-
-
-class YamlSequence(list[Any]):
-    """A ``list`` that also knows where it and each item sit in the file."""
-
-    def __init__(self, mark: Mark) -> None:
-        super().__init__()
-        self.mark = mark
-        self.item_marks: list[Mark] = []
 
 
 class _PlainTag(str):
@@ -597,29 +570,3 @@ def load_yaml_file(
     name = display if display is not None else path
     text = read_text_file(path, display=name, error=error, max_bytes=max_bytes, what="YAML file")
     return load_yaml_text(text, file=name, error=error, go_typed=go_typed, strict_text=strict_text)
-
-
-def key_mark(container: YamlMapping, key: Any) -> Mark:
-    """Where ``key`` is written in ``container`` (the container's own mark if unknown)."""
-    return container.key_marks.get(key, container.mark)
-
-
-def value_mark(container: YamlMapping, key: Any) -> Mark:
-    """Where the value of ``key`` starts in ``container``."""
-    return container.value_marks.get(key, container.mark)
-
-
-def mark_of(value: Any, default: Mark | None = None) -> Mark:
-    """The mark of a located mapping or sequence, else ``default`` (or 1:1)."""
-    if isinstance(value, YamlMapping | YamlSequence):
-        return value.mark
-    return default if default is not None else Mark(1, 1)
-
-
-def to_plain(value: Any) -> Any:
-    """A deep copy of located values as plain ``dict``/``list`` objects."""
-    if isinstance(value, dict):
-        return {key: to_plain(item) for key, item in value.items()}
-    if isinstance(value, list):
-        return [to_plain(item) for item in value]
-    return value

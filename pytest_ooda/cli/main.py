@@ -42,8 +42,10 @@ COMMANDS: dict[str, ModuleType] = {
 }
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The full ``ooda`` argument parser with every registered subcommand."""
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The ``ooda`` argument parser: with every registered subcommand, or only with
+    ``command`` (what a command line naming it needs; building every subcommand's
+    arguments costs a quick ``ooda show`` a noticeable part of its time)."""
     parser = Parser(
         prog="ooda",
         description="Compose, inspect and run OODA prompt procedures for AI coding agents.",
@@ -54,9 +56,17 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(
         title="commands", dest="command", metavar="COMMAND", parser_class=Parser
     )
-    for module in COMMANDS.values():
-        module.add_parser(subparsers)
+    for name, module in COMMANDS.items():
+        if command is None or name == command:
+            module.add_parser(subparsers)
     return parser
+
+
+def _command_named(argv: Sequence[str]) -> str | None:
+    """The subcommand ``argv`` names (its first word, when no option comes before it)."""
+    if argv and argv[0] in COMMANDS:
+        return argv[0]
+    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -73,9 +83,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if reconfigure is not None and getattr(stream, "errors", None) == "strict":
             with contextlib.suppress(ValueError):
                 reconfigure(errors="backslashreplace")
-    parser = build_parser()
+    words = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command_named(words))
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(words)
     except SystemExit as exc:
         # --help/--version (0) and usage errors (1) end here; return like every other path.
         return exc.code if isinstance(exc.code, int) else EXIT_USAGE

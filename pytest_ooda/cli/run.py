@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -207,6 +205,9 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         # A recording's file changes (deletions included) must never land in the user's
         # tree: they go to a scratch copy of the scenario's workspace, as in pytest, and
         # the workspace must lie inside the project, as in pytest.
+        import shutil
+        import tempfile
+
         scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="ooda-replay-"))
         replay_files = Path(scratch)
         source = scenario.workspace_of(replay, root=workdir)

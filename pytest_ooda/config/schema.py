@@ -19,7 +19,7 @@ from pytest_ooda._types import (
 )
 from pytest_ooda._util import display_path
 from pytest_ooda.errors import TemplateError
-from pytest_ooda.yamlload import (
+from pytest_ooda.yamlnodes import (
     ANY_ITEM,
     ANY_KEY,
     Mark,

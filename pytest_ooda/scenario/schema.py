@@ -37,7 +37,8 @@ from pytest_ooda.scenario.model import (
     ScenarioIteration,
 )
 from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
-from pytest_ooda.yamlload import Mark, YamlMapping, YamlSequence, load_yaml_file, load_yaml_text
+from pytest_ooda.yamlload import load_yaml_file, load_yaml_text
+from pytest_ooda.yamlnodes import Mark, YamlMapping, YamlSequence
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence

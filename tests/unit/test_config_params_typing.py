@@ -22,14 +22,15 @@ from external_tools import GO_INSTALL, require
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pytest_ooda import yamlload
+from pytest_ooda import yamlload, yamlnodes
 from pytest_ooda.cli import main
 from pytest_ooda.compose import compose_phase
 from pytest_ooda.config import Config, load_config_file
 from pytest_ooda.errors import ConfigError
 from pytest_ooda.gotemplate.gofmt import U64, GoTime
 from pytest_ooda.gotemplate.yamlv3 import load_params
-from pytest_ooda.yamlload import ANY_ITEM, ANY_KEY, YamlMapping, load_yaml_text
+from pytest_ooda.yamlload import load_yaml_text
+from pytest_ooda.yamlnodes import ANY_ITEM, ANY_KEY, YamlMapping
 
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = ROOT / "tests" / "conformance" / "config_params"
@@ -184,7 +185,7 @@ def test_arbitrary_scalars_type_as_the_yaml_v3_loader_does(value: str) -> None:
         doc = load_yaml_text(text, go_typed=("p",))
     except ConfigError:
         return  # located, which is all a malformed value must give
-    got = yamlload.to_plain(doc)
+    got = yamlnodes.to_plain(doc)
     if expected is not None:
         assert _same(got["p"]["a"], expected["p"]["a"])
 
@@ -244,8 +245,8 @@ def test_go_typed_values_keep_their_marks(parser: str) -> None:
     text = "p:\n  x: yes\n  y: [1e3,\n      2024-01-02]\n"
     doc = load_yaml_text(text, go_typed=("p",))
     assert isinstance(doc["p"], YamlMapping)
-    assert doc["p"].key_marks["y"] == yamlload.Mark(3, 3)
-    assert doc["p"]["y"].item_marks == [yamlload.Mark(3, 7), yamlload.Mark(4, 7)]
+    assert doc["p"].key_marks["y"] == yamlnodes.Mark(3, 3)
+    assert doc["p"]["y"].item_marks == [yamlnodes.Mark(3, 7), yamlnodes.Mark(4, 7)]
     assert doc["p"]["x"] == "yes"
 
 

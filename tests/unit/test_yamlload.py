@@ -13,14 +13,8 @@ from hypothesis import strategies as st
 from pytest_ooda import yamlload
 from pytest_ooda.config import load_config
 from pytest_ooda.errors import ConfigError, OodaError
-from pytest_ooda.yamlload import (
-    Mark,
-    YamlMapping,
-    YamlSequence,
-    load_yaml_file,
-    load_yaml_text,
-    to_plain,
-)
+from pytest_ooda.yamlload import load_yaml_file, load_yaml_text
+from pytest_ooda.yamlnodes import Mark, YamlMapping, YamlSequence, to_plain
 
 
 def err(text: str) -> ConfigError:
