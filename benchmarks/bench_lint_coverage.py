@@ -25,9 +25,9 @@ from typing import TYPE_CHECKING
 
 from pytest_ooda import compose, coverage_plugin
 from pytest_ooda.config import load_builtin_config
+from pytest_ooda.fragment_coverage import FragmentCoverage
 from pytest_ooda.fragments import builtin_root
 from pytest_ooda.lint import lint_path, lint_procedure
-from pytest_ooda.plugin.fragment_coverage import FragmentCoverage
 
 if TYPE_CHECKING:
     from collections.abc import Callable

@@ -9,9 +9,9 @@ from types import SimpleNamespace
 
 from pytest_ooda.compose import compose_phase
 from pytest_ooda.config import load_config_file
+from pytest_ooda.fragment_coverage import FragmentCoverage
 from pytest_ooda.fragments import builtin_root
 from pytest_ooda.gotemplate import Branch, RenderTrace
-from pytest_ooda.plugin.fragment_coverage import FragmentCoverage
 
 CONFIG = """\
 procedures:
