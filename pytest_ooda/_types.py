@@ -99,6 +99,25 @@ FILE_CHANGES: tuple[FileChange, ...] = get_args(FileChange)
 Verdict = Literal["regressed", "improved", "unchanged", "base-only", "new-only"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
+#: The built-in sandbox kinds a live run's agent (and its verification commands) can run
+#: in (``sandbox:``, ``--ooda-sandbox``); more come from the ``pytest_ooda.sandboxes``
+#: entry-point group. ``none`` first: the default.
+SandboxKind = Literal["none", "bwrap", "docker"]
+SANDBOX_KINDS: tuple[SandboxKind, ...] = get_args(SandboxKind)
+
+#: A sandbox's network: the host's, none (loopback only), or a container engine's bridge.
+SandboxNetwork = Literal["host", "none", "bridge"]
+SANDBOX_NETWORKS: tuple[SandboxNetwork, ...] = get_args(SandboxNetwork)
+
+#: The program behind the ``docker`` sandbox kind (the same flags work for both).
+ContainerEngine = Literal["docker", "podman"]
+CONTAINER_ENGINES: tuple[ContainerEngine, ...] = get_args(ContainerEngine)
+
+#: Whether replays run a scenario's ``expect.commands`` (inside the configured sandbox)
+#: or skip them (the default first).
+ReplayCommands = Literal["run", "skip"]
+REPLAY_COMMANDS: tuple[ReplayCommands, ...] = get_args(ReplayCommands)
+
 #: Words accepted for a boolean in ini keys, environment variables and option values.
 TRUE_WORDS: frozenset[str] = frozenset({"1", "true", "yes", "y", "on"})
 FALSE_WORDS: frozenset[str] = frozenset({"0", "false", "no", "n", "off", ""})
@@ -116,6 +135,7 @@ def parse_bool(text: str) -> bool | None:
 
 __all__ = [
     "AI_OUTPUTS",
+    "CONTAINER_ENGINES",
     "DRIFT_MODES",
     "EXIT_CODES",
     "FAILURE_SIGNAL",
@@ -129,7 +149,10 @@ __all__ = [
     "PROMPT_FORMATS",
     "PROMPT_PARTS",
     "RECORD_MODES",
+    "REPLAY_COMMANDS",
     "RUN_OUTCOMES",
+    "SANDBOX_KINDS",
+    "SANDBOX_NETWORKS",
     "SEVERITIES",
     "SEVERITY_LEVELS",
     "SIGNALS",
@@ -139,6 +162,7 @@ __all__ = [
     "TRUE_WORDS",
     "VERDICTS",
     "AiOutput",
+    "ContainerEngine",
     "DriftMode",
     "FileChange",
     "IterationMode",
@@ -149,7 +173,10 @@ __all__ = [
     "PromptFormat",
     "PromptPart",
     "RecordMode",
+    "ReplayCommands",
     "RunOutcome",
+    "SandboxKind",
+    "SandboxNetwork",
     "Severity",
     "SeverityLevel",
     "Signal",

@@ -148,6 +148,12 @@ class UsageError(OodaError):
     error)."""
 
 
+class SandboxError(OodaError):
+    """A sandbox cannot be used: its program is missing, its daemon does not answer, its
+    image is neither present nor buildable, or its settings are wrong. Raised before any
+    run starts, naming what to do."""
+
+
 class NoAICommandError(ConfigError):
     """A run needs an AI command or API and none is configured."""
 
@@ -192,6 +198,11 @@ class RecordingWarning(OodaWarning):
 class AgentWarning(OodaWarning):
     """An agent run completed but reported something a user must know (e.g. every tool
     call was denied)."""
+
+
+class SandboxWarning(OodaWarning):
+    """Something about isolation a user must know: an agent runs unattended with no
+    sandbox, or a sandbox could not hold a promise (a leftover container)."""
 
 
 class ResultsWarning(OodaWarning):

@@ -6,6 +6,11 @@ through one pipe so their order is kept, a bounded tail buffer, an iteration tim
 kills the whole group, and clean-up of the group when the runner itself is interrupted.
 Everything runs on one thread with a selector, so no helper thread can be left blocked.
 
+With a ``sandbox`` (a :class:`~pytest_ooda.sandbox.SandboxRun`), the argv, environment
+and working directory are handed to it first and what it returns is started instead
+(``bwrap … -- argv``, ``docker exec … argv``): the one seam between process handling and
+isolation.
+
 With a machine-readable ``ai_output`` (an agent CLI's JSON report, see
 :mod:`.agent_output`) the output is read as it arrives: a person watching sees it
 rendered as readable lines, and the iteration's output is the agent's final text, with
@@ -35,6 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from pytest_ooda._types import AiOutput
+    from pytest_ooda.sandbox.base import SandboxRun
 
 __all__ = ["CommandBackend", "TailBuffer", "resolve_executable"]
 
@@ -216,7 +222,8 @@ class CommandBackend:
     how long the pipe may stay open after the AI process exited (a straggling grandchild
     holding it) before the group is killed; ``interrupt_wait`` bounds the clean-up when
     the runner is interrupted. ``ai_output`` is how the output is read (``text``, or an
-    agent CLI's machine-readable format).
+    agent CLI's machine-readable format). ``sandbox`` wraps every start (see the module
+    docstring).
     """
 
     def __init__(
@@ -228,6 +235,7 @@ class CommandBackend:
         drain_grace: float = 1.0,
         interrupt_wait: float = 5.0,
         ai_output: AiOutput = "text",
+        sandbox: SandboxRun | None = None,
     ) -> None:
         if not argv:
             raise BackendError("the AI command is empty", hint="set loop.ai_cmd to a command line")
@@ -239,6 +247,7 @@ class CommandBackend:
         self.drain_grace = drain_grace
         self.interrupt_wait = interrupt_wait
         self.ai_output: AiOutput = ai_output
+        self.sandbox = sandbox
 
     @classmethod
     def from_string(
@@ -266,13 +275,24 @@ class CommandBackend:
         )
 
     def __repr__(self) -> str:
-        if self.ai_output != "text":
-            return f"CommandBackend({shlex.join(self.argv)!r}, ai_output={self.ai_output!r})"
-        return f"CommandBackend({shlex.join(self.argv)!r})"
+        extra = f", ai_output={self.ai_output!r}" if self.ai_output != "text" else ""
+        if self.sandbox is not None:
+            extra += f", sandbox={self.sandbox.identity.get('kind')!r}"
+        return f"CommandBackend({shlex.join(self.argv)!r}{extra})"
 
     def check(self, workdir: Path) -> str:
-        """Validate that the command can be started from ``workdir``; returns its path."""
-        return resolve_executable(self.argv, workdir=workdir, env=self.env)
+        """Validate that the command can be started from ``workdir``; returns its path
+        (in a sandbox: the path of what starts it, e.g. ``bwrap``)."""
+        return self._command(workdir)[2]
+
+    def _command(self, workdir: Path) -> tuple[tuple[str, ...], Mapping[str, str] | None, str]:
+        """The argv, environment and executable actually started from ``workdir``."""
+        if self.sandbox is None:
+            executable = resolve_executable(self.argv, workdir=workdir, env=self.env)
+            return self.argv, self.env, executable
+        launch = self.sandbox.launch(self.argv, self.env, workdir)
+        executable = resolve_executable(launch.argv, workdir=workdir, env=launch.env)
+        return launch.argv, launch.env, executable
 
     def run(
         self,
@@ -284,18 +304,18 @@ class CommandBackend:
         max_output: int,
         stream: StreamCallback | None,
     ) -> BackendResult:
-        executable = self.check(workdir)
+        argv, env, executable = self._command(workdir)
         data = prompt.encode("utf-8", "surrogateescape")
         started = time.monotonic()
         try:
             proc = subprocess.Popen(
-                self.argv,
+                argv,
                 executable=executable,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.STDOUT,
                 cwd=workdir,
-                env=self.env,
+                env=env,
                 start_new_session=True,
                 bufsize=0,
             )

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from pytest_ooda._types import AiOutput, Status
     from pytest_ooda.backends import Backend, StreamCallback, Usage
     from pytest_ooda.config import Config, RunSettings
+    from pytest_ooda.sandbox.base import SandboxRun
 
 logger = logging.getLogger("pytest_ooda.loop")
 
@@ -75,12 +76,13 @@ def _interrupt_handlers(enabled: bool) -> Iterator[None]:
             signal.signal(sig, old)
 
 
-def make_backend(settings: RunSettings) -> Backend:
-    """The backend a resolved run uses: the command if one is set, else the HTTP API."""
+def make_backend(settings: RunSettings, *, sandbox: SandboxRun | None = None) -> Backend:
+    """The backend a resolved run uses: the command if one is set (started inside
+    ``sandbox`` when given), else the HTTP API."""
     if settings.ai_cmd is not None:
         from pytest_ooda.backends.command import CommandBackend
 
-        return CommandBackend(settings.ai_cmd, ai_output=settings.ai_output)
+        return CommandBackend(settings.ai_cmd, ai_output=settings.ai_output, sandbox=sandbox)
     if settings.ai_api is not None:
         from pytest_ooda.backends.http import HttpBackend
 
@@ -126,6 +128,7 @@ def run_procedure(
     ai_output: AiOutput | None = None,
     max_cost: float | None = None,
     max_tokens: int | None = None,
+    sandbox: SandboxRun | None = None,
 ) -> LoopResult:
     """Run procedure ``name`` of ``config`` until success, abort, the limit, or a signal.
 
@@ -139,7 +142,8 @@ def run_procedure(
     ``ai_output`` says how the AI command's output is read; ``max_cost`` and
     ``max_tokens`` are this run's budget, applied with the procedure's and the loop's
     (the smallest of each wins): the run stops ``aborted`` after the iteration that
-    reaches one.
+    reaches one. ``sandbox`` is where the AI command runs (a started
+    :class:`~pytest_ooda.sandbox.SandboxRun`; the HTTP backend runs no process).
 
     Raises ``OodaError`` for configuration/prompt mistakes and ``ScenarioError`` when a
     replay runs out; a backend that cannot start ends the run as ``aborted``.
@@ -162,7 +166,7 @@ def run_procedure(
     procedure = config.procedure(name)
     budget = Budget(settings.max_cost, settings.max_tokens)
     if backend is None:
-        backend = make_backend(settings)
+        backend = make_backend(settings, sandbox=sandbox)
     limit = settings.max_iterations
     threshold = failure_threshold if failure_threshold is not None else settings.failure_threshold
     if threshold < 1:

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.backends import ToolCall, Usage
     from pytest_ooda.loop import LoopResult
+    from pytest_ooda.sandbox.base import SandboxRun
     from pytest_ooda.scenario.verify import CommandCheck, CommandOutcome, ToolExpect
 
 
@@ -276,8 +277,17 @@ class Expect:
         """
         return self.assess(result, workspace).problems
 
-    def assess(self, result: LoopResult, workspace: Path | None = None) -> Assessment:
-        """:meth:`check`, keeping each verification command's outcome as well."""
+    def assess(
+        self,
+        result: LoopResult,
+        workspace: Path | None = None,
+        *,
+        sandbox: SandboxRun | None = None,
+        run_commands: bool = True,
+    ) -> Assessment:
+        """:meth:`check`, keeping each verification command's outcome as well. The
+        commands run inside ``sandbox`` when given; ``run_commands=False`` skips them
+        (a replay told not to run a scenario's commands)."""
         problems: list[str] = []
         commands: list[CommandOutcome] = []
         if self.status is not None and result.status != self.status:
@@ -301,12 +311,12 @@ class Expect:
                         problems.append(problem)
         if self.tools is not None:
             problems.extend(self.tools.check(result))
-        if self.commands:
+        if self.commands and run_commands:
             if workspace is None:
                 problems.append("verification commands need a workspace, but the run had none")
             else:
                 for command in self.commands:
-                    outcome = command.verify(workspace)
+                    outcome = command.verify(workspace, sandbox=sandbox)
                     commands.append(outcome)
                     if outcome.problem:
                         problems.append(outcome.problem)
@@ -387,11 +397,18 @@ class Scenario:
         """``expect.check`` (no expectations → nothing to report)."""
         return self.assess(result, workspace).problems
 
-    def assess(self, result: LoopResult, workspace: Path | None = None) -> Assessment:
+    def assess(
+        self,
+        result: LoopResult,
+        workspace: Path | None = None,
+        *,
+        sandbox: SandboxRun | None = None,
+        run_commands: bool = True,
+    ) -> Assessment:
         """``expect.assess``: the problems and the verification commands' outcomes."""
         if self.expect is None:
             return Assessment([], ())
-        return self.expect.assess(result, workspace)
+        return self.expect.assess(result, workspace, sandbox=sandbox, run_commands=run_commands)
 
     def to_yaml(self) -> dict[str, Any]:
         out: dict[str, Any] = {"procedure": self.procedure}

@@ -5,7 +5,9 @@ the loop (SWE-bench style: the code the agent left behind must actually work).
 A verification command runs through ``/bin/sh -c`` (pipes and ``&&`` work, as in a CI
 script) in its own process group, in the workspace, with stdin closed and stdout and
 stderr merged into a bounded buffer; at its timeout the whole group is killed — the
-command backend's process handling, reused.
+command backend's process handling, reused. With a ``sandbox`` (the run's started
+:class:`~pytest_ooda.sandbox.SandboxRun`) the command runs inside it, exactly where the
+agent ran: a scenario file is code, and its commands get no more than the agent did.
 """
 
 from __future__ import annotations
@@ -15,11 +17,14 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from pytest_ooda.errors import OodaError
+
 if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.backends import ToolCall
     from pytest_ooda.loop import LoopResult
+    from pytest_ooda.sandbox.base import SandboxRun
 
 #: Tools whose summary is a shell command, for ``bash_matches``: Claude Code's ``Bash``
 #: and Codex's ``shell``.
@@ -167,11 +172,14 @@ class CommandCheck:
     output_contains: tuple[str, ...] = ()
     line: int | None = field(default=None, compare=False)
 
-    def execute(self, workspace: Path) -> CommandRun:
-        """Run the command in ``workspace``; its process group dies at the timeout."""
+    def execute(self, workspace: Path, *, sandbox: SandboxRun | None = None) -> CommandRun:
+        """Run the command in ``workspace`` (inside ``sandbox`` when given); its process
+        group dies at the timeout."""
         from pytest_ooda.backends.command import CommandBackend
 
-        backend = CommandBackend([_SHELL, "-c", self.run], kill_grace=2.0, drain_grace=0.5)
+        backend = CommandBackend(
+            [_SHELL, "-c", self.run], kill_grace=2.0, drain_grace=0.5, sandbox=sandbox
+        )
         started = time.monotonic()
         done = backend.run(
             "",
@@ -183,16 +191,21 @@ class CommandCheck:
         )
         return CommandRun(done.exit_code, done.output, time.monotonic() - started, done.timed_out)
 
-    def check(self, workspace: Path) -> str | None:
+    def check(self, workspace: Path, *, sandbox: SandboxRun | None = None) -> str | None:
         """What went wrong (with the output's tail), or ``None`` when it passed."""
-        return self.verify(workspace).problem
+        return self.verify(workspace, sandbox=sandbox).problem
 
-    def verify(self, workspace: Path) -> CommandOutcome:
-        """Run the command in ``workspace`` and judge it."""
+    def verify(self, workspace: Path, *, sandbox: SandboxRun | None = None) -> CommandOutcome:
+        """Run the command in ``workspace`` (inside ``sandbox``) and judge it."""
         if not workspace.is_dir():
             problem = f"command {self.run!r}: the workspace {workspace} does not exist"
             return CommandOutcome(self.run, -1, self.exit_code, 0.0, problem=problem)
-        done = self.execute(workspace)
+        try:
+            done = self.execute(workspace, sandbox=sandbox)
+        except OodaError as exc:
+            # The sandbox could not start the shell: the command did not pass.
+            problem = f"command {self.run!r}: could not be started: {exc.message}"
+            return CommandOutcome(self.run, -1, self.exit_code, 0.0, problem=problem)
         tail = "\n".join(done.output.rstrip("\n").splitlines()[-OUTCOME_TAIL_LINES:])
         return CommandOutcome(
             self.run,

@@ -1,0 +1,139 @@
+"""The sandbox interface: what a kind of isolation must provide for a live run.
+
+A :class:`Sandbox` is one configured kind for a whole session: :meth:`Sandbox.prepare`
+runs once before any run (program present, daemon reachable, image present or built)
+and raises :class:`~pytest_ooda.errors.SandboxError` naming what to do. For each run it
+:meth:`~Sandbox.start`\\ s a :class:`SandboxRun` around the run's workspace; that turns
+the argv, environment and working directory of every process of the run (the agent each
+iteration, the verification commands afterwards) into what is actually started
+(:meth:`SandboxRun.launch`), and :meth:`SandboxRun.stop` removes whatever the run left.
+A remote backend (Kubernetes, Modal, E2B) implements the same two classes and is
+registered under the ``pytest_ooda.sandboxes`` entry-point group (docs/sandbox.md).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from pytest_ooda.errors import SandboxError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from pytest_ooda.sandbox.spec import SandboxSpec
+
+__all__ = ["BASE_ENV", "Launch", "Sandbox", "SandboxRun", "allowed_env", "fresh_home"]
+
+#: Variables every isolating sandbox passes through; ``env:`` adds more.
+BASE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ")
+
+
+@dataclass(frozen=True)
+class Launch:
+    """What is actually started for one process of a run."""
+
+    argv: tuple[str, ...]
+    env: Mapping[str, str] | None
+    cwd: Path
+
+
+class SandboxRun(ABC):
+    """One run inside a sandbox: started by :meth:`Sandbox.start`, stopped once."""
+
+    #: ``{"kind", "image", "image_id"}`` for results logs, reports and recordings.
+    identity: Mapping[str, str | None]
+
+    @abstractmethod
+    def launch(self, argv: Sequence[str], env: Mapping[str, str] | None, cwd: Path) -> Launch:
+        """The process to start for ``argv`` with ``env`` (``None``: the caller's
+        environment) in ``cwd`` (the workspace or below)."""
+
+    def stop(self) -> None:  # noqa: B027 - optional hook: most kinds hold nothing
+        """Remove what the run left (a container, a process tree); safe to call twice."""
+
+    def __enter__(self) -> SandboxRun:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+class Sandbox(ABC):
+    """A kind of isolation, configured by ``spec``; see the module docstring."""
+
+    #: The name under ``sandbox: {kind: …}`` and ``--ooda-sandbox``.
+    kind: ClassVar[str]
+    #: The option checks: key -> a function returning the checked value or raising
+    #: :class:`~pytest_ooda.sandbox.spec.OptionError`.
+    options: ClassVar[Mapping[str, Callable[[Any], Any]]] = {}
+    #: Whether an agent in it is isolated from the user's machine (``none``: not).
+    isolates: ClassVar[bool] = True
+
+    def __init__(self, spec: SandboxSpec) -> None:
+        self.spec = spec
+
+    def prepare(self) -> None:  # noqa: B027 - optional hook
+        """Check (and build) what every run needs, once per session, before any run."""
+
+    def identity(self) -> Mapping[str, str | None]:
+        """``{"kind", "image", "image_id"}`` of this sandbox."""
+        return {"kind": self.kind, "image": None, "image_id": None}
+
+    @abstractmethod
+    def start(self, workspace: Path, scratch: Path) -> SandboxRun:
+        """A run around ``workspace`` (the only place it may write); ``scratch`` is an
+        empty directory of the caller's for the run's own files (its fresh HOME)."""
+
+
+def allowed_env(
+    env: Mapping[str, str] | None, listed: Sequence[str], **fixed: str
+) -> dict[str, str]:
+    """The environment a sandboxed process gets: :data:`BASE_ENV` and the ``listed``
+    names taken from ``env`` (the caller's), ``NAME=value`` entries set as written, then
+    ``fixed``."""
+    source = os.environ if env is None else env
+    out: dict[str, str] = {}
+    for name in BASE_ENV:
+        if name in source:
+            out[name] = source[name]
+    for item in listed:
+        name, equals, value = item.partition("=")
+        if equals:
+            out[name] = value
+        elif name in source:
+            out[name] = source[name]
+    out.update(fixed)
+    return out
+
+
+def fresh_home(scratch: Path, files: Sequence[str], env: Mapping[str, str] | None) -> Path:
+    """A new, empty HOME under ``scratch`` holding copies of ``files`` (``~/x`` or paths
+    relative to the caller's HOME, or absolute paths under it), so an agent sees its
+    own config and credentials and nothing else of the real home."""
+    source = os.environ if env is None else env
+    home = scratch / "home"
+    home.mkdir(parents=True, exist_ok=True)
+    real = Path(source.get("HOME") or os.path.expanduser("~"))
+    for entry in files:
+        given = Path(entry[2:]) if entry.startswith("~/") else Path(entry)
+        origin = given if given.is_absolute() else real / given
+        try:
+            relative = origin.relative_to(real)
+        except ValueError:
+            raise SandboxError(
+                f"home_files: {entry} is not under HOME ({real})",
+                hint="list files of your home directory (e.g. ~/.claude.json)",
+            ) from None
+        target = home / relative
+        if origin.is_dir():
+            shutil.copytree(origin, target, symlinks=True, dirs_exist_ok=True)
+        elif origin.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(origin, target)
+        # A listed file that does not exist is no error: credentials are optional.
+    return home

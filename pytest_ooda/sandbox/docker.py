@@ -1,0 +1,290 @@
+"""The ``docker`` sandbox (and Podman with ``engine: podman``, same flags): one labelled
+container per run, started before the run's first process and removed after the run —
+also on Ctrl-C, and, after a killed session, at the next session's start. Every process
+of the run (the agent each iteration, the verification commands) is a ``docker exec``
+into it, as the invoking user's uid:gid, in the workspace bind-mounted at its own path.
+
+Before any run (:meth:`DockerSandbox.prepare`): the engine is installed, its daemon
+answers, the network exists, and the image is present — or built from ``build:`` once
+per session, tagged by the content hash of its Dockerfile and build context, so an
+unchanged Dockerfile is never built twice.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_ooda.errors import SandboxError
+from pytest_ooda.sandbox.base import Launch, Sandbox, SandboxRun, allowed_env, fresh_home
+from pytest_ooda.sandbox.spec import DOCKER_OPTIONS
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
+    from pytest_ooda.sandbox.spec import SandboxSpec
+
+__all__ = ["LABEL", "DockerSandbox", "remove_leftovers"]
+
+#: Every container we start carries this label (value: ``host:pid`` of the session).
+LABEL = "pytest-ooda.run"
+INSTALL = {"docker": "apt-get install -y docker.io", "podman": "apt-get install -y podman"}
+#: Files of a build context hashed at most (a bigger context is hashed by its listing).
+_HASH_LIMIT = 64 << 20
+_names = itertools.count(1)
+
+
+def _owner() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _engine_run(
+    argv: Sequence[str], *, timeout: float = 120.0, env: Mapping[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    try:
+        return subprocess.run(
+            list(argv), capture_output=True, text=True, timeout=timeout, check=False, env=env
+        )
+    except subprocess.TimeoutExpired:
+        return subprocess.CompletedProcess(list(argv), 124, "", f"timed out after {timeout:g}s")
+
+
+def remove_leftovers(engine: str) -> list[str]:
+    """Remove containers labelled by a session of this host that is gone (killed before
+    it could clean up); returns their names. Containers of live sessions (another xdist
+    worker, another terminal) stay."""
+    listed = _engine_run(
+        [
+            engine,
+            "ps",
+            "-a",
+            "--filter",
+            f"label={LABEL}",
+            "--format",
+            '{{.Names}}\t{{.Label "' + LABEL + '"}}',
+        ],
+        timeout=60,
+    )
+    if listed.returncode != 0:
+        return []
+    host = socket.gethostname()
+    gone: list[str] = []
+    for line in listed.stdout.splitlines():
+        name, _, owner = line.partition("\t")
+        owner_host, _, pid = owner.rpartition(":")
+        if owner_host == host and pid.isdigit() and not _alive(int(pid)):
+            gone.append(name)
+    if gone:
+        _engine_run([engine, "rm", "-f", *gone], timeout=120)
+    return gone
+
+
+def context_hash(dockerfile: Path) -> str:
+    """A digest of the Dockerfile and its build context (the Dockerfile's directory):
+    names, modes and contents, so any change builds a new image."""
+    digest = hashlib.sha256()
+    context = dockerfile.parent
+    budget = _HASH_LIMIT
+    for path in sorted(context.rglob("*")):
+        relative = path.relative_to(context).as_posix()
+        if any(part.startswith(".git") for part in path.relative_to(context).parts):
+            continue
+        digest.update(relative.encode() + b"\0")
+        if path.is_file() and not path.is_symlink():
+            size = path.stat().st_size
+            digest.update(f"{size}:{path.stat().st_mode & 0o777}".encode())
+            if size <= budget:
+                digest.update(path.read_bytes())
+                budget -= size
+    digest.update(b"\0Dockerfile\0" + dockerfile.read_bytes())
+    return digest.hexdigest()
+
+
+class _DockerRun(SandboxRun):
+    def __init__(self, sandbox: DockerSandbox, workspace: Path, scratch: Path) -> None:
+        self.sandbox = sandbox
+        self.engine = sandbox.engine
+        options = sandbox.spec.options
+        self.workspace = workspace.resolve()
+        self.home = fresh_home(scratch, options.get("home_files", ()), None).resolve()
+        self.user = f"{os.getuid()}:{os.getgid()}"
+        self.identity = sandbox.identity()
+        self.name = f"ooda-{os.getpid()}-{next(_names)}-{secrets.token_hex(3)}"
+        self.stopped = False
+        argv = [self.engine, "run", "-d", "--init", "--name", self.name]
+        argv += ["--label", f"{LABEL}={_owner()}", "--user", self.user]
+        argv += ["--network", options.get("network", "bridge")]
+        if "cpus" in options:
+            argv += ["--cpus", str(options["cpus"])]
+        if "memory" in options:
+            argv += ["--memory", str(options["memory"])]
+        if "pids_limit" in options:
+            argv += ["--pids-limit", str(options["pids_limit"])]
+        argv += ["-v", f"{self.workspace}:{self.workspace}", "-v", f"{self.home}:{self.home}"]
+        argv += ["--tmpfs", "/tmp:rw,exec,mode=1777", "-w", str(self.workspace)]
+        argv += ["--entrypoint", "", sandbox.image]
+        argv += list(options.get("keepalive", ("sleep", "infinity")))
+        started = _engine_run(argv, timeout=300)
+        if started.returncode != 0:
+            self.stop()
+            raise SandboxError(
+                f"sandbox docker: cannot start a container of {sandbox.image}: "
+                f"{_tail(started.stderr)}",
+                hint="the image needs the keepalive command (default `sleep infinity`; "
+                "set sandbox.keepalive) and /bin/sh for verification commands",
+            )
+
+    def launch(self, argv: Sequence[str], env: Mapping[str, str] | None, cwd: Path) -> Launch:
+        inner = allowed_env(env, self.sandbox.spec.options.get("env", ()), OODA_SANDBOX="docker")
+        client = dict(os.environ if env is None else env)
+        client.update(inner)
+        # Allowed values reach the container by name (`-e NAME`: the client copies its
+        # own value), never in argv; HOME and TMPDIR are paths, not secrets.
+        for name in ("HOME", "TMPDIR"):
+            client.pop(name, None)
+        for keep in ("HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "PATH"):
+            if keep in os.environ:
+                client[keep] = os.environ[keep]
+        flags = [f"-e{name}" for name in inner]
+        flags += [f"-eHOME={self.home}", "-eTMPDIR=/tmp"]
+        command = (
+            self.engine,
+            "exec",
+            "-i",
+            "--user",
+            self.user,
+            "-w",
+            str(cwd.resolve()),
+            *flags,
+            self.name,
+            *argv,
+        )
+        return Launch(command, client, cwd)
+
+    def stop(self) -> None:
+        if self.stopped:
+            return
+        self.stopped = True
+        _engine_run([self.engine, "rm", "-f", "-v", self.name], timeout=120)
+
+
+def _tail(text: str, lines: int = 6) -> str:
+    shown = text.strip().splitlines()[-lines:]
+    return " | ".join(shown) if shown else "(no output)"
+
+
+class DockerSandbox(Sandbox):
+    """See the module docstring; options: ``engine`` (docker | podman), ``image`` or
+    ``build`` (a Dockerfile, relative to the declaring file), ``network`` (none | host
+    | bridge; default bridge), ``cpus``, ``memory``, ``pids_limit``, ``env``,
+    ``home_files``, ``keepalive`` (the container's idle command)."""
+
+    kind = "docker"
+    options = DOCKER_OPTIONS
+
+    def __init__(self, spec: SandboxSpec) -> None:
+        super().__init__(spec)
+        options = spec.options
+        self.engine: str = options.get("engine", "docker")
+        if ("image" in options) == ("build" in options):
+            raise SandboxError(
+                "sandbox docker: give exactly one of image: (an image name) or build: "
+                "(a Dockerfile)",
+                hint="e.g. sandbox: {kind: docker, image: python:3.12-slim}",
+            )
+        self.image: str = options.get("image", "")
+        self.image_id: str | None = None
+        self.prepared = False
+
+    def identity(self) -> Mapping[str, str | None]:
+        return {"kind": self.kind, "image": self.image or None, "image_id": self.image_id}
+
+    def prepare(self) -> None:
+        if self.prepared:
+            return
+        engine = self.engine
+        if shutil.which(engine) is None:
+            raise SandboxError(
+                f"sandbox docker: {engine} is not installed", hint=f"install it: {INSTALL[engine]}"
+            )
+        version = _engine_run([engine, "version", "--format", "{{.Server.Version}}"], timeout=60)
+        if version.returncode != 0:
+            where = os.environ.get("DOCKER_HOST", "the default socket")
+            raise SandboxError(
+                f"sandbox docker: the {engine} daemon does not answer at {where}: "
+                f"{_tail(version.stderr)}",
+                hint=f"start it (systemctl start {engine}, or dockerd as in docs/sandbox.md) "
+                "or point DOCKER_HOST at it; nothing was run",
+            )
+        remove_leftovers(engine)
+        network = self.spec.options.get("network", "bridge")
+        if network == "bridge" and engine == "docker":
+            found = _engine_run([engine, "network", "inspect", "bridge"], timeout=60)
+            if found.returncode != 0:
+                raise SandboxError(
+                    "sandbox docker: network: bridge, but this daemon has no bridge network "
+                    "(started with --bridge=none?)",
+                    hint="use network: host (the agent reaches its API through the host) or "
+                    "none, or start the daemon with a bridge; nothing was run",
+                )
+        if "build" in self.spec.options:
+            self.image = self._build(self.spec.options["build"])
+        inspected = _engine_run(
+            [engine, "image", "inspect", "--format", "{{.Id}}", self.image], timeout=60
+        )
+        if inspected.returncode != 0:
+            raise SandboxError(
+                f"sandbox docker: image {self.image!r} is not present",
+                hint=f"{engine} pull {self.image}, or build it, or give sandbox.build: "
+                "a Dockerfile; nothing was run",
+            )
+        self.image_id = inspected.stdout.strip() or None
+        self.prepared = True
+
+    def _build(self, build: str) -> str:
+        base = self.spec.base_dir or Path.cwd()
+        dockerfile = (base / build).resolve()
+        if dockerfile.is_dir():
+            dockerfile = dockerfile / "Dockerfile"
+        if not dockerfile.is_file():
+            raise SandboxError(
+                f"sandbox docker: build: {build} not found (looked for {dockerfile})",
+                hint="build: is a Dockerfile (or its directory), relative to the file "
+                "declaring the sandbox",
+            )
+        tag = f"pytest-ooda-build:{context_hash(dockerfile)[:16]}"
+        present = _engine_run([self.engine, "image", "inspect", tag], timeout=60)
+        if present.returncode == 0:
+            return tag
+        built = _engine_run(
+            [self.engine, "build", "-q", "-t", tag, "-f", str(dockerfile), str(dockerfile.parent)],
+            timeout=3600,
+        )
+        if built.returncode != 0:
+            raise SandboxError(
+                f"sandbox docker: building {dockerfile} failed: "
+                f"{_tail(built.stderr or built.stdout)}",
+                hint="fix the Dockerfile (try the same `docker build` by hand); nothing was run",
+            )
+        return tag
+
+    def start(self, workspace: Path, scratch: Path) -> SandboxRun:
+        self.prepare()
+        return _DockerRun(self, workspace, scratch)
