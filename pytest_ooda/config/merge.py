@@ -42,6 +42,18 @@ def _alias_error(
     return ConfigError(message, hint=hint)
 
 
+def _update_loop(loop: dict[str, Setting], higher: Mapping[str, Setting]) -> None:
+    """``loop.update(higher)``, except that a sandbox given as a kind name alone
+    (``OODA_SANDBOX=docker``) keeps the options a lower tier gave that kind."""
+    for key, setting in higher.items():
+        below = loop.get(key)
+        if key == "sandbox" and below is not None and below.value is not None:
+            setting = Setting(
+                setting.value.under(below.value), setting.location, setting.provenance
+            )
+        loop[key] = setting
+
+
 def merge_layers(
     layers: list[Layer], env_loop: dict[str, Setting], cli_loop: dict[str, Setting]
 ) -> Config:
@@ -58,7 +70,7 @@ def merge_layers(
     broken: dict[str, BrokenProcedure] = {}
     warnings: list[ConfigWarning] = []
     for layer in layers:
-        loop.update(layer.loop)
+        _update_loop(loop, layer.loop)
         aliases.update(layer.aliases)
         lint.update(layer.lint)
         warnings.extend(layer.warnings)
@@ -75,8 +87,8 @@ def merge_layers(
             else:
                 merged.location = raw.location
                 merged.fields.update(raw.fields)
-    loop.update(env_loop)
-    loop.update(cli_loop)
+    _update_loop(loop, env_loop)
+    _update_loop(loop, cli_loop)
 
     alias_map = MappingProxyType({name: s.value for name, s in aliases.items()})
     alias_setting = loop["ai_cmd_alias"]
@@ -140,6 +152,7 @@ def merge_layers(
                 {key: s.location for key, s in fields.items() if s.location is not None}
             ),
             prompt_format=layout if forced else get("prompt_format", layout),
+            sandbox=get("sandbox"),
         )
 
     settings = LoopSettings(**{key: loop[key].value for key in LOOP_KEYS})

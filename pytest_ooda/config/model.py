@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         PromptFormat,
     )
     from pytest_ooda.errors import OodaError
+    from pytest_ooda.sandbox.spec import SandboxSpec
 
 
 @dataclass(frozen=True)
@@ -141,6 +142,8 @@ class Procedure:
     max_tokens: int | None = None
     #: The prompt layout: the procedure's own ``prompt_format``, else ``loop.prompt_format``.
     prompt_format: PromptFormat = "ooda"
+    #: Where this procedure's live runs execute (``None``: as ``loop.sandbox`` says).
+    sandbox: SandboxSpec | None = None
 
     def phases(self) -> dict[str, tuple[FragmentAction, ...]]:
         """The four phase lists in ``PHASES`` order."""
@@ -177,6 +180,8 @@ class LoopSettings:
     max_tokens: int | None = None
     log_timestamp_format: LogTimestampFormat = "none"
     prompt_format: PromptFormat = "ooda"
+    #: Where live runs execute (``None``: no sandbox); see docs/sandbox.md.
+    sandbox: SandboxSpec | None = None
 
 
 @dataclass(frozen=True)
@@ -262,3 +267,5 @@ class RunSettings:
     max_cost: float | None = None
     max_tokens: int | None = None
     prompt_format: PromptFormat = "ooda"
+    #: Where the run's processes execute (``None``: no sandbox); see docs/sandbox.md.
+    sandbox: SandboxSpec | None = None

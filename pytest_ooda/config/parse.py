@@ -64,6 +64,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
     from pathlib import Path
 
+    from pytest_ooda.sandbox.spec import SandboxSpec
+
 
 @dataclass
 class Setting:
@@ -222,8 +224,11 @@ class FileParser:
             if self.lenient and key in ZERO_MEANS_UNSET_IN_ROODA and _is_zero(item):
                 self.warn(f"loop.{key}: 0 means not set (as in rooda): the default applies", vmark)
                 continue
+            parsed: Any
             if key == "ai_api":
                 parsed = self.parse_api(item, vmark, "loop.ai_api")
+            elif key == "sandbox":
+                parsed = self.parse_sandbox(item, vmark, "loop.sandbox")
             else:
                 parsed = self.check(_LOOP_CHECKS[key], item, vmark, f"loop.{key}")
             out[key] = self.setting(parsed, loop, key)
@@ -269,6 +274,25 @@ class FileParser:
                         ) from None
             lists[key] = tuple(items)
         return RedactSettings(**lists)
+
+    def parse_sandbox(self, value: Any, mark: Mark, where: str) -> SandboxSpec:
+        """A ``sandbox:`` value; a mistake is located at the option it is about."""
+        from pytest_ooda.sandbox.registry import parse_spec
+        from pytest_ooda.sandbox.spec import OptionError
+
+        try:
+            return parse_spec(to_plain(value), base_dir=self.base_dir)
+        except OptionError as exc:
+            at = mark
+            if exc.key is not None and isinstance(value, YamlMapping) and exc.key in value:
+                at = value_mark(value, exc.key)
+                where = f"{where}.{exc.key}"
+            raise self.error(
+                f"{where}: {exc.message}",
+                at,
+                "e.g. sandbox: bwrap, or sandbox: {kind: docker, image: python:3.12-slim}; "
+                "see docs/sandbox.md",
+            ) from None
 
     def parse_aliases(self, value: Any, mark: Mark) -> dict[str, Setting]:
         aliases = self.expect_mapping(value, mark, "ai_cmd_aliases")
@@ -363,6 +387,8 @@ class FileParser:
                 parsed: Any = self.parse_phase(name, key, item, fmark)
             elif key == "ai_api":
                 parsed = self.parse_api(item, fmark, f"{where}: ai_api")
+            elif key == "sandbox":
+                parsed = self.parse_sandbox(item, fmark, f"{where}: sandbox")
             else:
                 parsed = self.check(_PROCEDURE_CHECKS[key], item, fmark, f"{where}: {key}")
             raw.fields[key] = self.setting(parsed, proc, key)

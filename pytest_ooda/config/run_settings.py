@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from pytest_ooda._types import AiOutput
+    from pytest_ooda.sandbox.spec import SandboxSpec
 
 
 def _split_command(command: str, provenance: Provenance, what: str) -> tuple[str, ...]:
@@ -93,6 +94,7 @@ def resolve_run_settings(
     ai_output: AiOutput | None = None,
     max_cost: float | None = None,
     max_tokens: int | None = None,
+    scenario_sandbox: SandboxSpec | None = None,
 ) -> RunSettings:
     """Resolve the iteration limit, timeouts and AI backend for one run of ``procedure``.
 
@@ -103,6 +105,8 @@ def resolve_run_settings(
     built-in alias's default > ``text``. Budgets: the smallest of ``max_cost`` (or
     ``max_tokens``), the procedure's and the loop's.
     Prompt layout: a ``cli`` override of ``loop.prompt_format`` > procedure > ``loop``.
+    Sandbox: a ``cli`` override of ``loop.sandbox`` (``--ooda-sandbox``, ``ooda run
+    --sandbox``) > ``scenario_sandbox`` > procedure > ``loop`` (``OODA_SANDBOX`` > files).
     """
     proc = config.procedure(procedure)
     prov = config.provenance
@@ -229,6 +233,7 @@ def resolve_run_settings(
             (config.loop.max_tokens, from_loop("max_tokens")),
         ]
     )
+    sandbox, out["sandbox"] = resolve_sandbox(config, procedure, scenario_sandbox)
     if cost_source is not None:
         out["max_cost"] = cost_source
     if tokens_source is not None:
@@ -247,7 +252,34 @@ def resolve_run_settings(
         max_cost=float(cost) if cost is not None else None,
         max_tokens=int(tokens) if tokens is not None else None,
         prompt_format=proc.prompt_format,
+        sandbox=sandbox,
     )
+
+
+def resolve_sandbox(
+    config: Config, procedure: str, scenario: SandboxSpec | None = None
+) -> tuple[SandboxSpec | None, Provenance]:
+    """The sandbox a run of ``procedure`` uses (``None``: none) and where it came from;
+    see :func:`resolve_run_settings`. A kind named alone keeps the options a lower
+    setting gives the same kind."""
+    proc = config.procedure(procedure)
+    loop = config.loop.sandbox
+    loop_prov = config.provenance.get("loop.sandbox", Provenance("default"))
+    proc_prov = config.provenance.get(f"procedures.{procedure}.sandbox", Provenance("default"))
+    ordered: list[tuple[SandboxSpec | None, Provenance]] = [
+        (scenario, Provenance("scenario")),
+        (proc.sandbox, proc_prov),
+        (loop, loop_prov),
+    ]
+    if loop is not None and loop_prov.tier == "cli":
+        ordered.insert(0, ordered.pop())
+    chosen = [(spec, source) for spec, source in ordered if spec is not None]
+    if not chosen:
+        return None, Provenance("default")
+    spec, source = chosen[0]
+    for lower, _ in chosen[1:]:
+        spec = spec.under(lower)
+    return spec, source
 
 
 def _resolve_output(

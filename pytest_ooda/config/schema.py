@@ -27,9 +27,11 @@ from pytest_ooda.yamlnodes import (
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
+    from pathlib import Path
 
     from pytest_ooda._types import AiOutput
     from pytest_ooda.config.model import FragmentAction
+    from pytest_ooda.sandbox.spec import SandboxSpec
 
 
 # Fragment parameters are typed as Go's yaml.v3 types them (``yes`` stays a string, ``1e3``
@@ -103,6 +105,7 @@ LOOP_KEYS = (
     "max_tokens",
     "log_timestamp_format",
     "prompt_format",
+    "sandbox",
 )
 PROCEDURE_KEYS = (
     "display",
@@ -120,6 +123,7 @@ PROCEDURE_KEYS = (
     "max_cost",
     "max_tokens",
     "prompt_format",
+    "sandbox",
 )
 FRAGMENT_KEYS = ("content", "path", "parameters")
 API_KEYS = (
@@ -151,6 +155,8 @@ LOOP_DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "max_tokens": None,
         "log_timestamp_format": LOG_TIMESTAMP_FORMATS[0],
         "prompt_format": PROMPT_FORMATS[0],
+        # None: no sandbox (`none`), with a once-per-session note for unattended agents.
+        "sandbox": None,
     }
 )
 
@@ -170,6 +176,9 @@ ENV_VARS: Mapping[str, str] = MappingProxyType(
         "OODA_LOOP_MAX_TOKENS": "max_tokens",
         "OODA_LOOP_LOG_TIMESTAMP_FORMAT": "log_timestamp_format",
         "OODA_LOOP_PROMPT_FORMAT": "prompt_format",
+        # Named as the issue and docs spell it: the sandbox is a run setting users set
+        # per CI job, like a kind name on the command line.
+        "OODA_SANDBOX": "sandbox",
     }
 )
 
@@ -245,6 +254,18 @@ def _check_alias_name(value: Any) -> Any:
     return value
 
 
+def check_sandbox(value: Any, base_dir: Path | None = None) -> SandboxSpec:
+    """A ``sandbox:`` value (a kind name, or a mapping with ``kind:`` and its options)."""
+    from pytest_ooda.sandbox.registry import parse_spec
+    from pytest_ooda.sandbox.spec import OptionError
+
+    try:
+        return parse_spec(value, base_dir=base_dir)
+    except OptionError as exc:
+        where = f"{exc.key}: " if exc.key else ""
+        raise _Invalid(f"{where}{exc.message}") from None
+
+
 def _check_text(value: Any) -> Any:
     if not isinstance(value, str):
         raise _Invalid("a string (quote it)")
@@ -267,6 +288,7 @@ _LOOP_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "max_tokens": _check_positive_int,
         "log_timestamp_format": _check_choice(LOG_TIMESTAMP_FORMATS),
         "prompt_format": _check_choice(PROMPT_FORMATS),
+        "sandbox": check_sandbox,
     }
 )
 
@@ -285,6 +307,7 @@ _PROCEDURE_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "max_cost": _check_cost,
         "max_tokens": _check_positive_int,
         "prompt_format": _check_choice(PROMPT_FORMATS),
+        "sandbox": check_sandbox,
     }
 )
 

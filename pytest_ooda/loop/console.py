@@ -104,6 +104,7 @@ def run_settings_rows(
         rows.append(("ai_cmd", "(none configured)", ""))
     add("max_cost", "none" if settings.max_cost is None else f"${settings.max_cost:g}")
     add("max_tokens", "none" if settings.max_tokens is None else str(settings.max_tokens))
+    add("sandbox", "none" if settings.sandbox is None else settings.sandbox.describe())
     return rows
 
 

@@ -24,10 +24,13 @@ if TYPE_CHECKING:
 __all__ = ["BwrapSandbox", "bwrap_argv"]
 
 INSTALL = "apt-get install -y bubblewrap"
-#: Directories hidden behind an empty tmpfs: other users' homes, the runtime directory
-#: (sockets such as a Docker daemon's, which a read-only bind does not stop a process
-#: from connecting to) and the shared temporary directories (sibling runs' workspaces).
-HIDDEN = ("/home", "/root", "/run", "/tmp", "/var/tmp", "/dev/shm")
+#: Directories hidden behind an empty, read-only tmpfs: the homes and the runtime
+#: directory (sockets such as a Docker daemon's, which a read-only bind does not stop a
+#: process from connecting to).
+HIDDEN = ("/home", "/root", "/run")
+#: Replaced by a private, writable tmpfs: the shared temporary directories (where
+#: sibling runs' workspaces live).
+PRIVATE = ("/tmp", "/var/tmp", "/dev/shm")
 #: Kept visible inside a hidden directory: the resolver's files (``/etc/resolv.conf``
 #: often links there) so an agent with ``network: host`` still finds its API.
 KEPT = ("/run/systemd/resolve",)
@@ -45,16 +48,25 @@ def bwrap_argv(
     """The bubblewrap command line for one run (the command to run is appended)."""
     argv = [program, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"]
     hidden = [path for path in HIDDEN if os.path.isdir(path)]
-    if real_home and real_home not in hidden and os.path.isdir(real_home):
+    if (
+        real_home
+        and os.path.isdir(real_home)
+        and not any(
+            real_home == path or real_home.startswith(path + "/") for path in (*hidden, *PRIVATE)
+        )
+    ):
         hidden.append(real_home)
-    for path in hidden:
-        argv += ["--tmpfs", path]
+    for path in (*hidden, *PRIVATE):
+        if os.path.isdir(path):
+            argv += ["--tmpfs", path]
     for path in KEPT:
         if os.path.isdir(path):
             argv += ["--ro-bind", path, path]
     for path in expose:
         argv += ["--ro-bind", path, path]
     argv += ["--bind", str(workspace), str(workspace), "--bind", str(home), str(home)]
+    for path in hidden:  # after the binds: their mount points are made in the tmpfs
+        argv += ["--remount-ro", path]
     argv += ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
     argv += ["--new-session"]
     if network == "none":
