@@ -11,7 +11,13 @@ Three sources, applied in this order:
    in URLs, ``Authorization:`` and ``Bearer`` values, prefixed API tokens of any length
    (``sk-``, ``sk_live_``, ``hf_``, ``npm_``, ``glpat-``, ``ghp_`` …), AWS secret keys
    named as such, and a config's ``redact.patterns``;
-3. Yelp's detect-secrets: every regex-based plugin (AWS, Slack, Stripe, JWT, GitHub,
+3. unquoted assignments whose name says secret, as ``.env`` files, shell scripts and YAML
+   write them (``DB_PASSWORD=…``, ``export API_TOKEN=…``, ``client_secret: …``),
+   ``.netrc`` passwords, Docker ``config.json`` auths, the ``data:`` values of a
+   Kubernetes ``Secret``, and ``Password=…;`` in connection strings. An assignment is
+   taken only when it is the whole line and its value one word that is not a reference
+   (``$VAR``, ``settings.SECRET``, a call), so code and prose stay as they are;
+4. Yelp's detect-secrets: every regex-based plugin (AWS, Slack, Stripe, JWT, GitHub,
    GitLab, npm, SendGrid, Twilio, Discord, PyPI …), the keyword plugin
    (``password = "…"``) and the base64 high-entropy plugin. Left out on purpose: the
    public-IP plugin (addresses are not secrets) and the hex high-entropy plugin (it
@@ -21,6 +27,7 @@ Three sources, applied in this order:
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import re
 import warnings
@@ -29,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
-__all__ = ["REDACTED", "Redactor", "is_secret_name", "redact"]
+__all__ = ["REDACTED", "Redactor", "is_secret_key", "is_secret_name", "redact"]
 
 REDACTED = "<redacted>"
 # Shorter values ("1", "yes", "us" for KEYBOARD_LAYOUT) would redact ordinary words.
@@ -75,9 +82,122 @@ _OWN_TOKENS = (
     # JSON web tokens
     re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
 )
+# `NAME=value` / `name: value` as a whole line (optionally `export`ed, with a trailing
+# `# comment`, `;` or `,`): group 1 is the name, group 2 the value.
+_ASSIGNMENT = re.compile(
+    r"(?m)^[ \t]*(?:export[ \t]+|-[ \t]+)?[\"']?([A-Za-z_][A-Za-z0-9_.-]*)[\"']?[ \t]*[:=][ \t]*"
+    r"([^\s\"'`,;(){}\[\]<>$]{6,})[ \t]*[,;]?[ \t]*(?:#.*)?$"
+)
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])")
+#: A name with one of these parts (split at ``_ . -`` and camelCase) names a secret…
+_SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "pass",
+        "pwd",
+        "secret",
+        "token",
+        "credential",
+        "credentials",
+        "auth",
+        "apikey",
+        "passphrase",
+        "authtoken",
+        "secretkey",
+        "accesskey",
+        "privatekey",
+    }
+)
+#: … or a part ending in one of these (``PGPASSWORD``, ``BOTTOKEN``) …
+_SECRET_ENDINGS = ("password", "passwd", "secret", "token")
+#: … and so does one with one of these pairs of adjacent parts.
+_SECRET_PAIRS = frozenset(
+    {("api", "key"), ("access", "key"), ("private", "key"), ("client", "secret")}
+)
+_DOTTED_REFERENCE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+\Z")
+_NOT_VALUES = frozenset({"none", "null", "true", "false", "redacted", "changeme_not_set"})
+# .netrc: `machine h login u password p` on one line, or `password p` alone on a line.
+_NETRC = re.compile(
+    r"(?im)^[ \t]*(?:(?:machine|default)\b[^\n]*?[ \t])?(?:password|passwd)[ \t]+(\S+)[ \t]*$"
+)
+_NETRC_INLINE = re.compile(r"(?im)^[ \t]*machine[ \t]+\S+[^\n]*?[ \t]password[ \t]+(\S+)")
+# Docker's config.json (`"auth": "dXNlcjpwYXNz"`) and other JSON credentials by key.
+_JSON_AUTH = re.compile(
+    r"(?i)\"(auth|identitytoken|registrytoken|password|secret|token|access_token)\"[ \t]*:"
+    r"[ \t]*\"([^\"\s]{4,})\""
+)
+# `Password=…;` / `Pwd=…` in ADO.NET / ODBC / JDBC connection strings.
+_CONNECTION_PASSWORD = re.compile(
+    r"(?i)(?:;[ \t]*(?:password|pwd)[ \t]*=[ \t]*([^;\"'\s()\[\]{}]+)"
+    r"|\b(?:password|pwd)[ \t]*=[ \t]*([^;\"'\s()\[\]{}]+)(?=;))"
+)
+_K8S_SECRET = re.compile(r"(?m)^[ \t]*kind:[ \t]*[\"']?Secret[\"']?[ \t]*$")
+_K8S_DATA = re.compile(r"^([ \t]*)(?:data|stringData):[ \t]*$")
+_K8S_ITEM = re.compile(r"^([ \t]+)([^\s:#][^:]*):[ \t]*(\S.*?)[ \t]*$")
 _KEYWORD_HINT = re.compile(r"(?i)pass|pwd|secret|key|token|auth|cred|api|private")
 _QUOTED_RUN = re.compile(r"[\"'][A-Za-z0-9+/=_-]{20,}")
 _DETECT_SECRETS_SKIPPED = frozenset({"Public IP (ipv4)", "Hex High Entropy String", "Private Key"})
+
+
+def is_secret_key(name: str) -> bool:
+    """Whether a config key or variable named ``name`` (any case style) holds a secret:
+    ``DB_PASSWORD``, ``clientSecret``, ``api-key``, ``_authToken``; not ``max_tokens``,
+    ``sort_key`` or ``author``."""
+    parts = [part.lower() for part in _NAME_PARTS.findall(name)]
+    if any(part in _SECRET_WORDS or part.endswith(_SECRET_ENDINGS) for part in parts):
+        return True
+    return any(pair in _SECRET_PAIRS for pair in itertools.pairwise(parts))
+
+
+def _assignment(match: re.Match[str]) -> str:
+    name, value = match.group(1), match.group(2)
+    if (
+        not is_secret_key(name)
+        or value.lower() in _NOT_VALUES
+        or value == REDACTED
+        or _DOTTED_REFERENCE.match(value)
+    ):
+        return match.group(0)
+    start, end = match.span(2)
+    text = match.group(0)
+    return text[: start - match.start()] + REDACTED + text[end - match.start() :]
+
+
+def _group_redacted(match: re.Match[str]) -> str:
+    """The match with its last group that matched replaced (any length: the pattern
+    says it is a secret)."""
+    group = max(i for i in range(1, match.re.groups + 1) if match.group(i) is not None)
+    start, end = match.span(group)
+    text = match.group(0)
+    if match.group(group) == REDACTED:
+        return text
+    return text[: start - match.start()] + REDACTED + text[end - match.start() :]
+
+
+def _k8s_secret_data(text: str) -> str:
+    """Every value under ``data:`` / ``stringData:`` of a Kubernetes ``Secret`` (the
+    values are base64 or plain secrets, whatever their keys are called)."""
+    if not _K8S_SECRET.search(text):
+        return text
+    lines = text.split("\n")
+    indent: int | None = None
+    for index, line in enumerate(lines):
+        opened = _K8S_DATA.match(line)
+        if opened:
+            indent = len(opened.group(1))
+            continue
+        if indent is None:
+            continue
+        item = _K8S_ITEM.match(line)
+        if item and len(item.group(1)) > indent:
+            start, end = item.span(3)
+            if item.group(3) not in ("|", ">", "|-", ">-"):
+                lines[index] = line[:start] + REDACTED + line[end:]
+            continue
+        if line.strip() and len(line) - len(line.lstrip()) <= indent:
+            indent = None
+    return "\n".join(lines)
 
 
 def is_secret_name(name: str) -> bool:
@@ -170,7 +290,16 @@ class Redactor:
             text = pattern.sub(_redact_match, text)
         for pattern in (*_OWN_TOKENS, *self._extra):
             text = pattern.sub(_redact_match, text)
+        text = self._unquoted(text)
         return self._detect_secrets(text)
+
+    @staticmethod
+    def _unquoted(text: str) -> str:
+        """Secrets the detectors only see quoted: see the module docstring, point 3."""
+        text = _ASSIGNMENT.sub(_assignment, text)
+        for pattern in (_NETRC, _NETRC_INLINE, _JSON_AUTH, _CONNECTION_PASSWORD):
+            text = pattern.sub(_group_redacted, text)
+        return _k8s_secret_data(text)
 
     def _detect_secrets(self, text: str) -> str:
         whole, keyed, (keyword, entropy) = _detectors()

@@ -14,7 +14,7 @@ from pytest_ooda._types import SIGNALS as PROMISE_SIGNALS
 from pytest_ooda.backends.replay import ReplayBackend, ReplayStep
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Callable, Mapping
 
     from pytest_ooda.backends import ToolCall, Usage
     from pytest_ooda.loop import LoopResult
@@ -284,10 +284,12 @@ class Expect:
         *,
         sandbox: SandboxRun | None = None,
         run_commands: bool = True,
+        redact: Callable[[str], str] | None = None,
     ) -> Assessment:
         """:meth:`check`, keeping each verification command's outcome as well. The
         commands run inside ``sandbox`` when given; ``run_commands=False`` skips them
-        (a replay told not to run a scenario's commands)."""
+        (a replay told not to run a scenario's commands); ``redact`` cleans their whole
+        output before its tail is kept."""
         problems: list[str] = []
         commands: list[CommandOutcome] = []
         if self.status is not None and result.status != self.status:
@@ -316,7 +318,7 @@ class Expect:
                 problems.append("verification commands need a workspace, but the run had none")
             else:
                 for command in self.commands:
-                    outcome = command.verify(workspace, sandbox=sandbox)
+                    outcome = command.verify(workspace, sandbox=sandbox, redact=redact)
                     commands.append(outcome)
                     if outcome.problem:
                         problems.append(outcome.problem)

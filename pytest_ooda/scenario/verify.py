@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from pytest_ooda.errors import OodaError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
     from pytest_ooda.backends import ToolCall
@@ -195,8 +196,17 @@ class CommandCheck:
         """What went wrong (with the output's tail), or ``None`` when it passed."""
         return self.verify(workspace, sandbox=sandbox).problem
 
-    def verify(self, workspace: Path, *, sandbox: SandboxRun | None = None) -> CommandOutcome:
-        """Run the command in ``workspace`` (inside ``sandbox``) and judge it."""
+    def verify(
+        self,
+        workspace: Path,
+        *,
+        sandbox: SandboxRun | None = None,
+        redact: Callable[[str], str] | None = None,
+    ) -> CommandOutcome:
+        """Run the command in ``workspace`` (inside ``sandbox``) and judge it. With
+        ``redact``, the whole output is redacted before its tail is taken, so a secret
+        whose context sits above the tail (a Kubernetes Secret's ``kind:`` line) is
+        still recognised."""
         if not workspace.is_dir():
             problem = f"command {self.run!r}: the workspace {workspace} does not exist"
             return CommandOutcome(self.run, -1, self.exit_code, 0.0, problem=problem)
@@ -206,6 +216,8 @@ class CommandCheck:
             # The sandbox could not start the shell: the command did not pass.
             problem = f"command {self.run!r}: could not be started: {exc.message}"
             return CommandOutcome(self.run, -1, self.exit_code, 0.0, problem=problem)
+        if redact is not None:
+            done = CommandRun(done.exit_code, redact(done.output), done.duration, done.timed_out)
         tail = "\n".join(done.output.rstrip("\n").splitlines()[-OUTCOME_TAIL_LINES:])
         return CommandOutcome(
             self.run,

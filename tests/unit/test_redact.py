@@ -96,6 +96,31 @@ _plant("azure storage key", "AccountKey={}", _chars(86, B64) + "==")
 _plant("mailchimp key", "mc {}", _chars(32, string.ascii_lowercase + string.digits) + "-us12")
 _plant("pypi token", "pypi {}", "pypi-AgEIcHlwaS5vcmc" + _chars(80, URLSAFE))
 
+# Unquoted credentials as ordinary files and tools hold them (issue 18, item 3): the
+# detectors only see quoted ones.
+_plant("dotenv password", "DB_PASSWORD={}", _chars(14))
+_plant("dotenv exported token", "export API_TOKEN={}", _chars(20))
+_plant("dotenv api key", "STRIPE_API_KEY={}  # live", _chars(24))
+_plant("yaml password", "database:\n  password: {}\n  host: db", _chars(12))
+_plant("yaml client secret", "oauth:\n  clientSecret: {}", _chars(30, URLSAFE))
+_plant("netrc one line", "machine api.example.com login bob password {}", _chars(16))
+_plant("netrc lines", "machine git.example.org\n  login ci\n  password {}\n", _chars(18))
+_plant(
+    "docker config auths",
+    '{{"auths": {{"registry.example.com": {{"auth": "{}"}}}}}}'.replace("{{", "{").replace(
+        "}}", "}"
+    ),
+    _chars(20, B64) + "=",
+)
+_plant(
+    "k8s secret data",
+    "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ndata:\n  tls.crt: {}\n",
+    _chars(40, B64) + "==",
+)
+_plant("connection string password", "Server=db;Database=app;User Id=sa;Password={};", _chars(13))
+_plant("odbc pwd", "DRIVER={{ODBC}};UID=app;PWD={};".replace("{{ODBC}}", "x"), _chars(11))
+_plant("pgpass style env", "PGPASSWORD={}", _chars(10))
+
 #: Environment variables whose values are secrets by name only (no recognisable shape).
 ENV_SECRETS = {
     "DB_PASSWD": _chars(12),
@@ -111,6 +136,19 @@ ORDINARY = textwrap.dedent(
     Ran `python -m pytest -q`: 12 passed, 1 failed in 3.2s.
     Commit 3f9c2b1d7e5a4c6b8d0f2e4a6c8b0d2f4e6a8c0b touched src/app.py:14.
     The config key `max_iterations` is 5; PATH=/usr/local/bin:/usr/bin.
+    max_tokens: 4096
+    sort_key: created_at
+    author: somebody123
+    tokenizer: bert-base-uncased
+    password = os.environ["DB_PASSWORD"]
+    token = settings.API_TOKEN
+    secret_key = get_secret_key()
+    DB_PASSWORD=${DB_PASSWORD}
+    password: null
+    The password field is required, see the docs.
+    kind: ConfigMap
+    data:
+      greeting: hello-world
     <promise>SUCCESS</promise>
     """
 )
