@@ -19,7 +19,9 @@ Limits (a placeholder, a change left out or a symlink leaves a line in ``warning
   existing file that changed into something unrecordable is left out, so replay keeps
   the workspace's version rather than replacing it with a placeholder;
 - symbolic links are never recorded (replay could only write through them), nor are
-  empty directories (replay creates directories for the files in them).
+  empty directories (replay creates directories for the files in them);
+- FIFOs, sockets and device files are never opened nor recorded (a FIFO would block the
+  reader), each with a warning.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import contextlib
 import hashlib
 import os
 import shutil
+import stat
 import subprocess
 import tempfile
 import time
@@ -89,6 +92,8 @@ class Entry(NamedTuple):
     ctime_ns: int
     inode: int
     link: str | None = None
+    #: For what is neither a file, a directory nor a link: ``FIFO``, ``socket``, ``device``.
+    special: str | None = None
 
 
 def scan(root: Path) -> dict[str, Entry]:
@@ -120,9 +125,22 @@ def scan(root: Path) -> dict[str, Entry]:
                 elif entry.is_file(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
                     found[relative] = Entry(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+                else:
+                    st = entry.stat(follow_symlinks=False)
+                    found[relative] = Entry(
+                        0, st.st_mtime_ns, st.st_ctime_ns, st.st_ino, special=_special(st.st_mode)
+                    )
             except OSError:
                 continue
     return found
+
+
+def _special(mode: int) -> str:
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "a device file"
 
 
 def placeholder(path: str, reason: str) -> str:
@@ -190,6 +208,8 @@ class WorkspaceChanges:
             self._digests.pop(path, None)
             if before[path].link is not None:
                 self.warnings.append(f"{where}{path}: deleted symlink not recorded")
+            elif before[path].special is not None:
+                continue  # its creation was already reported
             elif self._nameable(path, where):
                 deleted[path] = None
         moved = [p for p, e in after.items() if before.get(p) != e or p in racy]
@@ -198,6 +218,11 @@ class WorkspaceChanges:
             old = before.get(path)
             if entry.link is not None or (old is not None and old.link is not None):
                 self.warnings.append(f"{where}{path}: symlink not recorded")
+                continue
+            if entry.special is not None:
+                # Never opened (a FIFO would block the recorder), never recorded: said.
+                if old is None or old.special is None:
+                    self.warnings.append(f"{where}{path}: {entry.special} is not recorded")
                 continue
             if not self._nameable(path, where):
                 continue

@@ -421,3 +421,16 @@ def test_an_edited_source_gets_a_new_template(tmp_path: Path) -> None:
     empty = templates.fresh(None, tmp_path / "run3")
     assert [p.name for p in empty.iterdir()] == [".git"]
     assert _git(empty, "log", "--format=%s") == "ooda workspace\n"
+
+
+def test_a_fifo_is_not_recorded_but_warned_about(tmp_path: Path) -> None:
+    changes = workspace.WorkspaceChanges(tmp_path)
+    changes.start()
+    os.mkfifo(tmp_path / "pipe")
+    (tmp_path / "real.txt").write_text("kept\n")
+    recorded = changes.capture(1)
+    assert dict(recorded) == {"real.txt": "kept\n"}
+    assert changes.warnings == ["iteration 1: pipe: a FIFO (named pipe) is not recorded"]
+    # Seen again unchanged: no second warning, still not recorded.
+    assert dict(changes.capture(2)) == {}
+    assert len(changes.warnings) == 1
