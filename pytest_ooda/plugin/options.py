@@ -20,10 +20,12 @@ from pytest_ooda._types import (
     DRIFT_MODES,
     PROMPT_FORMATS,
     RECORD_MODES,
+    REPLAY_COMMANDS,
     AiOutput,
     DriftMode,
     PromptFormat,
     RecordMode,
+    ReplayCommands,
     parse_bool,
 )
 from pytest_ooda.errors import OodaError
@@ -149,6 +151,11 @@ class PluginSettings:
     max_tokens: int | None = None
     #: The prompt layout forced on every procedure (``None``: each config's own).
     prompt_format: PromptFormat | None = None
+    #: ``--ooda-sandbox`` / ``ooda_sandbox``: the sandbox kind of every live run and
+    #: replayed verification command (``None``: as the config and scenarios say).
+    sandbox: str | None = None
+    #: ``--ooda-replay-commands``: whether replays run ``expect.commands`` at all.
+    replay_commands: ReplayCommands = REPLAY_COMMANDS[0]
 
     @classmethod
     def from_values(
@@ -183,6 +190,7 @@ class PluginSettings:
                 "repeat",
                 "results",
                 "shard",
+                "sandbox",
             )
         }
         _check_paths(config_file, scenario_dir, labels)
@@ -216,6 +224,8 @@ class PluginSettings:
             max_cost=_budget(values.get("max_cost"), labels["max_cost"], float),
             max_tokens=_budget(values.get("max_tokens"), labels["max_tokens"], int),
             prompt_format=values.get("prompt_format"),
+            sandbox=_sandbox(values.get("sandbox"), labels["sandbox"]),
+            replay_commands=values.get("replay_commands") or REPLAY_COMMANDS[0],
         )
 
     def runs_for(self, scenario_repeat: int | None) -> int:
@@ -298,6 +308,21 @@ def _budget(text: Any, label: str, kind: type[float] | type[int]) -> Any:
     if not value > 0 or value == float("inf"):
         raise pytest.UsageError(f"{label}: expected {expected}, got {text!r}")
     return value
+
+
+def _sandbox(value: str | None, label: str) -> str | None:
+    """A sandbox kind: a built-in one or one an installed plugin registers."""
+    if value is None or not str(value).strip():
+        return None
+    from pytest_ooda.sandbox.registry import load_kind
+    from pytest_ooda.sandbox.spec import OptionError
+
+    kind = str(value).strip()
+    try:
+        load_kind(kind)
+    except OptionError as exc:
+        raise pytest.UsageError(f"{label}: {exc.message}") from None
+    return kind
 
 
 def _repeat(value: str | None, label: str) -> int | None:
@@ -480,6 +505,21 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "prompt layout of prompt items, scenarios and live runs: ooda (ours) or rooda "
         "(rooda's, byte for byte); default: each procedure's prompt_format",
         choices=PROMPT_FORMATS,
+    ),
+    OptionSpec(
+        "sandbox",
+        "where live runs (the agent and the verification commands) and replayed "
+        "verification commands execute: none, bwrap, docker, or an installed plugin's "
+        "kind; beats the config's and scenarios' sandbox: (their options for the same "
+        "kind are kept; docs/sandbox.md)",
+        metavar="KIND",
+    ),
+    OptionSpec(
+        "replay_commands",
+        "whether replays (plain pytest) run scenarios' expect.commands: run (default; "
+        "inside the configured sandbox) or skip",
+        choices=REPLAY_COMMANDS,
+        default=REPLAY_COMMANDS[0],
     ),
     OptionSpec(
         "procedure_files",

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pytest_ooda.backends import ToolCall, Usage
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.sandbox.base import SandboxRun
+    from pytest_ooda.sandbox.spec import SandboxSpec
     from pytest_ooda.scenario.verify import CommandCheck, CommandOutcome, ToolExpect
 
 
@@ -42,6 +43,7 @@ _TOP_KEYS = (
     "max_cost",
     "max_tokens",
     "recorded",
+    "sandbox",
 )
 _EXPECT_KEYS = ("status", "iterations", "signals", "files", "tools", "commands")
 _TOOLS_KEYS = ("called", "not_called", "bash_matches", "max_calls")
@@ -241,6 +243,10 @@ class AggregateExpect:
         return out
 
 
+def _yaml_options(spec: SandboxSpec) -> dict[str, Any]:
+    return {key: list(v) if isinstance(v, tuple) else v for key, v in spec.options.items()}
+
+
 def _plain(value: float) -> float | int:
     """``3`` rather than ``3.0`` when written back, as the user most likely wrote it."""
     return int(value) if value.is_integer() else value
@@ -369,6 +375,9 @@ class Scenario:
     recorded: RecordedOutcome | None = None
     #: Live runs per session (``repeat:``); ``None`` leaves it to the options.
     repeat: int | None = None
+    #: Where this scenario's live runs (and verification commands) execute; ``None``
+    #: leaves it to the procedure and ``loop:`` (docs/sandbox.md).
+    sandbox: SandboxSpec | None = None
 
     @property
     def label(self) -> str:
@@ -430,6 +439,9 @@ class Scenario:
             out["repeat"] = self.repeat
         if self.workspace is not None:
             out["workspace"] = self.workspace
+        if self.sandbox is not None:
+            spec = self.sandbox
+            out["sandbox"] = spec.kind if spec.bare else {"kind": spec.kind, **_yaml_options(spec)}
         if self.expect is not None:
             out["expect"] = self.expect.to_yaml()
         if self.recorded is not None:

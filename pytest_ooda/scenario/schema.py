@@ -38,10 +38,12 @@ from pytest_ooda.scenario.model import (
 )
 from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
 from pytest_ooda.yamlload import load_yaml_file, load_yaml_text
-from pytest_ooda.yamlnodes import Mark, YamlMapping, YamlSequence
+from pytest_ooda.yamlnodes import Mark, YamlMapping, YamlSequence, to_plain, value_mark
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+
+    from pytest_ooda.sandbox.spec import SandboxSpec
 
 
 _T = TypeVar("_T")
@@ -213,6 +215,9 @@ class _Validator:
             if aggregate is not None:
                 expect = replace(expect, aggregate=aggregate)
         repeat = self.optional(root, "repeat", "scenario", self.repeat, None)
+        sandbox = None
+        if root.get("sandbox") is not None:
+            sandbox = self.sandbox(root, path)
         iterations: tuple[ScenarioIteration, ...] = ()
         if root.get("iterations") is not None:
             value, mark = self.get(root, "iterations")
@@ -236,7 +241,23 @@ class _Validator:
             max_tokens=max_tokens,
             recorded=recorded,
             repeat=repeat,
+            sandbox=sandbox,
         )
+
+    def sandbox(self, root: YamlMapping, path: Path | None) -> SandboxSpec:
+        """``sandbox:`` (as in the config: a kind, or a mapping with ``kind:``), located."""
+        from pytest_ooda.sandbox.registry import parse_spec
+        from pytest_ooda.sandbox.spec import OptionError
+
+        value, mark = self.get(root, "sandbox")
+        try:
+            return parse_spec(to_plain(value), base_dir=path.parent if path else None)
+        except OptionError as exc:
+            where = "sandbox"
+            if exc.key is not None and isinstance(value, YamlMapping) and exc.key in value:
+                mark = value_mark(value, exc.key)
+                where = f"sandbox.{exc.key}"
+            raise self.fail(f"{where}: {exc.message}", mark, "see docs/sandbox.md") from None
 
     def recorded(self, value: Any, mark: Mark) -> RecordedOutcome:
         block = self.mapping(value, mark, "recorded")
