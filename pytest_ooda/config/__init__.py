@@ -35,7 +35,7 @@ from pytest_ooda.config.model import (
     RedactSettings,
     RunSettings,
 )
-from pytest_ooda.config.run_settings import resolve_run_settings
+from pytest_ooda.config.run_settings import resolve_run_settings, resolve_sandbox
 from pytest_ooda.config.schema import (
     API_PROVIDERS,
     BUILTIN_ALIASES,
@@ -81,5 +81,6 @@ __all__ = [
     "load_config_file",
     "located_template_error",
     "resolve_run_settings",
+    "resolve_sandbox",
     "workspace_config_file",
 ]

@@ -5,8 +5,11 @@ spec and process (so an image is checked or built once per session)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import tempfile
 from importlib.metadata import entry_points
+from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -16,10 +19,24 @@ from pytest_ooda.sandbox.base import Sandbox
 from pytest_ooda.sandbox.spec import OptionError, SandboxSpec, check_options
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
-    from pathlib import Path
+    from collections.abc import Iterator, Mapping, Sequence
 
-__all__ = ["ENTRY_POINT_GROUP", "kinds", "load_kind", "open_sandbox", "parse_spec"]
+    from pytest_ooda.errors import SandboxWarning
+    from pytest_ooda.sandbox.base import SandboxRun
+
+__all__ = [
+    "DOCS",
+    "ENTRY_POINT_GROUP",
+    "kinds",
+    "load_kind",
+    "open_sandbox",
+    "parse_spec",
+    "sandboxed",
+    "unattended_warning",
+]
+
+#: Where the sandbox is explained (in messages).
+DOCS = "docs/sandbox.md"
 
 #: The entry-point group out-of-tree sandboxes register under (name = the kind).
 ENTRY_POINT_GROUP = "pytest_ooda.sandboxes"
@@ -113,3 +130,63 @@ def open_sandbox(spec: SandboxSpec) -> Sandbox:
 def identity_of(spec: SandboxSpec) -> Mapping[str, str | None]:
     """``{"kind", "image", "image_id"}`` of ``spec`` without starting anything."""
     return open_sandbox(spec).identity()
+
+
+def isolates(spec: SandboxSpec | None) -> bool:
+    """Whether ``spec`` isolates what runs in it (``None`` and ``none`` do not)."""
+    if spec is None or spec.kind == "none":
+        return False
+    try:
+        return load_kind(spec.kind).isolates
+    except OptionError:
+        return False
+
+
+@contextlib.contextmanager
+def sandboxed(spec: SandboxSpec | None, workspace: Path) -> Iterator[SandboxRun | None]:
+    """A started run of ``spec`` around ``workspace``, stopped however the block ends
+    (Ctrl-C included); ``None`` for no sandbox, which costs nothing. ``SandboxError``
+    before anything starts when the sandbox cannot be used."""
+    if spec is None or spec.kind == "none":
+        yield None
+        return
+    sandbox = open_sandbox(spec)
+    with tempfile.TemporaryDirectory(prefix="ooda-sandbox-") as scratch:
+        run = sandbox.start(workspace, Path(scratch))
+        try:
+            yield run
+        finally:
+            run.stop()
+
+
+#: Flags with which an agent CLI acts without asking anyone.
+_UNATTENDED_FLAGS = (
+    "--dangerously-skip-permissions",
+    "bypassPermissions",
+    "--yolo",
+    "--trust-all-tools",
+    "--dangerously-bypass-approvals-and-sandbox",
+    "--full-auto",
+    "--force",
+)
+
+
+def unattended_warning(
+    spec: SandboxSpec | None, argv: Sequence[str] | None
+) -> SandboxWarning | None:
+    """The one-line note for an agent that runs unattended (its permission checks off)
+    with no sandbox; ``None`` when there is a sandbox or the agent asks first."""
+    from pytest_ooda.errors import SandboxWarning
+
+    if argv is None or isolates(spec):
+        return None
+    words = set(argv)
+    if not any(flag in words for flag in _UNATTENDED_FLAGS) and not (
+        "cursor-agent" in argv[0] and "-f" in words
+    ):
+        return None
+    return SandboxWarning(
+        f"the agent runs unattended ({argv[0]} with its permission checks off) and with no "
+        f"sandbox: it can read and write whatever you can; set sandbox: bwrap or docker "
+        f"(see {DOCS})"
+    )

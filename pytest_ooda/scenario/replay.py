@@ -45,6 +45,7 @@ def replay_scenario(
     files_dir: Path | None = None,
     sleep: bool = True,
     drift: bool = True,
+    run_commands: bool = True,
     **run_options: Any,
 ) -> Replayed:
     """Run ``scenario``'s procedure in ``workdir`` with its recorded outputs.
@@ -55,6 +56,10 @@ def replay_scenario(
     ``context`` and ``failure_threshold``; budgets (``max_cost``, ``max_tokens``) given
     there apply with the scenario's, the smaller winning, so a recording that a budget
     stopped stops at the same iteration on replay. ``sleep`` replays recorded delays.
+
+    The verification commands run inside the sandbox the run resolves to (a ``cli``
+    override of ``loop.sandbox`` > the scenario's > the procedure's > ``loop``), as a
+    live run's would: a scenario file is code. ``run_commands=False`` skips them.
     """
     from pytest_ooda.loop import run_procedure
 
@@ -73,9 +78,24 @@ def replay_scenario(
         )
     except (ScenarioError, UnicodeEncodeError) as exc:
         raise located_replay_error(scenario, backend, exc) from None
-    problems = tuple(scenario.check(result, files_dir or workdir))
+    problems = tuple(_assess(config, scenario, result, files_dir or workdir, run_commands))
     drifts = tuple(check_drift(scenario, result, config, cwd=workdir)) if drift else ()
     return Replayed(result, problems, drifts)
+
+
+def _assess(
+    config: Config, scenario: Scenario, result: LoopResult, workspace: Path, run_commands: bool
+) -> list[str]:
+    """The replay's problems; a sandbox is started only for verification commands."""
+    expect = scenario.expect
+    if not run_commands or expect is None or not expect.commands:
+        return scenario.assess(result, workspace, run_commands=False).problems
+    from pytest_ooda.config import resolve_sandbox
+    from pytest_ooda.sandbox.registry import sandboxed
+
+    spec, _ = resolve_sandbox(config, scenario.procedure, scenario.sandbox)
+    with sandboxed(spec, workspace) as sandbox:
+        return scenario.assess(result, workspace, sandbox=sandbox).problems
 
 
 def located_replay_error(
