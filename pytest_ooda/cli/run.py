@@ -106,6 +106,13 @@ def add_parser(subparsers: Any) -> None:
         "--record", metavar="SCENARIO.yml", help="write the run to this scenario file"
     )
     parser.add_argument(
+        "--sandbox",
+        type=_sandbox_kind,
+        metavar="KIND",
+        help="run the agent (and verification commands) in a sandbox: none, bwrap, docker "
+        "or a plugin's kind; beats sandbox: in the config and scenario (docs/sandbox.md)",
+    )
+    parser.add_argument(
         "--replay",
         metavar="SCENARIO.yml",
         help="serve the AI's iterations from this scenario file instead of running it",
@@ -155,6 +162,17 @@ def _record(
     )
 
 
+def _sandbox_kind(text: str) -> str:
+    from pytest_ooda.sandbox.registry import load_kind
+    from pytest_ooda.sandbox.spec import OptionError
+
+    try:
+        load_kind(text.strip())
+    except OptionError as exc:
+        raise argparse.ArgumentTypeError(exc.message) from None
+    return text.strip()
+
+
 def command(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         return _run(args, stack)
@@ -173,7 +191,9 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     if args.replay and args.record:
         raise UsageError("--replay and --record cannot be combined")
     check_context(args.context)
-    config = load_from_args(args)
+    # A named sandbox is a command-line override of loop.sandbox: it beats the
+    # procedure's and the scenario's, and --provenance / --dry-run show it as `cli`.
+    config = load_from_args(args, **({"sandbox": args.sandbox} if args.sandbox else {}))
     config.procedure(args.procedure)
     replay: scenario.Scenario | None = None
     max_iterations, context = args.max_iterations, list(args.context)
@@ -250,6 +270,11 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             context=context,
             cwd=workdir,
         )
+        if settings.sandbox is not None and settings.sandbox.kind != "none":
+            from pytest_ooda.sandbox.registry import open_sandbox
+
+            # The daemon, image and program are checked now, as a run would check them.
+            open_sandbox(settings.sandbox)
         print(f"dry run: procedure {args.procedure} — nothing will be started", file=sys.stderr)
         print(loop.format_run_settings(settings, executable=executable), file=sys.stderr)
         if replay is not None:
@@ -293,10 +318,16 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             recorded = _record(args, config, record_base, workdir, run_options)
             result = recorded.result
         else:
+            from pytest_ooda.sandbox.registry import sandboxed, unattended_warning
+
+            unattended = unattended_warning(settings.sandbox, settings.ai_cmd)
+            if unattended is not None:
+                note(f"note: {unattended.message}")
+            sandbox = stack.enter_context(sandboxed(settings.sandbox, workdir))
             result = loop.run_procedure(
                 config,
                 args.procedure,
-                backend=loop.make_backend(settings),
+                backend=loop.make_backend(settings, sandbox=sandbox),
                 workdir=workdir,
                 ai_cmd=args.ai_cmd,
                 ai_cmd_alias=args.ai_cmd_alias,

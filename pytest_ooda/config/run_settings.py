@@ -257,11 +257,16 @@ def resolve_run_settings(
 
 
 def resolve_sandbox(
-    config: Config, procedure: str, scenario: SandboxSpec | None = None
+    config: Config,
+    procedure: str,
+    scenario: SandboxSpec | None = None,
+    *,
+    cli: str | None = None,
 ) -> tuple[SandboxSpec | None, Provenance]:
     """The sandbox a run of ``procedure`` uses (``None``: none) and where it came from;
-    see :func:`resolve_run_settings`. A kind named alone keeps the options a lower
-    setting gives the same kind."""
+    see :func:`resolve_run_settings`. ``cli`` is a kind named on the command line
+    (``--ooda-sandbox``), above everything. A kind named alone keeps the options a
+    lower setting gives the same kind."""
     proc = config.procedure(procedure)
     loop = config.loop.sandbox
     loop_prov = config.provenance.get("loop.sandbox", Provenance("default"))
@@ -273,6 +278,10 @@ def resolve_sandbox(
     ]
     if loop is not None and loop_prov.tier == "cli":
         ordered.insert(0, ordered.pop())
+    if cli is not None:
+        from pytest_ooda.sandbox.spec import SandboxSpec
+
+        ordered.insert(0, (SandboxSpec(cli), Provenance("cli", source="--ooda-sandbox")))
     chosen = [(spec, source) for spec, source in ordered if spec is not None]
     if not chosen:
         return None, Provenance("default")

@@ -3,12 +3,13 @@
 
 A run is a sequence of small steps, each its own function: load (scenario, config, AI
 command), workspace (a fresh git-initialised copy of the scenario's workspace, kept
-inside the project, or the caller's directory), loop (the real AI command through the
-loop runner, held to the budgets), assess (``expect``: files, tools, verification
-commands), outcome (:func:`classify_outcome`), recording (per record mode, redacted,
-atomic; a failed run never replaces a recording) and the results record. Nothing here
-prints or raises for a run that merely failed: warnings and outcomes come back as
-values in a :class:`LiveRun`, and the plugin and the CLI present them.
+inside the project, or the caller's directory), sandbox (:mod:`.isolation`: started
+around the workspace, stopped after the verification commands), loop (the real AI
+command through the loop runner, held to the budgets), assess (``expect``: files, tools,
+verification commands), outcome (:func:`classify_outcome`), recording (per record mode,
+redacted, atomic; a failed run never replaces a recording) and the results record.
+Nothing here prints or raises for a run that merely failed: warnings and outcomes come
+back as values in a :class:`LiveRun`, and the plugin and the CLI present them.
 """
 
 from __future__ import annotations
@@ -30,10 +31,11 @@ from pytest_ooda.errors import (
     OodaWarning,
     RecordingWarning,
 )
+from pytest_ooda.live import isolation
 from pytest_ooda.live.outcome import classify_outcome
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Sequence
+    from collections.abc import Callable, Iterator, Mapping, Sequence
 
     from pytest_ooda._types import RunOutcome
     from pytest_ooda.config import Config
@@ -458,6 +460,7 @@ def _results_record(
     run: int,
     runs: int,
     nodeid: str,
+    sandbox: Mapping[str, str | None] | None = None,
 ) -> RunRecord:
     from dataclasses import replace
 
@@ -487,6 +490,7 @@ def _results_record(
         outcome=kind,
         success=kind == "success",
         error_reason=prepared.redactor(reason) if reason is not None else None,
+        sandbox=sandbox,
     )
 
 
@@ -547,6 +551,13 @@ def run_live(
             workdir = _fresh_workspace(
                 scenario, stack.enter_context(_run_dir(discard)), root=settings.root
             )
+        spec = isolation.resolve(prepared.config, scenario, settings.sandbox)
+        prepared.warnings.extend(
+            isolation.unattended_note(
+                prepared.config, scenario, spec, prepared.ai_cmd, prepared.ai_cmd_alias
+            )
+        )
+        sandbox = stack.enter_context(isolation.start(spec, workdir))
         wanted = run == 1 and prepared.recorder.wanted(
             drifted=_drifted(prepared.config, scenario, workdir)
         )
@@ -569,9 +580,10 @@ def run_live(
             settings,
             on_event=observe,
             show_output=show_output,
-            run_options=run_options or {},
+            run_options={"sandbox": sandbox, **(run_options or {})},
         )
-        assessment = scenario.assess(result, workdir)
+        # Verification commands run where the agent ran, their output redacted whole.
+        assessment = scenario.assess(result, workdir, sandbox=sandbox, redact=prepared.redactor)
     problems = tuple(assessment.problems)
     outcome = classify_outcome(scenario, result, problems)
     prepared.warnings.extend(
@@ -598,6 +610,7 @@ def run_live(
         run=run,
         runs=runs,
         nodeid=nodeid,
+        sandbox=isolation.identity(sandbox),
     )
     report = ""
     if problems:

@@ -42,3 +42,6 @@ class LiveSettings:
     #: How command-line flags are spelled where a message names them (``--ooda-`` in
     #: pytest, ``--`` for ``ooda run``).
     flag_prefix: str = "--ooda-"
+    #: The sandbox kind named for the session (``--ooda-sandbox``, ``ooda run
+    #: --sandbox``): beats the scenario's, procedure's and config's ``sandbox:``.
+    sandbox: str | None = None

@@ -540,6 +540,8 @@ class ScenarioItem(OodaItem):
                 root=self.config.rootpath,
                 empty_dir=self.config.stash[PLUGIN_STATE].empty_dir(),
                 work_dir=self.config.stash[PLUGIN_STATE].work_dir(),
+                sandbox=settings.sandbox,
+                run_commands=settings.replay_commands == "run",
             )
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None
@@ -574,6 +576,7 @@ class LiveItem(ScenarioItem):
                 runs=self.run_count,
                 nodeid=self.nodeid,
                 discard=state.discard,
+                said=state.said,
             )
         except NoAICommandError as missing:
             self.stash[SKIP_AT_ITEM] = True

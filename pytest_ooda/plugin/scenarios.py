@@ -14,7 +14,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_ooda.errors import DriftWarning, ReplayExhaustedError, ScenarioError
+from pytest_ooda.errors import DriftWarning, ReplayExhaustedError, SandboxWarning, ScenarioError
 from pytest_ooda.live import failure_text
 from pytest_ooda.loop.tables import served_table
 from pytest_ooda.plugin import report
@@ -44,7 +44,14 @@ def _touches_files(scenario: Scenario) -> bool:
 
 
 def _replayed(
-    config: Config, scenario: Scenario, workdir: Path, *, drift: str, root: Path
+    config: Config,
+    scenario: Scenario,
+    workdir: Path,
+    *,
+    drift: str,
+    root: Path,
+    sandbox: str | None = None,
+    run_commands: bool = True,
 ) -> Replayed:
     """The shared replay path; running out of iterations reports the served ones."""
     from pytest_ooda.scenario.replay import replay_scenario
@@ -58,6 +65,8 @@ def _replayed(
             drift=drift != "ignore",
             handle_signals=False,
             show_ai_output=False,
+            sandbox=sandbox,
+            run_commands=run_commands,
         )
     except ReplayExhaustedError as error:
         table = served_table(list(error.served))
@@ -97,8 +106,13 @@ def replay(
     root: Path,
     empty_dir: Path | None = None,
     work_dir: Path | None = None,
+    sandbox: str | None = None,
+    run_commands: bool = True,
 ) -> None:
     """Replay the scenario at ``path``; ``ItemFailure`` when it misses its expectations.
+
+    Its verification commands run inside the session's (``sandbox``) or the configured
+    sandbox, unless ``run_commands`` is off (``--ooda-replay-commands=skip``).
 
     ``empty_dir`` (shared, never written) serves scenarios that touch no files, and
     ``work_dir`` (emptied before each use) the others: creating and removing a directory
@@ -118,7 +132,15 @@ def replay(
         workspace = workspace_of(scenario, root=root)
         with _replay_dir(work_dir) as target:
             workdir = copy_workspace(workspace, target)
-            replayed = _replayed(config, scenario, workdir, drift=drift, root=root)
+            replayed = _replayed(
+                config,
+                scenario,
+                workdir,
+                drift=drift,
+                root=root,
+                sandbox=sandbox,
+                run_commands=run_commands,
+            )
     problems, drifts = list(replayed.problems), list(replayed.drifts)
     failing_drifts = drifts if drift == "fail" else []
     if problems or failing_drifts:
@@ -152,6 +174,7 @@ def live_settings(settings: PluginSettings) -> LiveSettings:
         max_cost=settings.max_cost,
         max_tokens=settings.max_tokens,
         shard=settings.shard,
+        sandbox=settings.sandbox,
     )
 
 
@@ -167,9 +190,11 @@ def run_live(
     runs: int = 1,
     nodeid: str = "",
     discard: Callable[[Path], None] | None = None,
+    said: set[str] | None = None,
 ) -> LiveRun:
     """Run the scenario at ``path`` live (:func:`pytest_ooda.live.run_live`) and issue
-    the run's warnings at their files; the caller decides the item's verdict."""
+    the run's warnings at their files; the caller decides the item's verdict. A
+    sandbox note whose text is in ``said`` (the session's) is not repeated."""
     from pytest_ooda import live
 
     outcome = live.run_live(
@@ -185,6 +210,10 @@ def run_live(
         discard=discard,
     )
     for warning in outcome.warnings:
+        if isinstance(warning, SandboxWarning) and said is not None:
+            if warning.message in said:
+                continue  # once per session
+            said.add(warning.message)
         # pytest's summary names the file and quotes its line: the text is the message.
         shown = type(warning)(warning.message, hint=warning.hint)
         report.warn_at(shown, warning.file or path, warning.line)

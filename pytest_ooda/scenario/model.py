@@ -415,11 +415,14 @@ class Scenario:
         *,
         sandbox: SandboxRun | None = None,
         run_commands: bool = True,
+        redact: Callable[[str], str] | None = None,
     ) -> Assessment:
         """``expect.assess``: the problems and the verification commands' outcomes."""
         if self.expect is None:
             return Assessment([], ())
-        return self.expect.assess(result, workspace, sandbox=sandbox, run_commands=run_commands)
+        return self.expect.assess(
+            result, workspace, sandbox=sandbox, run_commands=run_commands, redact=redact
+        )
 
     def to_yaml(self) -> dict[str, Any]:
         out: dict[str, Any] = {"procedure": self.procedure}

@@ -46,6 +46,7 @@ def replay_scenario(
     sleep: bool = True,
     drift: bool = True,
     run_commands: bool = True,
+    sandbox: str | None = None,
     **run_options: Any,
 ) -> Replayed:
     """Run ``scenario``'s procedure in ``workdir`` with its recorded outputs.
@@ -59,7 +60,8 @@ def replay_scenario(
 
     The verification commands run inside the sandbox the run resolves to (a ``cli``
     override of ``loop.sandbox`` > the scenario's > the procedure's > ``loop``), as a
-    live run's would: a scenario file is code. ``run_commands=False`` skips them.
+    live run's would: a scenario file is code. ``sandbox`` is a kind named for the session
+    (``--ooda-sandbox``), above them all. ``run_commands=False`` skips them.
     """
     from pytest_ooda.loop import run_procedure
 
@@ -78,13 +80,18 @@ def replay_scenario(
         )
     except (ScenarioError, UnicodeEncodeError) as exc:
         raise located_replay_error(scenario, backend, exc) from None
-    problems = tuple(_assess(config, scenario, result, files_dir or workdir, run_commands))
+    problems = tuple(_assess(config, scenario, result, files_dir or workdir, run_commands, sandbox))
     drifts = tuple(check_drift(scenario, result, config, cwd=workdir)) if drift else ()
     return Replayed(result, problems, drifts)
 
 
 def _assess(
-    config: Config, scenario: Scenario, result: LoopResult, workspace: Path, run_commands: bool
+    config: Config,
+    scenario: Scenario,
+    result: LoopResult,
+    workspace: Path,
+    run_commands: bool,
+    cli: str | None,
 ) -> list[str]:
     """The replay's problems; a sandbox is started only for verification commands."""
     expect = scenario.expect
@@ -93,7 +100,7 @@ def _assess(
     from pytest_ooda.config import resolve_sandbox
     from pytest_ooda.sandbox.registry import sandboxed
 
-    spec, _ = resolve_sandbox(config, scenario.procedure, scenario.sandbox)
+    spec, _ = resolve_sandbox(config, scenario.procedure, scenario.sandbox, cli=cli)
     with sandboxed(spec, workspace) as sandbox:
         return scenario.assess(result, workspace, sandbox=sandbox).problems
 
