@@ -3,7 +3,7 @@ with yaml.v3 — and what such a test does when one is missing.
 
 On a developer's machine it is skipped with a message naming the install command, so
 the README's two set-up commands pass anywhere. Under CI (``CI`` set) it fails instead:
-``.ci/run`` installs all three, and these tests must run there.
+``.ci/run`` installs them (and starts a Docker daemon), and these tests must run there.
 """
 
 from __future__ import annotations
@@ -15,6 +15,12 @@ import pytest
 CLAUDE_INSTALL = "npm install -g @anthropic-ai/claude-code@2.1.197"
 CHROMIUM_INSTALL = "apt-get install -y chromium"
 GO_INSTALL = "apt-get install -y golang-go golang-gopkg-yaml.v3-dev"
+BWRAP_INSTALL = "apt-get install -y bubblewrap"
+DOCKER_INSTALL = (
+    "apt-get install -y docker.io, and a daemon: systemctl start docker, or as .ci/run does, "
+    "dockerd --iptables=false --bridge=none --storage-driver=vfs -H unix:///run/ooda-dockerd.sock "
+    "with DOCKER_HOST=unix:///run/ooda-dockerd.sock"
+)
 
 
 def require(available: bool, what: str, install: str) -> None:

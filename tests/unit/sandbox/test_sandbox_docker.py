@@ -1,0 +1,166 @@
+"""The ``docker`` sandbox with a real daemon: the checks before any run (daemon,
+network, image, ``build:`` once by content), one labelled container per run removed
+after it, leftovers of a killed session removed at the next start, the invoking uid:gid,
+the environment by allow-list, and verification commands inside the container."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from sandbox_images import busybox_image, require_docker
+
+from pytest_ooda.backends.command import CommandBackend
+from pytest_ooda.errors import SandboxError
+from pytest_ooda.sandbox import parse_spec
+from pytest_ooda.sandbox.docker import LABEL, DockerSandbox, remove_leftovers
+from pytest_ooda.scenario.verify import CommandCheck
+
+
+@pytest.fixture(scope="module")
+def image() -> str:
+    require_docker()
+    return busybox_image()
+
+
+def _containers() -> list[str]:
+    listed = subprocess.run(
+        ["docker", "ps", "-a", "--filter", f"label={LABEL}", "--format", "{{.Names}}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [name for name in listed.stdout.split() if name.startswith(f"ooda-{os.getpid()}-")]
+
+
+def _sandbox(**options: object) -> DockerSandbox:
+    sandbox = DockerSandbox(parse_spec({"kind": "docker", "network": "none", **options}))
+    sandbox.prepare()
+    return sandbox
+
+
+def test_a_run_is_one_labelled_container_removed_afterwards(image: str, tmp_path: Path) -> None:
+    sandbox = _sandbox(image=image, env=["ALLOWED", "IS_SANDBOX=1"])
+    assert sandbox.identity()["image_id"].startswith("sha256:")
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with sandbox.start(workspace, tmp_path) as run:
+        assert len(_containers()) == 1
+        backend = CommandBackend(
+            ["sh", "-c", 'id -u; id -g; echo "a=$ALLOWED s=$SECRETISH f=$IS_SANDBOX"; '
+             "echo made > out.txt; pwd"],
+            env={**os.environ, "ALLOWED": "yes", "SECRETISH": "no-way"},
+            sandbox=run,
+        )  # fmt: skip
+        done = backend.run(
+            "", iteration=1, workdir=workspace, timeout=60, max_output=1 << 16, stream=None
+        )
+        # A verification command runs in the same container.
+        outcome = CommandCheck("cat out.txt; ls /work 2>&1 | head -1").verify(
+            workspace, sandbox=run
+        )
+    assert _containers() == []
+    lines = done.output.split("\n")
+    assert lines[:2] == [str(os.getuid()), str(os.getgid())]
+    assert lines[2] == "a=yes s= f=1"
+    assert lines[3] == str(workspace)
+    assert (workspace / "out.txt").read_text() == "made\n"
+    assert (workspace / "out.txt").stat().st_uid == os.getuid()
+    assert outcome.output_tail.startswith("made\n")
+    assert "No such file" in outcome.output_tail  # the host's tree is not in there
+
+
+def test_no_daemon_is_a_clear_error_before_anything_runs(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    require_docker()
+    monkeypatch.setenv("DOCKER_HOST", f"unix://{tmp_path}/no-daemon.sock")
+    with pytest.raises(SandboxError) as caught:
+        _sandbox(image="anything:1")
+    assert "daemon does not answer" in caught.value.message
+    assert "nothing was run" in (caught.value.hint or "")
+
+
+def test_a_missing_image_and_a_missing_bridge_are_clear_errors(image: str) -> None:
+    with pytest.raises(SandboxError, match=r"image 'pytest-ooda-absent:0' is not present"):
+        _sandbox(image="pytest-ooda-absent:0")
+    bridge = subprocess.run(["docker", "network", "inspect", "bridge"], capture_output=True)
+    if bridge.returncode == 0:
+        _sandbox(image=image, network="bridge")  # a daemon with a bridge: accepted
+    else:
+        with pytest.raises(SandboxError, match="no bridge network"):
+            _sandbox(image=image, network="bridge")
+
+
+def test_build_once_per_content(image: str, tmp_path: Path) -> None:
+    dockerfile = tmp_path / "Dockerfile"
+    dockerfile.write_text(f"FROM {image}\nCOPY marker.txt /marker.txt\n")
+    (tmp_path / "marker.txt").write_text(f"built for {tmp_path.name}\n")
+    spec = parse_spec(
+        {"kind": "docker", "build": "Dockerfile", "network": "none"}, base_dir=tmp_path
+    )
+    first = DockerSandbox(spec)
+    first.prepare()
+    tag = first.image
+    assert tag.startswith("pytest-ooda-build:")
+    created = subprocess.run(
+        ["docker", "image", "inspect", "--format", "{{.Created}}", tag],
+        capture_output=True, text=True, check=True,
+    ).stdout  # fmt: skip
+    again = DockerSandbox(spec)
+    again.prepare()
+    assert again.image == tag
+    assert subprocess.run(
+        ["docker", "image", "inspect", "--format", "{{.Created}}", tag],
+        capture_output=True, text=True, check=True,
+    ).stdout == created  # fmt: skip
+    (tmp_path / "marker.txt").write_text("changed\n")
+    changed = DockerSandbox(spec)
+    changed.prepare()
+    assert changed.image != tag
+    subprocess.run(["docker", "rmi", "-f", tag, changed.image], capture_output=True, check=False)
+
+
+def test_a_broken_dockerfile_is_a_clear_error(image: str, tmp_path: Path) -> None:
+    (tmp_path / "Dockerfile").write_text("FROM scratch\nRUN /bin/definitely-missing\n")
+    spec = parse_spec(
+        {"kind": "docker", "build": "Dockerfile", "network": "none"}, base_dir=tmp_path
+    )
+    with pytest.raises(SandboxError, match="building .*Dockerfile failed"):
+        DockerSandbox(spec).prepare()
+
+
+def test_leftovers_of_a_killed_session_are_removed_at_the_next_start(
+    image: str, tmp_path: Path
+) -> None:
+    # A session that was killed: its container stays, labelled with its (now dead) pid.
+    code = (
+        "import os, sys\n"
+        "from pathlib import Path\n"
+        "from pytest_ooda.sandbox import parse_spec\n"
+        "from pytest_ooda.sandbox.docker import DockerSandbox\n"
+        f"s = DockerSandbox(parse_spec({{'kind': 'docker', 'image': {image!r}, 'network': 'none'}}))\n"
+        "s.prepare()\n"
+        f"run = s.start(Path({str(tmp_path)!r}), Path({str(tmp_path)!r}))\n"
+        "print(run.name, flush=True)\n"
+        "os._exit(0)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    name = done.stdout.strip()
+    assert name, done.stderr
+    listed = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", f"name={name}"], capture_output=True, text=True
+    )
+    assert listed.stdout.strip()
+    mine = _sandbox(image=image)
+    with mine.start(tmp_path, tmp_path):
+        removed = remove_leftovers("docker")
+        # Ours is alive (this process) and stays; the dead session's is gone.
+        assert len(_containers()) == 1
+    listed = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", f"name={name}"], capture_output=True, text=True
+    )
+    assert listed.stdout.strip() == "" and (removed == [] or name in removed)
