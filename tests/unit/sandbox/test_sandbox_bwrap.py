@@ -81,7 +81,8 @@ def test_a_fresh_home_holds_the_listed_files_only(
     output, _ = _run({"home_files": ["~/.config/agent/auth.json"]}, script, tmp_path)
     assert f"HOME={real}" not in output
     assert "agent credentials" in output
-    assert "SSH-HIDDEN" in output and "private key" not in output
+    assert "SSH-HIDDEN" in output
+    assert "private key" not in output
     assert output.strip().endswith(".config")
 
 
@@ -161,4 +162,5 @@ def test_a_verification_command_runs_in_the_same_sandbox(tmp_path: Path) -> None
     assert not Path("/usr/ooda-escaped").exists()
     assert "Read-only file system" in outcome.output_tail
     assert outcome.exit_code != 0
-    assert outcome.problem is not None and "exited 1, expected 0" in outcome.problem
+    assert outcome.problem is not None
+    assert "exited 1, expected 0" in outcome.problem

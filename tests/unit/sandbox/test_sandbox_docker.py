@@ -8,7 +8,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 from sandbox_images import busybox_image, require_docker
@@ -18,6 +18,9 @@ from pytest_ooda.errors import SandboxError
 from pytest_ooda.sandbox import parse_spec
 from pytest_ooda.sandbox.docker import LABEL, DockerSandbox, remove_leftovers
 from pytest_ooda.scenario.verify import CommandCheck
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +132,7 @@ def test_a_broken_dockerfile_is_a_clear_error(image: str, tmp_path: Path) -> Non
     spec = parse_spec(
         {"kind": "docker", "build": "Dockerfile", "network": "none"}, base_dir=tmp_path
     )
-    with pytest.raises(SandboxError, match="building .*Dockerfile failed"):
+    with pytest.raises(SandboxError, match=r"building .*Dockerfile failed"):
         DockerSandbox(spec).prepare()
 
 
@@ -142,7 +145,8 @@ def test_leftovers_of_a_killed_session_are_removed_at_the_next_start(
         "from pathlib import Path\n"
         "from pytest_ooda.sandbox import parse_spec\n"
         "from pytest_ooda.sandbox.docker import DockerSandbox\n"
-        f"s = DockerSandbox(parse_spec({{'kind': 'docker', 'image': {image!r}, 'network': 'none'}}))\n"
+        f"spec = {{'kind': 'docker', 'image': {image!r}, 'network': 'none'}}\n"
+        "s = DockerSandbox(parse_spec(spec))\n"
         "s.prepare()\n"
         f"run = s.start(Path({str(tmp_path)!r}), Path({str(tmp_path)!r}))\n"
         "print(run.name, flush=True)\n"
@@ -163,4 +167,5 @@ def test_leftovers_of_a_killed_session_are_removed_at_the_next_start(
     listed = subprocess.run(
         ["docker", "ps", "-aq", "--filter", f"name={name}"], capture_output=True, text=True
     )
-    assert listed.stdout.strip() == "" and (removed == [] or name in removed)
+    assert listed.stdout.strip() == ""
+    assert removed == [] or name in removed

@@ -36,7 +36,8 @@ PROC = "procedures:\n  p:\n    act: [{content: go}]\n"
 def test_a_kind_name_and_a_mapping_are_read() -> None:
     assert parse_spec("bwrap") == SandboxSpec("bwrap", bare=True)
     spec = parse_spec({"kind": "docker", "image": "x:1", "network": "none", "cpus": 1.5})
-    assert spec.kind == "docker" and not spec.bare
+    assert spec.kind == "docker"
+    assert not spec.bare
     assert dict(spec.options) == {"image": "x:1", "network": "none", "cpus": 1.5}
     assert spec.describe() == "docker (image=x:1, network=none, cpus=1.5)"
 
@@ -130,7 +131,8 @@ def test_a_scenario_sandbox_is_read_and_located(tmp_path: Path) -> None:
     good = tmp_path / "good.yml"
     good.write_text("procedure: p\nsandbox: {kind: docker, build: Dockerfile}\niterations: []\n")
     scenario = load_scenario(good)
-    assert scenario.sandbox is not None and scenario.sandbox.base_dir == tmp_path
+    assert scenario.sandbox is not None
+    assert scenario.sandbox.base_dir == tmp_path
     assert scenario.to_yaml()["sandbox"] == {"kind": "docker", "build": "Dockerfile"}
     bad = tmp_path / "bad.yml"
     bad.write_text("procedure: p\nsandbox:\n  kind: docker\n  cpus: many\niterations: []\n")
@@ -190,4 +192,5 @@ def test_the_unattended_note(argv: tuple[str, ...], kind: str | None, said: bool
     note = unattended_warning(spec, argv)
     assert (note is not None) is said
     if note is not None:
-        assert "docs/sandbox.md" in note.message and "\n" not in note.message
+        assert "docs/sandbox.md" in note.message
+        assert "\n" not in note.message
