@@ -21,13 +21,13 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pytest
 import yaml
 from sandbox_images import busybox_image, require_bwrap, require_docker
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
 
+    import pytest
     from integration.ooda_project import Project
 
 ADVERSARY = """\
