@@ -109,11 +109,13 @@ def _rootfs(extra: dict[str, Path]) -> bytes:
         _add_file(tar, "bin/nohup", NOHUP.encode())
         _add_file(tar, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n", 0o644)
         _add_file(tar, "etc/group", b"root:x:0:\n", 0o644)
+        made = {"bin", "etc", "home", "lib", "lib64", "usr", "usr/bin", "proc", "sys", "dev"}
         for inside, host in sorted(extra.items()):
             parts = inside.split("/")[:-1]
             for depth in range(1, len(parts) + 1):
                 prefix = "/".join(parts[:depth])
-                if prefix not in ("usr", "usr/bin", "lib", "lib64", "bin", "etc"):
+                if prefix not in made:
+                    made.add(prefix)
                     _add_dir(tar, prefix)
             _add_file(tar, inside, host.read_bytes())
     return buffer.getvalue()
@@ -168,11 +170,15 @@ def claude_binary() -> Path | None:
 
 
 def claude_image() -> str:
-    """busybox + the host's glibc + Claude Code's native binary as /usr/bin/claude."""
+    """busybox + the host's glibc + Claude Code's native binary as /usr/bin/claude, and
+    the host's bash: Claude Code's Bash tool refuses to work without bash or zsh ("No
+    suitable shell found"), and busybox has neither."""
     binary = claude_binary()
     assert binary is not None, "Claude Code's native binary (bin/claude.exe) was not found"
-    extra = _shared_libraries(binary)
+    bash = Path(shutil.which("bash") or "/bin/bash").resolve()
+    extra = {**_shared_libraries(binary), **_shared_libraries(bash)}
     extra["usr/bin/claude"] = binary
+    extra["usr/bin/bash"] = bash
     return _import(_tag("claude", [_busybox(), *extra.values()]), _rootfs(extra))
 
 

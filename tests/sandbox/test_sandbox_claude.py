@@ -1,0 +1,123 @@
+"""The real Claude Code CLI (2.1.197, driven offline by the shared agent mock) as a live
+run's agent inside ``bwrap`` and inside Docker: it writes a script and runs it in the
+workspace, and its attempt to write outside the workspace fails. The Docker image is
+built offline: busybox, the host's C library and Claude Code's native binary."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from typing import TYPE_CHECKING
+
+from sandbox_images import claude_image, require_bwrap, require_docker
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+
+    import pytest
+    from agents.claude_mock import AgentMock
+    from integration.ooda_project import Project
+
+CLAUDE = (
+    "claude -p --no-session-persistence --permission-mode bypassPermissions "
+    "--output-format stream-json --verbose"
+)
+#: What Claude Code needs inside the sandbox: the mock's address and its own settings;
+#: as root, bypassPermissions runs only with IS_SANDBOX=1 (docs/sandbox.md).
+ENV = (
+    "[ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, "
+    "DISABLE_AUTOUPDATER, DISABLE_TELEMETRY, DISABLE_ERROR_REPORTING, "
+    "CLAUDE_CODE_MAX_RETRIES, IS_SANDBOX=1, SHELL=/usr/bin/bash]"
+)
+
+
+def _script(outside: Path) -> list[object]:
+    return [
+        [
+            {
+                "text": "Writing the script.",
+                "tool": "Write",
+                "input": {"file_path": "hello.sh", "content": "echo hello from the sandbox\n"},
+            },
+            {"tool": "Bash", "input": {"command": "sh hello.sh > ran.txt", "description": "run"}},
+            {
+                "tool": "Bash",
+                "input": {"command": f"echo escaped > {outside}/escape.txt", "description": "out"},
+            },
+            {"text": "Done.\n<promise>SUCCESS</promise>"},
+        ]
+    ]
+
+
+def _live(
+    project: Project,
+    claude_mock: Callable[..., AgentMock],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+    sandbox: str,
+) -> tuple[dict[str, object], Path]:
+    outside = tmp_path / f"outside-{secrets.token_hex(3)}"
+    outside.mkdir()
+    mock = claude_mock(_script(outside))
+    mock.use(monkeypatch)
+    config = project.path / "ooda-config.yml"
+    config.write_text(f"loop:\n  sandbox: {sandbox}\n" + config.read_text())
+    project.scenario(
+        "claude",
+        "procedure: greet\nexpect:\n  status: success\n"
+        "  files: {ran.txt: {contains: hello from the sandbox}}\n"
+        "  tools: {called: [Write, Bash]}\n"
+        "  commands:\n    - run: sh hello.sh\n      output_contains: hello from the sandbox\n"
+        "iterations: []\n",
+    )
+    result = project.run("-m", "live", "--ooda-ai-cmd", CLAUDE)
+    result.assert_outcomes(passed=1, deselected=7)
+    [log] = (project.path / ".ooda/results").glob("*.jsonl")
+    [record] = [json.loads(line) for line in log.read_text().splitlines()]
+    assert len(mock.sessions()) == 1
+    return record, outside
+
+
+def _assert_blocked_outside(record: dict[str, object], outside: Path) -> None:
+    assert not (outside / "escape.txt").exists()
+    [iteration] = record["iterations"]  # type: ignore[misc]
+    calls = iteration["tool_calls"]
+    assert [call["name"] for call in calls] == ["Write", "Bash", "Bash"]
+    # The escape ran and failed; the script's own run succeeded.
+    assert calls[1]["ok"] is True
+    assert calls[2]["ok"] is False
+    assert record["files_changed"] == {"hello.sh": "created", "ran.txt": "created"}
+
+
+def test_claude_code_inside_bwrap(
+    project: Project,
+    claude_mock: Callable[..., AgentMock],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    require_bwrap()
+    record, outside = _live(
+        project, claude_mock, monkeypatch, tmp_path, f"{{kind: bwrap, network: host, env: {ENV}}}"
+    )
+    assert record["sandbox"] == {"kind": "bwrap", "image": None, "image_id": None}
+    _assert_blocked_outside(record, outside)
+
+
+def test_claude_code_inside_docker(
+    project: Project,
+    claude_mock: Callable[..., AgentMock],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    require_docker()
+    image = claude_image()
+    record, outside = _live(
+        project,
+        claude_mock,
+        monkeypatch,
+        tmp_path,
+        f"{{kind: docker, image: '{image}', network: host, env: {ENV}}}",
+    )
+    assert record["sandbox"]["image"] == image  # type: ignore[index]
+    _assert_blocked_outside(record, outside)
