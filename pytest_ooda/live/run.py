@@ -558,6 +558,7 @@ def run_live(
             )
         )
         sandbox = stack.enter_context(isolation.start(spec, workdir))
+        prepared.recorder.sandbox = isolation.identity(sandbox)
         wanted = run == 1 and prepared.recorder.wanted(
             drifted=_drifted(prepared.config, scenario, workdir)
         )

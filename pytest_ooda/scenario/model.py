@@ -48,7 +48,7 @@ _TOP_KEYS = (
 _EXPECT_KEYS = ("status", "iterations", "signals", "files", "tools", "commands")
 _TOOLS_KEYS = ("called", "not_called", "bash_matches", "max_calls")
 _COMMAND_KEYS = ("run", "exit_code", "timeout", "output_contains")
-_RECORDED_KEYS = ("status", "reason", "iterations", "tokens", "cost")
+_RECORDED_KEYS = ("status", "reason", "iterations", "tokens", "cost", "sandbox")
 #: ``expect`` keys about all runs of a scenario together (live repeats), never one run.
 _AGGREGATE_KEYS = ("success_rate", "max_mean_iterations", "max_mean_cost")
 #: The most runs ``repeat:`` (and ``--ooda-repeat``) may ask for: more is a typo.
@@ -167,6 +167,8 @@ class RecordedOutcome:
     iterations: int | None = None
     tokens: int | None = None
     cost: float | None = None
+    #: Where the recorded run executed: ``{kind, image, image_id}`` (``None``: no sandbox).
+    sandbox: Mapping[str, str] | None = None
 
     def to_yaml(self) -> dict[str, Any]:
         out: dict[str, Any] = {"status": self.status}
@@ -178,6 +180,8 @@ class RecordedOutcome:
             out["tokens"] = self.tokens
         if self.cost is not None:
             out["cost"] = round(self.cost, 6)
+        if self.sandbox is not None:
+            out["sandbox"] = dict(self.sandbox)
         return out
 
 

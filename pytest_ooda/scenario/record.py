@@ -44,6 +44,7 @@ def scenario_from_result(
     *,
     keep_expect: bool = True,
     files: Mapping[int, Mapping[str, str | None]] | None = None,
+    sandbox: Mapping[str, str | None] | None = None,
 ) -> Scenario:
     """``scenario`` with its iterations replaced by what ``result`` recorded.
 
@@ -87,6 +88,11 @@ def scenario_from_result(
         iterations=result.iterations,
         tokens=usage.total_tokens if usage is not None else None,
         cost=usage.cost if usage is not None else None,
+        sandbox=(
+            MappingProxyType({k: v for k, v in sandbox.items() if v is not None})
+            if sandbox is not None
+            else None
+        ),
     )
     max_cost, max_tokens = scenario.max_cost, scenario.max_tokens
     if result.stopped_by_budget:
@@ -138,6 +144,8 @@ class Recorder:
         self.redact = redact
         self.skipped_reason: str | None = None
         self.changes: WorkspaceChanges | None = None
+        #: The sandbox the run executed in (its identity), written under ``recorded:``.
+        self.sandbox: Mapping[str, str | None] | None = None
 
     def wanted(self, *, drifted: bool = False) -> bool:
         return needs_recording(self.mode, self.scenario, drifted=drifted)
@@ -162,6 +170,6 @@ class Recorder:
             self.skipped_reason = "the run failed its expectations; the existing recording is kept"
             return None
         files = self.changes.iterations if self.changes is not None else None
-        recorded = scenario_from_result(self.scenario, result, files=files)
+        recorded = scenario_from_result(self.scenario, result, files=files, sandbox=self.sandbox)
         self.skipped_reason = None
         return save_scenario(recorded, self.path, env=self.env, redact=self.redact)

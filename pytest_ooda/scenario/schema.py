@@ -272,7 +272,16 @@ class _Validator:
         if block.get("tokens") is not None:
             tokens = self.integer(*self.get(block, "tokens"), "recorded.tokens", 0)
         cost = self.optional(block, "cost", "recorded", self.number, None)
-        return RecordedOutcome(status, reason, count, tokens, cost)
+        sandbox = None
+        if block.get("sandbox") is not None:
+            found, where = self.get(block, "sandbox")
+            plain = to_plain(found)
+            if not isinstance(plain, dict) or not all(
+                isinstance(key, str) and isinstance(item, str) for key, item in plain.items()
+            ):
+                raise self.fail("recorded.sandbox: expected a mapping of strings", where)
+            sandbox = MappingProxyType(plain)
+        return RecordedOutcome(status, reason, count, tokens, cost, sandbox)
 
     def expect(self, value: Any, mark: Mark) -> Expect:
         block = self.mapping(value, mark, "expect")

@@ -16,6 +16,7 @@ import os
 import secrets
 import socket
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -98,6 +99,18 @@ def _listener() -> Iterator[tuple[int, list[str]]]:
         server.close()
 
 
+def _html_report(log: Path, target: Path) -> str:
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_ooda", "report", str(log), "--html", str(target)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    return target.read_text()
+
+
 def _leftover_sleeps(token: str) -> list[int]:
     found = subprocess.run(["pgrep", "-f", f"sleep 4242.{token}"], capture_output=True, text=True)
     return [int(pid) for pid in found.stdout.split()]
@@ -143,6 +156,7 @@ def _session(
         "repo_writes": list(project.path.glob("pwned-*")),
         "tmp_writes": list(Path("/tmp").glob(f"ooda-adv-{token}-*")),
         "recording": scenario.read_text(),
+        "html": _html_report(log, tmp_path / "report.html"),
     }
     # Clean up what an unsandboxed agent could leave.
     for pid in sleeps:
