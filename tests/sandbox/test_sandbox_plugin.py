@@ -134,3 +134,25 @@ def test_an_unknown_kind_names_the_installed_ones(project: Project) -> None:
     result = project.run("--ooda-sandbox", "kubernetes")
     assert result.ret != 0
     result.stderr.fnmatch_lines(["*--ooda-sandbox: unknown sandbox kind 'kubernetes'*"])
+
+
+def test_an_unusable_sandbox_fails_every_live_item_before_any_agent_starts(
+    project: Project, tmp_path: Path
+) -> None:
+    marker = tmp_path / "agent-started"
+    project.write("agent.py", f"import pathlib\npathlib.Path({str(marker)!r}).touch()\n")
+    config = project.path / "ooda-config.yml"
+    config.write_text(
+        "loop:\n  sandbox: {kind: docker, image: 'pytest-ooda-absent:0', network: none}\n"
+        + config.read_text()
+    )
+    project.scenario("made", "procedure: greet\nrepeat: 2\niterations: []\n")
+    result = project.run(
+        "-m", "live", "--ooda-ai-cmd", f"{sys.executable} {project.path / 'agent.py'}"
+    )  # fmt: skip
+    result.assert_outcomes(failed=2, deselected=7)
+    output = result.stdout.str()
+    # Either the daemon or the image is missing here: each says what to do.
+    assert "nothing was run" in output
+    assert "Traceback" not in output
+    assert not marker.exists()
