@@ -6,8 +6,10 @@ the environment by allow-list, and verification commands inside the container.""
 from __future__ import annotations
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from typing import TYPE_CHECKING
 
 import pytest
@@ -169,3 +171,58 @@ def test_leftovers_of_a_killed_session_are_removed_at_the_next_start(
     )
     assert listed.stdout.strip() == ""
     assert removed == [] or name in removed
+
+
+def test_resource_limits_reach_the_container(image: str, tmp_path: Path) -> None:
+    sandbox = _sandbox(image=image, cpus=0.5, memory="64m", pids_limit=64)
+    with sandbox.start(tmp_path, tmp_path) as run:
+        shown = subprocess.run(
+            ["docker", "inspect", "--format",
+             "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}} {{.HostConfig.PidsLimit}} "
+             "{{.HostConfig.NetworkMode}} {{.Config.User}}", run.name],  # type: ignore[attr-defined]
+            capture_output=True, text=True, check=True,
+        ).stdout.split()  # fmt: skip
+    assert shown == [
+        "500000000",
+        str(64 * 1024 * 1024),
+        "64",
+        "none",
+        f"{os.getuid()}:{os.getgid()}",
+    ]
+
+
+CTRL_C = """\
+import sys
+from pathlib import Path
+from pytest_ooda.backends.command import CommandBackend
+from pytest_ooda.sandbox import parse_spec
+from pytest_ooda.sandbox.registry import sandboxed
+
+spec = parse_spec({"kind": "docker", "image": sys.argv[1], "network": "none"})
+workspace = Path(sys.argv[2])
+with sandboxed(spec, workspace) as run:
+    print(run.name, flush=True)
+    CommandBackend(["sleep", "60"], sandbox=run).run(
+        "", iteration=1, workdir=workspace, timeout=120, max_output=1024, stream=None
+    )
+"""
+
+
+def test_ctrl_c_removes_the_runs_container(image: str, tmp_path: Path) -> None:
+    child = subprocess.Popen(
+        [sys.executable, "-c", CTRL_C, image, str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert child.stdout is not None
+    name = child.stdout.readline().strip()
+    assert name.startswith("ooda-")
+    time.sleep(1.0)  # the agent (sleep 60) is running inside
+    child.send_signal(signal.SIGINT)
+    _, err = child.communicate(timeout=60)
+    assert "KeyboardInterrupt" in err
+    listed = subprocess.run(
+        ["docker", "ps", "-aq", "--filter", f"name={name}"], capture_output=True, text=True
+    )
+    assert listed.stdout.strip() == ""
