@@ -226,3 +226,42 @@ def test_ctrl_c_removes_the_runs_container(image: str, tmp_path: Path) -> None:
         ["docker", "ps", "-aq", "--filter", f"name={name}"], capture_output=True, text=True
     )
     assert listed.stdout.strip() == ""
+
+
+FAKE_ENGINE = """\
+#!/bin/sh
+echo "$*" >> "$ENGINE_LOG"
+echo sha256:fake
+"""
+
+
+def test_engine_podman_runs_podman_with_the_same_flags(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A stand-in `podman` that logs its arguments: what matters is what we ask of it.
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "podman").write_text(FAKE_ENGINE)
+    (bin_dir / "podman").chmod(0o755)
+    log = tmp_path / "engine.log"
+    monkeypatch.setenv("ENGINE_LOG", str(log))
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    spec = parse_spec({"kind": "docker", "engine": "podman", "image": "img:1", "network": "host"})
+    sandbox = DockerSandbox(spec)
+    sandbox.prepare()
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with sandbox.start(workspace, tmp_path) as run:
+        launch = run.launch(["agent", "-p"], {"PATH": "/usr/bin"}, workspace)
+    calls = log.read_text().splitlines()
+    assert calls[0] == "version --format {{.Server.Version}}"
+    assert calls[1].startswith("ps -a --filter label=pytest-ooda.run")
+    assert calls[2] == "image inspect --format {{.Id}} img:1"
+    started = calls[3].split()
+    assert started[:4] == ["run", "-d", "--init", "--name"]
+    assert ["--user", f"{os.getuid()}:{os.getgid()}"] == started[started.index("--user") :][:2]
+    assert started[started.index("--network") :][:2] == ["--network", "host"]
+    assert started[-3:] == ["img:1", "sleep", "infinity"]
+    assert calls[4].startswith("rm -f -v ooda-")
+    assert launch.argv[:3] == ("podman", "exec", "-i")
+    assert launch.argv[-2:] == ("agent", "-p")
