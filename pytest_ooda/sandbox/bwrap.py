@@ -96,7 +96,7 @@ class _BwrapRun(SandboxRun):
             self.sandbox.spec.options.get("env", ()),
             HOME=str(self.home),
             TMPDIR="/tmp",
-            OODA_SANDBOX="bwrap",
+            OODA_SANDBOXED="bwrap",
         )
         # The values travel in bwrap's own environment (kept for the child), never in
         # its argv, where any process could read them.

@@ -152,7 +152,7 @@ class _DockerRun(SandboxRun):
             )
 
     def launch(self, argv: Sequence[str], env: Mapping[str, str] | None, cwd: Path) -> Launch:
-        inner = allowed_env(env, self.sandbox.spec.options.get("env", ()), OODA_SANDBOX="docker")
+        inner = allowed_env(env, self.sandbox.spec.options.get("env", ()), OODA_SANDBOXED="docker")
         client = dict(os.environ if env is None else env)
         client.update(inner)
         # Allowed values reach the container by name (`-e NAME`: the client copies its
