@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -164,3 +165,27 @@ def test_a_verification_command_runs_in_the_same_sandbox(tmp_path: Path) -> None
     assert outcome.exit_code != 0
     assert outcome.problem is not None
     assert "exited 1, expected 0" in outcome.problem
+
+
+def test_ooda_run_sandbox_bwrap_runs_the_agent_inside(tmp_path: Path) -> None:
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "ooda-config.yml").write_text("procedures:\n  p:\n    act: [{content: go}]\n")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    agent = (
+        "cat > /dev/null; echo made > made.txt; "
+        f"touch {outside}/escaped 2>/dev/null || echo blocked; "
+        "echo '<promise>SUCCESS</promise>'"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OODA_", "ROODA_"))}
+    env.update(OODA_CONFIG_HOME=str(tmp_path / "none"), PYTHONPATH=str(Path(__file__).parents[3]))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_ooda", "run", "p", "--sandbox", "bwrap",
+         "--ai-cmd", f"sh -c {agent!r}", "--max-iterations", "1", "--verbose"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert (project / "made.txt").read_text() == "made\n"
+    assert not (outside / "escaped").exists()
+    assert "blocked" in done.stdout + done.stderr
