@@ -90,6 +90,18 @@ AI_OUTPUTS: tuple[AiOutput, ...] = get_args(AiOutput)
 PromptFormat = Literal["ooda", "rooda"]
 PROMPT_FORMATS: tuple[PromptFormat, ...] = get_args(PromptFormat)
 
+#: A judge's answer about one run (``expect.judge``): the rubric is met, or it is not.
+JudgeVerdict = Literal["pass", "fail"]
+JUDGE_VERDICTS: tuple[JudgeVerdict, ...] = get_args(JudgeVerdict)
+
+#: How a judge's votes combine into the run's grade (``pass:``).
+JudgePassRule = Literal["majority", "all", "at_least"]
+JUDGE_PASS_RULES: tuple[JudgePassRule, ...] = get_args(JudgePassRule)
+
+#: What of a run the judge is shown (``inputs:``).
+JudgeInput = Literal["diff", "output", "transcript", "files"]
+JUDGE_INPUTS: tuple[JudgeInput, ...] = get_args(JudgeInput)
+
 #: How a live run left a file of its workspace (results log, reports).
 FileChange = Literal["created", "modified", "deleted"]
 FILE_CHANGES: tuple[FileChange, ...] = get_args(FileChange)
@@ -142,6 +154,9 @@ __all__ = [
     "FALSE_WORDS",
     "FILE_CHANGES",
     "ITERATION_MODES",
+    "JUDGE_INPUTS",
+    "JUDGE_PASS_RULES",
+    "JUDGE_VERDICTS",
     "LOG_LEVELS",
     "LOG_TIMESTAMP_FORMATS",
     "OUTCOME_KINDS",
@@ -166,6 +181,9 @@ __all__ = [
     "DriftMode",
     "FileChange",
     "IterationMode",
+    "JudgeInput",
+    "JudgePassRule",
+    "JudgeVerdict",
     "LogLevel",
     "LogTimestampFormat",
     "OutcomeKind",

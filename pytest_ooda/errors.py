@@ -210,6 +210,11 @@ class ResultsWarning(OodaWarning):
     record seen twice)."""
 
 
+class JudgeWarning(OodaWarning):
+    """A graded run's verdicts need a person's eye: recorded verdicts for another rubric
+    or other inputs, or a regrade that flipped a verdict."""
+
+
 class ReplayExhaustedError(ScenarioError):
     """The loop asked a replayed scenario for more iterations than it recorded.
 

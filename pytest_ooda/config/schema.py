@@ -395,3 +395,27 @@ def located_template_error(
         column=mark.column,
         hint=hint,
     )
+
+
+_API_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
+    {
+        "provider": _check_choice(API_PROVIDERS),
+        "model": _check_command,
+        "base_url": _check_url,
+        "api_key_env": _check_env_name,
+        "max_tokens": _check_positive_int,
+        "timeout": _check_positive_number,
+        "price_input_per_mtok": _check_price,
+        "price_output_per_mtok": _check_price,
+    }
+)
+
+
+def check_api_value(key: str, value: Any) -> Any:
+    """One ``ai_api`` key's value checked as the config file's are (for ``ai_api``
+    blocks outside a config file, e.g. a scenario's judge); ``ValueError`` saying what
+    was expected."""
+    try:
+        return _API_CHECKS[key](value)
+    except _Invalid as exc:
+        raise ValueError(exc.expected) from None

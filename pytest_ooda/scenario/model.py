@@ -17,10 +17,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from pytest_ooda.backends import ToolCall, Usage
+    from pytest_ooda.judge.model import JudgeSpec, RecordedGrading
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.sandbox.base import SandboxRun
     from pytest_ooda.sandbox.spec import SandboxSpec
     from pytest_ooda.scenario.verify import CommandCheck, CommandOutcome, ToolExpect
+    from pytest_ooda.variants import Variant
 
 
 #: What ``expect.signals`` may list per iteration: a promise tag, or ``none``.
@@ -44,8 +46,10 @@ _TOP_KEYS = (
     "max_tokens",
     "recorded",
     "sandbox",
+    "judged",
+    "variants",
 )
-_EXPECT_KEYS = ("status", "iterations", "signals", "files", "tools", "commands")
+_EXPECT_KEYS = ("status", "iterations", "signals", "files", "tools", "commands", "judge")
 _TOOLS_KEYS = ("called", "not_called", "bash_matches", "max_calls")
 _COMMAND_KEYS = ("run", "exit_code", "timeout", "output_contains")
 _RECORDED_KEYS = ("status", "reason", "iterations", "tokens", "cost", "sandbox")
@@ -279,6 +283,9 @@ class Expect:
     tools: ToolExpect | None = None
     commands: tuple[CommandCheck, ...] = ()
     aggregate: AggregateExpect | None = None
+    #: ``judge:``: a rubric graded by a model after a run (``pytest_ooda.judge``); the
+    #: live and replay paths grade it, ``check`` does not.
+    judge: JudgeSpec | None = None
 
     def check(self, result: LoopResult, workspace: Path | None = None) -> list[str]:
         """Every way ``result`` (and the ``workspace`` afterwards) misses this block.
@@ -355,6 +362,8 @@ class Expect:
             out["tools"] = self.tools.to_yaml()
         if self.commands:
             out["commands"] = [command.to_yaml() for command in self.commands]
+        if self.judge is not None:
+            out["judge"] = self.judge.to_yaml()
         if self.aggregate is not None:
             out.update(self.aggregate.to_yaml())
         return out
@@ -382,6 +391,10 @@ class Scenario:
     #: Where this scenario's live runs (and verification commands) execute; ``None``
     #: leaves it to the procedure and ``loop:`` (docs/sandbox.md).
     sandbox: SandboxSpec | None = None
+    #: ``judged:``: the verdicts the recorded run got, so a replay grades offline.
+    judged: RecordedGrading | None = None
+    #: ``variants:``: named settings each live run of the scenario is repeated under.
+    variants: tuple[Variant, ...] = ()
 
     @property
     def label(self) -> str:
@@ -451,8 +464,12 @@ class Scenario:
             out["sandbox"] = spec.kind if spec.bare else {"kind": spec.kind, **_yaml_options(spec)}
         if self.expect is not None:
             out["expect"] = self.expect.to_yaml()
+        if self.variants:
+            out["variants"] = {variant.name: variant.to_yaml() for variant in self.variants}
         if self.recorded is not None:
             out["recorded"] = self.recorded.to_yaml()
+        if self.judged is not None:
+            out["judged"] = self.judged.to_yaml()
         items = []
         for it in self.iterations:
             item: dict[str, Any] = {"output": it.output, "exit_code": it.exit_code}

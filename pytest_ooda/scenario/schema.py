@@ -37,12 +37,14 @@ from pytest_ooda.scenario.model import (
     ScenarioIteration,
 )
 from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
+from pytest_ooda.variants import VARIANT_KEYS, Variant, check_name, check_value
 from pytest_ooda.yamlload import load_yaml_file, load_yaml_text
 from pytest_ooda.yamlnodes import Mark, YamlMapping, YamlSequence, to_plain, value_mark
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from pytest_ooda.judge.model import LabelledExample, RecordedGrading
     from pytest_ooda.sandbox.spec import SandboxSpec
 
 
@@ -53,6 +55,15 @@ _D = TypeVar("_D")
 class _Validator:
     def __init__(self, file: str | None) -> None:
         self.file = file
+
+    @property
+    def base(self) -> Path | None:
+        """The scenario file's folder: paths in it (rubrics, examples) are relative to it."""
+        return Path(self.file).parent if self.file is not None else None
+
+    def examples_file(self, path: Path) -> tuple[LabelledExample, ...]:
+        """A separate file of labelled examples (``expect.judge.examples: FILE``)."""
+        return load_examples(path)
 
     def fail(self, message: str, mark: Mark, hint: str | None = None) -> ScenarioError:
         return ScenarioError(message, file=self.file, line=mark.line, column=mark.column, hint=hint)
@@ -218,6 +229,8 @@ class _Validator:
         sandbox = None
         if root.get("sandbox") is not None:
             sandbox = self.sandbox(root, path)
+        judged = self.optional(root, "judged", "scenario", self.judged, None)
+        variants = self.optional(root, "variants", "scenario", self.variants, ())
         iterations: tuple[ScenarioIteration, ...] = ()
         if root.get("iterations") is not None:
             value, mark = self.get(root, "iterations")
@@ -242,6 +255,8 @@ class _Validator:
             recorded=recorded,
             repeat=repeat,
             sandbox=sandbox,
+            judged=judged,
+            variants=variants,
         )
 
     def sandbox(self, root: YamlMapping, path: Path | None) -> SandboxSpec:
@@ -258,6 +273,92 @@ class _Validator:
                 mark = value_mark(value, exc.key)
                 where = f"sandbox.{exc.key}"
             raise self.fail(f"{where}: {exc.message}", mark, "see docs/sandbox.md") from None
+
+    def judged(self, value: Any, mark: Mark, where: str) -> RecordedGrading:
+        """``judged:``: the verdicts a recording keeps for offline grading."""
+        from pytest_ooda.judge.model import RecordedGrading, Vote
+
+        block = self.mapping(value, mark, "judged")
+        self.keys(block, ("key", "votes"), "judged")
+        key = self.optional(block, "key", "judged", self.text, "")
+        if key and not _SHA256.match(key):
+            raise self.fail(
+                f"judged.key: expected 64 lowercase hex digits, got {key!r}",
+                self.get(block, "key")[1],
+            )
+        votes_value, votes_mark = self.get(block, "votes")
+        if not isinstance(votes_value, YamlSequence) or not votes_value:
+            raise self.fail("judged.votes: expected a list of verdicts", votes_mark)
+        votes = []
+        for index, item in enumerate(votes_value):
+            at = f"judged.votes[{index}]"
+            vote = self.mapping(item, votes_value.item_marks[index], at)
+            self.keys(vote, ("verdict", "reason", "score"), at)
+            if vote.get("verdict") is None:
+                raise self.fail(f"{at}: missing 'verdict'", vote.mark)
+            verdict = self.choice(*self.get(vote, "verdict"), f"{at}.verdict", ("pass", "fail"))
+            reason = self.optional(vote, "reason", at, self.text, "")
+            score = self.optional(vote, "score", at, self.number, None)
+            votes.append(Vote("pass" if verdict == "pass" else "fail", reason, score))
+        return RecordedGrading(key, tuple(votes), line=mark.line)
+
+    def variants(self, value: Any, mark: Mark, where: str) -> tuple[Variant, ...]:
+        """``variants:``: a mapping of names to settings (see ``pytest_ooda.variants``)."""
+        table = self.mapping(value, mark, "variants")
+        found: list[Variant] = []
+        for name in table:
+            key_mark = table.key_marks.get(name, table.mark)
+            text = self.text(name, key_mark, "variants key")
+            problem = check_name(text)
+            if problem:
+                raise self.fail(f"variants: {problem}", key_mark)
+            at = f"variants.{text}"
+            body, body_mark = self.get(table, name)
+            block = self.mapping(body, body_mark, at)
+            self.keys(block, VARIANT_KEYS, at)
+            values: dict[str, str] = {}
+            for key in ("ai_cmd", "ai_cmd_alias", "model", "prompt_format", "ai_output", "sandbox"):
+                if block.get(key) is None:
+                    continue
+                raw, raw_mark = self.get(block, key)
+                item = self.text(raw, raw_mark, f"{at}.{key}")
+                problem = check_value(key, item)
+                if problem:
+                    raise self.fail(f"{at}.{problem}", raw_mark)
+                values[key] = item
+            if "ai_cmd" in values and "ai_cmd_alias" in values:
+                raise self.fail(f"{at}: give ai_cmd or ai_cmd_alias, not both", block.mark)
+            parameters: dict[str, Any] = {}
+            if block.get("parameters") is not None:
+                params = self.mapping(*self.get(block, "parameters"), f"{at}.parameters")
+                for param in params:
+                    parameters[
+                        self.text(
+                            param, params.key_marks.get(param, params.mark), f"{at}.parameters key"
+                        )
+                    ] = to_plain(params[param])
+            fragments: dict[str, str] = {}
+            if block.get("fragments") is not None:
+                swaps = self.mapping(*self.get(block, "fragments"), f"{at}.fragments")
+                for old in swaps:
+                    old_text = self.text(
+                        old, swaps.key_marks.get(old, swaps.mark), f"{at}.fragments key"
+                    )
+                    fragments[old_text] = self.text(
+                        *self.get(swaps, old), f"{at}.fragments[{old_text!r}]"
+                    )
+            if not values and not parameters and not fragments:
+                raise self.fail(
+                    f"{at}: the variant sets nothing", body_mark, f"keys: {', '.join(VARIANT_KEYS)}"
+                )
+            found.append(
+                make_variant(
+                    text, values, parameters, fragments, source=self.file, line=key_mark.line
+                )
+            )
+        if not found:
+            raise self.fail("variants: name at least one variant", mark)
+        return tuple(found)
 
     def recorded(self, value: Any, mark: Mark) -> RecordedOutcome:
         block = self.mapping(value, mark, "recorded")
@@ -337,7 +438,12 @@ class _Validator:
                 self.command(item, value.item_marks[i], f"expect.commands[{i}]")
                 for i, item in enumerate(value)
             )
-        return Expect(status, exact, low, high, signals, tuple(files), tools, commands)
+        judge = None
+        if block.get("judge") is not None:
+            from pytest_ooda.judge.schema import read_judge
+
+            judge = read_judge(self, *self.get(block, "judge"), self.base)
+        return Expect(status, exact, low, high, signals, tuple(files), tools, commands, judge=judge)
 
     def tools(self, value: Any, mark: Mark) -> ToolExpect:
         block = self.mapping(value, mark, "expect.tools")
@@ -551,3 +657,20 @@ def load_scenario(path: str | Path, *, name: str | None = None) -> Scenario:
     file = Path(path)
     doc = load_yaml_file(file, error=ScenarioError, max_bytes=MAX_SCENARIO_BYTES)
     return _Validator(str(file)).scenario(doc, file, name or file.stem)
+
+
+def load_examples(path: Path) -> tuple[LabelledExample, ...]:
+    """A file of labelled examples for judge calibration: a YAML list, or a mapping
+    with ``examples:`` (and an optional ``description``)."""
+    from pytest_ooda.judge.schema import MAX_JUDGE_FILE_BYTES, read_examples
+
+    doc = load_yaml_file(path, error=ScenarioError, max_bytes=MAX_JUDGE_FILE_BYTES)
+    check = _Validator(str(path))
+    if isinstance(doc, YamlMapping):
+        check.keys(doc, ("examples", "description"), "examples file")
+        if doc.get("examples") is None:
+            raise check.fail("examples file: missing 'examples'", doc.mark)
+        value, mark = check.get(doc, "examples")
+    else:
+        value, mark = doc, Mark(1, 1)
+    return read_examples(check, value, mark, path.parent)

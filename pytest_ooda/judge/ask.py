@@ -1,0 +1,246 @@
+"""Asking a judge one question: the grading prompt, the strict answer shape, and the two
+kinds of judge — an HTTP API through the ``http`` backend's providers, or an agent
+command through the ``command`` backend (its final text is the answer)."""
+
+from __future__ import annotations
+
+import json
+import math
+import shlex
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
+
+from pytest_ooda.errors import OodaError
+from pytest_ooda.judge.model import Vote
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from pytest_ooda._types import AiOutput
+    from pytest_ooda.backends import Backend
+    from pytest_ooda.config import Config
+    from pytest_ooda.judge.model import JudgeBackendSpec, JudgeInputs, JudgeSpec
+
+#: The most bytes of a judge's answer kept (an answer is a short JSON object).
+MAX_ANSWER_BYTES = 1024 * 1024
+_ANSWER_KEYS = ("verdict", "reason", "score")
+ANSWER_SHAPE = (
+    '{"verdict": "pass" or "fail", "reason": "<one or two sentences>", '
+    '"score": <optional number from 0 to 1>}'
+)
+
+
+class Asker(Protocol):
+    """Asks the judge one prompt; returns the raw answer (or an error) with its usage."""
+
+    def __call__(self, prompt: str) -> RawAnswer: ...
+
+
+@dataclass(frozen=True)
+class RawAnswer:
+    text: str
+    error: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float | None = None
+
+
+def judge_prompt(spec: JudgeSpec, inputs: JudgeInputs) -> str:
+    """The grading prompt: the rubric, then each input the spec asks for, then the answer
+    shape. Sections are fenced so a run's text cannot pose as the instructions."""
+    parts = [
+        "You are grading one run of an AI coding agent against a rubric. Judge only what "
+        "is shown below; do not run tools or change files.",
+        "",
+        "## Rubric",
+        "",
+        spec.rubric.strip(),
+    ]
+
+    def section(title: str, body: str) -> None:
+        fence = "~~~~"
+        while fence in body:
+            fence += "~"
+        parts.extend(["", f"## {title}", "", fence, body.rstrip("\n"), fence])
+
+    for name in spec.inputs:
+        if name == "output":
+            section("Output (the agent's last reply)", inputs.output)
+        elif name == "diff":
+            section("Diff (what the run changed in the workspace)", inputs.diff or "(no changes)")
+        elif name == "transcript":
+            section("Transcript (every iteration's output and tool calls)", inputs.transcript)
+        elif name == "files":
+            if not inputs.files:
+                section("Files", "(no file matched)")
+            for path, text in sorted(inputs.files.items()):
+                section(f"File {path}", text)
+    parts.extend(
+        [
+            "",
+            "## Answer",
+            "",
+            "Reply with exactly one JSON object and nothing else (no prose, no code fence):",
+            ANSWER_SHAPE,
+        ]
+    )
+    return "\n".join(parts) + "\n"
+
+
+class AnswerError(ValueError):
+    """An answer that is not the strict JSON shape."""
+
+
+def parse_answer(text: str) -> tuple[str, str, float | None]:
+    """``(verdict, reason, score)`` from a judge's answer; ``AnswerError`` naming what is
+    wrong for anything but one JSON object of the documented shape."""
+    stripped = text.strip()
+    if not stripped:
+        raise AnswerError("the judge gave an empty answer")
+    try:
+        data = json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        raise AnswerError(f"the answer is not JSON ({exc.msg}): {_excerpt(stripped)}") from None
+    if not isinstance(data, dict):
+        raise AnswerError(f"the answer is not a JSON object: {_excerpt(stripped)}")
+    extra = sorted(set(data) - set(_ANSWER_KEYS))
+    if extra:
+        raise AnswerError(f"the answer has unexpected key(s) {', '.join(extra)}")
+    verdict = data.get("verdict")
+    if verdict not in ("pass", "fail"):
+        raise AnswerError(f'"verdict" must be "pass" or "fail", got {verdict!r}')
+    reason = data.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise AnswerError('"reason" must be a non-empty string')
+    score = data.get("score")
+    if score is not None and (
+        isinstance(score, bool) or not isinstance(score, int | float) or not math.isfinite(score)
+    ):
+        raise AnswerError(f'"score" must be a number, got {score!r}')
+    return verdict, reason.strip(), float(score) if score is not None else None
+
+
+def _excerpt(text: str, limit: int = 200) -> str:
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
+def ask_vote(asker: Asker, prompt: str, *, retries: int) -> Vote:
+    """One vote: ask, and ask again (up to ``retries`` times) while the answer is an
+    error; tokens and cost add up over the attempts."""
+    spent_in = spent_out = 0
+    cost: float | None = None
+    error = "no answer"
+    for attempt in range(1, retries + 2):
+        raw = asker(prompt)
+        spent_in += raw.input_tokens
+        spent_out += raw.output_tokens
+        if raw.cost is not None:
+            cost = (cost or 0.0) + raw.cost
+        if raw.error is None:
+            try:
+                verdict, reason, score = parse_answer(raw.text)
+            except AnswerError as exc:
+                error = str(exc)
+            else:
+                return Vote(
+                    verdict="pass" if verdict == "pass" else "fail",
+                    reason=reason,
+                    score=score,
+                    input_tokens=spent_in,
+                    output_tokens=spent_out,
+                    cost=cost,
+                    attempts=attempt,
+                )
+        else:
+            error = raw.error
+    return Vote(
+        verdict=None,
+        error=error,
+        input_tokens=spent_in,
+        output_tokens=spent_out,
+        cost=cost,
+        attempts=retries + 1,
+    )
+
+
+class BackendAsker:
+    """Asks through one of the project's backends, each question in an empty directory
+    (an agent judge sees the prompt, never the run's workspace)."""
+
+    def __init__(self, backend: Backend, *, timeout: float | None) -> None:
+        self.backend = backend
+        self.timeout = timeout
+
+    def __call__(self, prompt: str) -> RawAnswer:
+        with tempfile.TemporaryDirectory(prefix="ooda-judge-") as tmp:
+            try:
+                result = self.backend.run(
+                    prompt,
+                    iteration=1,
+                    workdir=Path(tmp),
+                    timeout=self.timeout,
+                    max_output=MAX_ANSWER_BYTES,
+                    stream=None,
+                )
+            except OodaError as exc:
+                return RawAnswer("", error=exc.message)
+        usage = result.usage
+        tokens_in = usage.input_tokens if usage is not None else 0
+        tokens_out = usage.output_tokens if usage is not None else 0
+        cost = usage.cost if usage is not None else None
+        error = result.error
+        if error is None and result.timed_out:
+            error = f"the judge timed out after {self.timeout:g}s"
+        if error is None and result.exit_code != 0:
+            error = f"the judge command exited with {result.exit_code}: {_excerpt(result.output)}"
+        return RawAnswer(result.output, error, tokens_in, tokens_out, cost)
+
+
+def make_asker(
+    backend: JudgeBackendSpec,
+    *,
+    config: Config | None = None,
+    procedure: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> Asker:
+    """The asker for ``backend``; a ``ConfigError`` when an alias is unknown."""
+    if backend.ai_api is not None:
+        from pytest_ooda.backends.http import HttpBackend
+
+        return BackendAsker(HttpBackend.from_settings(backend.ai_api, env=env), timeout=None)
+    from pytest_ooda.backends.command import CommandBackend
+
+    argv, output = _command(backend, config, procedure)
+    return BackendAsker(CommandBackend(argv, ai_output=output, env=env), timeout=backend.timeout)
+
+
+def _command(
+    backend: JudgeBackendSpec, config: Config | None, procedure: str | None
+) -> tuple[tuple[str, ...], AiOutput]:
+    """The judge command's argv and how its output is read: as given, or as the
+    config's alias (a built-in alias with the flags for its machine-readable output)."""
+    from pytest_ooda._types import AI_OUTPUTS
+    from pytest_ooda.config.run_settings import infer_ai_output
+
+    given: Any = backend.ai_output
+    if backend.ai_cmd is not None:
+        argv = tuple(shlex.split(backend.ai_cmd))
+        output = given or infer_ai_output(argv) or "text"
+        return argv, output if output in AI_OUTPUTS else "text"
+    if config is None or procedure is None or backend.ai_cmd_alias is None:
+        raise ValueError("an alias judge needs the config it is defined in")
+    from pytest_ooda.config import resolve_run_settings
+    from pytest_ooda.config.schema import BUILTIN_ALIAS_OUTPUTS, BUILTIN_ALIASES
+
+    alias = backend.ai_cmd_alias
+    if given is None and config.aliases.get(alias) == BUILTIN_ALIASES.get(alias):
+        given = BUILTIN_ALIAS_OUTPUTS.get(alias)
+    if given is None and alias in config.aliases:
+        given = infer_ai_output(shlex.split(config.aliases[alias])) or "text"
+    settings = resolve_run_settings(
+        config, procedure, ai_cmd_alias=alias, ai_output=given, require_ai=False
+    )
+    assert settings.ai_cmd is not None
+    return settings.ai_cmd, settings.ai_output

@@ -1,0 +1,117 @@
+"""Grading a run: each vote from the content-addressed cache or from the judge, the votes
+combined under the pass rule, and the judge's spending held to what is left of the
+run's budget."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_ooda._util import atomic_write_text
+from pytest_ooda.judge.ask import ask_vote, judge_prompt
+from pytest_ooda.judge.model import Grading, Vote, combine, grading_key, inputs_key
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from pytest_ooda.judge.ask import Asker
+    from pytest_ooda.judge.model import JudgeInputs, JudgeSpec, RecordedGrading
+
+#: Folder of the grading cache inside a results directory.
+CACHE_DIR = "judge-cache"
+
+
+class GradingCache:
+    """Votes by content key, one small JSON file each under ``directory``; a vote that
+    errored is never kept (it is asked again next time). Safe for xdist workers: each
+    file is written atomically and a half-read one counts as missing."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.hits = 0
+
+    def _path(self, key: str) -> Path:
+        return self.directory / key[:2] / f"{key}.json"
+
+    def get(self, key: str) -> Vote | None:
+        try:
+            data = json.loads(self._path(key).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(data, dict) or data.get("verdict") not in ("pass", "fail"):
+            return None
+        self.hits += 1
+        return Vote.from_dict(data)
+
+    def put(self, key: str, vote: Vote) -> None:
+        if vote.verdict is None:
+            return
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write_text(path, json.dumps(vote.as_dict(), sort_keys=True) + "\n")
+        except OSError:
+            # A cache that cannot be written costs a second question, never the run.
+            return
+
+
+def cache_for(results_dir: Path | str | None) -> GradingCache | None:
+    """The grading cache of a results directory (``None``: no caching)."""
+    if results_dir is None:
+        return None
+    return GradingCache(Path(results_dir) / CACHE_DIR)
+
+
+def grade(
+    spec: JudgeSpec,
+    inputs: JudgeInputs,
+    asker: Asker,
+    *,
+    cache: GradingCache | None = None,
+    budget: float | None = None,
+    redact: Callable[[str], str] | None = None,
+) -> Grading:
+    """Grade one run: ``spec.votes`` votes, each cached by content, combined under the
+    pass rule. ``budget`` is what the judge may spend in US dollars; a vote that would
+    start with it spent is not asked, and the grading is an error. ``redact`` (a
+    callable on text) is applied to every reason before it is kept."""
+    prompt = judge_prompt(spec, inputs)
+    votes: list[Vote] = []
+    spent = 0.0
+    for index in range(spec.votes):
+        key = grading_key(spec, inputs, index)
+        cached = cache.get(key) if cache is not None else None
+        if cached is not None:
+            votes.append(_cached(cached))
+            continue
+        if budget is not None and spent >= budget:
+            votes.append(Vote(None, error=f"the run's budget (${budget:g} for the judge) is spent"))
+            continue
+        vote = ask_vote(asker, prompt, retries=spec.retries)
+        if redact is not None:
+            vote = _redacted(vote, redact)
+        spent += vote.cost or 0.0
+        if cache is not None:
+            cache.put(key, vote)
+        votes.append(vote)
+    return combine(spec, tuple(votes), key=inputs_key(spec, inputs))
+
+
+def _cached(vote: Vote) -> Vote:
+    return replace(vote, cached=True)
+
+
+def _redacted(vote: Vote, redact: Callable[[str], str]) -> Vote:
+    return replace(
+        vote,
+        reason=redact(vote.reason),
+        error=redact(vote.error) if vote.error is not None else None,
+    )
+
+
+def replay_grading(spec: JudgeSpec, recorded: RecordedGrading) -> Grading:
+    """The recorded verdicts under ``spec``'s current rule, with no judge asked; the
+    key says which rubric and inputs they were given for."""
+    return replace(combine(spec, recorded.votes, key=recorded.key), replayed=True)

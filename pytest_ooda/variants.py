@@ -1,0 +1,305 @@
+"""Variants: named settings a scenario's live runs are repeated under, to compare agents,
+models and prompt versions in one session.
+
+A variant sets any of: the agent command (``ai_cmd``) or alias (``ai_cmd_alias``), the
+``ai_api`` ``model``, ``prompt_format``, ``ai_output``, ``sandbox``, template
+``parameters`` (merged into every fragment that takes parameters) and ``fragments``
+(one fragment path replaced by another, to A/B a fragment edit). They come from a
+scenario's ``variants:`` mapping or from ``--ooda-variant NAME:KEY=VALUE,...``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda._types import AI_OUTPUTS, PROMPT_FORMATS
+from pytest_ooda.errors import ConfigError, UsageError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping, Sequence
+
+    from pytest_ooda.config import Config, FragmentAction, Procedure
+
+#: A variant's name: it becomes part of item ids (``live[scenario@name#k]``).
+VARIANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.+-]*\Z")
+#: Keys of a variant (``param.NAME`` and ``fragment.OLD`` are the option's spellings of
+#: ``parameters`` and ``fragments``).
+VARIANT_KEYS = (
+    "ai_cmd",
+    "ai_cmd_alias",
+    "model",
+    "prompt_format",
+    "ai_output",
+    "sandbox",
+    "parameters",
+    "fragments",
+)
+_TEXT_KEYS = ("ai_cmd", "ai_cmd_alias", "model", "prompt_format", "ai_output", "sandbox")
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One variant's settings; ``None`` (or empty) leaves the session's setting alone."""
+
+    name: str
+    ai_cmd: str | None = None
+    ai_cmd_alias: str | None = None
+    model: str | None = None
+    prompt_format: str | None = None
+    ai_output: str | None = None
+    sandbox: str | None = None
+    parameters: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    fragments: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    #: Where it was declared: a scenario file and line, or ``--ooda-variant``.
+    source: str | None = field(default=None, compare=False)
+    line: int | None = field(default=None, compare=False)
+
+    def to_yaml(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for key in _TEXT_KEYS:
+            value = getattr(self, key)
+            if value is not None:
+                out[key] = value
+        if self.parameters:
+            out["parameters"] = dict(self.parameters)
+        if self.fragments:
+            out["fragments"] = dict(self.fragments)
+        return out
+
+    def settings(self) -> dict[str, Any]:
+        """What the variant sets, for the results record and reports."""
+        return self.to_yaml()
+
+    def error(self, message: str, hint: str | None = None) -> ConfigError:
+        """A mistake in applying this variant, located where it was declared."""
+        where = f"variant {self.name!r}: {message}"
+        if self.source is not None and self.line is not None:
+            return ConfigError(where, file=self.source, line=self.line, column=1, hint=hint)
+        return ConfigError(where + " (from --ooda-variant)", hint=hint)
+
+
+def check_name(name: str) -> str | None:
+    """Why ``name`` cannot name a variant (``None``: it can)."""
+    if not VARIANT_NAME.match(name):
+        return (
+            f"{name!r} is not a variant name: letters, digits and _ . + - "
+            "(it becomes part of test ids)"
+        )
+    return None
+
+
+def check_value(key: str, value: str) -> str | None:
+    """Why ``value`` is wrong for ``key`` (``None``: it is fine)."""
+    if key == "prompt_format" and value not in PROMPT_FORMATS:
+        return f"prompt_format: expected one of {', '.join(PROMPT_FORMATS)}, got {value!r}"
+    if key == "ai_output" and value not in AI_OUTPUTS:
+        return f"ai_output: expected one of {', '.join(AI_OUTPUTS)}, got {value!r}"
+    if key == "ai_cmd":
+        import shlex
+
+        try:
+            if not shlex.split(value):
+                return "ai_cmd: the command is empty"
+        except ValueError as exc:
+            return f"ai_cmd: {exc} in the command line"
+    if not value.strip():
+        return f"{key}: the value is empty"
+    return None
+
+
+def _split(text: str, separator: str) -> list[str]:
+    """``text`` split on ``separator`` where it is not escaped with a backslash."""
+    parts, current, escaped = [], [], False
+    for char in text:
+        if escaped:
+            current.append(char)
+            escaped = False
+        elif char == "\\":
+            escaped = True
+        elif char == separator:
+            parts.append("".join(current))
+            current = []
+        else:
+            current.append(char)
+    if escaped:
+        current.append("\\")
+    parts.append("".join(current))
+    return parts
+
+
+def parse_option(text: str) -> Variant:
+    """``NAME:KEY=VALUE,KEY=VALUE`` (``--ooda-variant``) into a variant; a
+    ``UsageError`` saying what is wrong. ``param.NAME=VALUE`` sets a template parameter
+    and ``fragment.OLD=NEW`` replaces a fragment path; ``\\,`` is a comma in a value."""
+    name, colon, rest = text.partition(":")
+    name = name.strip()
+    if not colon:
+        raise UsageError(
+            f"--ooda-variant {text!r}: expected NAME:KEY=VALUE,...",
+            hint="e.g. --ooda-variant opus:model=claude-opus-4-5 or "
+            "--ooda-variant v2:fragment.prompts/plan.md=prompts/plan-v2.md",
+        )
+    problem = check_name(name)
+    if problem:
+        raise UsageError(f"--ooda-variant {text!r}: {problem}")
+    values: dict[str, str] = {}
+    parameters: dict[str, str] = {}
+    fragments: dict[str, str] = {}
+    for item in _split(rest, ","):
+        if not item.strip():
+            continue
+        key, equals, value = item.partition("=")
+        key = key.strip()
+        if not equals:
+            raise UsageError(f"--ooda-variant {name}: expected KEY=VALUE, got {item!r}")
+        if key.startswith("param.") and key[len("param.") :]:
+            parameters[key[len("param.") :]] = value
+            continue
+        if key.startswith("fragment.") and key[len("fragment.") :]:
+            fragments[key[len("fragment.") :]] = value.strip()
+            continue
+        if key not in _TEXT_KEYS:
+            from pytest_ooda._util import closest
+
+            close = closest(key, (*_TEXT_KEYS, "param.NAME", "fragment.OLD"))
+            raise UsageError(
+                f"--ooda-variant {name}: unknown key {key!r}",
+                hint=f"did you mean {close!r}?"
+                if close
+                else f"expected one of: {', '.join(_TEXT_KEYS)}, param.NAME, fragment.OLD",
+            )
+        problem = check_value(key, value)
+        if problem:
+            raise UsageError(f"--ooda-variant {name}: {problem}")
+        values[key] = value
+    if not values and not parameters and not fragments:
+        raise UsageError(f"--ooda-variant {name}: the variant sets nothing")
+    return make_variant(name, values, parameters, fragments)
+
+
+def make_variant(
+    name: str,
+    values: Mapping[str, str],
+    parameters: Mapping[str, Any],
+    fragments: Mapping[str, str],
+    *,
+    source: str | None = None,
+    line: int | None = None,
+) -> Variant:
+    """A variant from checked values (keys of ``VARIANT_KEYS`` holding text)."""
+    return Variant(
+        name=name,
+        ai_cmd=values.get("ai_cmd"),
+        ai_cmd_alias=values.get("ai_cmd_alias"),
+        model=values.get("model"),
+        prompt_format=values.get("prompt_format"),
+        ai_output=values.get("ai_output"),
+        sandbox=values.get("sandbox"),
+        parameters=MappingProxyType(dict(parameters)),
+        fragments=MappingProxyType(dict(fragments)),
+        source=source,
+        line=line,
+    )
+
+
+def merged(scenario_variants: Sequence[Variant], session: Sequence[Variant]) -> tuple[Variant, ...]:
+    """The variants a scenario runs under: its own, then the session's; a session
+    variant replaces a scenario's of the same name."""
+    by_name = {variant.name: variant for variant in scenario_variants}
+    for variant in session:
+        by_name[variant.name] = variant
+    return tuple(by_name.values())
+
+
+def apply_to_config(config: Config, procedure: str, variant: Variant) -> Config:
+    """``config`` with ``procedure`` changed as ``variant`` says (model, parameters,
+    fragments); a ``ConfigError`` located at the variant when it does not apply."""
+    if variant.model is None and not variant.parameters and not variant.fragments:
+        return config
+    proc = config.procedure(procedure)
+    loop = config.loop
+    if variant.model is not None:
+        if proc.ai_api is not None:
+            proc = replace(proc, ai_api=replace(proc.ai_api, model=variant.model))
+        elif loop.ai_api is not None:
+            loop = replace(loop, ai_api=replace(loop.ai_api, model=variant.model))
+        else:
+            raise variant.error(
+                f"model {variant.model!r} needs an ai_api backend, but procedure "
+                f"{procedure} has no ai_api (nor has the loop)",
+                "set ai_api on the procedure or the loop, or give the variant an ai_cmd "
+                "whose CLI takes the model as a flag",
+            )
+    if variant.fragments:
+        proc = _replace_fragments(proc, variant)
+    if variant.parameters:
+        proc = _with_parameters(proc, variant)
+    procedures = dict(config.procedures)
+    procedures[procedure] = proc
+    return replace(config, loop=loop, procedures=MappingProxyType(procedures))
+
+
+def _with_phases(proc: Procedure, change: Callable[[FragmentAction], FragmentAction]) -> Procedure:
+    return replace(
+        proc,
+        observe=tuple(change(action) for action in proc.observe),
+        orient=tuple(change(action) for action in proc.orient),
+        decide=tuple(change(action) for action in proc.decide),
+        act=tuple(change(action) for action in proc.act),
+    )
+
+
+def _replace_fragments(proc: Procedure, variant: Variant) -> Procedure:
+    from pytest_ooda.fragments import resolve_fragment_path
+
+    wanted = dict(variant.fragments)
+    used: set[str] = set()
+
+    def swap(action: FragmentAction) -> FragmentAction:
+        if action.path is None or action.path not in wanted:
+            return action
+        new = wanted[action.path]
+        used.add(action.path)
+        try:
+            file = resolve_fragment_path(new, action.base_dir)
+        except ConfigError as exc:
+            raise variant.error(
+                f"fragment {action.path} -> {new}: {exc.message}",
+                "the new path is relative to the procedure's config file, like the old one",
+            ) from None
+        return replace(action, path=new, file=file)
+
+    changed = _with_phases(proc, swap)
+    missing = sorted(set(wanted) - used)
+    if missing:
+        known = sorted(
+            {action.path for actions in proc.phases().values() for action in actions if action.path}
+        )
+        raise variant.error(
+            f"procedure {proc.name} has no fragment {missing[0]}",
+            "fragments it uses: " + (", ".join(known) if known else "none"),
+        )
+    return changed
+
+
+def _with_parameters(proc: Procedure, variant: Variant) -> Procedure:
+    templated = [
+        action for actions in proc.phases().values() for action in actions if action.parameters
+    ]
+    if not templated:
+        raise variant.error(
+            f"sets parameters, but no fragment of procedure {proc.name} takes parameters",
+            "a variant's parameters are merged into the fragments that already declare parameters",
+        )
+
+    def merge(action: FragmentAction) -> FragmentAction:
+        if not action.parameters:
+            return action
+        return replace(
+            action, parameters=MappingProxyType({**action.parameters, **variant.parameters})
+        )
+
+    return _with_phases(proc, merge)
