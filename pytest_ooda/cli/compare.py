@@ -47,7 +47,9 @@ def add_parser(subparsers: Any) -> None:
         "a usage error), 2 a results file cannot be read.",
     )
     parser.add_argument("base", metavar="BASE", help="results before the change")
-    parser.add_argument("new", metavar="NEW", help="results after the change")
+    parser.add_argument(
+        "new", metavar="NEW", nargs="?", help="results after the change (not with --by)"
+    )
     parser.add_argument(
         "--base",
         dest="more_base",
@@ -82,10 +84,49 @@ def add_parser(subparsers: Any) -> None:
         "--markdown", action="store_true", help="print Markdown instead of the terminal table"
     )
     parser.add_argument("--title", default="ooda compare", help="heading of the Markdown summary")
+    add_by_variant_option(parser)
     parser.set_defaults(func=command)
 
 
+def add_by_variant_option(parser: argparse.ArgumentParser) -> None:
+    """``--by variant``: one set of results, every pair of variants compared."""
+    parser.add_argument(
+        "--by",
+        choices=("variant",),
+        help="compare the variants inside BASE (and NEW, --base: all one set of results) "
+        "pairwise per scenario, Holm-corrected, and rank them",
+    )
+
+
+def command_by_variant(args: argparse.Namespace) -> int:
+    """``ooda compare --by variant RESULTS...``: the ranking and the pairwise tests."""
+    from pytest_ooda.evaluate.compare_variants import (
+        compare_variants,
+        variant_markdown,
+        variant_table,
+    )
+
+    paths = [args.base, *([args.new] if args.new else []), *args.more_base, *args.more_new]
+    results = read_results_noting(paths)
+    comparison = compare_variants(results.records, alpha=args.alpha)
+    markdown = variant_markdown(comparison, title=args.title)
+    if args.markdown:
+        sys.stdout.write(markdown)
+    else:
+        print(f"{len(results.records)} run(s) from {len(results.files)} file(s)")
+        print()
+        print("\n".join(variant_table(comparison)))
+    append_step_summary(markdown)
+    return EXIT_OK
+
+
 def command(args: argparse.Namespace) -> int:
+    if args.by == "variant":
+        return command_by_variant(args)
+    if args.new is None:
+        from pytest_ooda.errors import UsageError
+
+        raise UsageError("ooda compare: give BASE and NEW (or --by variant RESULTS)")
     from pytest_ooda.evaluate.compare import compare
     from pytest_ooda.evaluate.render_markdown import compare_markdown
     from pytest_ooda.evaluate.render_text import compare_table

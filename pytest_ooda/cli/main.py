@@ -16,7 +16,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from pytest_ooda import __version__
-from pytest_ooda.cli import compare, lint, list_, report, run, show
+from pytest_ooda.cli import compare, judge, lint, list_, report, run, show
 from pytest_ooda.cli.common import (
     _EPILOG,
     EXIT_CONFIG,
@@ -39,6 +39,7 @@ COMMANDS: dict[str, ModuleType] = {
     "lint": lint,
     "report": report,
     "compare": compare,
+    "judge": judge,
 }
 
 

@@ -184,6 +184,7 @@ def test_every_registered_command_has_a_parser_and_handler() -> None:
         "lint": [],
         "report": ["r.jsonl"],
         "compare": ["a.jsonl", "b.jsonl"],
+        "judge": ["check", "s.yml"],
     }
     assert list(cli.COMMANDS) == list(minimal)
     for name, module in cli.COMMANDS.items():

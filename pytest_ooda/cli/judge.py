@@ -1,0 +1,122 @@
+"""``ooda judge check SCENARIO``: grade a rubric's labelled examples N times and report
+how far the judge can be trusted (accuracy against the labels, agreement between its
+repeated gradings, Cohen's kappa); exit 1 below ``--min-accuracy``/``--min-kappa``."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from pytest_ooda.cli.common import EXIT_OK, add_config_option, note, positive_int
+
+#: The judge's figures fell below a --min-* threshold.
+EXIT_UNTRUSTED = 1
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not -1 <= value <= 1:
+        raise argparse.ArgumentTypeError(f"expected a number from -1 to 1, got {value:g}")
+    return value
+
+
+def add_parser(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "judge",
+        help="check a scenario's judge against labelled examples (calibration)",
+        description="Model-graded rubrics (expect.judge) and how far to trust them.",
+    )
+    actions = parser.add_subparsers(dest="judge_command", metavar="ACTION", required=True)
+    check = actions.add_parser(
+        "check",
+        help="grade the labelled examples N times; report accuracy, agreement, kappa",
+        description="Grade each labelled example of SCENARIO's expect.judge (its "
+        "examples:, or --examples FILE) --runs times with the scenario's judge, and "
+        "report the accuracy against the labels, the agreement between repeated "
+        "gradings and Cohen's kappa. Gradings are cached in --cache-dir (default "
+        "ooda-results/judge-cache), so a second check asks nothing again.",
+        epilog="exit codes: 0 checked (and above every --min-*), 1 below a --min-* "
+        "threshold or a usage error, 2 a scenario, examples or config error.",
+    )
+    check.add_argument("scenario", metavar="SCENARIO", help="scenario file with expect.judge")
+    check.add_argument(
+        "--examples",
+        metavar="FILE",
+        help="labelled examples file (a YAML list, or a mapping with examples:) instead "
+        "of the scenario's own",
+    )
+    check.add_argument(
+        "--runs",
+        "-n",
+        type=positive_int,
+        default=5,
+        metavar="N",
+        help="gradings per example (default 5)",
+    )
+    check.add_argument(
+        "--results-dir",
+        default="ooda-results",
+        metavar="DIR",
+        help="results directory whose judge-cache/ holds the gradings (default ooda-results)",
+    )
+    check.add_argument("--no-cache", action="store_true", help="ask the judge every time")
+    check.add_argument("--min-accuracy", type=_rate, metavar="A", help="exit 1 below accuracy A")
+    check.add_argument("--min-kappa", type=_rate, metavar="K", help="exit 1 below kappa K")
+    add_config_option(check)
+    parser.set_defaults(func=command)
+
+
+def command(args: argparse.Namespace) -> int:
+    from pytest_ooda.config import load_config
+    from pytest_ooda.errors import ScenarioError
+    from pytest_ooda.judge import cache_for, calibrate, make_asker
+    from pytest_ooda.judge.calibration import render
+    from pytest_ooda.scenario import load_scenario
+    from pytest_ooda.scenario.schema import load_examples
+
+    scenario = load_scenario(args.scenario)
+    spec = scenario.expect.judge if scenario.expect is not None else None
+    if spec is None:
+        raise ScenarioError(
+            "the scenario has no expect.judge to check",
+            file=args.scenario,
+            line=1,
+            hint="add expect.judge with a rubric, a judge and examples",
+        )
+    examples = load_examples(Path(args.examples)) if args.examples else spec.examples
+    if not examples:
+        raise ScenarioError(
+            "no labelled examples to grade",
+            file=args.scenario,
+            line=spec.line,
+            hint="add expect.judge.examples (label: pass|fail with output/diff/transcript/"
+            "files), or pass --examples FILE",
+        )
+    config = None
+    if spec.backend.ai_cmd_alias is not None:
+        config = load_config(args.config, cwd=Path.cwd())
+    asker = make_asker(spec.backend, config=config, procedure=scenario.procedure)
+    cache = None if args.no_cache else cache_for(args.results_dir)
+
+    def progress(done: int, total: int) -> None:
+        if sys.stderr.isatty():
+            note(f"\r  graded {done}/{total}")
+
+    calibration = calibrate(spec, examples, asker, runs=args.runs, cache=cache, progress=progress)
+    print("\n".join(render(calibration, title=f"judge check {scenario.label}")))
+    failed = []
+    if args.min_accuracy is not None and (calibration.accuracy or 0.0) < args.min_accuracy:
+        failed.append(f"accuracy below {args.min_accuracy:g}")
+    if args.min_kappa is not None and (
+        calibration.kappa is None or calibration.kappa < args.min_kappa
+    ):
+        failed.append(f"kappa below {args.min_kappa:g}")
+    if failed:
+        note("ooda judge check: " + "; ".join(failed))
+        return EXIT_UNTRUSTED
+    return EXIT_OK
