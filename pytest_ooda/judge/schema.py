@@ -264,7 +264,7 @@ def _api(check: Validator, value: Any, mark: Mark, where: str) -> ApiSettings:
             kwargs[key] = check_api_value(key, raw)
         except ValueError as exc:
             raise check.fail(
-                f"{where}.{key}: expected {exc}, got {type_name(raw)} {raw!r}", raw_mark
+                f"{where}.{key}: expected {exc}, got {type_name(raw)}", raw_mark
             ) from None
     if "base_url" in kwargs:
         kwargs["base_url"] = kwargs["base_url"].rstrip("/")
