@@ -175,8 +175,6 @@ def parse_option(text: str) -> Variant:
         if problem:
             raise UsageError(f"--ooda-variant {name}: {problem}")
         values[key] = value
-    if not values and not parameters and not fragments:
-        raise UsageError(f"--ooda-variant {name}: the variant sets nothing")
     return make_variant(name, values, parameters, fragments)
 
 

@@ -6,6 +6,8 @@ Per procedure (ids under the config file)::
     <procedure>::prompt[<phase>]     observe/orient/decide/act/assembled vs its snapshot
     <procedure>::scenario[<name>]    a scenario replayed through the real loop runner
     <procedure>::live[<name>]        the same scenario against the real AI (marker ``live``)
+    <procedure>::live[<name>@<v>#k]  run k of its repeats under variant v (``variants:``,
+                                     ``--ooda-variant``)
 
 A config file that does not load is one failing ``config`` item; one that declares no
 procedure is one passing ``config`` item carrying its warnings. A procedure whose own
@@ -47,6 +49,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.compose import MappedText
     from pytest_ooda.config import BrokenProcedure, Procedure
+    from pytest_ooda.variants import Variant
 
 
 def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -149,39 +152,49 @@ class ProcedureNode(pytest.Collector):
                     self, name=f"scenario[{name}]", scenario=paths[0], clash=clash
                 )
             )
-            runs = 1 if clash else self.live_runs(paths[0])
-            for run in range(1, runs + 1):
-                live = LiveItem.from_parent(
-                    self,
-                    name=f"live[{name}]" if runs == 1 else f"live[{name}#{run}]",
-                    scenario=paths[0],
-                    clash=clash,
-                    run=run,
-                    runs=runs,
-                )
-                live.add_marker("live")
-                items.append(live)
+            runs, variants = (1, ()) if clash else self.live_plan(paths[0])
+            for variant in variants or (None,):
+                at = f"{name}@{variant.name}" if variant is not None else name
+                for run in range(1, runs + 1):
+                    live = LiveItem.from_parent(
+                        self,
+                        name=f"live[{at}]" if runs == 1 else f"live[{at}#{run}]",
+                        scenario=paths[0],
+                        clash=clash,
+                        run=run,
+                        runs=runs,
+                        variant=variant,
+                    )
+                    live.add_marker("live")
+                    items.append(live)
         return items
 
     def live_runs(self, path: Path) -> int:
-        """How many live items the scenario at ``path`` gets (its repeats).
+        """How many live items the scenario at ``path`` gets per variant (its repeats)."""
+        return self.live_plan(path)[0]
 
-        Reading the scenario's ``repeat:`` costs a parse, so it is only read when live
-        items can run (``-m live``); otherwise its one item is deselected anyway. A file
-        that does not load gets one item, which fails with the located error.
+    def live_plan(self, path: Path) -> tuple[int, tuple[Variant, ...]]:
+        """The repeats of the scenario at ``path`` and the variants each runs under
+        (its own ``variants:``, then ``--ooda-variant``'s; none: the session's settings).
+
+        Reading the scenario costs a parse, so it is only read when live items can run
+        (``-m live``); otherwise its one item is deselected anyway. A file that does not
+        load gets one item, which fails with the located error.
         """
         settings = self.config.stash[PLUGIN_STATE].settings
         if not live_requested(self.config):
-            return 1
-        if settings.repeat_from_cli:
-            return settings.runs_for(None)
+            return 1, ()
+        from pytest_ooda.variants import merged
+
+        if settings.repeat_from_cli and not settings.variants:
+            return settings.runs_for(None), ()
         from pytest_ooda.scenario import load_scenario
 
         try:
-            repeat = load_scenario(path).repeat
+            scenario = load_scenario(path)
         except OodaError:
-            return 1
-        return settings.runs_for(repeat)
+            return 1, ()
+        return settings.runs_for(scenario.repeat), merged(scenario.variants, settings.variants)
 
     def scenario_dir(self) -> Path:
         settings = self.config.stash[PLUGIN_STATE].settings
@@ -549,12 +562,15 @@ class ScenarioItem(OodaItem):
 
 class LiveItem(ScenarioItem):
     """The scenario against the real AI command, in a fresh git-initialised workspace:
-    run ``run_index`` of the scenario's ``run_count`` repeats."""
+    run ``run_index`` of the scenario's ``run_count`` repeats, under ``variant``."""
 
-    def __init__(self, *, run: int = 1, runs: int = 1, **kwargs: Any) -> None:
+    def __init__(
+        self, *, run: int = 1, runs: int = 1, variant: Variant | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.run_index = run
         self.run_count = runs
+        self.variant = variant
 
     def runtest(self) -> None:
         from pytest_ooda.plugin import scenarios

@@ -33,6 +33,8 @@ from pytest_ooda.errors import OodaError
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+    from pytest_ooda.variants import Variant
+
 #: The vocabularies list their default first.
 DEFAULT_RECORD_MODE: RecordMode = RECORD_MODES[0]
 DEFAULT_DRIFT: DriftMode = DRIFT_MODES[0]
@@ -156,6 +158,10 @@ class PluginSettings:
     sandbox: str | None = None
     #: ``--ooda-replay-commands``: whether replays run ``expect.commands`` at all.
     replay_commands: ReplayCommands = REPLAY_COMMANDS[0]
+    #: ``--ooda-variant``: named settings every live scenario also runs under.
+    variants: tuple[Variant, ...] = ()
+    #: ``--ooda-regrade``: replays ask the judge again instead of using recorded verdicts.
+    regrade: bool = False
 
     @classmethod
     def from_values(
@@ -226,6 +232,11 @@ class PluginSettings:
             prompt_format=values.get("prompt_format"),
             sandbox=_sandbox(values.get("sandbox"), labels["sandbox"]),
             replay_commands=values.get("replay_commands") or REPLAY_COMMANDS[0],
+            variants=_variants(
+                values.get("variant"),
+                _option_label("variant", (sources or {}).get("variant", "default")),
+            ),
+            regrade=bool(values.get("regrade")),
         )
 
     def runs_for(self, scenario_repeat: int | None) -> int:
@@ -348,6 +359,25 @@ def _results_dir(value: str | None, label: str, *, base: Path, rootpath: Path) -
     if directory.exists() and not directory.is_dir():
         raise pytest.UsageError(f"{label}: not a directory: {directory}")
     return directory
+
+
+def _variants(values: Iterable[str] | None, label: str) -> tuple[Variant, ...]:
+    """``--ooda-variant NAME:KEY=VALUE,...`` entries, each checked up front; a name
+    given twice is a mistake."""
+    if not values:
+        return ()
+    from pytest_ooda.variants import parse_option
+
+    found: dict[str, Variant] = {}
+    for text in values:
+        try:
+            variant = parse_option(text)
+        except OodaError as exc:
+            raise pytest.UsageError(f"{label}: {exc}") from None
+        if variant.name in found:
+            raise pytest.UsageError(f"{label}: variant {variant.name!r} is given twice")
+        found[variant.name] = variant
+    return tuple(found.values())
 
 
 def _shard(value: str | None, label: str) -> tuple[int, int] | None:
@@ -520,6 +550,22 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "inside the configured sandbox) or skip",
         choices=REPLAY_COMMANDS,
         default=REPLAY_COMMANDS[0],
+    ),
+    OptionSpec(
+        "variant",
+        "also run every live scenario under a named variant NAME:KEY=VALUE,... with keys "
+        "ai_cmd, ai_cmd_alias, model, prompt_format, ai_output, sandbox, param.NAME, "
+        "fragment.OLD (=NEW path); items live[scenario@NAME#k] (repeatable)",
+        kind="args",
+        metavar="NAME:KEY=VALUE,...",
+    ),
+    OptionSpec(
+        "regrade",
+        "scenario replays ask expect.judge's judge again instead of using the recorded "
+        "verdicts, and report the verdicts that flipped",
+        kind="bool",
+        default=False,
+        ini=False,
     ),
     OptionSpec(
         "procedure_files",

@@ -314,7 +314,10 @@ class _Validator:
                 raise self.fail(f"variants: {problem}", key_mark)
             at = f"variants.{text}"
             body, body_mark = self.get(table, name)
-            block = self.mapping(body, body_mark, at)
+            # `baseline:` alone (or `{}`) is the session's own settings, under a name.
+            block = (
+                YamlMapping(mark=body_mark) if body is None else self.mapping(body, body_mark, at)
+            )
             self.keys(block, VARIANT_KEYS, at)
             values: dict[str, str] = {}
             for key in ("ai_cmd", "ai_cmd_alias", "model", "prompt_format", "ai_output", "sandbox"):
@@ -347,10 +350,6 @@ class _Validator:
                     fragments[old_text] = self.text(
                         *self.get(swaps, old), f"{at}.fragments[{old_text!r}]"
                     )
-            if not values and not parameters and not fragments:
-                raise self.fail(
-                    f"{at}: the variant sets nothing", body_mark, f"keys: {', '.join(VARIANT_KEYS)}"
-                )
             found.append(
                 make_variant(
                     text, values, parameters, fragments, source=self.file, line=key_mark.line
