@@ -169,10 +169,6 @@ class ProcedureNode(pytest.Collector):
                     items.append(live)
         return items
 
-    def live_runs(self, path: Path) -> int:
-        """How many live items the scenario at ``path`` gets per variant (its repeats)."""
-        return self.live_plan(path)[0]
-
     def live_plan(self, path: Path) -> tuple[int, tuple[Variant, ...]]:
         """The repeats of the scenario at ``path`` and the variants each runs under
         (its own ``variants:``, then ``--ooda-variant``'s; none: the session's settings).
