@@ -113,5 +113,8 @@ def _redacted(vote: Vote, redact: Callable[[str], str]) -> Vote:
 
 def replay_grading(spec: JudgeSpec, recorded: RecordedGrading) -> Grading:
     """The recorded verdicts under ``spec``'s current rule, with no judge asked; the
-    key says which rubric and inputs they were given for."""
-    return replace(combine(spec, recorded.votes, key=recorded.key), replayed=True)
+    key says which rubric and inputs they were given for. The rule counts the votes
+    that were recorded (a recording of one vote replays as one vote)."""
+    count = len(recorded.votes)
+    rule = replace(spec, votes=count, at_least=min(spec.at_least or 1, count))
+    return replace(combine(rule, recorded.votes, key=recorded.key), replayed=True)

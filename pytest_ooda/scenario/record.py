@@ -19,6 +19,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.backends import ToolCall
     from pytest_ooda.config import RedactSettings
+    from pytest_ooda.judge.model import RecordedGrading
     from pytest_ooda.loop import LoopResult
 
 
@@ -45,6 +46,7 @@ def scenario_from_result(
     keep_expect: bool = True,
     files: Mapping[int, Mapping[str, str | None]] | None = None,
     sandbox: Mapping[str, str | None] | None = None,
+    judged: RecordedGrading | None = None,
 ) -> Scenario:
     """``scenario`` with its iterations replaced by what ``result`` recorded.
 
@@ -56,7 +58,8 @@ def scenario_from_result(
     relative, so a recording does not name a temporary directory), and ``recorded``
     says how the run ended and what it cost. When a budget ended the run, the scenario
     keeps that budget (unless it has a tighter one), so its replay stops where the run
-    did.
+    did. ``judged`` is the run's ``expect.judge`` verdicts, kept so a replay grades
+    offline (a recording without them drops any stale ones).
     """
     changes = files or {}
     prefix = f"{result.workdir}/" if result.workdir is not None else None
@@ -105,6 +108,7 @@ def scenario_from_result(
         recorded=recorded,
         max_cost=max_cost,
         max_tokens=max_tokens,
+        judged=judged,
     )
 
 
@@ -162,7 +166,13 @@ class Recorder:
         """File changes the recording holds only as a placeholder, or not at all."""
         return list(self.changes.warnings) if self.changes is not None else []
 
-    def commit(self, result: LoopResult, failures: Sequence[str] = ()) -> Path | None:
+    def commit(
+        self,
+        result: LoopResult,
+        failures: Sequence[str] = (),
+        *,
+        judged: RecordedGrading | None = None,
+    ) -> Path | None:
         if result.status == "interrupted":
             self.skipped_reason = "the run was interrupted"
             return None
@@ -170,6 +180,8 @@ class Recorder:
             self.skipped_reason = "the run failed its expectations; the existing recording is kept"
             return None
         files = self.changes.iterations if self.changes is not None else None
-        recorded = scenario_from_result(self.scenario, result, files=files, sandbox=self.sandbox)
+        recorded = scenario_from_result(
+            self.scenario, result, files=files, sandbox=self.sandbox, judged=judged
+        )
         self.skipped_reason = None
         return save_scenario(recorded, self.path, env=self.env, redact=self.redact)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.backends.replay import ReplayBackend
     from pytest_ooda.config import Config
+    from pytest_ooda.judge.run import JudgeContext, Judged
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.scenario.drift import Drift
     from pytest_ooda.scenario.model import Scenario
@@ -35,6 +36,8 @@ class Replayed:
     result: LoopResult
     problems: tuple[str, ...]
     drifts: tuple[Drift, ...]
+    #: ``expect.judge``'s grading of the replay (recorded verdicts, or asked again).
+    judged: Judged | None = None
 
 
 def replay_scenario(
@@ -47,6 +50,8 @@ def replay_scenario(
     drift: bool = True,
     run_commands: bool = True,
     sandbox: str | None = None,
+    judge: JudgeContext | None = None,
+    regrade: bool = False,
     **run_options: Any,
 ) -> Replayed:
     """Run ``scenario``'s procedure in ``workdir`` with its recorded outputs.
@@ -80,9 +85,20 @@ def replay_scenario(
         )
     except (ScenarioError, UnicodeEncodeError) as exc:
         raise located_replay_error(scenario, backend, exc) from None
-    problems = tuple(_assess(config, scenario, result, files_dir or workdir, run_commands, sandbox))
+    judged = None
+    if scenario.expect is not None and scenario.expect.judge is not None:
+        from pytest_ooda.judge.run import JudgeContext, judge_replay, run_inputs
+
+        # Before the verification commands, which may write into the workspace.
+        inputs = run_inputs(scenario, result, files_dir or workdir)
+        judged = judge_replay(
+            scenario, inputs, judge or JudgeContext(config=config), regrade=regrade
+        )
+    problems = _assess(config, scenario, result, files_dir or workdir, run_commands, sandbox)
+    if judged is not None:
+        problems.extend(text for text in (judged.problem, judged.error) if text)
     drifts = tuple(check_drift(scenario, result, config, cwd=workdir)) if drift else ()
-    return Replayed(result, problems, drifts)
+    return Replayed(result, tuple(problems), drifts, judged)
 
 
 def _assess(
