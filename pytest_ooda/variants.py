@@ -51,8 +51,10 @@ class Variant:
     prompt_format: str | None = None
     ai_output: str | None = None
     sandbox: str | None = None
-    parameters: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    fragments: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    # Left out of the hash (a mapping is not hashable), not of equality: settings that
+    # hold a variant key caches.
+    parameters: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    fragments: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     #: Where it was declared: a scenario file and line, or ``--ooda-variant``.
     source: str | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)

@@ -113,7 +113,7 @@ class ScenarioStats:
 def _group(records: Iterable[RunRecord]) -> dict[tuple[str, str], list[RunRecord]]:
     groups: dict[tuple[str, str], list[RunRecord]] = {}
     for record in records:
-        groups.setdefault((record.procedure, record.scenario), []).append(record)
+        groups.setdefault((record.procedure, record.scenario_key), []).append(record)
     return groups
 
 

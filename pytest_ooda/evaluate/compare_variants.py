@@ -31,11 +31,11 @@ CORRECTION = "Holm"
 
 
 def variant_of(record: RunRecord) -> str:
-    return getattr(record, "variant", None) or NO_VARIANT
+    return record.variant or NO_VARIANT
 
 
 def _is_error(record: RunRecord) -> bool:
-    return getattr(record, "outcome", None) == "error"
+    return record.run_outcome == "error"
 
 
 @dataclass(frozen=True)

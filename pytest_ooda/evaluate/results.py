@@ -188,6 +188,12 @@ class RunRecord:
         return f"{self.procedure}/{self.scenario}"
 
     @property
+    def scenario_key(self) -> str:
+        """``scenario@variant`` for a run under a variant, else the scenario: the
+        per-scenario tables, reports and gates count each variant on its own."""
+        return f"{self.scenario}@{self.variant}" if self.variant else self.scenario
+
+    @property
     def cost(self) -> float | None:
         return self.usage.cost if self.usage is not None else None
 

@@ -21,17 +21,24 @@ __all__ = ["classify_outcome"]
 
 
 def classify_outcome(
-    scenario: Scenario, result: LoopResult, problems: Sequence[str]
+    scenario: Scenario,
+    result: LoopResult,
+    problems: Sequence[str],
+    *,
+    judge_error: str | None = None,
 ) -> tuple[RunOutcome, str | None]:
     """The run's outcome and, for an ``error``, its reason.
 
     An AI command that could not be started at all (not found, not executable) made no
-    iteration: nothing about the prompt was measured.
+    iteration: nothing about the prompt was measured. Nor was it when ``expect.judge``
+    got no usable answer (``judge_error``) from a run that met every other expectation.
     """
     from pytest_ooda.evaluate.record import run_succeeded
 
     if not result.records and result.error is not None:
         return "error", result.error
+    if judge_error is not None and not problems:
+        return "error", judge_error
     if run_succeeded(scenario, result, problems):
         return "success", None
     return "failure", None

@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from pytest_ooda.config import Config
     from pytest_ooda.evaluate.record import AiIdentity
     from pytest_ooda.evaluate.results import FragmentHash, RunRecord
+    from pytest_ooda.judge.run import Judged
     from pytest_ooda.live.settings import LiveSettings
     from pytest_ooda.loop import LoopEvent, LoopResult
     from pytest_ooda.redact import Redactor
@@ -212,6 +213,7 @@ def _inputs_key(
 def _load_inputs(collected: Path, procedure: str, path: Path, settings: LiveSettings) -> _Inputs:
     from pytest_ooda.config import load_config, resolve_run_settings
     from pytest_ooda.evaluate.record import ai_identity
+    from pytest_ooda.live.variant import variant_config
     from pytest_ooda.redact import Redactor
     from pytest_ooda.scenario import load_for
 
@@ -222,7 +224,9 @@ def _load_inputs(collected: Path, procedure: str, path: Path, settings: LiveSett
     scenario = load_for(procedure, path)
     forced = settings.prompt_format
     overrides = {"prompt_format": forced} if forced is not None else None
-    config = load_config(collected, cwd=settings.root, overrides=overrides)
+    config = variant_config(
+        load_config(collected, cwd=settings.root, overrides=overrides), procedure, settings
+    )
     ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
     identity = ai_identity(
         resolve_run_settings(config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias)
@@ -249,6 +253,7 @@ def _prepare(
 ) -> _Prepared:
     from pytest_ooda.config import load_config, resolve_run_settings
     from pytest_ooda.evaluate.record import ai_identity, fragment_hashes
+    from pytest_ooda.live.variant import variant_config
     from pytest_ooda.redact import Redactor
     from pytest_ooda.scenario import Recorder, load_for
 
@@ -261,6 +266,7 @@ def _prepare(
             forced = settings.prompt_format
             overrides = {"prompt_format": forced} if forced is not None else None
             config = load_config(collected, cwd=settings.root, overrides=overrides)
+        config = variant_config(config, procedure, settings)
         ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
         inputs = _Inputs(
             scenario,
@@ -422,12 +428,19 @@ def failure_text(
 
 
 def _record_scenario(
-    prepared: _Prepared, result: LoopResult, problems: Sequence[str], *, read_only: bool
+    prepared: _Prepared,
+    result: LoopResult,
+    problems: Sequence[str],
+    *,
+    read_only: bool,
+    judged: Judged | None = None,
 ) -> tuple[Path | None, str | None]:
     """Write the run into its scenario file when the record mode wants it; where it
     was written, or why a wanted recording was not."""
     scenario, recorder = prepared.scenario, prepared.recorder
     source = scenario.path
+    if judged is not None and judged.error is not None:
+        return None, "the judge gave no usable answer"
     if read_only:
         prepared.warnings.append(
             RecordingWarning(
@@ -437,7 +450,9 @@ def _record_scenario(
             )
         )
         return None, None
-    written = recorder.commit(result, problems)
+    written = recorder.commit(
+        result, problems, judged=judged.recorded if judged is not None else None
+    )
     if written is None:
         return None, recorder.skipped_reason
     prepared.warnings.extend(
@@ -461,9 +476,8 @@ def _results_record(
     runs: int,
     nodeid: str,
     sandbox: Mapping[str, str | None] | None = None,
+    judged: Judged | None = None,
 ) -> RunRecord:
-    from dataclasses import replace
-
     from pytest_ooda.evaluate.record import build_record
 
     record = build_record(
@@ -485,12 +499,15 @@ def _results_record(
         shard=f"{settings.shard[0]}/{settings.shard[1]}" if settings.shard else None,
     )
     kind, reason = outcome
+    grading = judged.grading if judged is not None else None
     return replace(
         record,
         outcome=kind,
         success=kind == "success",
         error_reason=prepared.redactor(reason) if reason is not None else None,
         sandbox=sandbox,
+        variant=settings.variant.name if settings.variant is not None else None,
+        judge=grading.as_dict() if grading is not None else None,
     )
 
 
@@ -534,8 +551,11 @@ def run_live(
     configured raises ``NoAICommandError``. Everything about the run itself comes back
     in the :class:`LiveRun`.
     """
+    from pytest_ooda.live.judging import judge_inputs, judge_run
+    from pytest_ooda.live.variant import variant_settings
     from pytest_ooda.workspace import PathChanges
 
+    settings = variant_settings(settings)
     prepared = _prepare(
         collected,
         procedure,
@@ -583,10 +603,25 @@ def run_live(
             show_output=show_output,
             run_options={"sandbox": sandbox, **(run_options or {})},
         )
+        # What the judge sees is taken before verification commands write anything.
+        inputs = judge_inputs(scenario, result, workdir)
         # Verification commands run where the agent ran, their output redacted whole.
         assessment = scenario.assess(result, workdir, sandbox=sandbox, redact=prepared.redactor)
+    judged = judge_run(
+        scenario,
+        result,
+        inputs,
+        assessment.problems,
+        config=prepared.config,
+        settings=settings,
+        redactor=prepared.redactor,
+    )
+    if judged is not None and judged.problem is not None:
+        assessment = replace(assessment, problems=[*assessment.problems, judged.problem])
     problems = tuple(assessment.problems)
-    outcome = classify_outcome(scenario, result, problems)
+    outcome = classify_outcome(
+        scenario, result, problems, judge_error=judged.error if judged is not None else None
+    )
     prepared.warnings.extend(
         AgentWarning(
             f"scenario {scenario.label}: {text}",
@@ -595,7 +630,7 @@ def run_live(
         for text in agent_warnings(result)
     )
     recorded, not_recorded = (
-        _record_scenario(prepared, result, problems, read_only=read_only)
+        _record_scenario(prepared, result, problems, read_only=read_only, judged=judged)
         if wanted
         else (None, None)
     )
@@ -612,10 +647,13 @@ def run_live(
         runs=runs,
         nodeid=nodeid,
         sandbox=isolation.identity(sandbox),
+        judged=judged,
     )
     report = ""
-    if problems:
-        report = failure_text(scenario, result, problems, root=settings.root, mode="live")
+    judge_error = judged.error if judged is not None else None
+    if problems or judge_error is not None:
+        shown = problems or (f"{judge_error} (an error of the judge, not of the run)",)
+        report = failure_text(scenario, result, shown, root=settings.root, mode="live")
         if not_recorded:
             report += f"\n\n  not recorded: {not_recorded}"
         # Live output lands in CI logs: redact it like a recording.

@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda._types import AiOutput, PromptFormat, RecordMode
+    from pytest_ooda.variants import Variant
 
 __all__ = ["LiveSettings"]
 
@@ -45,3 +46,7 @@ class LiveSettings:
     #: The sandbox kind named for the session (``--ooda-sandbox``, ``ooda run
     #: --sandbox``): beats the scenario's, procedure's and config's ``sandbox:``.
     sandbox: str | None = None
+    #: The named variant this run uses (:mod:`pytest_ooda.variants`); ``None``: none.
+    variant: Variant | None = None
+    #: Where ``expect.judge`` gradings are cached (a results directory); ``None``: not.
+    judge_cache: Path | None = None

@@ -551,6 +551,8 @@ class ScenarioItem(OodaItem):
                 work_dir=self.config.stash[PLUGIN_STATE].work_dir(),
                 sandbox=settings.sandbox,
                 run_commands=settings.replay_commands == "run",
+                regrade=settings.regrade,
+                judge_cache=settings.results_dir,
             )
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None
@@ -589,6 +591,7 @@ class LiveItem(ScenarioItem):
                 nodeid=self.nodeid,
                 discard=state.discard,
                 said=state.said,
+                variant=self.variant,
             )
         except NoAICommandError as missing:
             self.stash[SKIP_AT_ITEM] = True
@@ -600,7 +603,7 @@ class LiveItem(ScenarioItem):
             self.user_properties.append((report.RECORDED_PROPERTY, shown))
         # The run travels to the process that measures it as its results record only.
         self.stash[LIVE_RECORD] = summary.record.to_json()
-        if summary.problems:
+        if summary.problems or summary.report:
             raise ItemFailure(summary.report)
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import shutil
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -26,10 +27,12 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from pytest_ooda.config import Config
+    from pytest_ooda.judge.run import JudgeContext
     from pytest_ooda.live import LiveRun, LiveSettings
     from pytest_ooda.plugin.options import PluginSettings
     from pytest_ooda.scenario import Scenario
     from pytest_ooda.scenario.replay import Replayed
+    from pytest_ooda.variants import Variant
 
 
 def _touches_files(scenario: Scenario) -> bool:
@@ -52,6 +55,8 @@ def _replayed(
     root: Path,
     sandbox: str | None = None,
     run_commands: bool = True,
+    judge: JudgeContext | None = None,
+    regrade: bool = False,
 ) -> Replayed:
     """The shared replay path; running out of iterations reports the served ones."""
     from pytest_ooda.scenario.replay import replay_scenario
@@ -67,6 +72,8 @@ def _replayed(
             show_ai_output=False,
             sandbox=sandbox,
             run_commands=run_commands,
+            judge=judge,
+            regrade=regrade,
         )
     except ReplayExhaustedError as error:
         table = served_table(list(error.served))
@@ -108,6 +115,8 @@ def replay(
     work_dir: Path | None = None,
     sandbox: str | None = None,
     run_commands: bool = True,
+    regrade: bool = False,
+    judge_cache: Path | None = None,
 ) -> None:
     """Replay the scenario at ``path``; ``ItemFailure`` when it misses its expectations.
 
@@ -126,8 +135,11 @@ def replay(
             hint=f"record it: pytest -m live -k {path.stem!r} --ooda-record-mode=once "
             "(with --ooda-ai-cmd or --ooda-ai-cmd-alias), or write iterations by hand",
         )
+    judge = _judge_context(config, judge_cache) if _judged(scenario) else None
     if empty_dir is not None and not _touches_files(scenario):
-        replayed = _replayed(config, scenario, empty_dir, drift=drift, root=root)
+        replayed = _replayed(
+            config, scenario, empty_dir, drift=drift, root=root, judge=judge, regrade=regrade
+        )
     else:
         workspace = workspace_of(scenario, root=root)
         with _replay_dir(work_dir) as target:
@@ -140,7 +152,10 @@ def replay(
                 root=root,
                 sandbox=sandbox,
                 run_commands=run_commands,
+                judge=judge,
+                regrade=regrade,
             )
+    _warn_judge_notes(scenario, replayed, path)
     problems, drifts = list(replayed.problems), list(replayed.drifts)
     failing_drifts = drifts if drift == "fail" else []
     if problems or failing_drifts:
@@ -154,6 +169,30 @@ def replay(
             DriftWarning(f"scenario {scenario.label}: {found.describe()}"),
             path,
         )
+
+
+def _judged(scenario: Scenario) -> bool:
+    return scenario.expect is not None and scenario.expect.judge is not None
+
+
+def _judge_context(config: Config, cache: Path | None) -> JudgeContext:
+    """What a replay needs to ask the judge again (``--ooda-regrade``)."""
+    import os
+
+    from pytest_ooda.judge.grade import cache_for
+    from pytest_ooda.judge.run import JudgeContext
+
+    return JudgeContext(config=config, cache=cache_for(cache), env=os.environ)
+
+
+def _warn_judge_notes(scenario: Scenario, replayed: Replayed, path: Path) -> None:
+    """Recorded verdicts for another rubric, verdicts a regrade flipped."""
+    if replayed.judged is None:
+        return
+    from pytest_ooda.errors import JudgeWarning
+
+    for note in replayed.judged.notes:
+        report.warn_at(JudgeWarning(f"scenario {scenario.label}: {note}"), path)
 
 
 # --------------------------------------------------------------------------- live
@@ -175,6 +214,7 @@ def live_settings(settings: PluginSettings) -> LiveSettings:
         max_tokens=settings.max_tokens,
         shard=settings.shard,
         sandbox=settings.sandbox,
+        judge_cache=settings.results_dir,
     )
 
 
@@ -191,6 +231,7 @@ def run_live(
     nodeid: str = "",
     discard: Callable[[Path], None] | None = None,
     said: set[str] | None = None,
+    variant: Variant | None = None,
 ) -> LiveRun:
     """Run the scenario at ``path`` live (:func:`pytest_ooda.live.run_live`) and issue
     the run's warnings at their files; the caller decides the item's verdict. A
@@ -201,7 +242,7 @@ def run_live(
         collected,
         procedure,
         path,
-        settings=live_settings(settings),
+        settings=replace(live_settings(settings), variant=variant),
         read_only=read_only,
         show_output=show_output,
         run=run,
