@@ -1,0 +1,174 @@
+"""``expect.judge`` in pytest sessions: live runs graded through the HTTP judge on a real
+local server, the verdicts recorded, the grading cache shared across sessions (counted
+in requests), replays graded offline with the judge unreachable, ``--ooda-regrade``
+reporting flipped verdicts, and a judge error counted as the run's ``error``."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+# Imported by this process up front: pytester's in-process sessions drop the modules
+# they import, and requests imported afresh by a later session clashes with the
+# http.cookiejar classes the first one left behind.
+import requests  # noqa: F401
+import yaml
+from judge_server import JudgeServer, verdict
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from ooda_project import Project
+
+PLAN = '[{"print": "Hello Ada and Bob.\\n<promise>SUCCESS</promise>"}]'
+
+
+def scenario(server: JudgeServer, *, votes: int = 1, extra: str = "") -> str:
+    return (
+        "procedure: greet\nmax_iterations: 1\nexpect:\n  status: success\n"
+        + server.judge_block(votes=votes, extra=extra)
+        + "iterations: []\n"
+    )
+
+
+def records(directory: Path) -> list[dict[str, Any]]:
+    return [
+        json.loads(line)
+        for file in sorted(directory.glob("*.jsonl"))
+        for line in file.read_text().splitlines()
+    ]
+
+
+@pytest.fixture
+def judged(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
+    monkeypatch.setenv("OODA_TEST_JUDGE_KEY", "judge-key-0123456789")
+    project.ai_cmd = project.fake_ai(PLAN)  # type: ignore[attr-defined]
+    return project
+
+
+def live(project: Project, *args: str) -> pytest.RunResult:
+    if "--ooda-results" not in args:
+        args = ("--ooda-results", "results", *args)
+    return project.run("-m", "live", "--ooda-ai-cmd", project.ai_cmd, *args)  # type: ignore[attr-defined]
+
+
+def test_graded_recorded_cached_replayed_offline_and_regraded(judged: Project) -> None:
+    with JudgeServer() as server:
+        path = judged.scenario("hello", scenario(server, votes=3))
+        server.answer(verdict("pass", "names both"), verdict("fail", "terse"), verdict("pass"))
+        result = live(judged, "--ooda-record-mode", "once")
+        result.assert_outcomes(passed=1, deselected=7)
+        assert len(server.requests) == 3
+        # The judge saw the rubric and the run's last output.
+        prompt = server.requests[0]["messages"][0]["content"]
+        assert "The greeting names everyone present." in prompt
+        assert "Hello Ada and Bob." in prompt
+
+        [record] = records(judged.path / "results")
+        grade = record["judge"]
+        assert record["outcome"] == "success"
+        assert (grade["passed"], grade["pass_votes"], grade["rule"]) == (
+            True,
+            2,
+            "a majority (2) of 3",
+        )
+        assert grade["agreement"] == pytest.approx(2 / 3)
+        assert [vote["reason"] for vote in grade["votes"]] == ["names both", "terse", "looks right"]
+        assert grade["cost"] == pytest.approx(3 * 0.00012)
+        # The agent's usage stays the agent's: the judge's tokens are apart.
+        assert (grade["input_tokens"], grade["output_tokens"]) == (300, 30)
+
+        saved = yaml.safe_load(path.read_text())
+        assert [vote["verdict"] for vote in saved["judged"]["votes"]] == ["pass", "fail", "pass"]
+        assert len(saved["judged"]["key"]) == 64
+
+        # A second session over the same run content asks nothing: the cache answers.
+        first = judged.path / "results" / "first"
+        first.mkdir()
+        for log in (judged.path / "results").glob("*.jsonl"):
+            log.rename(first / log.name)
+        again = live(judged)
+        again.assert_outcomes(passed=1, deselected=7)
+        assert len(server.requests) == 3
+        [cached] = records(judged.path / "results")
+        assert cached["judge"]["cost"] is None
+        assert all(vote["cached"] for vote in cached["judge"]["votes"])
+
+    # The server is gone: a replay grades with the recorded verdicts, offline.
+    replay = judged.run("-k", "scenario")
+    replay.assert_outcomes(passed=1)
+
+    # A rubric that now fails the run, asked again: the verdict flips, the replay fails.
+    with JudgeServer(default=verdict("fail", "Bob was not named")) as server:
+        text = path.read_text()
+        port = text.split("base_url: http://127.0.0.1:")[1].split("\n")[0]
+        path.write_text(text.replace(f"127.0.0.1:{port}", server.url.removeprefix("http://")))
+        regraded = judged.run("-k", "scenario", "--ooda-regrade", "--ooda-results", "results")
+        regraded.assert_outcomes(failed=1)
+        assert len(server.requests) == 3
+        regraded.stdout.fnmatch_lines(
+            [
+                "*judge: 0 of 3 vote(s) passed, needed a majority (2) of 3 (vote 1: Bob was "
+                "not named*",
+                "*JudgeWarning: scenario greet/hello: regraded: pass -> fail (recorded 2 of 3 "
+                "pass votes, now 0 of 3)*",
+            ]
+        )
+
+
+def test_a_failing_verdict_fails_the_run(judged: Project) -> None:
+    with JudgeServer(default=verdict("fail", "nobody was greeted by name")) as server:
+        judged.scenario("hello", scenario(server))
+        result = live(judged)
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        ["*judge: 0 of 1 vote(s) passed, needed a majority (1) of 1 (vote 1: nobody was*"]
+    )
+    [record] = records(judged.path / "results")
+    assert record["outcome"] == "failure"
+    assert record["judge"]["passed"] is False
+
+
+def test_a_judge_that_never_answers_well_makes_the_run_an_error(judged: Project) -> None:
+    with JudgeServer(default="I think it passes.") as server:
+        judged.scenario("hello", scenario(server, extra="    retries: 1\n"))
+        result = live(judged, "--ooda-record-mode", "once")
+        assert len(server.requests) == 2
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        ["*judge error: the answer is not JSON*(an error of the judge, not of the run)*"]
+    )
+    [record] = records(judged.path / "results")
+    assert record["outcome"] == "error"
+    assert record["success"] is False
+    assert "judge error: the answer is not JSON" in record["error_reason"]
+    assert record["judge"]["votes"][0]["attempts"] == 2
+    # An errored run is not recorded: a replay would have no verdicts.
+    assert "judged" not in yaml.safe_load((judged.path / "scenarios/greet/hello.yml").read_text())
+
+
+def test_a_529_is_retried(judged: Project) -> None:
+    with JudgeServer() as server:
+        judged.scenario("hello", scenario(server))
+        server.fail(529).answer(verdict("pass"))
+        result = live(judged)
+        assert len(server.requests) == 2
+    result.assert_outcomes(passed=1, deselected=7)
+    [record] = records(judged.path / "results")
+    assert record["judge"]["votes"][0]["attempts"] == 2
+
+
+def test_a_replay_without_recorded_verdicts_says_how_to_get_them(judged: Project) -> None:
+    with JudgeServer() as server:
+        judged.scenario(
+            "hello",
+            scenario(server).replace(
+                "iterations: []\n",
+                'iterations:\n  - output: "Hello.\\n<promise>SUCCESS</promise>"\n',
+            ),
+        )
+    result = judged.run("-k", "scenario")
+    result.assert_outcomes(failed=1)
+    result.stdout.fnmatch_lines(["*the scenario keeps no verdicts (judged:)*--ooda-regrade*"])
