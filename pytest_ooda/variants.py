@@ -58,6 +58,7 @@ class Variant:
     #: Where it was declared: a scenario file and line, or ``--ooda-variant``.
     source: str | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
+    column: int | None = field(default=None, compare=False)
 
     def to_yaml(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -79,7 +80,9 @@ class Variant:
         """A mistake in applying this variant, located where it was declared."""
         where = f"variant {self.name!r}: {message}"
         if self.source is not None and self.line is not None:
-            return ConfigError(where, file=self.source, line=self.line, column=1, hint=hint)
+            return ConfigError(
+                where, file=self.source, line=self.line, column=self.column or 1, hint=hint
+            )
         return ConfigError(where + " (from --ooda-variant)", hint=hint)
 
 
@@ -140,13 +143,13 @@ def parse_option(text: str) -> Variant:
     name = name.strip()
     if not colon:
         raise UsageError(
-            f"--ooda-variant {text!r}: expected NAME:KEY=VALUE,...",
+            f"{text!r}: expected NAME:KEY=VALUE,...",
             hint="e.g. --ooda-variant opus:model=claude-opus-4-5 or "
             "--ooda-variant v2:fragment.prompts/plan.md=prompts/plan-v2.md",
         )
     problem = check_name(name)
     if problem:
-        raise UsageError(f"--ooda-variant {text!r}: {problem}")
+        raise UsageError(f"{text!r}: {problem}")
     values: dict[str, str] = {}
     parameters: dict[str, str] = {}
     fragments: dict[str, str] = {}
@@ -156,7 +159,7 @@ def parse_option(text: str) -> Variant:
         key, equals, value = item.partition("=")
         key = key.strip()
         if not equals:
-            raise UsageError(f"--ooda-variant {name}: expected KEY=VALUE, got {item!r}")
+            raise UsageError(f"variant {name!r}: expected KEY=VALUE, got {item!r}")
         if key.startswith("param.") and key[len("param.") :]:
             parameters[key[len("param.") :]] = value
             continue
@@ -168,14 +171,14 @@ def parse_option(text: str) -> Variant:
 
             close = closest(key, (*_TEXT_KEYS, "param.NAME", "fragment.OLD"))
             raise UsageError(
-                f"--ooda-variant {name}: unknown key {key!r}",
+                f"variant {name!r}: unknown key {key!r}",
                 hint=f"did you mean {close!r}?"
                 if close
                 else f"expected one of: {', '.join(_TEXT_KEYS)}, param.NAME, fragment.OLD",
             )
         problem = check_value(key, value)
         if problem:
-            raise UsageError(f"--ooda-variant {name}: {problem}")
+            raise UsageError(f"variant {name!r}: {problem}")
         values[key] = value
     return make_variant(name, values, parameters, fragments)
 
@@ -188,6 +191,7 @@ def make_variant(
     *,
     source: str | None = None,
     line: int | None = None,
+    column: int | None = None,
 ) -> Variant:
     """A variant from checked values (keys of ``VARIANT_KEYS`` holding text)."""
     return Variant(
@@ -202,6 +206,7 @@ def make_variant(
         fragments=MappingProxyType(dict(fragments)),
         source=source,
         line=line,
+        column=column,
     )
 
 

@@ -352,7 +352,13 @@ class _Validator:
                     )
             found.append(
                 make_variant(
-                    text, values, parameters, fragments, source=self.file, line=key_mark.line
+                    text,
+                    values,
+                    parameters,
+                    fragments,
+                    source=self.file,
+                    line=key_mark.line,
+                    column=key_mark.column,
                 )
             )
         if not found:
