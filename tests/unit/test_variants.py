@@ -144,10 +144,10 @@ def test_a_variant_applied_to_a_config(config_path: Path) -> None:
 def test_variants_that_do_not_apply(config_path: Path) -> None:
     config = load_config_file(config_path)
     where = {"source": str(config_path.parent / "s.yml"), "line": 4, "column": 3}
-    with pytest.raises(ConfigError, match="has no fragment prompts/zz.md") as info:
+    with pytest.raises(ConfigError, match=r"has no fragment prompts/zz\.md") as info:
         apply_to_config(config, "p", Variant("v", fragments={"prompts/zz.md": "x.md"}, **where))  # type: ignore[arg-type]
     assert (info.value.line, info.value.column) == (4, 3)
-    with pytest.raises(ConfigError, match="prompts/missing.md"):
+    with pytest.raises(ConfigError, match=r"prompts/missing\.md"):
         apply_to_config(config, "p", Variant("v", fragments={"prompts/a.md": "prompts/missing.md"}))
     no_api = load_config_file(config_path)
     from dataclasses import replace

@@ -45,7 +45,7 @@ def test_pairs_ranking_and_correction() -> None:
     records.append(replace(record(False), variant="b", outcome="error", error_reason="no CLI"))
     found = compare_variants(records, alpha=0.05)
     assert [rank.variant for rank in found.ranking] == ["a", "c", "b"]
-    a, c, b = found.ranking
+    a, _, b = found.ranking
     assert (a.pooled.runs, a.pooled.successes) == (25, 23)
     assert (b.pooled.runs, b.pooled.errors) == (25, 1)
     pairs = {(pair.scenario, pair.a, pair.b): pair for pair in found.pairs}
