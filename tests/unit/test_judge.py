@@ -4,8 +4,9 @@ workspace diff the judge is shown."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from pathlib import Path
 
 import pytest
 
@@ -26,9 +27,6 @@ from pytest_ooda.judge.ask import RawAnswer
 from pytest_ooda.judge.calibration import render
 from pytest_ooda.judge.model import combine
 from pytest_ooda.scenario import load_scenario, load_scenario_text
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 JUDGE = """\
 procedure: b
@@ -271,3 +269,23 @@ def test_workspace_diff(tmp_path: Path) -> None:
     assert "-two\n+three\n" in diff
     assert "same.txt" not in diff
     assert ".git" not in diff
+
+
+DOCS = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("doc", ["docs/judging.md", "README.md"])
+def test_the_documented_scenarios_load(doc: str, tmp_path: Path) -> None:
+    """Every scenario shown in the judging docs and the README's worked example loads."""
+    blocks = [
+        body
+        for kind, body in re.findall(r"```(\w*)\n(.*?)```", (DOCS / doc).read_text(), re.DOTALL)
+        if kind == "yaml" and body.startswith("procedure:") and "judge:" in body
+    ]
+    assert blocks
+    (tmp_path / "rubrics").mkdir()
+    (tmp_path / "rubrics" / "plan.md").write_text("Every step has a test.\n")
+    for body in blocks:
+        scenario = load_scenario(write(tmp_path, body))
+        assert scenario.expect is not None
+        assert scenario.expect.judge is not None
