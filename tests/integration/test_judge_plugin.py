@@ -118,17 +118,27 @@ def test_graded_recorded_cached_replayed_offline_and_regraded(judged: Project) -
         )
 
 
-def test_a_failing_verdict_fails_the_run(judged: Project) -> None:
-    with JudgeServer(default=verdict("fail", "nobody was greeted by name")) as server:
+def test_a_failing_verdict_fails_the_run_and_its_reason_is_redacted(
+    judged: Project, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    secret = "tok-0123456789abcdef"
+    monkeypatch.setenv("OODA_TEST_API_TOKEN", secret)
+    reason = f"nobody was greeted by name; it printed {secret}"
+    with JudgeServer(default=verdict("fail", reason)) as server:
         judged.scenario("hello", scenario(server))
         result = live(judged)
+        # The judge saw the run as it was (the agent printed the token).
+        assert secret in server.requests[0]["messages"][0]["content"]
     result.assert_outcomes(failed=1, deselected=7)
     result.stdout.fnmatch_lines(
         ["*judge: 0 of 1 vote(s) passed, needed a majority (1) of 1 (vote 1: nobody was*"]
     )
+    assert secret not in result.stdout.str()
     [record] = records(judged.path / "results")
     assert record["outcome"] == "failure"
     assert record["judge"]["passed"] is False
+    assert secret not in json.dumps(record)
+    assert record["judge"]["votes"][0]["reason"].startswith("nobody was greeted by name")
 
 
 def test_a_judge_that_never_answers_well_makes_the_run_an_error(judged: Project) -> None:
