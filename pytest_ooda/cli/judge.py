@@ -105,7 +105,9 @@ def command(args: argparse.Namespace) -> int:
 
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():
-            note(f"\r  graded {done}/{total}")
+            end = "\n" if done == total else ""
+            sys.stderr.write(f"\r  graded {done}/{total}{end}")
+            sys.stderr.flush()
 
     calibration = calibrate(spec, examples, asker, runs=args.runs, cache=cache, progress=progress)
     print("\n".join(render(calibration, title=f"judge check {scenario.label}")))

@@ -235,12 +235,21 @@ def _command(
     from pytest_ooda.config.schema import BUILTIN_ALIAS_OUTPUTS, BUILTIN_ALIASES
 
     alias = backend.ai_cmd_alias
+    if alias not in config.aliases:
+        from pytest_ooda._util import did_you_mean
+        from pytest_ooda.errors import ConfigError
+
+        raise ConfigError(
+            f"expect.judge.judge.ai_cmd_alias: unknown AI command alias {alias!r}",
+            hint=did_you_mean(alias, config.aliases, label="known aliases"),
+        )
     if given is None and config.aliases.get(alias) == BUILTIN_ALIASES.get(alias):
         given = BUILTIN_ALIAS_OUTPUTS.get(alias)
-    if given is None and alias in config.aliases:
+    if given is None:
         given = infer_ai_output(shlex.split(config.aliases[alias])) or "text"
     settings = resolve_run_settings(
         config, procedure, ai_cmd_alias=alias, ai_output=given, require_ai=False
     )
-    assert settings.ai_cmd is not None
+    if settings.ai_cmd is None:
+        raise ValueError(f"alias {alias!r} resolved to no command")
     return settings.ai_cmd, settings.ai_output

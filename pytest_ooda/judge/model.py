@@ -33,6 +33,10 @@ class JudgeBackendSpec:
     ai_cmd_alias: str | None = None
     ai_output: str | None = None
     timeout: float = DEFAULT_JUDGE_TIMEOUT
+    #: Where the ``judge:`` mapping sits in the scenario file (for a judge that does not
+    #: resolve, e.g. an unknown alias).
+    line: int | None = field(default=None, compare=False)
+    column: int | None = field(default=None, compare=False)
 
     def identity(self) -> dict[str, Any]:
         """What decides a judge's answers, for the grading cache key and the record

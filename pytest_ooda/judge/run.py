@@ -67,12 +67,23 @@ def _spec(scenario: Scenario) -> JudgeSpec:
 def _ask(
     scenario: Scenario, inputs: JudgeInputs, context: JudgeContext, budget: float | None
 ) -> Grading:
+    from pytest_ooda.errors import OodaError
     from pytest_ooda.judge.ask import make_asker
 
     spec = _spec(scenario)
-    asker = make_asker(
-        spec.backend, config=context.config, procedure=scenario.procedure, env=context.env
-    )
+    try:
+        asker = make_asker(
+            spec.backend, config=context.config, procedure=scenario.procedure, env=context.env
+        )
+    except OodaError as error:
+        # A judge the config cannot resolve (an unknown alias): at the judge block.
+        if error.file is not None or scenario.path is None:
+            raise
+        raise error.relocated(
+            file=str(scenario.path),
+            line=spec.backend.line or spec.line,
+            column=spec.backend.column or 1,
+        ) from None
     return grade(spec, inputs, asker, cache=context.cache, budget=budget, redact=context.redact)
 
 

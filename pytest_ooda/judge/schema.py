@@ -227,7 +227,13 @@ def _backend(check: Validator, value: Any, mark: Mark) -> JudgeBackendSpec:
             check.get(block, "timeout")[1],
         )
     return JudgeBackendSpec(
-        ai_api=api, ai_cmd=ai_cmd, ai_cmd_alias=alias, ai_output=output, timeout=timeout
+        ai_api=api,
+        ai_cmd=ai_cmd,
+        ai_cmd_alias=alias,
+        ai_output=output,
+        timeout=timeout,
+        line=mark.line,
+        column=mark.column,
     )
 
 

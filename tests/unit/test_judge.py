@@ -289,3 +289,22 @@ def test_the_documented_scenarios_load(doc: str, tmp_path: Path) -> None:
         scenario = load_scenario(write(tmp_path, body))
         assert scenario.expect is not None
         assert scenario.expect.judge is not None
+
+
+def test_an_unknown_judge_alias_is_located_at_the_judge_block(tmp_path: Path) -> None:
+    from pytest_ooda.config import load_config_file
+    from pytest_ooda.errors import ConfigError
+    from pytest_ooda.judge import JudgeInputs
+    from pytest_ooda.judge.run import JudgeContext, judge_live
+
+    (tmp_path / "ooda-config.yml").write_text("procedures:\n  b:\n    act: [{content: x}]\n")
+    config = load_config_file(tmp_path / "ooda-config.yml")
+    path = write(
+        tmp_path,
+        JUDGE.replace('{ai_cmd: "claude -p --output-format json"}', "{ai_cmd_alias: cluade}"),
+    )
+    with pytest.raises(ConfigError) as info:
+        judge_live(load_scenario(path), JudgeInputs(), JudgeContext(config=config))
+    assert str(info.value).startswith(f"{path}:5:12: expect.judge.judge.ai_cmd_alias: unknown")
+    assert info.value.hint is not None
+    assert "claude" in info.value.hint
