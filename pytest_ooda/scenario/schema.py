@@ -37,7 +37,7 @@ from pytest_ooda.scenario.model import (
     ScenarioIteration,
 )
 from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
-from pytest_ooda.variants import VARIANT_KEYS, Variant, check_name, check_value
+from pytest_ooda.variants import VARIANT_KEYS, Variant, check_name, check_value, make_variant
 from pytest_ooda.yamlload import load_yaml_file, load_yaml_text
 from pytest_ooda.yamlnodes import Mark, YamlMapping, YamlSequence, to_plain, value_mark
 
