@@ -184,8 +184,9 @@ class RunRecord:
 
     @property
     def label(self) -> str:
-        """``procedure/scenario``: what reports group runs by."""
-        return f"{self.procedure}/{self.scenario}"
+        """``procedure/scenario`` (``@variant`` for a run under one): what reports group
+        runs by."""
+        return f"{self.procedure}/{self.scenario_key}"
 
     @property
     def scenario_key(self) -> str:

@@ -180,11 +180,8 @@ class ProcedureNode(pytest.Collector):
         settings = self.config.stash[PLUGIN_STATE].settings
         if not live_requested(self.config):
             return 1, ()
-        from pytest_ooda.variants import merged
-
-        if settings.repeat_from_cli and not settings.variants:
-            return settings.runs_for(None), ()
         from pytest_ooda.scenario import load_scenario
+        from pytest_ooda.variants import merged
 
         try:
             scenario = load_scenario(path)

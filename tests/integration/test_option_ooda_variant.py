@@ -117,3 +117,20 @@ def test_variant_mistakes_are_reported(project: Project) -> None:
             "prompts/decide.md, prompts/observe.md*",
         ]
     )
+
+
+def test_item_ids_per_variant_and_repeat(project: Project) -> None:
+    project.scenario("coin", "procedure: greet\nvariants:\n  a: {model: m}\n  b:\niterations: []\n")
+    result = project.run(
+        "-m", "live", "--collect-only", "-q", "--ooda-repeat", "2", "--ooda-variant", "c:"
+    )  # fmt: skip
+    result.stdout.fnmatch_lines(
+        [
+            f"ooda-config.yml::greet::live[coin@{name}#{run}]"
+            for name in ("a", "b", "c")
+            for run in (1, 2)
+        ]
+    )
+    # Without -m live the scenario is not even read: one live item, deselected.
+    plain = project.run("--collect-only", "-q")
+    plain.stdout.fnmatch_lines(["7/8 tests collected (1 deselected)*"])
