@@ -38,8 +38,9 @@ def add_parser(subparsers: Any) -> None:
         description="Grade each labelled example of SCENARIO's expect.judge (its "
         "examples:, or --examples FILE) --runs times with the scenario's judge, and "
         "report the accuracy against the labels, the agreement between repeated "
-        "gradings and Cohen's kappa. Gradings are cached in --cache-dir (default "
-        "ooda-results/judge-cache), so a second check asks nothing again.",
+        "gradings and Cohen's kappa. Gradings are cached in the results directory's "
+        "judge-cache/ (default .ooda/results, shared with pytest's live runs), so a "
+        "second check asks nothing again.",
         epilog="exit codes: 0 checked (and above every --min-*), 1 below a --min-* "
         "threshold or a usage error, 2 a scenario, examples or config error.",
     )
@@ -60,9 +61,9 @@ def add_parser(subparsers: Any) -> None:
     )
     check.add_argument(
         "--results-dir",
-        default="ooda-results",
         metavar="DIR",
-        help="results directory whose judge-cache/ holds the gradings (default ooda-results)",
+        help="results directory whose judge-cache/ holds the gradings (default .ooda/results, "
+        "where pytest's live runs cache theirs)",
     )
     check.add_argument("--no-cache", action="store_true", help="ask the judge every time")
     check.add_argument("--min-accuracy", type=_rate, metavar="A", help="exit 1 below accuracy A")
@@ -101,7 +102,13 @@ def command(args: argparse.Namespace) -> int:
     if spec.backend.ai_cmd_alias is not None:
         config = load_config(args.config, cwd=Path.cwd())
     asker = make_asker(spec.backend, config=config, procedure=scenario.procedure)
-    cache = None if args.no_cache else cache_for(args.results_dir)
+    cache = None
+    if not args.no_cache:
+        default = Path(".ooda")
+        cache = cache_for(
+            args.results_dir or default / "results",
+            ignore_dir=None if args.results_dir else default,
+        )
 
     def progress(done: int, total: int) -> None:
         if sys.stderr.isatty():

@@ -28,8 +28,11 @@ class GradingCache:
     errored is never kept (it is asked again next time). Safe for xdist workers: each
     file is written atomically and a half-read one counts as missing."""
 
-    def __init__(self, directory: Path) -> None:
+    def __init__(self, directory: Path, *, ignore_dir: Path | None = None) -> None:
         self.directory = directory
+        #: Created with a ``.gitignore`` of ``*`` when missing (the default ``.ooda/``),
+        #: as the results log does: a cache written first must not let results into git.
+        self.ignore_dir = ignore_dir
         self.hits = 0
 
     def _path(self, key: str) -> Path:
@@ -50,6 +53,12 @@ class GradingCache:
             return
         path = self._path(key)
         try:
+            if self.ignore_dir is not None and not self.ignore_dir.exists():
+                self.ignore_dir.mkdir(parents=True, exist_ok=True)
+                (self.ignore_dir / ".gitignore").write_text(
+                    "# written by pytest-ooda: live-run results stay out of git\n*\n",
+                    encoding="utf-8",
+                )
             path.parent.mkdir(parents=True, exist_ok=True)
             atomic_write_text(path, json.dumps(vote.as_dict(), sort_keys=True) + "\n")
         except OSError:
@@ -57,11 +66,13 @@ class GradingCache:
             return
 
 
-def cache_for(results_dir: Path | str | None) -> GradingCache | None:
+def cache_for(
+    results_dir: Path | str | None, *, ignore_dir: Path | None = None
+) -> GradingCache | None:
     """The grading cache of a results directory (``None``: no caching)."""
     if results_dir is None:
         return None
-    return GradingCache(Path(results_dir) / CACHE_DIR)
+    return GradingCache(Path(results_dir) / CACHE_DIR, ignore_dir=ignore_dir)
 
 
 def grade(

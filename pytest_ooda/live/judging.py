@@ -59,6 +59,9 @@ def judge_run(
     from pytest_ooda.judge.run import JudgeContext, judge_live
 
     context = JudgeContext(
-        config=config, cache=cache_for(settings.judge_cache), env=os.environ, redact=redactor
+        config=config,
+        cache=cache_for(settings.judge_cache, ignore_dir=settings.ignore_dir),
+        env=os.environ,
+        redact=redactor,
     )
     return judge_live(scenario, inputs, context, budget=judge_budget(scenario, result, settings))

@@ -50,3 +50,6 @@ class LiveSettings:
     variant: Variant | None = None
     #: Where ``expect.judge`` gradings are cached (a results directory); ``None``: not.
     judge_cache: Path | None = None
+    #: A directory to create with a ``.gitignore`` of ``*`` if a run writes into it
+    #: first (the default ``.ooda/``), so nothing written there reaches a commit.
+    ignore_dir: Path | None = None

@@ -550,6 +550,7 @@ class ScenarioItem(OodaItem):
                 run_commands=settings.replay_commands == "run",
                 regrade=settings.regrade,
                 judge_cache=settings.results_dir,
+                ignore_dir=scenarios.results_ignore_dir(settings),
             )
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None

@@ -117,6 +117,7 @@ def replay(
     run_commands: bool = True,
     regrade: bool = False,
     judge_cache: Path | None = None,
+    ignore_dir: Path | None = None,
 ) -> None:
     """Replay the scenario at ``path``; ``ItemFailure`` when it misses its expectations.
 
@@ -135,7 +136,7 @@ def replay(
             hint=f"record it: pytest -m live -k {path.stem!r} --ooda-record-mode=once "
             "(with --ooda-ai-cmd or --ooda-ai-cmd-alias), or write iterations by hand",
         )
-    judge = _judge_context(config, judge_cache) if _judged(scenario) else None
+    judge = _judge_context(config, judge_cache, ignore_dir) if _judged(scenario) else None
     if empty_dir is not None and not _touches_files(scenario):
         replayed = _replayed(
             config, scenario, empty_dir, drift=drift, root=root, judge=judge, regrade=regrade
@@ -175,14 +176,14 @@ def _judged(scenario: Scenario) -> bool:
     return scenario.expect is not None and scenario.expect.judge is not None
 
 
-def _judge_context(config: Config, cache: Path | None) -> JudgeContext:
+def _judge_context(config: Config, cache: Path | None, ignore: Path | None) -> JudgeContext:
     """What a replay needs to ask the judge again (``--ooda-regrade``)."""
     import os
 
     from pytest_ooda.judge.grade import cache_for
     from pytest_ooda.judge.run import JudgeContext
 
-    return JudgeContext(config=config, cache=cache_for(cache), env=os.environ)
+    return JudgeContext(config=config, cache=cache_for(cache, ignore_dir=ignore), env=os.environ)
 
 
 def _warn_judge_notes(scenario: Scenario, replayed: Replayed, path: Path) -> None:
@@ -215,7 +216,15 @@ def live_settings(settings: PluginSettings) -> LiveSettings:
         shard=settings.shard,
         sandbox=settings.sandbox,
         judge_cache=settings.results_dir,
+        ignore_dir=results_ignore_dir(settings),
     )
+
+
+def results_ignore_dir(settings: PluginSettings) -> Path | None:
+    """The default ``.ooda/``: created with a ``.gitignore`` by whatever writes first."""
+    from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
+
+    return settings.rootpath / DEFAULT_RESULTS_DIR[0] if settings.results_default else None
 
 
 def run_live(

@@ -182,3 +182,14 @@ def test_a_replay_without_recorded_verdicts_says_how_to_get_them(judged: Project
     result = judged.run("-k", "scenario")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*the scenario keeps no verdicts (judged:)*--ooda-regrade*"])
+
+
+def test_the_default_results_folder_stays_out_of_git(judged: Project) -> None:
+    """The judge's cache is written before the results log: whichever creates the
+    default .ooda/ first gives it its .gitignore."""
+    with JudgeServer(default=verdict("pass")) as server:
+        judged.scenario("hello", scenario(server))
+        result = judged.run("-m", "live", "--ooda-ai-cmd", judged.ai_cmd)  # type: ignore[attr-defined]
+    result.assert_outcomes(passed=1, deselected=7)
+    assert any((judged.path / ".ooda/results/judge-cache").rglob("*.json"))
+    assert (judged.path / ".ooda/.gitignore").read_text().endswith("*\n")
