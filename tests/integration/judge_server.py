@@ -92,13 +92,13 @@ class JudgeServer:
         self.server.shutdown()
         self.server.server_close()
 
-    def judge_block(self, *, votes: int = 1, extra: str = "") -> str:
+    def judge_block(self, *, votes: int = 1, extra: str = "", inputs: str = "[output]") -> str:
         """An ``expect.judge`` YAML block pointed at this server (prices: $1 and $2
         per million input and output tokens, so one answer costs $0.00012)."""
         return (
             "  judge:\n"
             "    rubric: The greeting names everyone present.\n"
-            "    inputs: [output]\n"
+            f"    inputs: {inputs}\n"
             "    judge:\n"
             "      ai_api:\n"
             "        provider: anthropic\n"

@@ -22,13 +22,18 @@ if TYPE_CHECKING:
 
     from ooda_project import Project
 
-PLAN = '[{"print": "Hello Ada and Bob.\\n<promise>SUCCESS</promise>"}]'
+PLAN = (
+    '[{"print": "Hello Ada and Bob.\\n<promise>SUCCESS</promise>",'
+    ' "files": {"GREETED.md": "Ada\\nBob\\n"}}]'
+)
 
 
-def scenario(server: JudgeServer, *, votes: int = 1, extra: str = "") -> str:
+def scenario(
+    server: JudgeServer, *, votes: int = 1, extra: str = "", inputs: str = "[output]"
+) -> str:
     return (
-        "procedure: greet\nmax_iterations: 1\nexpect:\n  status: success\n"
-        + server.judge_block(votes=votes, extra=extra)
+        "procedure: greet\nmax_iterations: 1\nworkspace: room\nexpect:\n  status: success\n"
+        + server.judge_block(votes=votes, extra=extra, inputs=inputs)
         + "iterations: []\n"
     )
 
@@ -45,6 +50,7 @@ def records(directory: Path) -> list[dict[str, Any]]:
 def judged(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
     monkeypatch.setenv("OODA_TEST_JUDGE_KEY", "judge-key-0123456789")
     project.ai_cmd = project.fake_ai(PLAN)  # type: ignore[attr-defined]
+    project.write("scenarios/greet/room/README.md", "Ada and Bob are here.\n")
     return project
 
 
@@ -56,7 +62,7 @@ def live(project: Project, *args: str) -> pytest.RunResult:
 
 def test_graded_recorded_cached_replayed_offline_and_regraded(judged: Project) -> None:
     with JudgeServer() as server:
-        path = judged.scenario("hello", scenario(server, votes=3))
+        path = judged.scenario("hello", scenario(server, votes=3, inputs="[output, diff]"))
         server.answer(verdict("pass", "names both"), verdict("fail", "terse"), verdict("pass"))
         result = live(judged, "--ooda-record-mode", "once")
         result.assert_outcomes(passed=1, deselected=7)
@@ -65,6 +71,9 @@ def test_graded_recorded_cached_replayed_offline_and_regraded(judged: Project) -
         prompt = server.requests[0]["messages"][0]["content"]
         assert "The greeting names everyone present." in prompt
         assert "Hello Ada and Bob." in prompt
+        # The diff against the scenario's workspace: the file the agent wrote, no .git.
+        assert "--- /dev/null\n+++ b/GREETED.md\n@@ -0,0 +1,2 @@\n+Ada\n+Bob\n" in prompt
+        assert ".git" not in prompt
 
         [record] = records(judged.path / "results")
         grade = record["judge"]
@@ -99,6 +108,8 @@ def test_graded_recorded_cached_replayed_offline_and_regraded(judged: Project) -
     # The server is gone: a replay grades with the recorded verdicts, offline.
     replay = judged.run("-k", "scenario")
     replay.assert_outcomes(passed=1)
+    # The replay showed the judge the same inputs the verdicts were recorded for.
+    assert "JudgeWarning" not in replay.stdout.str()
 
     # A rubric that now fails the run, asked again: the verdict flips, the replay fails.
     with JudgeServer(default=verdict("fail", "Bob was not named")) as server:
