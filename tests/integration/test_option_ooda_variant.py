@@ -134,3 +134,34 @@ def test_item_ids_per_variant_and_repeat(project: Project) -> None:
     # Without -m live the scenario is not even read: one live item, deselected.
     plain = project.run("--collect-only", "-q")
     plain.stdout.fnmatch_lines(["7/8 tests collected (1 deselected)*"])
+
+
+def test_a_fragment_swap_and_a_prompt_format_per_variant(project: Project) -> None:
+    """One session A/B-tests a fragment edit: each variant's runs get its own prompt."""
+    ai = project.fake_ai('[{"print": "<promise>SUCCESS</promise>"}]')
+    project.write("prompts/decide-v2.md", "Decide whom to greet first, loudly.\n")
+    project.scenario(
+        "hello",
+        "procedure: greet\nmax_iterations: 1\nvariants:\n  before:\n"
+        "  after: {fragments: {prompts/decide.md: prompts/decide-v2.md}}\n"
+        "  rooda: {prompt_format: rooda}\niterations: []\n",
+    )
+    result = project.run("-m", "live", "--ooda-ai-cmd", ai, "--ooda-results", "results")
+    result.assert_outcomes(passed=3, deselected=7)
+    prompts = (project.path / "fake-ai" / "prompts.log").read_text().split("\n===\n")[:-1]
+    assert len(prompts) == 3
+    loud = [prompt for prompt in prompts if "loudly" in prompt]
+    assert len(loud) == 1
+    assert len({prompt for prompt in prompts}) == 3  # the rooda layout differs too
+    records = [
+        json.loads(line)
+        for file in (project.path / "results").glob("*.jsonl")
+        for line in file.read_text().splitlines()
+    ]
+    decide = {
+        record["variant"]: next(f for f in record["fragments"] if f["phase"] == "decide")
+        for record in records
+    }
+    assert decide["after"]["source"] == "prompts/decide-v2.md"
+    assert decide["before"]["source"] == "prompts/decide.md"
+    assert decide["after"]["sha256"] != decide["before"]["sha256"]
