@@ -3,7 +3,7 @@ as the run's variant says (:mod:`pytest_ooda.variants`)."""
 
 from __future__ import annotations
 
-from dataclasses import fields, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -27,11 +27,7 @@ def variant_settings(settings: LiveSettings) -> LiveSettings:
     if variant.prompt_format is not None:
         changes["prompt_format"] = variant.prompt_format
     if variant.sandbox is not None:
-        if "sandbox" not in {field.name for field in fields(settings)}:
-            raise variant.error(
-                "sets sandbox, but this version of pytest-ooda runs no sandbox",
-                "remove sandbox from the variant",
-            )
+        # As --ooda-sandbox: the kind beats the scenario's and the config's sandbox:.
         changes["sandbox"] = variant.sandbox
     return replace(settings, **changes)
 

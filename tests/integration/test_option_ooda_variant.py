@@ -165,3 +165,14 @@ def test_a_fragment_swap_and_a_prompt_format_per_variant(project: Project) -> No
     assert decide["after"]["source"] == "prompts/decide-v2.md"
     assert decide["before"]["source"] == "prompts/decide.md"
     assert decide["after"]["sha256"] != decide["before"]["sha256"]
+
+
+def test_a_variants_sandbox_is_the_runs_sandbox(project: Project) -> None:
+    ai = project.fake_ai('[{"print": "<promise>SUCCESS</promise>"}]')
+    project.scenario("hello", "procedure: greet\nmax_iterations: 1\niterations: []\n")
+    result = project.run(
+        "-m", "live", "--ooda-ai-cmd", ai, "--ooda-results", "results",
+        "--ooda-variant", "plain:sandbox=none", "--ooda-variant", "boxed:sandbox=no-such-kind",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1, failed=1, deselected=7)
+    result.stdout.fnmatch_lines(["*live[[]hello@boxed[]]*", "*no-such-kind*"])
