@@ -107,8 +107,8 @@ FileChange = Literal["created", "modified", "deleted"]
 FILE_CHANGES: tuple[FileChange, ...] = get_args(FileChange)
 
 #: What ``ooda compare`` concludes about one scenario's success rate: a significant drop
-#: or rise, no significant change, or runs on one side only.
-Verdict = Literal["regressed", "improved", "unchanged", "base-only", "new-only"]
+#: or rise, not enough evidence either way, or runs on one side only.
+Verdict = Literal["regressed", "improved", "inconclusive", "base-only", "new-only"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
 #: The built-in sandbox kinds a live run's agent (and its verification commands) can run
@@ -129,6 +129,22 @@ CONTAINER_ENGINES: tuple[ContainerEngine, ...] = get_args(ContainerEngine)
 #: or skip them (the default first).
 ReplayCommands = Literal["run", "skip"]
 REPLAY_COMMANDS: tuple[ReplayCommands, ...] = get_args(ReplayCommands)
+#: Why an iteration (and, when retries do not help, its run) is an infrastructure
+#: ``error`` rather than the procedure's failure: the API refused (429), was overloaded
+#: (529/503) or failed (5xx), the connection failed, the agent command could not be
+#: started or died before any output, the sandbox did not start, or the pytest worker
+#: running it crashed.
+InfraErrorKind = Literal[
+    "rate-limit",
+    "overloaded",
+    "server-error",
+    "connection",
+    "cannot-start",
+    "agent-died",
+    "sandbox",
+    "worker-crashed",
+]
+INFRA_ERROR_KINDS: tuple[InfraErrorKind, ...] = get_args(InfraErrorKind)
 
 #: Words accepted for a boolean in ini keys, environment variables and option values.
 TRUE_WORDS: frozenset[str] = frozenset({"1", "true", "yes", "y", "on"})
@@ -148,6 +164,7 @@ def parse_bool(text: str) -> bool | None:
 __all__ = [
     "AI_OUTPUTS",
     "CONTAINER_ENGINES",
+    "INFRA_ERROR_KINDS",
     "DRIFT_MODES",
     "EXIT_CODES",
     "FAILURE_SIGNAL",
@@ -186,6 +203,7 @@ __all__ = [
     "JudgeVerdict",
     "LogLevel",
     "LogTimestampFormat",
+    "InfraErrorKind",
     "OutcomeKind",
     "Phase",
     "PromptFormat",

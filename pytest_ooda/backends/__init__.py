@@ -95,7 +95,10 @@ class BackendResult:
     it made, the ones it was refused (``permission_denials``), its ``turns`` and
     ``model``; ``output`` is then the agent's final text. ``tools_reported`` says the
     format lists every tool call, so an empty ``tool_calls`` means "none were made"
-    rather than "not known".
+    rather than "not known". ``infra_error`` says the infrastructure spoiled the
+    iteration (``"rate-limit: HTTP 429 …"``, see :mod:`.infra`): the loop retries it and
+    never counts it as the procedure's failure; ``retry_after`` is how long the backend
+    was told to wait (an HTTP ``Retry-After``).
     """
 
     output: str
@@ -114,6 +117,8 @@ class BackendResult:
     turns: int | None = None
     model: str | None = None
     tools_reported: bool = False
+    infra_error: str | None = None
+    retry_after: float | None = None
 
 
 @runtime_checkable

@@ -68,6 +68,11 @@ class AgentReport:
     permission_denials: tuple[ToolCall, ...] = ()
     #: Why the output could not be read as the format promises (``None`` when it could).
     error: str | None = None
+    #: The infrastructure's fault the agent reported (an API error it gave up retrying),
+    #: as :func:`~pytest_ooda.backends.infra.infra_reason` writes it.
+    infra_error: str | None = None
+    #: Events the agent read at all (none: it died before saying anything).
+    events: int = 0
 
     @property
     def usage(self) -> Usage | None:
@@ -221,6 +226,12 @@ class AgentStream(ABC):
     def report(self) -> AgentReport:
         """What the stream said about the invocation, once it has ended."""
 
+    def _foreign_infra(self) -> str | None:
+        """An API failure the CLI reported in its own words (not as an event)."""
+        from pytest_ooda.backends.infra import api_error_text
+
+        return api_error_text("\n".join(self._foreign)) if self._foreign else None
+
     def _missing(self, what: str) -> str:
         """Why there is no final report: the stream's end came first, or it never was
         this format; with the CLI's own last words, and lines skipped for length."""
@@ -264,6 +275,7 @@ def _claude_result(event: dict[str, Any]) -> dict[str, Any]:
     )
     cost = event.get("total_cost_usd")
     model_usage = event.get("modelUsage")
+    text = event.get("result") if isinstance(event.get("result"), str) else ""
     return {
         "text": event.get("result") if isinstance(event.get("result"), str) else "",
         "input_tokens": _int(usage.get("input_tokens")),
@@ -276,7 +288,22 @@ def _claude_result(event: dict[str, Any]) -> dict[str, Any]:
         "model": next(iter(model_usage), None) if isinstance(model_usage, dict) else None,
         "is_error": bool(event.get("is_error")),
         "permission_denials": denials,
+        "infra_error": _claude_infra(event, text) if event.get("is_error") else None,
     }
+
+
+def _claude_infra(event: dict[str, Any], text: str) -> str | None:
+    """An error result blames the API when Claude Code says so: its
+    ``api_error_status`` (429, 529, 5xx) or its ``API Error: …`` text."""
+    from pytest_ooda.backends.infra import api_error_text, infra_reason, kind_of_status
+
+    status = _int(event.get("api_error_status"))
+    if status is not None:
+        kind = kind_of_status(status)
+        if kind is not None:
+            return infra_reason(kind, text or f"API status {status}")
+        return None
+    return api_error_text(text)
 
 
 class ClaudeStream(AgentStream):
@@ -365,10 +392,12 @@ class ClaudeStream(AgentStream):
                 model=self._model,
                 tool_calls=calls,
                 error=self._error or self._missing(what),
+                infra_error=self._foreign_infra(),
+                events=self._events,
             )
         fields = {**self._result, "tool_calls": calls, "error": self._error}
         fields["model"] = fields["model"] or self._model
-        return AgentReport(**fields)
+        return AgentReport(**fields, events=self._events)
 
 
 def _result_text(content: Any) -> str:
@@ -410,7 +439,7 @@ def parse_claude_json(text: str) -> AgentReport:
         return AgentReport(text=text, error=f"claude-json: not JSON ({exc.msg} at {exc.pos})")
     if not isinstance(event, dict) or event.get("type") != "result":
         return AgentReport(text=text, error="claude-json: no result object in the output")
-    return AgentReport(**_claude_result(event))
+    return AgentReport(**_claude_result(event), events=1)
 
 
 # ----------------------------------------------------------------------------- Codex
@@ -428,6 +457,7 @@ class CodexStream(AgentStream):
         self._usage = {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0}
         self._turns = 0
         self._failed: str | None = None
+        self._infra: str | None = None
 
     def _event(self, event: dict[str, Any]) -> str | None:
         kind = event.get("type")
@@ -440,6 +470,10 @@ class CodexStream(AgentStream):
             detail = event.get("error") if kind == "turn.failed" else event
             message = detail.get("message") if isinstance(detail, dict) else None
             self._failed = f"codex-json: {message or kind}"
+            if isinstance(message, str):
+                from pytest_ooda.backends.infra import error_message
+
+                self._infra = error_message(message) or self._infra
             return f"✗ error: {message or kind}"
         if kind == "item.completed":
             found = _codex_item(_mapping(event.get("item")))
@@ -465,6 +499,9 @@ class CodexStream(AgentStream):
             turns=self._turns if completed else None,
             tool_calls=tuple(self._calls),
             error=error,
+            # A turn that completed after an error event (a retry that worked) is fine.
+            infra_error=None if completed else (self._infra or self._foreign_infra()),
+            events=self._events,
         )
 
 
@@ -529,15 +566,23 @@ def backend_result(
     timed_out: bool = False,
     term_signal: int | None = None,
     broken_pipe: bool = False,
+    total_bytes: int | None = None,
 ) -> BackendResult:
     """One iteration's result from the agent's report: the final text (its tail, at most
     ``max_output`` bytes) is the output signal detection reads; broken output, or an
-    error the agent itself reported, is the iteration's ``error`` (a failure)."""
+    error the agent itself reported, is the iteration's ``error`` (a failure) — unless it
+    was the infrastructure's fault (an API error, an agent that died before printing
+    anything: ``total_bytes`` 0), then also its ``infra_error``."""
     data = report.text.encode("utf-8", errors="surrogateescape")
     kept = data[len(data) - max_output :] if len(data) > max_output else data
     error = report.error
     if error is None and report.is_error:
         error = f"the agent CLI reported an error: {_one_line(report.text, 300) or '(no text)'}"
+    infra = report.infra_error if error is not None or exit_code != 0 else None
+    if infra is None and total_bytes == 0 and exit_code != 0 and not timed_out:
+        from pytest_ooda.backends.infra import died_silently
+
+        infra = died_silently(exit_code, term_signal)
     return BackendResult(
         output=kept.decode("utf-8", errors="replace"),
         exit_code=exit_code,
@@ -555,4 +600,5 @@ def backend_result(
         turns=report.turns,
         model=report.model,
         tools_reported=kind in TOOL_REPORTING_OUTPUTS,
+        infra_error=infra,
     )

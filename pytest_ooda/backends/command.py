@@ -340,8 +340,10 @@ class CommandBackend:
 
             # Read as it arrives, in bounded memory: no raw copy of the stream is kept.
             agent = open_stream(self.ai_output, max_line=max_output)
+            received = [0]
 
             def sink(chunk: bytes) -> None:
+                received[0] += len(chunk)
                 shown = agent.feed_bytes(chunk)
                 if stream is not None and shown:
                     stream(shown.encode("utf-8", "replace"))
@@ -374,9 +376,11 @@ class CommandBackend:
                 timed_out=timed_out,
                 term_signal=-rc if rc < 0 else None,
                 broken_pipe=broken_pipe,
+                total_bytes=received[0],
             )
+        output = buffer.getvalue().decode("utf-8", errors="replace")
         return BackendResult(
-            output=buffer.getvalue().decode("utf-8", errors="replace"),
+            output=output,
             exit_code=rc,
             duration=time.monotonic() - started,
             timed_out=timed_out,
@@ -385,6 +389,7 @@ class CommandBackend:
             dropped_bytes=buffer.dropped,
             total_bytes=buffer.total,
             broken_pipe=broken_pipe,
+            infra_error=_text_infra(output, rc, buffer.total, timed_out=timed_out),
         )
 
     def _pump(
@@ -519,6 +524,19 @@ class CommandBackend:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=remaining)
         _wait_group_gone(proc.pid, max(0.5, wait - (time.monotonic() - started)))
+
+
+def _text_infra(output: str, rc: int, total: int, *, timed_out: bool) -> str | None:
+    """The infrastructure's fault in a plain-text agent's failed iteration: its own
+    ``API Error: 529 …`` last words, or no output at all. A successful exit is never
+    one, whatever it printed."""
+    if rc == 0 or timed_out:
+        return None
+    from pytest_ooda.backends.infra import api_error_text, died_silently
+
+    if total == 0:
+        return died_silently(rc, -rc if rc < 0 else None)
+    return api_error_text(output[-2000:])
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:

@@ -2,8 +2,10 @@
 
 Two wire formats: the Anthropic Messages API (``provider: anthropic``) and
 OpenAI-compatible chat completions (``provider: openai``, which also covers local
-servers speaking that dialect). An HTTP error or a timeout is an ordinary failed
-iteration whose record carries the status and an excerpt of the body; only a setup
+servers speaking that dialect). An HTTP error or a timeout is a failed iteration whose
+record carries the status and an excerpt of the body; a rate limit (429, with its
+``Retry-After``), an overloaded or failing server (5xx) and a connection that cannot be
+made are the infrastructure's fault (``infra_error``), retried by the loop. Only a setup
 mistake (unknown provider, missing API key) is a ``BackendError``.
 """
 
@@ -18,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import requests
 
 from pytest_ooda.backends import BackendResult, StreamCallback, Usage
+from pytest_ooda.backends.infra import infra_reason, kind_of_status, parse_retry_after
 from pytest_ooda.errors import BackendError
 
 if TYPE_CHECKING:
@@ -182,28 +185,45 @@ class HttpBackend:
         limit = self.timeout if timeout is None else min(self.timeout, timeout)
         started = time.monotonic()
 
-        def failed(error: str, *, timed_out: bool = False, output: str = "") -> BackendResult:
+        def failed(
+            error: str,
+            *,
+            timed_out: bool = False,
+            output: str = "",
+            infra: str | None = None,
+            retry_after: float | None = None,
+        ) -> BackendResult:
             return BackendResult(
                 output=output,
                 exit_code=1,
                 duration=time.monotonic() - started,
                 timed_out=timed_out,
                 error=error,
+                infra_error=infra,
+                retry_after=retry_after,
             )
 
         try:
             response = self.session.post(self.url, json=body, headers=headers, timeout=limit)
         except requests.Timeout:
+            # Not the infrastructure's fault for sure: the iteration's own time limit
+            # may be what ran out.
             return failed(f"request to {self.url} timed out after {limit:g}s", timed_out=True)
         except requests.RequestException as exc:
-            return failed(f"request to {self.url} failed: {_connection_problem(exc)}")
+            text = f"request to {self.url} failed: {_connection_problem(exc)}"
+            return failed(text, infra=infra_reason("connection", text))
         if not response.ok:
             excerpt = _excerpt(response.text)
             text = f"HTTP {response.status_code} {response.reason}: {excerpt}"
             if response.status_code in (404, 405):
                 # Nearly always a base_url missing (or doubling) a /v1 segment.
                 text += f" (requested {self.url}; check ai_api.base_url)"
-            return failed(text)
+            kind = kind_of_status(response.status_code)
+            return failed(
+                text,
+                infra=infra_reason(kind, text) if kind is not None else None,
+                retry_after=parse_retry_after(response.headers.get("Retry-After")),
+            )
         try:
             text, usage = self._parse(response.json())
         except (ValueError, KeyError, IndexError, TypeError, AttributeError) as exc:

@@ -1,6 +1,7 @@
 """``ooda compare BASE NEW``: did a prompt change make each scenario better or worse?
 Per scenario the change in success rate with the two-sided p-value of Fisher's exact
-test, and the change in mean iterations and cost; exit 1 on a significant regression."""
+test (infrastructure errors left out), what the samples could detect, and the change in
+mean iterations and cost; exit 1 on a significant regression."""
 
 from __future__ import annotations
 
@@ -28,6 +29,22 @@ def _alpha(text: str) -> float:
         ) from None
     if not 0 < value < 1:
         raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value:g}")
+    return value
+
+
+def _difference(text: str) -> float:
+    """``0.2`` or ``20%``: a change of success rate."""
+    raw = text.strip()
+    try:
+        value = float(raw.removesuffix("%")) / (100 if raw.endswith("%") else 1)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a rate difference such as 0.2 or 20%, got {text!r}"
+        ) from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a rate difference between 0 and 1 (such as 0.2), got {text}"
+        )
     return value
 
 
@@ -72,6 +89,14 @@ def add_parser(subparsers: Any) -> None:
         default=DEFAULT_ALPHA,
         metavar="A",
         help=f"significance level of the two-sided test (default {DEFAULT_ALPHA})",
+    )
+    parser.add_argument(
+        "--detect",
+        type=_difference,
+        default=None,
+        metavar="D",
+        help="also say how many valid runs per side a two-sided test needs to detect a "
+        "change of D in success rate (0.2 or 20%%) with 80%% power",
     )
     parser.add_argument(
         "--k",
@@ -133,7 +158,9 @@ def command(args: argparse.Namespace) -> int:
 
     base = read_results_noting([args.base, *args.more_base])
     new = read_results_noting([args.new, *args.more_new])
-    comparison = compare(base.records, new.records, alpha=args.alpha, k=args.k)
+    comparison = compare(
+        base.records, new.records, alpha=args.alpha, k=args.k, detect=args.detect
+    )
     markdown = compare_markdown(comparison, title=args.title)
     if args.markdown:
         sys.stdout.write(markdown)

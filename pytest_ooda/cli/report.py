@@ -39,7 +39,8 @@ def add_parser(subparsers: Any) -> None:
         "pass^k and pass@k, iterations, time, tokens, cost and how the runs ended. With "
         "$GITHUB_STEP_SUMMARY set, the Markdown summary is appended to it as well.",
         epilog="exit codes: 0 done, 1 --check found a scenario below its aggregate "
-        "expectations (or a usage error), 2 a results file cannot be read.",
+        "expectations, or --require-gates found none to check (or a usage error), 2 a "
+        "results file cannot be read.",
     )
     parser.add_argument(
         "results",
@@ -57,7 +58,13 @@ def add_parser(subparsers: Any) -> None:
         "--check",
         action="store_true",
         help="exit 1 when a scenario misses its expect.success_rate / max_mean_iterations / "
-        "max_mean_cost (judged over all the runs given)",
+        "max_mean_cost (judged over all the valid runs given)",
+    )
+    parser.add_argument(
+        "--require-gates",
+        action="store_true",
+        help="with --check: exit 1 when no scenario in the results has an aggregate "
+        "expectation at all (a check with nothing to check is no gate)",
     )
     parser.add_argument(
         "--k",
@@ -94,6 +101,13 @@ def command(args: argparse.Namespace) -> int:
     append_step_summary(markdown)
     if html_path is not None:
         _write_html(html_path, stats, args, [str(path) for path in results.files])
+    if args.check and not any(item.gates is not None for item in stats):
+        note(
+            "ooda report: no aggregate expectation (expect.success_rate, max_mean_iterations, "
+            "max_mean_cost) in scope: nothing was checked"
+        )
+        if args.require_gates:
+            return EXIT_GATE_FAILED
     if args.check and failed:
         note(f"ooda report: {failed} scenario(s) missed their aggregate expectations")
         return EXIT_GATE_FAILED

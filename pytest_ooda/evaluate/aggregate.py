@@ -1,11 +1,13 @@
 """Statistics per scenario over its runs, and the aggregate expectations they are held to.
 
 A scenario's runs (from one session, or merged from many files) become one
-:class:`ScenarioStats`: runs and successes, the success rate with its Wilson 95%
-interval, pass^k and pass@k, iterations (mean, median, max, histogram), wall time,
-tokens and cost over the runs that reported them, and how the runs ended.
-:func:`check_gates` holds it to the scenario's ``expect.success_rate`` /
-``max_mean_iterations`` / ``max_mean_cost``.
+:class:`ScenarioStats`: runs, infrastructure errors and successes, the success rate
+with its Wilson 95% interval over the valid (non-``error``) runs, pass^k and pass@k,
+iterations (mean, median, max, histogram), wall time, tokens and cost over the runs that
+reported them, and how the runs ended. :func:`check_gates` holds it to the scenario's
+``expect.success_rate`` / ``max_mean_iterations`` / ``max_mean_cost``, given enough
+valid runs; with ``success_rate.stop_early`` a sequential test's verdict counts once it
+is settled.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from pytest_ooda._types import STATUSES
 from pytest_ooda.evaluate.stats import (
     CONFIDENCE,
     DEFAULT_K,
+    Sprt,
     pass_at_k,
     pass_hat_k,
     wilson_interval,
@@ -30,7 +33,24 @@ if TYPE_CHECKING:
 
     from pytest_ooda.evaluate.results import RunRecord
 
-__all__ = ["DEFAULT_K", "Gates", "ScenarioStats", "check_gates", "summarize"]
+__all__ = [
+    "DEFAULT_K",
+    "MIN_VALID_RUNS",
+    "Gates",
+    "ScenarioStats",
+    "check_gates",
+    "early_verdict",
+    "summarize",
+]
+
+#: A gate judged over fewer valid (non-``error``) runs than this fails for want of data,
+#: unless the scenario asks for fewer runs (``repeat:``) in the first place.
+MIN_VALID_RUNS = 5
+
+
+def outcome_of(record: RunRecord) -> str:
+    """``success``, ``failure`` or ``error``: the record's three-way outcome."""
+    return record.outcome
 
 
 @dataclass(frozen=True)
@@ -40,6 +60,12 @@ class Gates:
     min_success_rate: float | None = None
     max_mean_iterations: float | None = None
     max_mean_cost: float | None = None
+    #: ``success_rate.stop_early``: judge with a sequential test and skip the remaining
+    #: runs once it is settled.
+    stop_early: bool = False
+    #: ``success_rate.min_runs``: the valid runs a verdict needs (default
+    #: :data:`MIN_VALID_RUNS`, or the scenario's run count when smaller).
+    min_runs: int | None = None
 
     @classmethod
     def from_yaml(cls, data: Mapping[str, Any] | None) -> Gates | None:
@@ -47,13 +73,26 @@ class Gates:
         if not data:
             return None
         rate = data.get("success_rate")
-        low = rate.get("min") if isinstance(rate, dict) else None
+        rate = rate if isinstance(rate, dict) else {}
+        low = rate.get("min")
         iterations, cost = data.get("max_mean_iterations"), data.get("max_mean_cost")
+        min_runs = rate.get("min_runs")
         return cls(
             float(low) if isinstance(low, (int, float)) else None,
             float(iterations) if isinstance(iterations, (int, float)) else None,
             float(cost) if isinstance(cost, (int, float)) else None,
+            stop_early=rate.get("stop_early") is True,
+            min_runs=min_runs if isinstance(min_runs, int) and min_runs > 0 else None,
         )
+
+    @property
+    def sprt(self) -> Sprt | None:
+        """The sequential test early stopping uses (``None`` when it is off)."""
+        if not self.stop_early or self.min_success_rate is None:
+            return None
+        if not 0 < self.min_success_rate < 1:
+            return None
+        return Sprt(self.min_success_rate)
 
     def describe(self) -> str:
         parts = []
@@ -72,6 +111,7 @@ class ScenarioStats:
 
     procedure: str
     scenario: str
+    #: Every run, infrastructure errors included.
     runs: int
     successes: int
     interval: tuple[float, float]
@@ -96,14 +136,40 @@ class ScenarioStats:
     commits: tuple[str, ...] = ()
     gates: Gates | None = None
     records: tuple[RunRecord, ...] = ()
+    #: Runs that ended in an infrastructure ``error`` (not the procedure's fault).
+    errors: int = 0
+    #: Why, by reason, most frequent first.
+    error_reasons: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    #: Retries the runs needed after infrastructure errors, in total.
+    retries: int = 0
+    #: The most runs any record of the scenario was planned with (``runs`` of ``run k
+    #: of N``).
+    planned: int = 0
 
     @property
     def label(self) -> str:
         return f"{self.procedure}/{self.scenario}"
 
     @property
+    def valid_runs(self) -> int:
+        """Runs that measured the procedure: every run but the ``error`` ones."""
+        return self.runs - self.errors
+
+    @property
+    def failures(self) -> int:
+        return self.valid_runs - self.successes
+
+    @property
     def rate(self) -> float:
-        return self.successes / self.runs if self.runs else 0.0
+        """Successes over valid runs (``error`` runs are no sample of the procedure)."""
+        return self.successes / self.valid_runs if self.valid_runs else 0.0
+
+    def error_text(self) -> str:
+        """``3 (rate-limit 2, overloaded 1)``, or ``0``."""
+        if not self.errors:
+            return "0"
+        reasons = ", ".join(f"{reason} {count}" for reason, count in self.error_reasons.items())
+        return f"{self.errors} ({reasons})" if reasons else str(self.errors)
 
     def status_text(self) -> str:
         """``success 17, max-iters 3``: how the runs ended, in vocabulary order."""
@@ -124,31 +190,44 @@ def _latest_gates(records: Sequence[RunRecord]) -> Gates | None:
     return Gates.from_yaml(latest.aggregate_expect)
 
 
+def _reason(record: RunRecord) -> str:
+    """The short kind of an error reason: ``rate-limit`` of ``rate-limit: HTTP 429 …``."""
+    reason = record.error_reason or "unknown"
+    return reason.split(":", 1)[0].strip() or "unknown"
+
+
 def _stats(procedure: str, scenario: str, records: Sequence[RunRecord], k: int) -> ScenarioStats:
     runs = len(records)
-    successes = sum(record.success for record in records)
-    counts = [len(record.iterations) for record in records]
-    elapsed = [record.elapsed_s for record in records]
-    tokens = [record.usage.total_tokens for record in records if record.usage is not None]
-    costs = [record.cost for record in records if record.cost is not None]
+    failed = [record for record in records if outcome_of(record) == "error"]
+    valid_records = [record for record in records if outcome_of(record) != "error"]
+    valid = len(valid_records)
+    successes = sum(outcome_of(record) == "success" for record in valid_records)
+    # What a run costs in iterations and time describes the procedure: over the valid
+    # runs (all of them when every run was an error, so the row still says something).
+    measured = valid_records or list(records)
+    counts = [len(record.iterations) for record in measured]
+    elapsed = [record.elapsed_s for record in measured]
+    tokens = [record.usage.total_tokens for record in measured if record.usage is not None]
+    costs = [record.cost for record in measured if record.cost is not None]
     ended = Counter(record.status for record in records)
     order = [*STATUSES, *sorted(set(ended) - set(STATUSES))]
+    reasons = Counter(_reason(record) for record in failed)
     return ScenarioStats(
         procedure=procedure,
         scenario=scenario,
         runs=runs,
         successes=successes,
-        interval=wilson_interval(successes, runs, CONFIDENCE),
+        interval=wilson_interval(successes, valid, CONFIDENCE),
         k=k,
-        pass_hat_k=pass_hat_k(runs, successes, k) if runs >= k else None,
-        pass_at_k=pass_at_k(runs, successes, k) if runs >= k else None,
+        pass_hat_k=pass_hat_k(valid, successes, k) if valid >= k else None,
+        pass_at_k=pass_at_k(valid, successes, k) if valid >= k else None,
         iterations_mean=statistics.fmean(counts),
         iterations_median=float(statistics.median(counts)),
         iterations_max=max(counts),
         iteration_counts=MappingProxyType(dict(sorted(Counter(counts).items()))),
         elapsed_mean=statistics.fmean(elapsed),
         elapsed_median=float(statistics.median(elapsed)),
-        elapsed_total=sum(elapsed),
+        elapsed_total=sum(record.elapsed_s for record in records),
         token_runs=len(tokens),
         tokens_mean=statistics.fmean(tokens) if tokens else None,
         tokens_total=sum(tokens) if tokens else None,
@@ -162,6 +241,10 @@ def _stats(procedure: str, scenario: str, records: Sequence[RunRecord], k: int) 
         commits=tuple(dict.fromkeys(record.git_commit for record in records if record.git_commit)),
         gates=_latest_gates(records),
         records=tuple(sorted(records, key=lambda record: (record.started_at, record.run))),
+        errors=len(failed),
+        error_reasons=MappingProxyType(dict(reasons.most_common())),
+        retries=sum(record.retries for record in records),
+        planned=max(record.runs for record in records),
     )
 
 
@@ -183,19 +266,54 @@ def _exact(rate: float, limit: float) -> str:
     return f"{rate:.1%}" if shown == f"{limit:.0%}" else shown
 
 
+def required_runs(stats: ScenarioStats) -> int:
+    """The valid runs a gate needs: ``min_runs`` when written, else
+    :data:`MIN_VALID_RUNS`, or fewer when the scenario plans fewer runs."""
+    gates = stats.gates
+    if gates is not None and gates.min_runs is not None:
+        return gates.min_runs
+    return max(1, min(MIN_VALID_RUNS, stats.planned or MIN_VALID_RUNS))
+
+
+def early_verdict(stats: ScenarioStats) -> bool | None:
+    """With ``stop_early``: the sequential test's verdict over the valid runs
+    (``True`` passed, ``False`` failed), ``None`` while it is unsettled or off."""
+    sprt = stats.gates.sprt if stats.gates is not None else None
+    if sprt is None:
+        return None
+    return sprt.decide(stats.successes, stats.failures)
+
+
 def check_gates(stats: ScenarioStats) -> list[str]:
     """Every aggregate expectation ``stats`` misses, as a sentence. A gate that cannot
-    be judged (a cost limit when no run reported a cost) is missed, not passed: a CI
-    gate must never pass for want of data."""
+    be judged (too few valid runs, a cost limit when no run reported a cost) is missed,
+    not passed: a CI gate must never pass for want of data."""
     gates = stats.gates
     if gates is None:
         return []
     problems = []
-    if gates.min_success_rate is not None and stats.rate < gates.min_success_rate:
+    needed = required_runs(stats)
+    if stats.valid_runs < needed:
+        errors = f", {stats.error_text()} infrastructure error(s)" if stats.errors else ""
+        return [
+            f"only {stats.valid_runs} valid run(s) of {stats.runs}{errors}: the aggregate "
+            f"expectations need at least {needed}"
+        ]
+    settled = early_verdict(stats)
+    sprt = gates.sprt
+    if settled is not None and sprt is not None:
+        if not settled:
+            low, high = stats.interval
+            problems.append(
+                f"success rate {stats.rate:.0%} ({stats.successes}/{stats.valid_runs}, 95% CI "
+                f"{low:.0%}–{high:.0%}) is below the expected minimum "
+                f"{gates.min_success_rate:.0%}, settled early ({sprt.describe()})"
+            )
+    elif gates.min_success_rate is not None and stats.rate < gates.min_success_rate:
         low, high = stats.interval
         problems.append(
             f"success rate {_exact(stats.rate, gates.min_success_rate)} "
-            f"({stats.successes}/{stats.runs}, 95% CI {low:.0%}–{high:.0%}) is below the "
+            f"({stats.successes}/{stats.valid_runs}, 95% CI {low:.0%}–{high:.0%}) is below the "
             f"expected minimum {gates.min_success_rate:.0%}"
         )
     if gates.max_mean_iterations is not None and stats.iterations_mean > gates.max_mean_iterations:

@@ -1,9 +1,13 @@
 """A/B comparison of two sets of runs (before and after a prompt change).
 
 Per scenario: the change in success rate with the two-sided p-value of Fisher's exact
-test on the 2x2 table (successes and failures, base and new), the change in mean
-iterations and mean cost, and which fragments differ between the two prompt versions.
-A scenario *regressed* when its rate fell and the p-value is below ``alpha``.
+test on the 2x2 table (successes and failures, base and new, over the valid runs:
+infrastructure ``error`` runs are left out), the change in mean iterations and mean
+cost, and which fragments differ between the two prompt versions. A scenario
+*regressed* when its rate fell and the p-value is below ``alpha``, *improved* when it
+rose so; otherwise the comparison is *inconclusive* — never "unchanged", since too few
+runs show no difference either way — and says the smallest difference these sample
+sizes could have detected, and how many runs per side a wanted difference needs.
 """
 
 from __future__ import annotations
@@ -12,7 +16,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_ooda.evaluate.aggregate import ScenarioStats, summarize
-from pytest_ooda.evaluate.stats import DEFAULT_ALPHA, DEFAULT_K, fisher_exact
+from pytest_ooda.evaluate.stats import (
+    DEFAULT_ALPHA,
+    DEFAULT_K,
+    DEFAULT_POWER,
+    fisher_exact,
+    min_detectable_difference,
+    runs_needed,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -35,6 +46,10 @@ class ScenarioComparison:
     p_value: float | None
     verdict: Verdict
     changed_fragments: tuple[str, ...] = ()
+    #: The smallest change of the base rate these sample sizes detect at 80% power.
+    detectable: float | None = None
+    #: Runs per side needed to detect the comparison's ``detect`` difference.
+    needed: int | None = None
 
     @property
     def label(self) -> str:
@@ -74,6 +89,9 @@ class ScenarioComparison:
 class Comparison:
     scenarios: tuple[ScenarioComparison, ...]
     alpha: float
+    #: The difference the user wants to be able to detect (``--detect``), if any.
+    detect: float | None = None
+    power: float = DEFAULT_POWER
 
     @property
     def regressed(self) -> tuple[ScenarioComparison, ...]:
@@ -98,7 +116,7 @@ def _changed_fragments(base: ScenarioStats, new: ScenarioStats) -> tuple[str, ..
 
 def _verdict(base: ScenarioStats, new: ScenarioStats, p_value: float, alpha: float) -> Verdict:
     if p_value >= alpha or new.rate == base.rate:
-        return "unchanged"
+        return "inconclusive"
     return "regressed" if new.rate < base.rate else "improved"
 
 
@@ -108,10 +126,14 @@ def compare(
     *,
     alpha: float = DEFAULT_ALPHA,
     k: int = DEFAULT_K,
+    detect: float | None = None,
 ) -> Comparison:
-    """Compare every scenario found on either side."""
+    """Compare every scenario found on either side; ``detect`` (a rate difference such
+    as 0.2) asks how many runs per side would detect it."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    if detect is not None and not 0 < detect < 1:
+        raise ValueError(f"detect must be between 0 and 1, got {detect}")
     before = {(s.procedure, s.scenario): s for s in summarize(base, k=k)}
     after = {(s.procedure, s.scenario): s for s in summarize(new, k=k)}
     items = []
@@ -122,7 +144,7 @@ def compare(
             items.append(ScenarioComparison(key[0], key[1], old, now, None, verdict))
             continue
         p_value = fisher_exact(
-            old.successes, old.runs - old.successes, now.successes, now.runs - now.successes
+            old.successes, old.failures, now.successes, now.failures
         )
         items.append(
             ScenarioComparison(
@@ -133,6 +155,10 @@ def compare(
                 p_value,
                 _verdict(old, now, p_value, alpha),
                 _changed_fragments(old, now),
+                detectable=min_detectable_difference(
+                    old.valid_runs, now.valid_runs, old.rate, alpha=alpha
+                ),
+                needed=None if detect is None else runs_needed(old.rate, detect, alpha=alpha),
             )
         )
-    return Comparison(tuple(items), alpha)
+    return Comparison(tuple(items), alpha, detect)

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 from pytest_ooda.evaluate.aggregate import check_gates
 from pytest_ooda.evaluate.render_text import (
     COMPARE_HEADERS,
+    COMPARE_NUMERIC,
+    STATS_NUMERIC,
     compare_details,
     compare_rows,
     headers,
@@ -45,8 +47,10 @@ def _table(heads: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int
 
 def report_markdown(stats: Sequence[ScenarioStats], *, k: int, title: str) -> str:
     runs = sum(item.runs for item in stats)
-    lines = [f"## {_cell(title)}", "", f"{len(stats)} scenario(s), {runs} run(s).", ""]
-    lines += _table(headers(k), [stats_row(item) for item in stats], {1, 2, 3, 5, 6, 8, 9, 10})
+    errors = sum(item.errors for item in stats)
+    counted = f"{runs} run(s)" + (f", {errors} infrastructure error(s)" if errors else "")
+    lines = [f"## {_cell(title)}", "", f"{len(stats)} scenario(s), {counted}.", ""]
+    lines += _table(headers(k), [stats_row(item) for item in stats], STATS_NUMERIC)
     gated = [item for item in stats if item.gates is not None]
     if gated:
         lines += ["", "### Aggregate expectations", ""]
@@ -65,7 +69,7 @@ def report_markdown(stats: Sequence[ScenarioStats], *, k: int, title: str) -> st
 
 def compare_markdown(comparison: Comparison, *, title: str) -> str:
     lines = [f"## {_cell(title)}", ""]
-    lines += _table(COMPARE_HEADERS, compare_rows(comparison), {4})
+    lines += _table(COMPARE_HEADERS, compare_rows(comparison), COMPARE_NUMERIC)
     details = compare_details(comparison)
     if details:
         lines += ["", *(f"- {_cell(detail)}" for detail in details)]

@@ -16,8 +16,11 @@ if TYPE_CHECKING:
 
 __all__ = [
     "STATS_HEADERS",
+    "COMPARE_NUMERIC",
+    "STATS_NUMERIC",
     "compare_rows",
     "compare_table",
+    "power_lines",
     "gate_lines",
     "money",
     "percent",
@@ -32,6 +35,7 @@ STATS_HEADERS = (
     "scenario",
     "runs",
     "ok",
+    "errors",
     "rate",
     "95% CI",
     "pass^{k}",
@@ -46,12 +50,18 @@ COMPARE_HEADERS = (
     "scenario",
     "base",
     "new",
+    "errors",
     "change",
     "p-value",
+    "detectable",
     "iterations",
     "cost/run",
     "verdict",
 )
+#: Right-aligned columns of the per-scenario table.
+STATS_NUMERIC = {1, 2, 3, 4, 6, 7, 9, 10, 11}
+#: Right-aligned columns of the comparison table.
+COMPARE_NUMERIC = {5, 6}
 
 
 def percent(value: float) -> str:
@@ -89,7 +99,8 @@ def stats_row(stats: ScenarioStats) -> list[str]:
         stats.label,
         str(stats.runs),
         str(stats.successes),
-        percent(stats.rate),
+        str(stats.errors),
+        percent(stats.rate) if stats.valid_runs else "-",
         interval(stats),
         _optional(stats.pass_hat_k),
         _optional(stats.pass_at_k),
@@ -124,7 +135,7 @@ def table(heads: Sequence[str], rows: Sequence[Sequence[str]], numeric: set[int]
 
 def stats_table(stats: Sequence[ScenarioStats], k: int) -> list[str]:
     """The per-scenario table, one row per scenario."""
-    return table(headers(k), [stats_row(item) for item in stats], {1, 2, 3, 5, 6, 8, 9, 10})
+    return table(headers(k), [stats_row(item) for item in stats], STATS_NUMERIC)
 
 
 def gate_lines(stats: Sequence[ScenarioStats]) -> tuple[list[str], int]:
@@ -145,9 +156,17 @@ def gate_lines(stats: Sequence[ScenarioStats]) -> tuple[list[str], int]:
 
 
 def notes(stats: Sequence[ScenarioStats]) -> list[str]:
-    """What a reader must know before trusting a row: mixed prompt versions."""
+    """What a reader must know before trusting a row: infrastructure errors left out of
+    the rate, mixed prompt versions."""
     out = []
     for item in stats:
+        if item.errors:
+            out.append(
+                f"note: {item.label}: {item.error_text()} infrastructure error run(s) are not "
+                f"counted in its rate ({item.valid_runs} valid run(s))"
+            )
+        if item.retries:
+            out.append(f"note: {item.label}: {item.retries} retried iteration(s) after errors")
         if len(item.prompt_versions) > 1:
             out.append(
                 f"note: {item.label} mixes {len(item.prompt_versions)} prompt versions "
@@ -160,7 +179,21 @@ def notes(stats: Sequence[ScenarioStats]) -> list[str]:
 def _rate(stats: ScenarioStats | None) -> str:
     if stats is None:
         return "-"
-    return f"{stats.successes}/{stats.runs} {percent(stats.rate)}"
+    if not stats.valid_runs:
+        return "0/0"
+    return f"{stats.successes}/{stats.valid_runs} {percent(stats.rate)}"
+
+
+def _errors(item: ScenarioComparison) -> str:
+    if item.base is None and item.new is None:
+        return "-"
+    base = "-" if item.base is None else str(item.base.errors)
+    new = "-" if item.new is None else str(item.new.errors)
+    return f"{base} / {new}"
+
+
+def _points(value: float | None) -> str:
+    return "-" if value is None else f"{value * 100:.0f} pp"
 
 
 def _change(item: ScenarioComparison) -> str:
@@ -193,8 +226,10 @@ def compare_rows(comparison: Comparison) -> list[list[str]]:
                 item.label,
                 _rate(base),
                 _rate(new),
+                _errors(item),
                 _change(item),
                 "-" if item.p_value is None else f"{item.p_value:.4f}",
+                _points(item.detectable) if item.p_value is not None else "-",
                 iterations,
                 cost,
                 item.verdict,
@@ -203,9 +238,42 @@ def compare_rows(comparison: Comparison) -> list[list[str]]:
     return rows
 
 
-def compare_details(comparison: Comparison) -> list[str]:
-    """Below the table: which fragments changed, per scenario."""
+def power_lines(comparison: Comparison) -> list[str]:
+    """What an inconclusive comparison could and could not have seen: the smallest
+    difference detectable with these runs, and the runs a wanted difference needs."""
     lines = []
+    power = f"{comparison.power:.0%} power, alpha {comparison.alpha:g}"
+    for item in comparison.scenarios:
+        if item.verdict != "inconclusive":
+            continue
+        if item.detectable is None:
+            seen = "no difference inside 0–100% is detectable with these runs"
+        else:
+            seen = (
+                f"these runs could only detect a change of {_points(item.detectable)} or more "
+                f"({power})"
+            )
+        lines.append(f"{item.label}: inconclusive: {seen}")
+    if comparison.detect is not None:
+        for item in comparison.scenarios:
+            if item.base is None or item.new is None:
+                continue
+            wanted = _points(comparison.detect)
+            if item.needed is None:
+                lines.append(f"{item.label}: a change of {wanted} cannot happen from this rate")
+            else:
+                have = min(item.base.valid_runs, item.new.valid_runs)
+                lines.append(
+                    f"{item.label}: to detect a change of {wanted} ({power}) needs "
+                    f"{item.needed} valid run(s) per side (has {have})"
+                )
+    return lines
+
+
+def compare_details(comparison: Comparison) -> list[str]:
+    """Below the table: what an inconclusive comparison could detect, and which
+    fragments changed, per scenario."""
+    lines = power_lines(comparison)
     for item in comparison.scenarios:
         if item.changed_fragments:
             lines.append(f"{item.label}: fragments changed: " + ", ".join(item.changed_fragments))
@@ -215,7 +283,7 @@ def compare_details(comparison: Comparison) -> list[str]:
 
 
 def compare_table(comparison: Comparison) -> list[str]:
-    lines = table(COMPARE_HEADERS, compare_rows(comparison), {4})
+    lines = table(COMPARE_HEADERS, compare_rows(comparison), COMPARE_NUMERIC)
     details = compare_details(comparison)
     if details:
         lines += ["", *details]

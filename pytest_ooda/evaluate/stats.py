@@ -14,7 +14,12 @@ __all__ = [
     "CONFIDENCE",
     "DEFAULT_ALPHA",
     "DEFAULT_K",
+    "DEFAULT_POWER",
+    "STOP_ALPHA",
+    "Sprt",
     "fisher_exact",
+    "min_detectable_difference",
+    "runs_needed",
     "pass_at_k",
     "pass_hat_k",
     "wilson_interval",
@@ -27,6 +32,15 @@ DEFAULT_K = 3
 CONFIDENCE = 0.95
 #: The significance level of ``ooda compare`` unless asked otherwise.
 DEFAULT_ALPHA = 0.05
+#: The power at which ``ooda compare`` states the smallest difference it could detect.
+DEFAULT_POWER = 0.8
+#: Early stopping's error rates: the chance of an early "passed" when the true rate is
+#: at or below the lower edge of the indifference zone, and of an early "failed" when it
+#: is at or above the upper edge.
+STOP_ALPHA = 0.05
+#: Half the width of early stopping's indifference zone around ``min`` (narrowed so the
+#: zone stays inside (0, 1)).
+STOP_MARGIN = 0.1
 
 
 def _check_counts(successes: int, runs: int) -> None:
@@ -99,3 +113,118 @@ def fisher_exact(a: int, b: int, c: int, d: int) -> float:
         p for p in (probability(x) for x in range(low, high + 1)) if p <= observed * tolerance
     )
     return min(1.0, p_value)
+
+
+def _z(probability: float) -> float:
+    from statistics import NormalDist
+
+    return NormalDist().inv_cdf(probability)
+
+
+def _arcsine(rate: float) -> float:
+    return 2 * math.asin(math.sqrt(min(1.0, max(0.0, rate))))
+
+
+def min_detectable_difference(
+    base_runs: int,
+    new_runs: int,
+    base_rate: float,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    power: float = DEFAULT_POWER,
+) -> float | None:
+    """The smallest change of a success rate from ``base_rate`` that a two-sided test at
+    ``alpha`` detects with probability ``power`` given these sample sizes, in rate units
+    (0.38 = 38 percentage points); ``None`` without runs on a side, or when no change
+    inside [0, 1] is large enough.
+
+    Uses Cohen's arcsine effect size h = 2·asin(√p₂) − 2·asin(√p₁), whose sampling
+    variance is 1/n₁ + 1/n₂ whatever the rate: the detectable h is
+    (z₁₋α/₂ + z_power)·√(1/n₁ + 1/n₂), turned back into rates on the side (drop or rise)
+    where it is smaller. Fisher's exact test is slightly more conservative than this
+    normal approximation, so read it as a lower bound.
+    """
+    if base_runs < 1 or new_runs < 1:
+        return None
+    h = (_z(1 - alpha / 2) + _z(power)) * math.sqrt(1 / base_runs + 1 / new_runs)
+    start = _arcsine(base_rate)
+    found = []
+    if start - h >= 0:
+        found.append(base_rate - math.sin((start - h) / 2) ** 2)
+    if start + h <= math.pi:
+        found.append(math.sin((start + h) / 2) ** 2 - base_rate)
+    return min(found) if found else None
+
+
+def runs_needed(
+    base_rate: float,
+    difference: float,
+    *,
+    alpha: float = DEFAULT_ALPHA,
+    power: float = DEFAULT_POWER,
+) -> int | None:
+    """Runs per side for a two-sided test at ``alpha`` to detect, with probability
+    ``power``, a change of ``difference`` from ``base_rate`` (a drop when the rate allows
+    it, else a rise); ``None`` when neither fits in [0, 1]. Same approximation as
+    :func:`min_detectable_difference`."""
+    if not 0 < difference < 1:
+        raise ValueError(f"difference must be between 0 and 1, got {difference}")
+    if base_rate - difference >= 0:
+        other = base_rate - difference
+    elif base_rate + difference <= 1:
+        other = base_rate + difference
+    else:
+        return None
+    h = abs(_arcsine(base_rate) - _arcsine(other))
+    z = _z(1 - alpha / 2) + _z(power)
+    return max(2, math.ceil(2 * (z / h) ** 2))
+
+
+class Sprt:
+    """Wald's sequential probability ratio test of a success rate against ``minimum``.
+
+    H0: rate = ``minimum − margin`` against H1: rate = ``minimum + margin`` (the margin
+    narrowed so both stay inside (0, 1)). After each valid run the log-likelihood ratio
+    moves by log(p₁/p₀) for a success and log((1−p₁)/(1−p₀)) for a failure; at or above
+    log((1−β)/α) the gate has **passed**, at or below log(β/(1−α)) it has **failed**,
+    in between more runs are needed. Wald's bounds: when the true rate is at or below
+    p₀ the chance of ever deciding "passed" is at most about α; at or above p₁ the
+    chance of deciding "failed" is at most about β (here β = α). Between p₀ and p₁ (the
+    indifference zone) either verdict may come.
+    """
+
+    def __init__(
+        self, minimum: float, *, alpha: float = STOP_ALPHA, margin: float = STOP_MARGIN
+    ) -> None:
+        if not 0 < minimum < 1:
+            raise ValueError(f"minimum must be between 0 and 1 (exclusive), got {minimum}")
+        if not 0 < alpha < 0.5:
+            raise ValueError(f"alpha must be between 0 and 0.5, got {alpha}")
+        self.minimum = minimum
+        self.alpha = alpha
+        self.margin = min(margin, minimum / 2, (1 - minimum) / 2)
+        self.low = minimum - self.margin
+        self.high = minimum + self.margin
+        self.step_success = math.log(self.high / self.low)
+        self.step_failure = math.log((1 - self.high) / (1 - self.low))
+        self.upper = math.log((1 - alpha) / alpha)
+        self.lower = math.log(alpha / (1 - alpha))
+
+    def statistic(self, successes: int, failures: int) -> float:
+        """The log-likelihood ratio after these runs."""
+        return successes * self.step_success + failures * self.step_failure
+
+    def decide(self, successes: int, failures: int) -> bool | None:
+        """``True`` (passed), ``False`` (failed) or ``None`` (not settled yet)."""
+        value = self.statistic(successes, failures)
+        if value >= self.upper:
+            return True
+        if value <= self.lower:
+            return False
+        return None
+
+    def describe(self) -> str:
+        return (
+            f"SPRT of {self.low:.0%} against {self.high:.0%}, "
+            f"error rates <= {self.alpha:g} each way"
+        )

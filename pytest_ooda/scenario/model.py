@@ -239,11 +239,21 @@ class AggregateExpect:
     min_success_rate: float | None = None
     max_mean_iterations: float | None = None
     max_mean_cost: float | None = None
+    #: ``success_rate.stop_early``: skip the remaining runs once a sequential test has
+    #: settled the verdict (docs/evaluating.md).
+    stop_early: bool = False
+    #: ``success_rate.min_runs``: the valid runs a verdict needs.
+    min_runs: int | None = None
 
     def to_yaml(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
         if self.min_success_rate is not None:
-            out["success_rate"] = {"min": _plain(self.min_success_rate)}
+            rate: dict[str, Any] = {"min": _plain(self.min_success_rate)}
+            if self.stop_early:
+                rate["stop_early"] = True
+            if self.min_runs is not None:
+                rate["min_runs"] = self.min_runs
+            out["success_rate"] = rate
         if self.max_mean_iterations is not None:
             out["max_mean_iterations"] = _plain(self.max_mean_iterations)
         if self.max_mean_cost is not None:

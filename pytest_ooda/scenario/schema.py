@@ -506,6 +506,8 @@ class _Validator:
         if not any(block.get(key) is not None for key in _AGGREGATE_KEYS):
             return None
         rate = None
+        stop_early = False
+        min_runs: int | None = None
         if block.get("success_rate") is not None:
             value, mark = self.get(block, "success_rate")
             if not isinstance(value, YamlMapping):
@@ -514,7 +516,7 @@ class _Validator:
                     f"got {type_name(value)}",
                     mark,
                 )
-            self.keys(value, ("min",), "expect.success_rate")
+            self.keys(value, ("min", "stop_early", "min_runs"), "expect.success_rate")
             if value.get("min") is None:
                 raise self.fail("expect.success_rate: give min (a rate from 0 to 1)", mark)
             low, rate_mark = self.get(value, "min")
@@ -525,6 +527,15 @@ class _Validator:
                     rate_mark,
                     f"for {rate:g}% write {rate / 100:g}" if rate <= 100 else None,
                 )
+            if value.get("stop_early") is not None:
+                flag, flag_mark = self.get(value, "stop_early")
+                if not isinstance(flag, bool):
+                    raise self.fail("expect.success_rate.stop_early: expected true or false", flag_mark)
+                stop_early = flag
+            if value.get("min_runs") is not None:
+                min_runs = self.integer(
+                    *self.get(value, "min_runs"), "expect.success_rate.min_runs", 1
+                )
         iterations = self.optional(block, "max_mean_iterations", "expect", self.number, None)
         if iterations is not None and iterations < 1:
             _, mark = self.get(block, "max_mean_iterations")
@@ -533,7 +544,7 @@ class _Validator:
                 mark,
             )
         cost = self.optional(block, "max_mean_cost", "expect", self.number, None)
-        return AggregateExpect(rate, iterations, cost)
+        return AggregateExpect(rate, iterations, cost, stop_early=stop_early, min_runs=min_runs)
 
     def file_check(self, checks: YamlMapping, key: Any) -> FileCheck:
         where = f"expect.files[{key!r}]"
