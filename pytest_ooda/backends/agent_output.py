@@ -275,9 +275,10 @@ def _claude_result(event: dict[str, Any]) -> dict[str, Any]:
     )
     cost = event.get("total_cost_usd")
     model_usage = event.get("modelUsage")
-    text = event.get("result") if isinstance(event.get("result"), str) else ""
+    result = event.get("result")
+    text = result if isinstance(result, str) else ""
     return {
-        "text": event.get("result") if isinstance(event.get("result"), str) else "",
+        "text": text,
         "input_tokens": _int(usage.get("input_tokens")),
         "output_tokens": _int(usage.get("output_tokens")),
         "cache_read_tokens": _int(usage.get("cache_read_input_tokens")),

@@ -33,6 +33,7 @@ from pytest_ooda.config.model import (
     Procedure,
     Provenance,
     RedactSettings,
+    RetrySettings,
     RunSettings,
 )
 from pytest_ooda.config.run_settings import resolve_run_settings, resolve_sandbox
@@ -72,6 +73,7 @@ __all__ = [
     "Procedure",
     "Provenance",
     "RedactSettings",
+    "RetrySettings",
     "RunSettings",
     "check_config_file",
     "display_path",

@@ -147,6 +147,7 @@ def merge_layers(
             ai_output=get("ai_output"),
             max_cost=get("max_cost"),
             max_tokens=get("max_tokens"),
+            retry=get("retry"),
             location=raw.location,
             field_locations=MappingProxyType(
                 {key: s.location for key, s in fields.items() if s.location is not None}

@@ -61,6 +61,19 @@ class Provenance:
 
 
 @dataclass(frozen=True)
+class RetrySettings:
+    """``retry:`` (loop, procedure or scenario): how an iteration spoiled by the
+    infrastructure (an API's 429/529/5xx, a dropped connection, an agent that died
+    before any output) is tried again. ``attempts`` more tries at most; the wait before
+    try k is ``delay·2^(k−1)`` seconds, capped at ``max_delay``, with jitter (a random
+    half to all of it), and never shorter than a ``Retry-After`` the API sent."""
+
+    attempts: int = 2
+    delay: float = 1.0
+    max_delay: float = 60.0
+
+
+@dataclass(frozen=True)
 class ApiSettings:
     """An ``ai_api:`` mapping: talk to a model over HTTP instead of running a CLI."""
 
@@ -144,6 +157,7 @@ class Procedure:
     prompt_format: PromptFormat = "ooda"
     #: Where this procedure's live runs execute (``None``: as ``loop.sandbox`` says).
     sandbox: SandboxSpec | None = None
+    retry: RetrySettings | None = None
 
     def phases(self) -> dict[str, tuple[FragmentAction, ...]]:
         """The four phase lists in ``PHASES`` order."""
@@ -182,6 +196,7 @@ class LoopSettings:
     prompt_format: PromptFormat = "ooda"
     #: Where live runs execute (``None``: no sandbox); see docs/sandbox.md.
     sandbox: SandboxSpec | None = None
+    retry: RetrySettings | None = None
 
 
 @dataclass(frozen=True)
@@ -269,3 +284,5 @@ class RunSettings:
     prompt_format: PromptFormat = "ooda"
     #: Where the run's processes execute (``None``: no sandbox); see docs/sandbox.md.
     sandbox: SandboxSpec | None = None
+    #: Retries after infrastructure errors (the procedure's ``retry:``, else the loop's).
+    retry: RetrySettings = field(default_factory=RetrySettings)

@@ -10,7 +10,13 @@ from typing import TYPE_CHECKING
 
 from pytest_ooda._types import AI_OUTPUTS
 from pytest_ooda._util import did_you_mean, display_path
-from pytest_ooda.config.model import ApiSettings, Config, Provenance, RunSettings
+from pytest_ooda.config.model import (
+    ApiSettings,
+    Config,
+    Provenance,
+    RetrySettings,
+    RunSettings,
+)
 from pytest_ooda.config.schema import ALIAS_OUTPUT_FLAGS, BUILTIN_ALIAS_OUTPUTS, BUILTIN_ALIASES
 from pytest_ooda.errors import ConfigError
 
@@ -253,6 +259,7 @@ def resolve_run_settings(
         max_tokens=int(tokens) if tokens is not None else None,
         prompt_format=proc.prompt_format,
         sandbox=sandbox,
+        retry=proc.retry or config.loop.retry or RetrySettings(),
     )
 
 

@@ -106,6 +106,7 @@ LOOP_KEYS = (
     "log_timestamp_format",
     "prompt_format",
     "sandbox",
+    "retry",
 )
 PROCEDURE_KEYS = (
     "display",
@@ -124,6 +125,7 @@ PROCEDURE_KEYS = (
     "max_tokens",
     "prompt_format",
     "sandbox",
+    "retry",
 )
 FRAGMENT_KEYS = ("content", "path", "parameters")
 API_KEYS = (
@@ -157,6 +159,7 @@ LOOP_DEFAULTS: Mapping[str, Any] = MappingProxyType(
         "prompt_format": PROMPT_FORMATS[0],
         # None: no sandbox (`none`), with a once-per-session note for unattended agents.
         "sandbox": None,
+        "retry": None,
     }
 )
 
@@ -248,6 +251,41 @@ def _check_cost(value: Any) -> Any:
     return float(value)
 
 
+RETRY_KEYS = ("attempts", "delay", "max_delay")
+
+
+def check_retry(value: Any) -> Any:
+    """``retry: {attempts: 2, delay: 1, max_delay: 60}``, or ``retry: 3`` for the
+    attempts alone (0 turns retrying off)."""
+    from pytest_ooda.config.model import RetrySettings
+
+    expected = "a mapping {attempts: N, delay: SECONDS, max_delay: SECONDS} or a number of attempts"
+    if isinstance(value, int) and not isinstance(value, bool):
+        if value < 0:
+            raise _Invalid("a number of attempts >= 0")
+        return RetrySettings(attempts=value)
+    if not hasattr(value, "items"):
+        raise _Invalid(expected)
+    unknown = [str(key) for key in value if key not in RETRY_KEYS]
+    if unknown:
+        raise _Invalid(f"{expected} (unknown key {unknown[0]!r})")
+    attempts = value.get("attempts", RetrySettings.attempts)
+    if isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 0:
+        raise _Invalid("retry.attempts to be an integer >= 0")
+    delays = {}
+    for key in ("delay", "max_delay"):
+        amount = value.get(key, getattr(RetrySettings, key))
+        if (
+            isinstance(amount, bool)
+            or not isinstance(amount, int | float)
+            or not math.isfinite(amount)
+            or amount < 0
+        ):
+            raise _Invalid(f"retry.{key} to be a number of seconds >= 0")
+        delays[key] = float(amount)
+    return RetrySettings(attempts=attempts, **delays)
+
+
 def _check_alias_name(value: Any) -> Any:
     if not isinstance(value, str) or not value.strip():
         raise _Invalid("an alias name (a non-empty string)")
@@ -289,6 +327,7 @@ _LOOP_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "log_timestamp_format": _check_choice(LOG_TIMESTAMP_FORMATS),
         "prompt_format": _check_choice(PROMPT_FORMATS),
         "sandbox": check_sandbox,
+        "retry": check_retry,
     }
 )
 
@@ -308,6 +347,7 @@ _PROCEDURE_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "max_tokens": _check_positive_int,
         "prompt_format": _check_choice(PROMPT_FORMATS),
         "sandbox": check_sandbox,
+        "retry": check_retry,
     }
 )
 

@@ -104,6 +104,10 @@ class IterationRecord:
     turns: int | None = None
     model: str | None = None
     tools_reported: bool = False
+    #: Tries of this iteration that the infrastructure spoiled before this one, and
+    #: (when the last try was spoiled too) why.
+    retries: int = 0
+    infra_error: str | None = None
 
     @property
     def signal_name(self) -> str:
@@ -126,6 +130,10 @@ class IterationRecord:
             parts.append(f"tool_calls={len(self.tool_calls)}")
         if self.permission_denials:
             parts.append(f"denied={len(self.permission_denials)}")
+        if self.retries:
+            parts.append(f"retries={self.retries}")
+        if self.infra_error:
+            parts.append(f"infrastructure error ({self.infra_error})")
         return " ".join(parts)
 
     def denial_warning(self) -> str | None:
@@ -196,6 +204,14 @@ class LoopResult:
     max_cost: float | None = None
     max_tokens: int | None = None
     stopped_by_budget: bool = False
+    #: Why the infrastructure ended the run (retries did not help), ``None`` when it
+    #: did not: such a run measured nothing about the procedure.
+    infra_error: str | None = None
+
+    @property
+    def retries(self) -> int:
+        """Iterations retried after infrastructure errors, over the whole run."""
+        return sum(record.retries for record in self.records)
 
     @property
     def exit_code(self) -> int:

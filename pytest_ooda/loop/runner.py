@@ -7,6 +7,7 @@ budget arithmetic in :mod:`.budget`; what a run produced in :mod:`.result`."""
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import hashlib
 import logging
 import signal
@@ -26,15 +27,17 @@ from pytest_ooda.loop.events import (
     LoopStarted,
     LoopWarning,
 )
+from pytest_ooda.backends.infra import infra_reason
 from pytest_ooda.loop.result import IterationRecord, LoopResult, RunningStats
+from pytest_ooda.loop.retry import backoff, retryable
 from pytest_ooda.loop.signals import decide_outcome, find_signal
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
 
     from pytest_ooda._types import AiOutput, Status
-    from pytest_ooda.backends import Backend, StreamCallback, Usage
-    from pytest_ooda.config import Config, RunSettings
+    from pytest_ooda.backends import Backend, BackendResult, StreamCallback, Usage
+    from pytest_ooda.config import Config, RetrySettings, RunSettings
     from pytest_ooda.sandbox.base import SandboxRun
 
 logger = logging.getLogger("pytest_ooda.loop")
@@ -129,6 +132,9 @@ def run_procedure(
     max_cost: float | None = None,
     max_tokens: int | None = None,
     sandbox: SandboxRun | None = None,
+    retry: RetrySettings | None = None,
+    retries: int | None = None,
+    sleep: Callable[[float], None] = time.sleep,
 ) -> LoopResult:
     """Run procedure ``name`` of ``config`` until success, abort, the limit, or a signal.
 
@@ -144,6 +150,13 @@ def run_procedure(
     (the smallest of each wins): the run stops ``aborted`` after the iteration that
     reaches one. ``sandbox`` is where the AI command runs (a started
     :class:`~pytest_ooda.sandbox.SandboxRun`; the HTTP backend runs no process).
+
+    An iteration the infrastructure spoiled (``BackendResult.infra_error``: a rate limit,
+    an overloaded API, a dropped connection, an agent that died before any output) is
+    tried again per ``retry`` (else the procedure's or the loop's ``retry:``; ``retries``
+    overrides the attempts), waiting as :func:`.retry.backoff` says; it never counts
+    toward the failure threshold. When the tries run out, or the AI backend cannot be
+    started at all, the run ends ``aborted`` with ``LoopResult.infra_error`` saying why.
 
     Raises ``OodaError`` for configuration/prompt mistakes and ``ScenarioError`` when a
     replay runs out; a backend that cannot start ends the run as ``aborted``.
@@ -165,6 +178,11 @@ def run_procedure(
     )
     procedure = config.procedure(name)
     budget = Budget(settings.max_cost, settings.max_tokens)
+    retry_settings = retry if retry is not None else settings.retry
+    if retries is not None:
+        if retries < 0:
+            raise ValueError("retries must be >= 0")
+        retry_settings = dataclasses.replace(retry_settings, attempts=retries)
     if backend is None:
         backend = make_backend(settings, sandbox=sandbox)
     limit = settings.max_iterations
@@ -192,6 +210,7 @@ def run_procedure(
     spent: Usage | None = None  # the run's total so far, for the budget
     stopped_by_budget = False
     status: Status = "interrupted"  # every way out of the loop below sets it
+    infra_error: str | None = None
     error: str | None = None
     cause: str | None = None  # what kind of failure `error` describes
     started = time.monotonic()
@@ -217,19 +236,43 @@ def run_procedure(
                     procedure, iteration=number, max_iterations=limit, context=context, cwd=cwd
                 )
                 emit(IterationStarted(name, number, limit, time.time()))
-                t0 = time.monotonic()
-                try:
-                    out = backend.run(
-                        prompt,
-                        iteration=number,
-                        workdir=cwd,
-                        timeout=timeout,
-                        max_output=buffer,
-                        stream=stream,
+                tried = 0
+                out: BackendResult | None
+                while True:
+                    t0 = time.monotonic()
+                    try:
+                        out = backend.run(
+                            prompt,
+                            iteration=number,
+                            workdir=cwd,
+                            timeout=timeout,
+                            max_output=buffer,
+                            stream=stream,
+                        )
+                    except BackendError as exc:
+                        out = None
+                        infra_error = infra_reason("cannot-start", str(exc).splitlines()[0])
+                        error = str(exc)
+                        break
+                    if (
+                        out.infra_error is None
+                        or tried >= retry_settings.attempts
+                        or not retryable(out.infra_error)
+                    ):
+                        break
+                    tried += 1
+                    wait = backoff(retry_settings, tried, retry_after=out.retry_after)
+                    emit(
+                        LoopWarning(
+                            name,
+                            f"iteration {number}: infrastructure error ({out.infra_error}); "
+                            f"retry {tried} of {retry_settings.attempts} in {wait:.1f}s",
+                            number,
+                        )
                     )
-                except BackendError as exc:
+                    sleep(wait)
+                if out is None:
                     status = "aborted"
-                    error = str(exc)
                     cause = "AI backend could not be started"
                     break
                 duration = time.monotonic() - t0
@@ -266,6 +309,8 @@ def run_procedure(
                     turns=out.turns,
                     model=out.model,
                     tools_reported=out.tools_reported,
+                    retries=tried,
+                    infra_error=out.infra_error,
                 )
                 records.append(record)
                 stats.add(duration)
@@ -291,6 +336,15 @@ def run_procedure(
                 denied = record.denial_warning()
                 if denied is not None:
                     emit(LoopWarning(name, denied, number))
+                if out.infra_error is not None and outcome.kind != "success":
+                    # Retries did not help: the run measured the infrastructure, not the
+                    # procedure. It ends here rather than burn the failure threshold.
+                    status = "aborted"
+                    infra_error = out.infra_error
+                    error = f"infrastructure error: {out.infra_error}"
+                    if tried:
+                        error += f" (still after {tried} retr{'y' if tried == 1 else 'ies'})"
+                    break
                 if outcome.kind == "success":
                     status = "success"
                     break
@@ -326,6 +380,7 @@ def run_procedure(
         workdir=cwd,
         backend=repr(backend),
         error=error,
+        infra_error=infra_error,
     )
     if error and status != "success":
         because = f"{cause}: {error}" if cause else error

@@ -365,22 +365,95 @@ def test_http_backend_from_config_accumulates_usage(
 
 
 @responses.activate
-def test_http_errors_count_as_failures(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_http_client_errors_count_as_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from pytest_ooda.backends.http import HttpBackend
 
     monkeypatch.setenv("ANTHROPIC_API_KEY", "k" * 10)
     url = "https://api.anthropic.com/v1/messages"
-    responses.post(url, status=429, json={"error": "rate limited"})
-    responses.post(url, status=500, body="boom")
+    responses.post(url, status=400, json={"error": "bad request"})
+    responses.post(url, status=404, body="nope")
     config = make_config(tmp_path, threshold=2)
     backend = HttpBackend(provider="anthropic", model="m")
     result = run_procedure(config, "build", backend=backend, max_iterations=5)
     result.assert_status("aborted", iterations=2)
-    assert [r.error for r in result.records] == [
-        'HTTP 429 Too Many Requests: {"error": "rate limited"}',
-        "HTTP 500 Internal Server Error: boom",
-    ]
-    assert result.records[0].reason.startswith("HTTP 429")
+    assert result.infra_error is None
+    assert [r.error for r in result.records][0] == 'HTTP 400 Bad Request: {"error": "bad request"}'
+    assert result.records[0].reason.startswith("HTTP 400")
+
+
+@responses.activate
+def test_http_rate_limits_and_server_errors_are_retried_not_failures(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_ooda.backends.http import HttpBackend
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k" * 10)
+    url = "https://api.anthropic.com/v1/messages"
+    responses.post(url, status=429, json={"error": "rate limited"}, headers={"Retry-After": "7"})
+    responses.post(url, status=500, body="boom")
+    responses.post(
+        url,
+        json={"content": [{"type": "text", "text": "<promise>SUCCESS</promise>"}], "usage": {}},
+    )
+    waits: list[float] = []
+    config = make_config(tmp_path, threshold=1)
+    backend = HttpBackend(provider="anthropic", model="m")
+    result = run_procedure(
+        config, "build", backend=backend, max_iterations=5, sleep=waits.append
+    )
+    # Two spoiled tries neither failed the iteration nor reached failure_threshold=1.
+    result.assert_status("success", iterations=1)
+    assert result.records[0].retries == 2
+    assert result.retries == 2
+    assert result.infra_error is None
+    # Retry-After honoured for the first wait; the second is back-off from 1s * 2.
+    assert waits[0] == 7
+    assert 1.0 <= waits[1] <= 2.0
+
+
+@responses.activate
+def test_retries_run_out_and_the_run_is_an_infrastructure_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_ooda.backends.http import HttpBackend
+
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "k" * 10)
+    url = "https://api.anthropic.com/v1/messages"
+    for _ in range(4):
+        responses.post(url, status=529, body="overloaded")
+    waits: list[float] = []
+    config = make_config(tmp_path, threshold=3)
+    backend = HttpBackend(provider="anthropic", model="m")
+    result = run_procedure(
+        config, "build", backend=backend, max_iterations=5, retries=3, sleep=waits.append
+    )
+    result.assert_status("aborted", iterations=1)
+    assert result.infra_error is not None
+    assert result.infra_error.startswith("overloaded: HTTP 529")
+    assert result.records[0].retries == 3
+    assert len(waits) == 3
+    # Exponential: each wait's upper bound doubles (1, 2, 4 seconds before jitter).
+    assert waits[0] <= 1.0 < waits[2]
+    assert result.error is not None and "still after 3 retries" in result.error
+
+
+def test_an_agent_command_that_cannot_start_is_an_infrastructure_error(
+    tmp_path: Path,
+) -> None:
+    config = make_config(tmp_path, threshold=3)
+    result = run_procedure(
+        config, "build", ai_cmd="no-such-agent-command-xyz", max_iterations=2, sleep=_no_sleep
+    )
+    result.assert_status("aborted", iterations=0)
+    assert result.infra_error is not None
+    assert result.infra_error.startswith("cannot-start: ")
+    assert "no-such-agent-command-xyz" in result.infra_error
+
+
+def _no_sleep(seconds: float) -> None:
+    raise AssertionError(f"a command that cannot start is not retried (asked to wait {seconds})")
 
 
 # --------------------------------------------------------------------------- results and events
