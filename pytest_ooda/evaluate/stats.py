@@ -140,20 +140,19 @@ def min_detectable_difference(
 
     Uses Cohen's arcsine effect size h = 2·asin(√p₂) − 2·asin(√p₁), whose sampling
     variance is 1/n₁ + 1/n₂ whatever the rate: the detectable h is
-    (z₁₋α/₂ + z_power)·√(1/n₁ + 1/n₂), turned back into rates on the side (drop or rise)
-    where it is smaller. Fisher's exact test is slightly more conservative than this
+    (z₁₋α/₂ + z_power)·√(1/n₁ + 1/n₂), turned back into a drop from ``base_rate`` (what
+    a regression check is for), or a rise when the rate is too low to drop that far. Fisher's exact test is slightly more conservative than this
     normal approximation, so read it as a lower bound.
     """
     if base_runs < 1 or new_runs < 1:
         return None
     h = (_z(1 - alpha / 2) + _z(power)) * math.sqrt(1 / base_runs + 1 / new_runs)
     start = _arcsine(base_rate)
-    found = []
     if start - h >= 0:
-        found.append(base_rate - math.sin((start - h) / 2) ** 2)
+        return base_rate - math.sin((start - h) / 2) ** 2
     if start + h <= math.pi:
-        found.append(math.sin((start + h) / 2) ** 2 - base_rate)
-    return min(found) if found else None
+        return math.sin((start + h) / 2) ** 2 - base_rate
+    return None
 
 
 def runs_needed(
