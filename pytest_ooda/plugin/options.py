@@ -162,6 +162,15 @@ class PluginSettings:
     variants: tuple[Variant, ...] = ()
     #: ``--ooda-regrade``: replays ask the judge again instead of using recorded verdicts.
     regrade: bool = False
+    #: ``--ooda-retries``: tries after an infrastructure error (``None``: the config's).
+    retries: int | None = None
+    #: ``--ooda-max-concurrent``: live runs at once per agent command or API, across
+    #: xdist workers (``None``: no cap).
+    max_concurrent: int | None = None
+    #: ``--ooda-resume``: skip the runs the results directory already holds.
+    resume: bool = False
+    #: ``--ooda-stop-early``: stop every gated scenario early (as ``stop_early: true``).
+    stop_early: bool = False
 
     @classmethod
     def from_values(
@@ -197,6 +206,8 @@ class PluginSettings:
                 "results",
                 "shard",
                 "sandbox",
+                "retries",
+                "max_concurrent",
             )
         }
         _check_paths(config_file, scenario_dir, labels)
@@ -237,6 +248,10 @@ class PluginSettings:
                 _option_label("variant", (sources or {}).get("variant", "default")),
             ),
             regrade=bool(values.get("regrade")),
+            retries=_count(values.get("retries"), labels["retries"], minimum=0),
+            max_concurrent=_count(values.get("max_concurrent"), labels["max_concurrent"]),
+            resume=bool(values.get("resume")),
+            stop_early=bool(values.get("stop_early")),
         )
 
     def runs_for(self, scenario_repeat: int | None) -> int:
@@ -334,6 +349,14 @@ def _sandbox(value: str | None, label: str) -> str | None:
     except OptionError as exc:
         raise pytest.UsageError(f"{label}: {exc.message}") from None
     return kind
+def _count(value: Any, label: str, *, minimum: int = 1) -> int | None:
+    """A whole number option (``--ooda-retries 0``, ``--ooda-max-concurrent 4``)."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    if not text.isdigit() or int(text) < minimum:
+        raise pytest.UsageError(f"{label}: expected an integer >= {minimum}, got {value!r}")
+    return int(text)
 
 
 def _repeat(value: str | None, label: str) -> int | None:
@@ -516,6 +539,33 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "on the second of four CI machines",
         metavar="K/N",
         ini=False,
+    ),
+    OptionSpec(
+        "retries",
+        "tries of an iteration after an infrastructure error (rate limit, overload, 5xx, "
+        "dropped connection, agent dying before any output); beats every retry: setting "
+        "(default: the config's, else 2; 0 turns retrying off)",
+        metavar="N",
+    ),
+    OptionSpec(
+        "max_concurrent",
+        "at most N live runs at once per agent command or API, across all xdist workers "
+        "(the others wait; the progress line shows how long)",
+        metavar="N",
+    ),
+    OptionSpec(
+        "resume",
+        "resume an interrupted measurement: runs the results directory already holds "
+        "(same scenario, prompt and run number, not an error) are not run again",
+        kind="bool",
+        default=False,
+    ),
+    OptionSpec(
+        "stop_early",
+        "skip a gated scenario's remaining runs once a sequential test has settled its "
+        "success_rate gate (as stop_early: true on every gate)",
+        kind="bool",
+        default=False,
     ),
     OptionSpec(
         "fragment_coverage",
