@@ -292,15 +292,15 @@ def check_gates(stats: ScenarioStats) -> list[str]:
     if gates is None:
         return []
     problems = []
+    settled = early_verdict(stats)
+    sprt = gates.sprt
     needed = required_runs(stats)
-    if stats.valid_runs < needed:
+    if settled is None and stats.valid_runs < needed:
         errors = f", {stats.error_text()} infrastructure error(s)" if stats.errors else ""
         return [
             f"only {stats.valid_runs} valid run(s) of {stats.runs}{errors}: the aggregate "
             f"expectations need at least {needed}"
         ]
-    settled = early_verdict(stats)
-    sprt = gates.sprt
     if settled is not None and sprt is not None:
         if not settled:
             low, high = stats.interval
