@@ -50,7 +50,7 @@ MIN_VALID_RUNS = 5
 
 def outcome_of(record: RunRecord) -> str:
     """``success``, ``failure`` or ``error``: the record's three-way outcome."""
-    return record.outcome
+    return record.run_outcome
 
 
 @dataclass(frozen=True)

@@ -140,6 +140,8 @@ def _iteration(
         files=_files(files, redactor),
         output_tail=_tail(record.output, redactor),
         error=redactor(record.error) if record.error is not None else None,
+        retries=record.retries,
+        infra_error=redactor(record.infra_error) if record.infra_error is not None else None,
     )
 
 

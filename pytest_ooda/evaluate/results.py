@@ -74,6 +74,10 @@ class IterationEntry:
     files: Mapping[str, FileChange] = field(default_factory=lambda: MappingProxyType({}))
     output_tail: str = ""
     error: str | None = None
+    #: Tries of the iteration the infrastructure spoiled before this one, and (when the
+    #: last try was spoiled too) why.
+    retries: int = 0
+    infra_error: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -92,6 +96,8 @@ class IterationEntry:
             "files": dict(self.files),
             "output_tail": self.output_tail,
             "error": self.error,
+            "retries": self.retries,
+            "infra_error": self.infra_error,
         }
 
 
@@ -167,6 +173,12 @@ class RunRecord:
     variant: str | None = None
     #: The model-graded rubric's votes, reasons, usage and verdict.
     judge: Mapping[str, Any] | None = None
+    #: Runs of one measurement share a series: a session's own stamp, or, under
+    #: ``--ooda-resume``, the series it resumed. ``ooda report`` counts a run of a series
+    #: once (``None``: the record's ``session``).
+    series: str | None = None
+    #: Seconds the run waited for a slot under ``--ooda-max-concurrent``.
+    queued_s: float | None = None
 
     def __post_init__(self) -> None:
         if self.outcome is None:
@@ -242,6 +254,8 @@ class RunRecord:
             "sandbox": dict(self.sandbox) if self.sandbox is not None else None,
             "variant": self.variant,
             "judge": dict(self.judge) if self.judge is not None else None,
+            "series": self.series,
+            "queued_s": self.queued_s,
         }
 
     def to_line(self) -> str:
@@ -363,6 +377,8 @@ class _Reader:
             files=self.files(data.get("files"), f"{where}.files"),
             output_tail=self.optional(data, "output_tail", (str,), where) or "",
             error=self.optional(data, "error", (str,), where),
+            retries=self.optional(data, "retries", (int,), where) or 0,
+            infra_error=self.optional(data, "infra_error", (str,), where),
         )
 
     def fragments(self, value: Any) -> tuple[FragmentHash, ...]:
@@ -478,6 +494,8 @@ class _Reader:
             sandbox=MappingProxyType(sandbox) if sandbox is not None else None,
             variant=self.optional(data, "variant", (str,), ""),
             judge=MappingProxyType(judge) if judge is not None else None,
+            series=self.optional(data, "series", (str,), ""),
+            queued_s=self.optional(data, "queued_s", (int, float), ""),
         )
 
 

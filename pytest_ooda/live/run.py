@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from pytest_ooda.evaluate.results import FragmentHash, RunRecord
     from pytest_ooda.judge.run import Judged
     from pytest_ooda.live.settings import LiveSettings
+    from pytest_ooda.live.slots import Slot
     from pytest_ooda.loop import LoopEvent, LoopResult
     from pytest_ooda.redact import Redactor
     from pytest_ooda.scenario import Assessment, Drift, Recorder, Scenario
@@ -301,9 +302,14 @@ def _prepare(
 
 
 @contextlib.contextmanager
-def _run_dir(discard: Callable[[Path], None] | None) -> Iterator[Path]:
-    """A new directory for one live run, handed to ``discard`` when the run is over."""
-    directory = Path(tempfile.mkdtemp(prefix="ooda-live-"))
+def _run_dir(
+    discard: Callable[[Path], None] | None, parent: Path | None = None
+) -> Iterator[Path]:
+    """A new directory for one live run (under ``parent`` when given), handed to
+    ``discard`` when the run is over."""
+    if parent is not None:
+        parent.mkdir(parents=True, exist_ok=True)
+    directory = Path(tempfile.mkdtemp(prefix="ooda-live-", dir=parent))
     try:
         yield directory
     finally:
@@ -367,6 +373,8 @@ def _loop(
         "ai_output": settings.ai_output,
         "max_cost": tightest(scenario.max_cost, settings.max_cost),
         "max_tokens": tightest(scenario.max_tokens, settings.max_tokens),
+        "retry": scenario.retry,
+        "retries": settings.retries,
         **run_options,
     }
     return run_procedure(
@@ -378,6 +386,20 @@ def _loop(
         on_event=on_event,
         **options,
     )
+
+
+@contextlib.contextmanager
+def _slot(prepared: _Prepared, settings: LiveSettings) -> Iterator[Slot | None]:
+    """Under ``max_concurrent``: hold one of the AI command's (or API's) slots for the
+    run, shared with every process of the session; else nothing to hold."""
+    if settings.max_concurrent is None or settings.slots_dir is None:
+        yield None
+        return
+    from pytest_ooda.live.slots import acquire
+
+    identity = prepared.identity.command or prepared.identity.api or "ai"
+    with acquire(settings.slots_dir, identity, settings.max_concurrent) as slot:
+        yield slot
 
 
 def agent_warnings(result: LoopResult) -> list[str]:
@@ -477,6 +499,7 @@ def _results_record(
     nodeid: str,
     sandbox: Mapping[str, str | None] | None = None,
     judged: Judged | None = None,
+    queued: float | None = None,
 ) -> RunRecord:
     from pytest_ooda.evaluate.record import build_record
 
@@ -500,6 +523,13 @@ def _results_record(
     )
     kind, reason = outcome
     grading = judged.grading if judged is not None else None
+    aggregate = record.aggregate_expect
+    if settings.stop_early and aggregate is not None and "success_rate" in aggregate:
+        # The record states the gate as this session applied it.
+        aggregate = {
+            **aggregate,
+            "success_rate": {**aggregate["success_rate"], "stop_early": True},
+        }
     return replace(
         record,
         outcome=kind,
@@ -508,6 +538,9 @@ def _results_record(
         sandbox=sandbox,
         variant=settings.variant.name if settings.variant is not None else None,
         judge=grading.as_dict() if grading is not None else None,
+        retries=result.retries,
+        aggregate_expect=aggregate,
+        queued_s=round(queued, 3) if queued is not None else None,
     )
 
 
@@ -569,7 +602,9 @@ def run_live(
     with contextlib.ExitStack() as stack:
         if workdir is None:
             workdir = _fresh_workspace(
-                scenario, stack.enter_context(_run_dir(discard)), root=settings.root
+                scenario,
+                stack.enter_context(_run_dir(discard, settings.runs_dir)),
+                root=settings.root,
             )
         spec = isolation.resolve(prepared.config, scenario, settings.sandbox)
         prepared.warnings.extend(
@@ -594,6 +629,7 @@ def run_live(
             if on_event is not None:
                 on_event(event)
 
+        queued = stack.enter_context(_slot(prepared, settings))
         started = time.time()
         result = _loop(
             prepared,
@@ -648,6 +684,7 @@ def run_live(
         nodeid=nodeid,
         sandbox=isolation.identity(sandbox),
         judged=judged,
+        queued=queued.waited if queued is not None else None,
     )
     report = ""
     judge_error = judged.error if judged is not None else None

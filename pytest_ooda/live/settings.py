@@ -53,3 +53,15 @@ class LiveSettings:
     #: A directory to create with a ``.gitignore`` of ``*`` if a run writes into it
     #: first (the default ``.ooda/``), so nothing written there reaches a commit.
     ignore_dir: Path | None = None
+    #: ``--ooda-retries``: tries after an infrastructure error, beating every ``retry:``
+    #: setting (``None``: the scenario's, procedure's or loop's, else 2).
+    retries: int | None = None
+    #: ``--ooda-max-concurrent``: at most this many runs at once per AI command or API,
+    #: counted with lock files in ``slots_dir`` (shared by every xdist worker).
+    max_concurrent: int | None = None
+    slots_dir: Path | None = None
+    #: Where each run's temporary directory is made (``None``: the system's temp dir):
+    #: the session's, so a crashed worker's run can be found and removed.
+    runs_dir: Path | None = None
+    #: ``--ooda-stop-early``: every ``success_rate`` gate stops early.
+    stop_early: bool = False

@@ -8,10 +8,16 @@ interleaving) and judges each scenario over all its runs, wherever they ran. Wor
 register nothing of this.
 
 The gate: once the run loop ends, every scenario with ``expect.success_rate`` /
-``max_mean_iterations`` / ``max_mean_cost`` is judged over the runs this session made;
-each one missed counts as a failure of the session (exit code 1), the way coverage
-gates work. Under ``--ooda-shard K/N`` with N > 1 a session holds only a share of each
-scenario's runs, so the gate is left to ``ooda report --check`` over the merged files.
+``max_mean_iterations`` / ``max_mean_cost`` is judged over the valid runs this session
+made (with ``--ooda-resume``, and the earlier runs it did not make again); each one
+missed counts as a failure of the session (exit code 1), the way coverage gates work —
+the gated scenario's failed runs are ``xfail`` samples (:mod:`.pacing`). Under
+``--ooda-shard K/N`` with N > 1 a session holds only a share of each scenario's runs, so
+the gate is left to ``ooda report --check`` over the merged files.
+
+The same process keeps the session's shared state: the tally of finished runs per
+scenario that early stopping reads (:mod:`pytest_ooda.evaluate.tally`), and, under
+pytest-xdist, the record of a run whose worker crashed (``pytest_handlecrashitem``).
 """
 
 from __future__ import annotations
@@ -50,6 +56,48 @@ class LiveRuns:
         self._log: ResultsLog | None = None
         # The results file is named after the session's start, created with its first run.
         self._started = time.time()
+        #: ``--ooda-resume``: earlier runs by id, and those that stand for this
+        #: session's skipped items; the series the session continues.
+        self._earlier: dict[str, RunRecord] = {}
+        self.resumed: list[RunRecord] = []
+        self.series: str | None = None
+        if self.settings.resume:
+            from pytest_ooda.plugin.pacing import finished_runs
+
+            found = finished_runs(config)
+            self._earlier = {record.id: record for record in found.values()}
+            if found:
+                latest = max(found.values(), key=lambda record: record.finished_at)
+                self.series = latest.series or latest.session
+
+    @property
+    def measured(self) -> list[RunRecord]:
+        """The runs the table and the gates cover: this session's and the resumed ones."""
+        return [*self.resumed, *self.records]
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        """pytest-xdist: hand each worker the session directory (tallies, slots, runs)."""
+        from pytest_ooda.plugin.pacing import WORKER_INPUT, pacing
+
+        node.workerinput[WORKER_INPUT] = str(pacing(self.config).directory)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
+        """pytest-xdist: a worker died while running ``crashitem``. A live run of it is
+        recorded as an infrastructure ``error`` and counted, and what it left is
+        removed; pytest-xdist itself reports the item as failed."""
+        from pytest_ooda.plugin.pacing import crashed_run, pacing
+
+        text = str(report.longrepr or "").strip().splitlines()
+        message = text[-1] if text else "the worker running it crashed"
+        data = crashed_run(
+            pacing(self.config), crashitem, message, root=self.settings.rootpath
+        )
+        if data is not None:
+            record = self._keep(data)
+            if record is not None:
+                self._progress(f"ooda: {live_line(record)}")
 
     # ------------------------------------------------------------------ per report
 
@@ -58,6 +106,7 @@ class LiveRuns:
             return
         data = getattr(report, REPORT_ATTRIBUTE, None)
         if not isinstance(data, dict):
+            self._resumed(report)
             return
         record = self._keep(data)
         if record is None:
@@ -72,6 +121,9 @@ class LiveRuns:
         )
         if recorded:
             self.recorded.append(f"{record.label} -> {recorded}")
+        self._progress(f"ooda: {live_line(record, recorded)}")
+
+    def _progress(self, line: str) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
         if reporter is not None and self.config.get_verbosity() > -2:
             writer = self.config.get_terminal_writer()
@@ -79,7 +131,15 @@ class LiveRuns:
             # the line is taken; start a new one ourselves.
             if reporter.currentfspath is None and writer.width_of_current_line:
                 writer.line()
-            reporter.write_line(f"ooda: {live_line(record, recorded)}")
+            reporter.write_line(line)
+
+    def _resumed(self, report: pytest.TestReport) -> None:
+        """A resumed item: the earlier run it names counts in this session's numbers."""
+        from pytest_ooda.plugin.pacing import RESUMED_PROPERTY
+
+        for name, value in report.user_properties:
+            if name == RESUMED_PROPERTY and isinstance(value, str) and value in self._earlier:
+                self.resumed.append(self._earlier[value])
 
     def _keep(self, data: dict[str, Any]) -> RunRecord | None:
         from pytest_ooda.errors import OodaError
@@ -91,9 +151,22 @@ class LiveRuns:
             # Made by this pytest-ooda a moment ago; a hook must not raise regardless.
             self.log_error = f"a run's results record is malformed: {error}"
             return None
+        from dataclasses import replace
+
+        from pytest_ooda.evaluate import tally
+        from pytest_ooda.plugin.pacing import pacing
+
         log = self._results_log()
         record = log.stamp(record)
+        record = replace(record, series=self.series or record.session)
         self.records.append(record)
+        # Early stopping on any worker reads this before starting another run.
+        try:
+            tally.add(
+                pacing(self.config).tallies, record.procedure, record.scenario, record.run_outcome
+            )
+        except OSError:
+            pass  # without the tally a run is only not skipped: nothing is lost
         if self.log_error is not None:
             return record
         try:
@@ -125,7 +198,7 @@ class LiveRuns:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, None]:
         outcome = yield
-        if outcome.excinfo is not None or not self.records:
+        if outcome.excinfo is not None or not self.measured:
             return
         if self.log_error is not None:
             # The runs were made to be measured: losing their record fails the session.
@@ -133,7 +206,7 @@ class LiveRuns:
         from pytest_ooda.evaluate.aggregate import summarize
         from pytest_ooda.evaluate.render_text import gate_lines
 
-        stats = summarize(self.records)
+        stats = summarize(self.measured)
         if not any(item.gates is not None for item in stats):
             return
         shard = self.settings.shard
@@ -150,14 +223,14 @@ class LiveRuns:
     # ------------------------------------------------------------------ the summary
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
-        if not self.records and not self.recorded:
+        if not self.measured and not self.recorded:
             return
         from pytest_ooda.evaluate.aggregate import summarize
         from pytest_ooda.evaluate.render_text import notes, stats_table
         from pytest_ooda.evaluate.stats import DEFAULT_K
 
         terminalreporter.write_sep("-", "ooda live runs")
-        stats = summarize(self.records)
+        stats = summarize(self.measured)
         if stats:
             for line in stats_table(stats, DEFAULT_K):
                 terminalreporter.write_line(line)
@@ -168,6 +241,10 @@ class LiveRuns:
             terminalreporter.write_line(f"note: {self.gate_note}")
         for line in notes(stats):
             terminalreporter.write_line(line)
+        if self.resumed:
+            terminalreporter.write_line(
+                f"resumed: {len(self.resumed)} earlier run(s) counted, not run again"
+            )
         for line in self.recorded:
             terminalreporter.write_line(f"recorded: {line}")
         if self.log_error is not None:
@@ -180,8 +257,13 @@ class LiveRuns:
             )
 
     def pytest_unconfigure(self) -> None:
+        from pytest_ooda.plugin.pacing import PACING
+
         if self._log is not None:
             self._log.close()
+        state = self.config.stash.get(PACING, None)
+        if state is not None:
+            state.close()
 
 
 def attach_record(report: pytest.TestReport, record: dict[str, Any]) -> None:

@@ -569,12 +569,19 @@ class LiveItem(ScenarioItem):
         self.variant = variant
 
     def runtest(self) -> None:
-        from pytest_ooda.plugin import scenarios
+        from pytest_ooda.plugin import pacing, scenarios
+        from pytest_ooda.scenario import load_for
 
         self.skip_if_broken()
         self.check_unique()
         node = self.procedure_node
         state = self.config.stash[PLUGIN_STATE]
+        try:
+            scenario = load_for(node.procedure.name, self.scenario_path)
+        except OodaError as error:
+            raise locate_compose_error(error, node.procedure) from None
+        # Resumed or stopped early: skipped here. Else where the run's files go.
+        runs_dir = pacing.before_run(self, scenario)
         try:
             summary = scenarios.run_live(
                 node.loaded.path,
@@ -590,6 +597,9 @@ class LiveItem(ScenarioItem):
                 discard=state.discard,
                 said=state.said,
                 variant=self.variant,
+                scenario=scenario,
+                slots_dir=pacing.pacing(self.config).slots,
+                runs_dir=runs_dir,
             )
         except NoAICommandError as missing:
             self.stash[SKIP_AT_ITEM] = True
@@ -601,8 +611,7 @@ class LiveItem(ScenarioItem):
             self.user_properties.append((report.RECORDED_PROPERTY, shown))
         # The run travels to the process that measures it as its results record only.
         self.stash[LIVE_RECORD] = summary.record.to_json()
-        if summary.problems or summary.report:
-            raise ItemFailure(summary.report)
+        pacing.after_run(self, summary)
 
 
 def iter_procedure_nodes(items: Iterable[pytest.Item]) -> Iterator[ProcedureNode]:

@@ -321,6 +321,11 @@ def live_line(record: RunRecord, recorded: str | None = None) -> str:
         parts.append(f"tokens={usage.input_tokens}in/{usage.output_tokens}out")
     if record.cost is not None:
         parts.append(f"cost=${record.cost:.4f}")
+    if record.retries:
+        parts.append(f"retries={record.retries}")
+    if record.queued_s is not None and record.queued_s >= 0.05:
+        # --ooda-max-concurrent: how long the run waited for a slot before it started.
+        parts.append(f"queued={record.queued_s:.1f}s")
     if recorded:
         parts.append(f"recorded -> {recorded}")
     if record.problems:

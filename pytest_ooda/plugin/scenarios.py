@@ -199,8 +199,11 @@ def _warn_judge_notes(scenario: Scenario, replayed: Replayed, path: Path) -> Non
 # --------------------------------------------------------------------------- live
 
 
-def live_settings(settings: PluginSettings) -> LiveSettings:
-    """The session's options as the library's live-run settings."""
+def live_settings(
+    settings: PluginSettings, *, slots_dir: Path | None = None, runs_dir: Path | None = None
+) -> LiveSettings:
+    """The session's options as the library's live-run settings (``slots_dir`` and
+    ``runs_dir``: the session directory's, shared by the xdist workers)."""
     from pytest_ooda.live import LiveSettings
 
     return LiveSettings(
@@ -217,6 +220,11 @@ def live_settings(settings: PluginSettings) -> LiveSettings:
         sandbox=settings.sandbox,
         judge_cache=settings.results_dir,
         ignore_dir=results_ignore_dir(settings),
+        retries=settings.retries,
+        max_concurrent=settings.max_concurrent,
+        slots_dir=slots_dir,
+        runs_dir=runs_dir,
+        stop_early=settings.stop_early,
     )
 
 
@@ -241,6 +249,9 @@ def run_live(
     discard: Callable[[Path], None] | None = None,
     said: set[str] | None = None,
     variant: Variant | None = None,
+    scenario: Scenario | None = None,
+    slots_dir: Path | None = None,
+    runs_dir: Path | None = None,
 ) -> LiveRun:
     """Run the scenario at ``path`` live (:func:`pytest_ooda.live.run_live`) and issue
     the run's warnings at their files; the caller decides the item's verdict. A
@@ -251,7 +262,10 @@ def run_live(
         collected,
         procedure,
         path,
-        settings=replace(live_settings(settings), variant=variant),
+        scenario=scenario,
+        settings=replace(
+            live_settings(settings, slots_dir=slots_dir, runs_dir=runs_dir), variant=variant
+        ),
         read_only=read_only,
         show_output=show_output,
         run=run,

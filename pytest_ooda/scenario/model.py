@@ -18,6 +18,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.backends import ToolCall, Usage
     from pytest_ooda.judge.model import JudgeSpec, RecordedGrading
+    from pytest_ooda.config import RetrySettings
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.sandbox.base import SandboxRun
     from pytest_ooda.sandbox.spec import SandboxSpec
@@ -48,6 +49,7 @@ _TOP_KEYS = (
     "sandbox",
     "judged",
     "variants",
+    "retry",
 )
 _EXPECT_KEYS = ("status", "iterations", "signals", "files", "tools", "commands", "judge")
 _TOOLS_KEYS = ("called", "not_called", "bash_matches", "max_calls")
@@ -405,6 +407,8 @@ class Scenario:
     judged: RecordedGrading | None = None
     #: ``variants:``: named settings each live run of the scenario is repeated under.
     variants: tuple[Variant, ...] = ()
+    #: ``retry:`` after infrastructure errors; ``None``: the procedure's or the loop's.
+    retry: RetrySettings | None = None
 
     @property
     def label(self) -> str:

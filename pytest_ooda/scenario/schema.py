@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.judge.model import LabelledExample, RecordedGrading
     from pytest_ooda.sandbox.spec import SandboxSpec
+    from pytest_ooda.config import RetrySettings
 
 
 _T = TypeVar("_T")
@@ -231,6 +232,7 @@ class _Validator:
             sandbox = self.sandbox(root, path)
         judged = self.optional(root, "judged", "scenario", self.judged, None)
         variants = self.optional(root, "variants", "scenario", self.variants, ())
+        retry = self.optional(root, "retry", "scenario", self.retry, None)
         iterations: tuple[ScenarioIteration, ...] = ()
         if root.get("iterations") is not None:
             value, mark = self.get(root, "iterations")
@@ -257,6 +259,7 @@ class _Validator:
             sandbox=sandbox,
             judged=judged,
             variants=variants,
+            retry=retry,
         )
 
     def sandbox(self, root: YamlMapping, path: Path | None) -> SandboxSpec:
@@ -500,6 +503,16 @@ class _Validator:
                 "results with `ooda report`",
             )
         return count
+
+    def retry(self, value: Any, mark: Mark, where: str) -> RetrySettings:
+        """``retry:`` as in a config file (``{attempts, delay, max_delay}`` or a count)."""
+        from pytest_ooda.config.schema import _Invalid, check_retry
+
+        try:
+            settings: RetrySettings = check_retry(value)
+        except _Invalid as exc:
+            raise self.fail(f"retry: expected {exc.expected}", mark) from None
+        return settings
 
     def aggregate(self, block: YamlMapping) -> AggregateExpect | None:
         """The ``expect`` keys about every run together; ``None`` when none is set."""

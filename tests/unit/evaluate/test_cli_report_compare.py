@@ -28,7 +28,7 @@ def test_report_merges_files_and_prints_the_table(
     assert ooda(["report", str(tmp_path / "a"), str(tmp_path / "b/two.jsonl")]) == 0
     out = capsys.readouterr().out
     assert out.startswith("ooda report: 1 scenario(s), 10 run(s) from 2 file(s)\n")
-    assert "build/happy    10   8   80%" in out
+    assert "build/happy    10   8       0   80%" in out
 
 
 def test_report_check_gates_on_the_merged_runs(
@@ -56,7 +56,7 @@ def test_markdown_and_the_github_step_summary(
     assert ooda(["report", "--markdown", "--title", "Nightly", str(results)]) == 0
     out = capsys.readouterr().out
     assert out.startswith("## Nightly\n")
-    assert "| build/happy | 4 | 3 | 75% |" in out
+    assert "| build/happy | 4 | 3 | 0 | 75% |" in out
     assert summary.read_text() == "# earlier step\n" + out + "\n"
     assert ooda(["compare", str(results), str(results)]) == 0
     assert "## ooda compare" in summary.read_text()
@@ -112,7 +112,7 @@ def test_a_cut_off_last_record_is_a_warning(
     [
         ((19, 20), (8, 20), 1, "regressed"),
         ((8, 20), (19, 20), 0, "improved"),
-        ((15, 20), (14, 20), 0, "unchanged"),
+        ((15, 20), (14, 20), 0, "inconclusive"),
     ],
 )
 def test_compare_exit_codes(
@@ -151,7 +151,7 @@ def test_compare_merges_several_files_per_side(
     )
     out = capsys.readouterr().out
     assert out.startswith("base: 15 run(s) from 3 file(s); new: 10 run(s) from 2 file(s)\n")
-    assert "build/happy  15/15 100%  5/10 50%  -50 pp" in out
+    assert "build/happy  15/15 100%  5/10 50%  0 / 0   -50 pp" in out
     assert code == 1
 
 

@@ -14,8 +14,8 @@ from pytest_ooda.evaluate import compare
     [
         ((18, 20), (9, 20), "regressed"),
         ((9, 20), (18, 20), "improved"),
-        ((15, 20), (13, 20), "unchanged"),
-        ((10, 20), (10, 20), "unchanged"),
+        ((15, 20), (13, 20), "inconclusive"),
+        ((10, 20), (10, 20), "inconclusive"),
         ((20, 20), (0, 3), "regressed"),
     ],
 )
@@ -39,7 +39,7 @@ def test_alpha_decides_significance() -> None:
     assert item.p_value is not None
     assert 0.01 < item.p_value < 0.05
     assert item.verdict == "regressed"
-    assert compare(base, new, alpha=0.01).scenarios[0].verdict == "unchanged"
+    assert compare(base, new, alpha=0.01).scenarios[0].verdict == "inconclusive"
     with pytest.raises(ValueError, match="alpha must be between 0 and 1"):
         compare(base, new, alpha=1.5)
 
@@ -72,5 +72,5 @@ def test_records_of_other_scenarios_do_not_mix() -> None:
     base = [*sample(10, 10), *sample(0, 10, scenario="other")]
     new = [*sample(10, 10), *sample(10, 10, scenario="other")]
     verdicts = {item.label: item.verdict for item in compare(base, new).scenarios}
-    assert verdicts == {"build/happy": "unchanged", "build/other": "improved"}
+    assert verdicts == {"build/happy": "inconclusive", "build/other": "improved"}
     assert record(True).label == "build/happy"

@@ -31,6 +31,7 @@ def test_the_stats_table() -> None:
         "scenario",
         "runs",
         "ok",
+        "errors",
         "rate",
         "95%",
         "CI",
@@ -47,6 +48,7 @@ def test_the_stats_table() -> None:
         "build/happy",
         "20",
         "17",
+        "0",
         "85%",
         "64%–95%",
         "0.60",
@@ -79,13 +81,13 @@ def test_markdown_cells_cannot_break_the_table() -> None:
     assert text.startswith("## Runs \\| &lt;script&gt;\n")
     row = next(line for line in text.splitlines() if "build/a" in line)
     assert "build/a\\|b&lt;i&gt;c" in row
-    assert row.count(" | ") == 11
+    assert row.count(" | ") == 12
 
 
 def test_compare_outputs() -> None:
     comparison = compare(sample(18, 20, cost=0.1), sample(9, 20, cost=0.2, fragment="b" * 64))
     text = "\n".join(compare_table(comparison))
-    assert "build/happy  18/20 90%  9/20 45%  -45 pp" in text
+    assert "build/happy  18/20 90%  9/20 45%  0 / 0   -45 pp" in text
     assert "$0.1000 -> $0.2000" in text
     assert "build/happy: fragments changed: observe[0] prompts/look.md" in text
     assert "1 scenario(s) regressed significantly" in text

@@ -83,7 +83,11 @@ def test_an_agent_that_cannot_start_is_an_error_not_a_failure(tmp_path: Path) ->
     assert run.error_reason is not None
     assert "no-such-agent" in run.error_reason
     assert (run.record.outcome, run.record.valid) == ("error", False)
-    assert classify_outcome(load_scenario(path), run.result, ()) == ("error", run.result.error)
+    assert run.error_reason.startswith("cannot-start: ")
+    assert classify_outcome(load_scenario(path), run.result, ()) == (
+        "error",
+        run.result.infra_error,
+    )
 
 
 def test_denied_tools_come_back_as_warnings(tmp_path: Path) -> None:

@@ -1,0 +1,316 @@
+"""Around each live run, on the process that makes it (an xdist worker, or the only
+process): whether to make it at all, and what its item reports afterwards.
+
+Before a run: ``--ooda-resume`` skips a run the results directory already holds
+(same scenario, prompt and run number, not an ``error``); early stopping skips a run
+whose scenario's ``success_rate`` gate the shared tally has already settled; and a
+marker names the run's directory, so that the controller can record and clean up a run
+whose worker dies. After it: with an aggregate gate a failed run is a sample (``xfail``)
+and an infrastructure ``error`` is not counted (``skip``); without one both fail the
+item, as a failed run always has.
+
+The session directory all this shares lives in the system's temporary directory: the
+controller makes it and hands its path to every worker (``workerinput``), and removes
+it at the end.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_ooda.plugin.report import ItemFailure
+from pytest_ooda.plugin.state import PLUGIN_STATE, SKIP_AT_ITEM
+
+if TYPE_CHECKING:
+    from pytest_ooda.evaluate.results import RunRecord
+    from pytest_ooda.live import LiveRun
+    from pytest_ooda.plugin.nodes import LiveItem
+    from pytest_ooda.scenario import Scenario
+
+#: The ``workerinput`` key carrying the session directory to xdist workers.
+WORKER_INPUT = "ooda_session_dir"
+#: A resumed item's user property: the id of the earlier run that stands for it.
+RESUMED_PROPERTY = "ooda_resumed"
+
+
+@dataclass
+class Pacing:
+    """Per-process state (``config.stash[PACING]``)."""
+
+    directory: Path
+    owner: bool
+    #: ``(procedure, scenario, prompt sha256, run)`` -> an earlier valid run.
+    finished: dict[tuple[str, str, str, int], RunRecord] | None = None
+    prompts: dict[Path, str | None] = field(default_factory=dict)
+
+    @property
+    def tallies(self) -> Path:
+        return self.directory / "tallies"
+
+    @property
+    def slots(self) -> Path:
+        return self.directory / "slots"
+
+    @property
+    def runs(self) -> Path:
+        return self.directory / "runs"
+
+    def close(self) -> None:
+        if self.owner:
+            shutil.rmtree(self.directory, ignore_errors=True)
+
+
+PACING = pytest.StashKey[Pacing]()
+
+
+def pacing(config: pytest.Config) -> Pacing:
+    """This process's session state: the controller's directory under xdist, else one
+    made here (and removed at the end)."""
+    found = config.stash.get(PACING, None)
+    if found is not None:
+        return found
+    given = getattr(config, "workerinput", {}).get(WORKER_INPUT)
+    if given:
+        state = Pacing(Path(given), owner=False)
+    else:
+        state = Pacing(Path(tempfile.mkdtemp(prefix="ooda-session-")), owner=True)
+    config.stash[PACING] = state
+    return state
+
+
+def run_key(nodeid: str) -> str:
+    return hashlib.sha256(nodeid.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+
+
+# --------------------------------------------------------------------------- before
+
+
+def before_run(item: LiveItem, scenario: Scenario) -> Path:
+    """Skip the run when it is resumed or stopped early; else leave the marker a
+    crashed worker's controller reads, and return the directory the run's files go in."""
+    state = pacing(item.config)
+    settings = item.config.stash[PLUGIN_STATE].settings
+    if settings.resume:
+        earlier = _finished(item, scenario, state)
+        if earlier is not None:
+            item.user_properties.append((RESUMED_PROPERTY, earlier.id))
+            item.stash[SKIP_AT_ITEM] = True
+            pytest.skip(
+                f"resumed: run {item.run_index} of {scenario.label} is already in the results "
+                f"({earlier.run_outcome}, session {earlier.session or '?'}); not run again"
+            )
+    stopped = _settled(item, scenario, state)
+    if stopped is not None:
+        item.stash[SKIP_AT_ITEM] = True
+        pytest.skip(stopped)
+    key = run_key(item.nodeid)
+    directory = state.runs / key
+    state.runs.mkdir(parents=True, exist_ok=True)
+    marker = {
+        "nodeid": item.nodeid,
+        "procedure": scenario.procedure,
+        "scenario": scenario.name,
+        "scenario_file": str(scenario.path) if scenario.path is not None else None,
+        "run": item.run_index,
+        "runs": item.run_count,
+        "worker": os.environ.get("PYTEST_XDIST_WORKER"),
+        "started_at": time.time(),
+        "directory": str(directory),
+        "aggregate_expect": (
+            scenario.expect.aggregate.to_yaml()
+            if scenario.expect is not None and scenario.expect.aggregate is not None
+            else None
+        ),
+    }
+    (state.runs / f"{key}.json").write_text(json.dumps(marker), encoding="utf-8")
+    return directory
+
+
+def after_run(item: LiveItem, done: LiveRun) -> None:
+    """The item's verdict: with an aggregate gate the gate decides, so a failed run is
+    ``xfail`` (a sample) and an ``error`` run is skipped (not counted); without one a
+    failed or errored run fails the item."""
+    state = pacing(item.config)
+    marker = state.runs / f"{run_key(item.nodeid)}.json"
+    marker.unlink(missing_ok=True)
+    gated = done.record.aggregate_expect is not None
+    if done.outcome == "error":
+        reason = done.error_reason or "infrastructure error"
+        if gated:
+            item.stash[SKIP_AT_ITEM] = True
+            pytest.skip(
+                f"infrastructure error, not counted in the success rate: {reason}"
+                + (f" (after {done.record.retries} retries)" if done.record.retries else "")
+            )
+        text = (
+            f"scenario {done.scenario} run {done.run}/{done.runs}: infrastructure error, not "
+            f"the procedure's fault (left out of the success rate): {reason}"
+        )
+        raise ItemFailure(text + ("\n\n" + done.report if done.report else ""))
+    if not done.problems and not done.report:
+        return
+    if gated:
+        first = done.problems[0] if done.problems else done.report.strip().splitlines()[0]
+        more = f" (+{len(done.problems) - 1} more)" if len(done.problems) > 1 else ""
+        pytest.xfail(
+            f"failed run, a sample of the aggregate expectations (which decide): {first}{more}"
+        )
+    raise ItemFailure(done.report)
+
+
+def _settled(item: LiveItem, scenario: Scenario, state: Pacing) -> str | None:
+    """Why the run is not needed: its scenario's gate is settled already."""
+    from pytest_ooda.evaluate import tally
+    from pytest_ooda.evaluate.stats import Sprt
+
+    settings = item.config.stash[PLUGIN_STATE].settings
+    aggregate = scenario.expect.aggregate if scenario.expect is not None else None
+    if aggregate is None or aggregate.min_success_rate is None:
+        return None
+    if not (aggregate.stop_early or settings.stop_early):
+        return None
+    if not 0 < aggregate.min_success_rate < 1:
+        return None
+    counts = tally.counts(state.tallies, scenario.procedure, scenario.name)
+    successes, failures = counts["success"], counts["failure"]
+    sprt = Sprt(aggregate.min_success_rate)
+    verdict = sprt.decide(successes, failures)
+    if verdict is None:
+        return None
+    word = "passed" if verdict else "failed"
+    return (
+        f"stopped early: {scenario.label}'s success rate gate (min "
+        f"{aggregate.min_success_rate:.0%}) is settled as {word} after "
+        f"{successes + failures} valid run(s), {successes} successful ({sprt.describe()})"
+    )
+
+
+def _finished(item: LiveItem, scenario: Scenario, state: Pacing) -> RunRecord | None:
+    if state.finished is None:
+        state.finished = finished_runs(item.config)
+    if not state.finished:
+        return None
+    prompt = state.prompts.get(item.scenario_path)
+    if item.scenario_path not in state.prompts:
+        prompt = _first_prompt_sha(item, scenario)
+        state.prompts[item.scenario_path] = prompt
+    if prompt is None:
+        return None
+    return state.finished.get((scenario.procedure, scenario.name, prompt, item.run_index))
+
+
+def finished_runs(config: pytest.Config) -> dict[tuple[str, str, str, int], RunRecord]:
+    """The valid runs of the results directory, by what makes a run the same run."""
+    from pytest_ooda.errors import OodaError
+    from pytest_ooda.evaluate.results import read_results
+    from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
+
+    settings = config.stash[PLUGIN_STATE].settings
+    directory = settings.results_dir or settings.rootpath.joinpath(*DEFAULT_RESULTS_DIR)
+    if not directory.is_dir():
+        return {}
+    try:
+        records = read_results([directory]).records
+    except OodaError as error:
+        raise pytest.UsageError(f"--ooda-resume: cannot read the results: {error}") from None
+    found: dict[tuple[str, str, str, int], RunRecord] = {}
+    for record in sorted(records, key=lambda item: item.finished_at):
+        if record.valid and record.prompt_sha256 is not None:
+            key = (record.procedure, record.scenario, record.prompt_sha256, record.run)
+            found.setdefault(key, record)
+    return found
+
+
+def _first_prompt_sha(item: LiveItem, scenario: Scenario) -> str | None:
+    """The sha256 of the prompt the run's first iteration would receive (the prompt
+    version the results key runs by); ``None`` when it cannot be told before running."""
+    from pytest_ooda.compose import assemble_prompt
+    from pytest_ooda.config import resolve_run_settings
+    from pytest_ooda.errors import OodaError
+    from pytest_ooda.scenario import sha256_text, workspace_of
+
+    config = item.procedure_node.loaded.config
+    root = item.config.rootpath
+    try:
+        limit = scenario.max_iterations
+        if limit is None:
+            limit = resolve_run_settings(
+                config, scenario.procedure, require_ai=False
+            ).max_iterations
+        # The run's workspace is a copy of this directory: the same context files.
+        cwd = workspace_of(scenario, root=root) or root
+        prompt = assemble_prompt(
+            config.procedure(scenario.procedure),
+            iteration=1,
+            max_iterations=limit,
+            context=scenario.context,
+            cwd=cwd,
+        )
+    except OodaError:
+        return None
+    return sha256_text(prompt)
+
+
+# --------------------------------------------------------------------------- crashes
+
+
+def crashed_run(
+    state: Pacing, nodeid: str, message: str, *, root: Path
+) -> dict[str, Any] | None:
+    """The results record (JSON) of a run whose worker died, from the marker it left,
+    and its directory removed; ``None`` when the item was no live run of ours."""
+    from pytest_ooda import __version__
+    from pytest_ooda._util import display_path
+    from pytest_ooda.evaluate.record import timestamp
+    from pytest_ooda.evaluate.results import SCHEMA, SCHEMA_VERSION
+
+    key = run_key(nodeid)
+    path = state.runs / f"{key}.json"
+    try:
+        marker = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    shutil.rmtree(state.runs / key, ignore_errors=True)
+    path.unlink(missing_ok=True)
+    now = time.time()
+    started = float(marker.get("started_at") or now)
+    return {
+        "schema": SCHEMA,
+        "version": SCHEMA_VERSION,
+        "id": f"crash-{key}-{int(now * 1000)}",
+        "started_at": timestamp(started),
+        "finished_at": timestamp(now),
+        "pytest_ooda": __version__,
+        "worker": marker.get("worker"),
+        "nodeid": nodeid,
+        "procedure": marker["procedure"],
+        "scenario": marker["scenario"],
+        "scenario_file": (
+            display_path(Path(marker["scenario_file"]), root)
+            if marker.get("scenario_file")
+            else None
+        ),
+        "run": marker["run"],
+        "runs": marker["runs"],
+        "status": "interrupted",
+        "success": False,
+        "outcome": "error",
+        "error_reason": f"worker-crashed: {message}",
+        "iteration_count": 0,
+        "elapsed_s": round(now - started, 3),
+        "iterations": [],
+        "files_changed": {},
+        "problems": [],
+        "aggregate_expect": marker.get("aggregate_expect"),
+        "error": message,
+    }
