@@ -11,6 +11,7 @@ import yaml
 
 from pytest_ooda.cli.main import build_parser
 from pytest_ooda.evaluate import fisher_exact, wilson_interval
+from pytest_ooda.evaluate.stats import min_detectable_difference, runs_needed
 from pytest_ooda.plugin.options import OPTIONS
 from pytest_ooda.scenario import load_scenario_text
 
@@ -56,6 +57,16 @@ def test_the_commands_and_options_exist() -> None:
 def test_the_figures_quoted_are_what_the_code_computes() -> None:
     low, high = wilson_interval(17, 20)
     assert f"of 85% has a 95% interval of {low:.0%}–{high:.0%}" in TEXT
-    assert f"17/20 85%  9/20 45%   -40 pp  {fisher_exact(17, 3, 9, 11):.4f}" in TEXT
+    assert f"17/20 85%  9/20 45%   0 / 1   -40 pp   {fisher_exact(17, 3, 9, 11):.4f}" in TEXT
+    detectable = min_detectable_difference(20, 20, 0.85)
+    assert detectable is not None
+    assert f"{fisher_exact(17, 3, 9, 11):.4f}       {detectable * 100:.0f} pp" in TEXT
+    # The inconclusive example: 5/5 against 5/10.
+    assert f"inconclusive` (p = {fisher_exact(5, 0, 5, 5):.2f})" in TEXT
+    small = min_detectable_difference(5, 10, 1.0)
+    assert small is not None
+    assert f"about {small * 100:.0f} points" in TEXT
+    assert f"change of {small * 100:.0f} pp or more" in TEXT
+    assert f"needs {runs_needed(1.0, 0.2)} valid run(s) per side (has 5)" in TEXT
     low, high = wilson_interval(14, 20)
     assert f"success rate 70% (14/20, 95% CI\n  {low:.0%}–{high:.0%})" in TEXT

@@ -142,7 +142,7 @@ def check_report_and_compare(project: Project, capsys: pytest.CaptureFixture[str
     out = capsys.readouterr().out
     total = base + new
     merged = scipy_stats.binomtest(total, 2 * RUNS).proportion_ci(0.95, method="wilson")
-    assert f"| greet/coin | {2 * RUNS} | {total} | {total / (2 * RUNS):.0%} | " in out
+    assert f"| greet/coin | {2 * RUNS} | {total} | 0 | {total / (2 * RUNS):.0%} | " in out
     assert f"{merged.low:.0%}–{merged.high:.0%}" in out
     assert code == (1 if total / (2 * RUNS) < round(base / RUNS - 0.1, 2) else 0)
 

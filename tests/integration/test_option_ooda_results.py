@@ -167,7 +167,7 @@ def test_a_failed_run_is_recorded_as_not_a_success(live: Project) -> None:
     assert record["status"] == "success"
     assert record["success"] is False
     assert record["problems"] == ["file MISSING.md: expected to exist, but it is missing"]
-    result.stdout.fnmatch_lines(["greet/first  *1   0    0%  0%–79%*"])
+    result.stdout.fnmatch_lines(["greet/first  *1   0       0    0%  0%–79%*"])
 
 
 def test_results_in_a_file_is_a_usage_error(project: Project) -> None:

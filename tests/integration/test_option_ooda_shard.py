@@ -85,5 +85,5 @@ def test_gates_are_judged_over_the_merged_shards(
     capsys.readouterr()
     assert ooda(["report", "--check", str(project.path / "results")]) == 1
     out = capsys.readouterr().out
-    assert "greet/a      4   0    0%" in out
+    assert "greet/a      4   0       0    0%" in out
     assert "FAILED greet/a: success rate 0% (0/4, 95% CI 0%–49%)" in out
