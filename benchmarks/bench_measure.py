@@ -123,7 +123,7 @@ def early_stopping(max_runs: int, sequences: int, seed: int) -> None:
                     failures += 1
                 verdict = sprt.decide(successes, failures)
             made.append(runs)
-            truth = TRUE_RATE >= minimum
+            truth = minimum <= TRUE_RATE
             wrong += verdict is not None and verdict != truth
         mean = statistics.fmean(made)
         print(

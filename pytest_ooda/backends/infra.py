@@ -19,8 +19,8 @@ import time
 from pytest_ooda._types import InfraErrorKind
 
 __all__ = [
-    "InfraErrorKind",
     "RETRYABLE",
+    "InfraErrorKind",
     "api_error_text",
     "died_silently",
     "error_message",

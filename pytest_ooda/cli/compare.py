@@ -152,22 +152,23 @@ def command(args: argparse.Namespace) -> int:
         from pytest_ooda.errors import UsageError
 
         raise UsageError("ooda compare: give BASE and NEW (or --by variant RESULTS)")
+    from pytest_ooda.evaluate.aggregate import drop_duplicates
     from pytest_ooda.evaluate.compare import compare
     from pytest_ooda.evaluate.render_markdown import compare_markdown
     from pytest_ooda.evaluate.render_text import compare_table
 
     base = read_results_noting([args.base, *args.more_base])
     new = read_results_noting([args.new, *args.more_new])
-    comparison = compare(
-        base.records, new.records, alpha=args.alpha, k=args.k, detect=args.detect
-    )
+    base_records, _ = drop_duplicates(base.records)
+    new_records, _ = drop_duplicates(new.records)
+    comparison = compare(base_records, new_records, alpha=args.alpha, k=args.k, detect=args.detect)
     markdown = compare_markdown(comparison, title=args.title)
     if args.markdown:
         sys.stdout.write(markdown)
     else:
         print(
-            f"base: {len(base.records)} run(s) from {len(base.files)} file(s); "
-            f"new: {len(new.records)} run(s) from {len(new.files)} file(s)"
+            f"base: {len(base_records)} run(s) from {len(base.files)} file(s); "
+            f"new: {len(new_records)} run(s) from {len(new.files)} file(s)"
         )
         print()
         print("\n".join(compare_table(comparison)))

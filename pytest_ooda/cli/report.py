@@ -78,7 +78,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from pytest_ooda.evaluate.aggregate import summarize
+    from pytest_ooda.evaluate.aggregate import drop_duplicates, summarize
     from pytest_ooda.evaluate.render_markdown import report_markdown
     from pytest_ooda.evaluate.render_text import gate_lines, notes, stats_table
 
@@ -86,13 +86,19 @@ def command(args: argparse.Namespace) -> int:
     if html_path is not None and html_path.is_dir():
         raise UsageError(f"--html {args.html}: is a directory; give the path of an .html file")
     results = read_results_noting(args.results)
-    stats = summarize(results.records, k=args.k)
+    records, dropped = drop_duplicates(results.records)
+    if dropped:
+        note(
+            f"ooda report: {dropped} run(s) counted once: a resumed session ran them again "
+            "(the valid run counts)"
+        )
+    stats = summarize(records, k=args.k)
     markdown = report_markdown(stats, k=args.k, title=args.title)
     gates, failed = gate_lines(stats)
     if args.markdown:
         sys.stdout.write(markdown)
     else:
-        runs, files = len(results.records), len(results.files)
+        runs, files = len(records), len(results.files)
         print(f"{args.title}: {len(stats)} scenario(s), {runs} run(s) from {files} file(s)")
         print()
         print("\n".join(stats_table(stats, args.k)))

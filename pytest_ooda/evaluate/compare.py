@@ -143,9 +143,7 @@ def compare(
             verdict: Verdict = "new-only" if old is None else "base-only"
             items.append(ScenarioComparison(key[0], key[1], old, now, None, verdict))
             continue
-        p_value = fisher_exact(
-            old.successes, old.failures, now.successes, now.failures
-        )
+        p_value = fisher_exact(old.successes, old.failures, now.successes, now.failures)
         items.append(
             ScenarioComparison(
                 key[0],

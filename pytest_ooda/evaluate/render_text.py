@@ -15,15 +15,15 @@ if TYPE_CHECKING:
     from pytest_ooda.evaluate.compare import Comparison, ScenarioComparison
 
 __all__ = [
-    "STATS_HEADERS",
     "COMPARE_NUMERIC",
+    "STATS_HEADERS",
     "STATS_NUMERIC",
     "compare_rows",
     "compare_table",
-    "power_lines",
     "gate_lines",
     "money",
     "percent",
+    "power_lines",
     "seconds",
     "stats_row",
     "stats_table",

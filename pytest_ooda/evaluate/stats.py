@@ -19,9 +19,9 @@ __all__ = [
     "Sprt",
     "fisher_exact",
     "min_detectable_difference",
-    "runs_needed",
     "pass_at_k",
     "pass_hat_k",
+    "runs_needed",
     "wilson_interval",
 ]
 
@@ -141,8 +141,9 @@ def min_detectable_difference(
     Uses Cohen's arcsine effect size h = 2·asin(√p₂) − 2·asin(√p₁), whose sampling
     variance is 1/n₁ + 1/n₂ whatever the rate: the detectable h is
     (z₁₋α/₂ + z_power)·√(1/n₁ + 1/n₂), turned back into a drop from ``base_rate`` (what
-    a regression check is for), or a rise when the rate is too low to drop that far. Fisher's exact test is slightly more conservative than this
-    normal approximation, so read it as a lower bound.
+    a regression check is for), or a rise when the rate is too low to drop that far.
+    Fisher's exact test is slightly more conservative than this normal approximation,
+    so read it as a lower bound.
     """
     if base_runs < 1 or new_runs < 1:
         return None

@@ -302,9 +302,7 @@ def _prepare(
 
 
 @contextlib.contextmanager
-def _run_dir(
-    discard: Callable[[Path], None] | None, parent: Path | None = None
-) -> Iterator[Path]:
+def _run_dir(discard: Callable[[Path], None] | None, parent: Path | None = None) -> Iterator[Path]:
     """A new directory for one live run (under ``parent`` when given), handed to
     ``discard`` when the run is over."""
     if parent is not None:

@@ -17,6 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ooda.backends.infra import infra_reason
 from pytest_ooda.errors import BackendError
 from pytest_ooda.loop.budget import Budget, unmeasured_text
 from pytest_ooda.loop.events import (
@@ -27,7 +28,6 @@ from pytest_ooda.loop.events import (
     LoopStarted,
     LoopWarning,
 )
-from pytest_ooda.backends.infra import infra_reason
 from pytest_ooda.loop.result import IterationRecord, LoopResult, RunningStats
 from pytest_ooda.loop.retry import backoff, retryable
 from pytest_ooda.loop.signals import decide_outcome, find_signal

@@ -22,6 +22,7 @@ pytest-xdist, the record of a run whose worker crashed (``pytest_handlecrashitem
 
 from __future__ import annotations
 
+import contextlib
 import re
 import time
 from typing import TYPE_CHECKING, Any
@@ -91,9 +92,7 @@ class LiveRuns:
 
         text = str(report.longrepr or "").strip().splitlines()
         message = text[-1] if text else "the worker running it crashed"
-        data = crashed_run(
-            pacing(self.config), crashitem, message, root=self.settings.rootpath
-        )
+        data = crashed_run(pacing(self.config), crashitem, message, root=self.settings.rootpath)
         if data is not None:
             record = self._keep(data)
             if record is not None:
@@ -161,12 +160,11 @@ class LiveRuns:
         record = replace(record, series=self.series or record.session)
         self.records.append(record)
         # Early stopping on any worker reads this before starting another run.
-        try:
+        # Without the tally a run is only not skipped: nothing is lost.
+        with contextlib.suppress(OSError):
             tally.add(
                 pacing(self.config).tallies, record.procedure, record.scenario, record.run_outcome
             )
-        except OSError:
-            pass  # without the tally a run is only not skipped: nothing is lost
         if self.log_error is not None:
             return record
         try:

@@ -264,9 +264,7 @@ def _first_prompt_sha(item: LiveItem, scenario: Scenario) -> str | None:
 # --------------------------------------------------------------------------- crashes
 
 
-def crashed_run(
-    state: Pacing, nodeid: str, message: str, *, root: Path
-) -> dict[str, Any] | None:
+def crashed_run(state: Pacing, nodeid: str, message: str, *, root: Path) -> dict[str, Any] | None:
     """The results record (JSON) of a run whose worker died, from the marker it left,
     and its directory removed; ``None`` when the item was no live run of ours."""
     from pytest_ooda import __version__

@@ -543,7 +543,9 @@ class _Validator:
             if value.get("stop_early") is not None:
                 flag, flag_mark = self.get(value, "stop_early")
                 if not isinstance(flag, bool):
-                    raise self.fail("expect.success_rate.stop_early: expected true or false", flag_mark)
+                    raise self.fail(
+                        "expect.success_rate.stop_early: expected true or false", flag_mark
+                    )
                 stop_early = flag
             if value.get("min_runs") is not None:
                 min_runs = self.integer(

@@ -86,7 +86,8 @@ def test_codex_error_events() -> None:
         },
     ]
     report = parse("\n".join(json.dumps(line) for line in lines), "codex-json")
-    assert report.infra_error is not None and report.infra_error.startswith("rate-limit: ")
+    assert report.infra_error is not None
+    assert report.infra_error.startswith("rate-limit: ")
     result = backend_result(report, "codex-json", exit_code=1, max_output=999)
     assert result.infra_error == report.infra_error
     # A turn that completed after a transient error is fine.
@@ -143,12 +144,15 @@ def test_http_statuses_and_retry_after(tmp_path: Path) -> None:
     backend = HttpBackend(provider="anthropic", model="m", env={"ANTHROPIC_API_KEY": "x" * 12})
     run = {"iteration": 1, "workdir": tmp_path, "timeout": None, "max_output": 999, "stream": None}
     first = backend.run("p", **run)  # type: ignore[arg-type]
-    assert first.infra_error is not None and first.infra_error.startswith("rate-limit: HTTP 429")
+    assert first.infra_error is not None
+    assert first.infra_error.startswith("rate-limit: HTTP 429")
     assert first.retry_after == 12
     second = backend.run("p", **run)  # type: ignore[arg-type]
-    assert second.infra_error is not None and second.infra_error.startswith("overloaded: HTTP 503")
+    assert second.infra_error is not None
+    assert second.infra_error.startswith("overloaded: HTTP 503")
     third = backend.run("p", **run)  # type: ignore[arg-type]
-    assert third.infra_error is None and third.error is not None
+    assert third.infra_error is None
+    assert third.error is not None
 
 
 def test_http_connection_failure_is_infrastructure(tmp_path: Path) -> None:
@@ -156,7 +160,8 @@ def test_http_connection_failure_is_infrastructure(tmp_path: Path) -> None:
         provider="openai", model="m", base_url="http://127.0.0.1:9", env={"OPENAI_API_KEY": "k" * 9}
     )
     result = backend.run("p", iteration=1, workdir=tmp_path, timeout=5, max_output=99, stream=None)
-    assert result.infra_error is not None and result.infra_error.startswith("connection: ")
+    assert result.infra_error is not None
+    assert result.infra_error.startswith("connection: ")
 
 
 def test_retry_after_forms() -> None:

@@ -91,7 +91,8 @@ def _fisher_power(base: float, new: float, runs: int, alpha: float, seed: int) -
 def test_minimum_detectable_difference_is_about_80_percent_power() -> None:
     # 5 runs against 10: only a huge drop could have shown.
     small = min_detectable_difference(5, 10, 1.0)
-    assert small is not None and small > 0.45
+    assert small is not None
+    assert small > 0.45
     # With 60 runs a side from 85%, the stated difference is detected about 80% of the
     # time (Fisher's test is a little more conservative than the approximation).
     difference = min_detectable_difference(60, 60, 0.85)
@@ -103,7 +104,8 @@ def test_minimum_detectable_difference_is_about_80_percent_power() -> None:
 
 def test_runs_needed_to_detect_a_difference() -> None:
     needed = runs_needed(0.8, 0.2)
-    assert needed is not None and 50 <= needed <= 90
+    assert needed is not None
+    assert 50 <= needed <= 90
     assert runs_needed(0.8, 0.4) < needed  # type: ignore[operator]
     power = _fisher_power(0.8, 0.6, needed, 0.05, seed=2)
     assert 0.65 <= power <= 0.92, power

@@ -55,13 +55,15 @@ def test_at_most_n_processes_hold_a_slot_at_once(tmp_path: Path) -> None:
 
 def test_a_killed_holder_frees_its_slot(tmp_path: Path) -> None:
     hold = (
-        "import sys, time\nfrom pathlib import Path\nfrom pytest_ooda.live.slots import acquire\n"
+        "import sys, time\nfrom pathlib import Path\n"
+        "from pytest_ooda.live.slots import acquire\n"
         "with acquire(Path(sys.argv[1]), 'api', 1):\n    print('held', flush=True)\n    time.sleep(60)\n"
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", hold, str(tmp_path)], stdout=subprocess.PIPE, text=True
     )
-    assert proc.stdout is not None and proc.stdout.readline().strip() == "held"
+    assert proc.stdout is not None
+    assert proc.stdout.readline().strip() == "held"
     waited: list[float] = []
     proc.kill()
     proc.wait()

@@ -379,7 +379,7 @@ def test_http_client_errors_count_as_failures(
     result = run_procedure(config, "build", backend=backend, max_iterations=5)
     result.assert_status("aborted", iterations=2)
     assert result.infra_error is None
-    assert [r.error for r in result.records][0] == 'HTTP 400 Bad Request: {"error": "bad request"}'
+    assert next(r.error for r in result.records) == 'HTTP 400 Bad Request: {"error": "bad request"}'
     assert result.records[0].reason.startswith("HTTP 400")
 
 
@@ -400,9 +400,7 @@ def test_http_rate_limits_and_server_errors_are_retried_not_failures(
     waits: list[float] = []
     config = make_config(tmp_path, threshold=1)
     backend = HttpBackend(provider="anthropic", model="m")
-    result = run_procedure(
-        config, "build", backend=backend, max_iterations=5, sleep=waits.append
-    )
+    result = run_procedure(config, "build", backend=backend, max_iterations=5, sleep=waits.append)
     # Two spoiled tries neither failed the iteration nor reached failure_threshold=1.
     result.assert_status("success", iterations=1)
     assert result.records[0].retries == 2
@@ -436,7 +434,8 @@ def test_retries_run_out_and_the_run_is_an_infrastructure_error(
     assert len(waits) == 3
     # Exponential: each wait's upper bound doubles (1, 2, 4 seconds before jitter).
     assert waits[0] <= 1.0 < waits[2]
-    assert result.error is not None and "still after 3 retries" in result.error
+    assert result.error is not None
+    assert "still after 3 retries" in result.error
 
 
 def test_an_agent_command_that_cannot_start_is_an_infrastructure_error(
