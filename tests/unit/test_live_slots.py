@@ -57,7 +57,8 @@ def test_a_killed_holder_frees_its_slot(tmp_path: Path) -> None:
     hold = (
         "import sys, time\nfrom pathlib import Path\n"
         "from pytest_ooda.live.slots import acquire\n"
-        "with acquire(Path(sys.argv[1]), 'api', 1):\n    print('held', flush=True)\n    time.sleep(60)\n"
+        "with acquire(Path(sys.argv[1]), 'api', 1):\n"
+        "    print('held', flush=True)\n    time.sleep(60)\n"
     )
     proc = subprocess.Popen(
         [sys.executable, "-c", hold, str(tmp_path)], stdout=subprocess.PIPE, text=True
