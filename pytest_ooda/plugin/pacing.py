@@ -150,7 +150,7 @@ def after_run(item: LiveItem, done: LiveRun) -> None:
             item.stash[SKIP_AT_ITEM] = True
             pytest.skip(
                 f"infrastructure error, not counted in the success rate: {reason}"
-                + (f" (after {done.record.retries} retries)" if done.record.retries else "")
+                + _after(done.record.retries)
             )
         text = (
             f"scenario {done.scenario} run {done.run}/{done.runs}: infrastructure error, not "
@@ -166,6 +166,12 @@ def after_run(item: LiveItem, done: LiveRun) -> None:
             f"failed run, a sample of the aggregate expectations (which decide): {first}{more}"
         )
     raise ItemFailure(done.report)
+
+
+def _after(retries: int) -> str:
+    if not retries:
+        return ""
+    return f" (after {retries} retr{'y' if retries == 1 else 'ies'})"
 
 
 def _settled(item: LiveItem, scenario: Scenario, state: Pacing) -> str | None:

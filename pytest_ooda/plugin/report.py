@@ -328,7 +328,7 @@ def live_line(record: RunRecord, recorded: str | None = None) -> str:
         parts.append(f"queued={record.queued_s:.1f}s")
     if recorded:
         parts.append(f"recorded -> {recorded}")
-    if record.problems:
+    if record.problems and record.run_outcome != "error":
         parts.append(f"({len(record.problems)} expectation(s) not met)")
     if record.run_outcome == "error":
         parts.append(f"(error: {record.error_reason or 'infrastructure'})")
