@@ -50,7 +50,7 @@ def test_cost_per_run_and_its_gate(priced: Project, limit: float, code: int) -> 
         [
             "ooda: greet/paid 1/3: status=success iterations=1 time=*s tokens=1000in/100out "
             f"cost=${RUN_COST:.4f}",
-            "greet/paid  *3   3  100%  44%–100%  *1.00  *1.00  1.00/1/1  *1,100  "
+            "greet/paid  *3   3       0  100%  44%–100%  *1.00  *1.00  1.00/1/1  *1,100  "
             f"*${RUN_COST:.4f}  success 3",
         ],
         consecutive=False,
