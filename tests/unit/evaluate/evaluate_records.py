@@ -31,6 +31,10 @@ def record(
     fragment: str = "a" * 64,
     prompt: str = "p" * 64,
     finished_at: str = "2025-01-01T00:00:00+00:00",
+    outcome: str | None = None,
+    error_reason: str | None = None,
+    session: str | None = None,
+    series: str | None = None,
 ) -> RunRecord:
     usage = None
     if tokens is not None or cost is not None:
@@ -62,6 +66,10 @@ def record(
             for number in range(1, iterations + 1)
         ),
         aggregate_expect=gates,
+        outcome=outcome,  # type: ignore[arg-type]
+        error_reason=error_reason,
+        session=session,
+        series=series,
     )
 
 

@@ -180,3 +180,67 @@ def test_a_report_over_two_prompt_versions_says_so(
     )
     assert ooda(["report", "--markdown", str(tmp_path)]) == 0
     assert "> note: build/happy mixes 2 prompt versions" in capsys.readouterr().out
+
+
+def test_check_with_no_gate_in_scope_says_so_and_fails_when_gates_are_required(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "r.jsonl", sample(3, 4))
+    assert ooda(["report", "--check", str(tmp_path)]) == 0
+    assert "no aggregate expectation" in capsys.readouterr().err
+    assert ooda(["report", "--check", "--require-gates", str(tmp_path)]) == 1
+    assert "nothing was checked" in capsys.readouterr().err
+    write(tmp_path / "r.jsonl", sample(4, 4, gates=GATES))
+    assert ooda(["report", "--check", "--require-gates", str(tmp_path)]) == 0
+
+
+def test_a_small_drop_is_inconclusive_and_says_what_could_be_detected(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_ooda.evaluate.stats import min_detectable_difference, runs_needed
+
+    write(tmp_path / "base.jsonl", sample(5, 5))
+    errors = [
+        record(False, outcome="error", error_reason="rate-limit: HTTP 429", status="aborted")
+        for _ in range(2)
+    ]
+    write(tmp_path / "new.jsonl", [*sample(5, 10), *errors])
+    code = ooda(
+        ["compare", str(tmp_path / "base.jsonl"), str(tmp_path / "new.jsonl"), "--detect", "20%"]
+    )
+    out = capsys.readouterr().out
+    assert code == 0
+    detectable = min_detectable_difference(5, 10, 1.0)
+    assert detectable is not None
+    # The two errors are shown, and left out of the test: 5/10, not 5/12.
+    assert "build/happy  5/5 100%  5/10 50%  0 / 2   -50 pp" in out
+    assert out.rstrip().endswith(
+        "no scenario regressed significantly (two-sided Fisher's exact test, alpha 0.05)"
+    )
+    assert "inconclusive" in out.splitlines()[3]
+    assert (
+        f"build/happy: inconclusive: these runs could only detect a change of "
+        f"{detectable * 100:.0f} pp or more (80% power, alpha 0.05)"
+    ) in out
+    assert (
+        f"build/happy: to detect a change of 20 pp (80% power, alpha 0.05) needs "
+        f"{runs_needed(1.0, 0.2)} valid run(s) per side (has 5)"
+    ) in out
+    assert (
+        ooda(["compare", str(tmp_path / "base.jsonl"), str(tmp_path / "new.jsonl"), "--markdown"])
+        == 0
+    )
+    markdown = capsys.readouterr().out
+    assert "| inconclusive |" in markdown
+    shown = f"{detectable * 100:.0f} pp"
+    assert f"- build/happy: inconclusive: these runs could only detect a change of {shown}" in (
+        markdown
+    )
+
+
+@pytest.mark.parametrize("value", ["0", "1", "abc", "150%"])
+def test_compare_rejects_a_bad_detect(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str
+) -> None:
+    assert ooda(["compare", "a", "b", "--detect", value]) == 1
+    assert "argument --detect: expected a rate difference" in capsys.readouterr().err

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import itertools
 import random
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
 from evaluate_records import record, sample
 from scipy import stats as scipy_stats
 
-from pytest_ooda.evaluate import check_gates, summarize
-from pytest_ooda.evaluate.aggregate import Gates
+from pytest_ooda.evaluate import check_gates, summarize, wilson_interval
+from pytest_ooda.evaluate.aggregate import Gates, drop_duplicates, early_verdict
+
+if TYPE_CHECKING:
+    from pytest_ooda.evaluate.results import RunRecord
 
 
 def test_statistics_match_independent_computations() -> None:
@@ -118,3 +122,66 @@ def test_no_gates_no_verdict() -> None:
     assert stats.gates is None
     assert check_gates(stats) == []
     assert Gates.from_yaml({}) is None
+
+
+def _errors(count: int, **options: Any) -> list[RunRecord]:
+    return [
+        record(
+            False, outcome="error", error_reason="overloaded: HTTP 529", status="aborted", **options
+        )
+        for _ in range(count)
+    ]
+
+
+def test_errors_are_left_out_of_the_rate_and_its_interval() -> None:
+    [stats] = summarize([*sample(7, 10), *_errors(5)])
+    assert (stats.runs, stats.errors, stats.valid_runs, stats.successes) == (15, 5, 10, 7)
+    assert stats.rate == pytest.approx(0.7)
+    assert stats.interval == wilson_interval(7, 10)
+    assert stats.error_text() == "5 (overloaded 5)"
+    assert stats.pass_hat_k == pytest.approx(35 / 120)
+
+
+def test_a_gate_needs_enough_valid_runs() -> None:
+    gates = {"success_rate": {"min": 0.5}}
+    [stats] = summarize([*sample(2, 2, gates=gates), *_errors(8, gates=gates, runs=10)])
+    assert check_gates(stats) == [
+        "only 2 valid run(s) of 10, 8 (overloaded 8) infrastructure error(s): the aggregate "
+        "expectations need at least 5"
+    ]
+    fewer = {"success_rate": {"min": 0.5, "min_runs": 2}}
+    [stats] = summarize([*sample(2, 2, gates=fewer), *_errors(8, gates=fewer, runs=10)])
+    assert check_gates(stats) == []
+    # A scenario planned with 3 runs needs its 3.
+    [stats] = summarize(sample(3, 3, gates=gates))
+    assert check_gates(stats) == []
+
+
+def test_a_settled_sequential_test_is_the_gates_verdict() -> None:
+    gates = {"success_rate": {"min": 0.8, "stop_early": True}}
+    # 17 of 18 settles "passed" for 70% against 90% though 94% is the rate anyway; 15 of
+    # 18 (83%) is not settled and the plain comparison passes it.
+    [stats] = summarize(sample(17, 18, gates=gates))
+    assert early_verdict(stats) is True
+    assert check_gates(stats) == []
+    [stats] = summarize(sample(15, 18, gates=gates))
+    assert early_verdict(stats) is None
+    assert check_gates(stats) == []
+    # Three failures in the first four settle "failed", below the usual minimum of runs.
+    [stats] = summarize(sample(1, 4, gates=gates))
+    assert early_verdict(stats) is False
+    [problem] = check_gates(stats)
+    assert problem.endswith("settled early (SPRT of 70% against 90%, error rates <= 0.05 each way)")
+
+
+def test_a_resumed_series_counts_each_run_once() -> None:
+    first = [
+        record(True, run=1, series="S", finished_at="2025-01-01T00:00:01+00:00"),
+        record(False, run=2, outcome="error", series="S", finished_at="2025-01-01T00:00:02+00:00"),
+    ]
+    resumed = [record(True, run=2, series="S", finished_at="2025-01-02T00:00:00+00:00")]
+    other = [record(True, run=1, series="T"), record(True, run=1, session="U")]
+    kept, dropped = drop_duplicates([*first, *resumed, *other])
+    assert dropped == 1
+    assert first[1] not in kept
+    assert [item.run for item in kept] == [1, 2, 1, 1]

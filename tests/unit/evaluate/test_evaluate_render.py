@@ -167,3 +167,22 @@ def test_html_draws_the_rate_and_its_interval() -> None:
     assert float(whiskers[0]["x2"] or 0) == round(high * BAR_WIDTH, 2)
     runs = [attrs for tag, attrs in parser.tags if tag == "details" and attrs.get("class") == "run"]
     assert len(runs) == 20
+
+
+def test_errors_have_their_own_column_in_every_rendering() -> None:
+    failed = replace(
+        record(False, outcome="error", error_reason="overloaded: HTTP 529 busy", status="aborted"),
+        retries=2,
+    )
+    stats = summarize([*sample(3, 4), failed])
+    [row] = stats_table(stats, 3)[1:]
+    assert row.split()[:5] == ["build/happy", "5", "3", "1", "75%"]
+    markdown = report_markdown(stats, k=3, title="t")
+    assert "1 scenario(s), 5 run(s), 1 infrastructure error(s)." in markdown
+    assert "| build/happy | 5 | 3 | 1 | 75% |" in markdown
+    html = render_html(stats, k=3, title="t")
+    assert re.search(r'title="infrastructure errors, not counted in the rate">1</td>', html)
+    assert "3 of 4 valid runs" in html
+    assert "⚠ infrastructure error" in html
+    assert "infrastructure error: overloaded: HTTP 529 busy" in html
+    assert "2 retries" in html
