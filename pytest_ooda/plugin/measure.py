@@ -63,12 +63,13 @@ class LiveRuns:
         self.resumed: list[RunRecord] = []
         self.series: str | None = None
         if self.settings.resume:
-            from pytest_ooda.plugin.pacing import finished_runs
+            from pytest_ooda.plugin.pacing import finished_runs, results_records
 
-            found = finished_runs(config)
-            self._earlier = {record.id: record for record in found.values()}
-            if found:
-                latest = max(found.values(), key=lambda record: record.finished_at)
+            self._earlier = {record.id: record for record in finished_runs(config).values()}
+            held = results_records(config)
+            if held:
+                # The session continues the measurement the directory's latest run is of.
+                latest = max(held, key=lambda record: record.finished_at)
                 self.series = latest.series or latest.session
 
     @property

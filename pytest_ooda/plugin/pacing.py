@@ -24,7 +24,7 @@ import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import pytest
 
@@ -34,8 +34,26 @@ from pytest_ooda.plugin.state import PLUGIN_STATE, SKIP_AT_ITEM
 if TYPE_CHECKING:
     from pytest_ooda.evaluate.results import RunRecord
     from pytest_ooda.live import LiveRun
-    from pytest_ooda.plugin.nodes import LiveItem
     from pytest_ooda.scenario import Scenario
+
+
+class LiveItem(Protocol):
+    """What this module reads of a live item (``plugin.nodes.LiveItem``, which imports
+    this module)."""
+
+    config: pytest.Config
+    stash: pytest.Stash
+    user_properties: list[tuple[str, object]]
+    run_index: int
+    run_count: int
+    scenario_path: Path
+
+    @property
+    def nodeid(self) -> str: ...
+
+    @property
+    def procedure_node(self) -> Any: ...
+
 
 #: The ``workerinput`` key carrying the session directory to xdist workers.
 WORKER_INPUT = "ooda_session_dir"
@@ -217,6 +235,16 @@ def _finished(item: LiveItem, scenario: Scenario, state: Pacing) -> RunRecord | 
 
 def finished_runs(config: pytest.Config) -> dict[tuple[str, str, str, int], RunRecord]:
     """The valid runs of the results directory, by what makes a run the same run."""
+    found: dict[tuple[str, str, str, int], RunRecord] = {}
+    for record in sorted(results_records(config), key=lambda item: item.finished_at):
+        if record.valid and record.prompt_sha256 is not None:
+            key = (record.procedure, record.scenario, record.prompt_sha256, record.run)
+            found.setdefault(key, record)
+    return found
+
+
+def results_records(config: pytest.Config) -> list[RunRecord]:
+    """Every record the results directory holds (``--ooda-resume`` reads it)."""
     from pytest_ooda.errors import OodaError
     from pytest_ooda.evaluate.results import read_results
     from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
@@ -224,17 +252,11 @@ def finished_runs(config: pytest.Config) -> dict[tuple[str, str, str, int], RunR
     settings = config.stash[PLUGIN_STATE].settings
     directory = settings.results_dir or settings.rootpath.joinpath(*DEFAULT_RESULTS_DIR)
     if not directory.is_dir():
-        return {}
+        return []
     try:
-        records = read_results([directory]).records
+        return list(read_results([directory]).records)
     except OodaError as error:
         raise pytest.UsageError(f"--ooda-resume: cannot read the results: {error}") from None
-    found: dict[tuple[str, str, str, int], RunRecord] = {}
-    for record in sorted(records, key=lambda item: item.finished_at):
-        if record.valid and record.prompt_sha256 is not None:
-            key = (record.procedure, record.scenario, record.prompt_sha256, record.run)
-            found.setdefault(key, record)
-    return found
 
 
 def _first_prompt_sha(item: LiveItem, scenario: Scenario) -> str | None:

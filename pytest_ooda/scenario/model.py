@@ -74,6 +74,7 @@ _ITERATION_KEYS = (
     "model",
     "tool_calls",
     "permission_denials",
+    "retries",
 )
 _USAGE_KEYS = (
     "input_tokens",
@@ -119,6 +120,9 @@ class ScenarioIteration:
     model: str | None = None
     tool_calls: tuple[ToolCall, ...] | None = None
     permission_denials: tuple[ToolCall, ...] = ()
+    #: Tries of the iteration the infrastructure spoiled before the recorded one (a
+    #: replay serves the recorded one only).
+    retries: int = 0
 
     def to_step(self) -> ReplayStep:
         return ReplayStep(
@@ -155,6 +159,8 @@ class ScenarioIteration:
             out["tool_calls"] = [_call_yaml(call) for call in self.tool_calls]
         if self.permission_denials:
             out["permission_denials"] = [_call_yaml(call) for call in self.permission_denials]
+        if self.retries:
+            out["retries"] = self.retries
         return out
 
 

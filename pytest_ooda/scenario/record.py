@@ -78,6 +78,7 @@ def scenario_from_result(
             model=record.model,
             tool_calls=_relative(record.tool_calls, prefix) if record.tools_reported else None,
             permission_denials=_relative(record.permission_denials, prefix),
+            retries=record.retries,
         )
         for index, record in enumerate(result.records)
     )

@@ -625,6 +625,9 @@ class _Validator:
         model = self.optional(item, "model", where, self.text, None)
         calls = self.optional(item, "tool_calls", where, self.calls, None)
         denials = self.optional(item, "permission_denials", where, self.calls, ())
+        retries = 0
+        if item.get("retries") is not None:
+            retries = self.integer(*self.get(item, "retries"), f"{where}.retries", 0)
         return ScenarioIteration(
             output=output,
             exit_code=exit_code,
@@ -641,6 +644,7 @@ class _Validator:
             model=model,
             tool_calls=calls,
             permission_denials=denials,
+            retries=retries,
         )
 
     def usage(self, value: Any, mark: Mark, where: str) -> Usage:

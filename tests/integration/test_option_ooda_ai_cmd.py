@@ -53,7 +53,7 @@ def test_ai_cmd_option_runs_the_command(project: Project) -> None:
         [
             "ooda: greet/s: status=success iterations=1 time=*s",
             "*- ooda live runs -*",
-            "greet/s  *1   1  100%  21%–100%  *success 1",
+            "greet/s  *1   1       0  100%  21%–100%  *success 1",
         ]
     )
 
@@ -104,7 +104,7 @@ def test_live_summary_and_counts_under_xdist(project: Project) -> None:
             "ooda: 1 procedure, 1 scenario in 1 config file",
             "ooda: greet/s: status=success iterations=1 time=*s",
             "*- ooda live runs -*",
-            "greet/s  *1   1  100%  21%–100%  *success 1",
+            "greet/s  *1   1       0  100%  21%–100%  *success 1",
         ],
         consecutive=False,
     )
