@@ -137,9 +137,21 @@ class LiveRuns:
         """A resumed item: the earlier run it names counts in this session's numbers."""
         from pytest_ooda.plugin.pacing import RESUMED_PROPERTY
 
+        from pytest_ooda.evaluate import tally
+        from pytest_ooda.plugin.pacing import pacing
+
         for name, value in report.user_properties:
             if name == RESUMED_PROPERTY and isinstance(value, str) and value in self._earlier:
-                self.resumed.append(self._earlier[value])
+                earlier = self._earlier[value]
+                self.resumed.append(earlier)
+                # Early stopping counts the resumed runs as well.
+                with contextlib.suppress(OSError):
+                    tally.add(
+                        pacing(self.config).tallies,
+                        earlier.procedure,
+                        earlier.scenario,
+                        earlier.run_outcome,
+                    )
 
     def _keep(self, data: dict[str, Any]) -> RunRecord | None:
         from pytest_ooda.errors import OodaError
