@@ -135,10 +135,8 @@ class LiveRuns:
 
     def _resumed(self, report: pytest.TestReport) -> None:
         """A resumed item: the earlier run it names counts in this session's numbers."""
-        from pytest_ooda.plugin.pacing import RESUMED_PROPERTY
-
         from pytest_ooda.evaluate import tally
-        from pytest_ooda.plugin.pacing import pacing
+        from pytest_ooda.plugin.pacing import RESUMED_PROPERTY, pacing
 
         for name, value in report.user_properties:
             if name == RESUMED_PROPERTY and isinstance(value, str) and value in self._earlier:
