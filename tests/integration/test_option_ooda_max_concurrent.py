@@ -18,7 +18,7 @@ from pathlib import Path
 sys.stdin.read()
 log = Path(__file__).parent / "spans.jsonl"
 started = time.time()
-time.sleep(0.4)
+time.sleep(0.8)
 with log.open("a") as out:
     out.write(json.dumps([started, time.time()]) + "\\n")
 print("done <promise>SUCCESS</promise>")

@@ -17,6 +17,12 @@ import sys, time, json
 from pathlib import Path
 from pytest_ooda.live.slots import acquire
 directory, log = Path(sys.argv[1]), Path(sys.argv[2])
+# All five start together, however slowly each process came up.
+ready = log.parent / "ready"
+ready.mkdir(exist_ok=True)
+(ready / sys.argv[3]).touch()
+while len(list(ready.iterdir())) < 5:
+    time.sleep(0.01)
 with acquire(directory, "claude -p", 2) as slot:
     with log.open("a") as out:
         out.write(json.dumps(["in", time.monotonic(), slot.waited]) + "\\n")
@@ -31,8 +37,10 @@ def test_at_most_n_processes_hold_a_slot_at_once(tmp_path: Path) -> None:
 
     log = tmp_path / "log.jsonl"
     procs = [
-        subprocess.Popen([sys.executable, "-c", HOLDER, str(tmp_path / "slots"), str(log)])
-        for _ in range(5)
+        subprocess.Popen(
+            [sys.executable, "-c", HOLDER, str(tmp_path / "slots"), str(log), str(number)]
+        )
+        for number in range(5)
     ]
     for proc in procs:
         assert proc.wait(timeout=60) == 0
