@@ -349,6 +349,8 @@ def _sandbox(value: str | None, label: str) -> str | None:
     except OptionError as exc:
         raise pytest.UsageError(f"{label}: {exc.message}") from None
     return kind
+
+
 def _count(value: Any, label: str, *, minimum: int = 1) -> int | None:
     """A whole number option (``--ooda-retries 0``, ``--ooda-max-concurrent 4``)."""
     if value is None:

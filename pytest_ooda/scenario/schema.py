@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from pytest_ooda.judge.model import LabelledExample, RecordedGrading
-    from pytest_ooda.sandbox.spec import SandboxSpec
     from pytest_ooda.config import RetrySettings
+    from pytest_ooda.sandbox.spec import SandboxSpec
 
 
 _T = TypeVar("_T")
