@@ -30,6 +30,7 @@ from pytest_ooda.errors import (
     NoAICommandError,
     OodaWarning,
     RecordingWarning,
+    SandboxError,
 )
 from pytest_ooda.live import isolation
 from pytest_ooda.live.outcome import classify_outcome
@@ -542,6 +543,65 @@ def _results_record(
     )
 
 
+def _not_started(
+    prepared: _Prepared,
+    error: SandboxError,
+    workdir: Path,
+    *,
+    settings: LiveSettings,
+    path: Path,
+    run: int,
+    runs: int,
+    nodeid: str,
+) -> LiveRun:
+    """The run whose sandbox would not start: an infrastructure ``error`` with its
+    reason, no iteration, no verification command."""
+    from pytest_ooda.backends.infra import infra_reason
+    from pytest_ooda.loop.result import LoopResult, TimingStats
+    from pytest_ooda.scenario import Assessment
+    from pytest_ooda.workspace import PathChanges
+
+    scenario = prepared.scenario
+    text = error.message
+    reason = infra_reason("sandbox", text)
+    result = LoopResult(
+        procedure=scenario.procedure,
+        status="aborted",
+        records=(),
+        timing=TimingStats(),
+        elapsed=0.0,
+        max_iterations=scenario.max_iterations,
+        failure_threshold=scenario.failure_threshold or 1,
+        workdir=workdir,
+        error=f"the sandbox did not start: {text}",
+        infra_error=reason,
+    )
+    outcome = classify_outcome(scenario, result, (), infra_error=reason)
+    record = _results_record(
+        prepared,
+        result,
+        Assessment([]),
+        outcome,
+        changes=PathChanges(workdir),
+        started=time.time(),
+        settings=settings,
+        path=path,
+        run=run,
+        runs=runs,
+        nodeid=nodeid,
+    )
+    return LiveRun(
+        scenario=scenario.label,
+        run=run,
+        runs=runs,
+        outcome=outcome[0],
+        error_reason=record.error_reason,
+        result=result,
+        record=record,
+        warnings=tuple(prepared.warnings),
+    )
+
+
 # --------------------------------------------------------------------------- the run
 
 
@@ -610,7 +670,20 @@ def run_live(
                 prepared.config, scenario, spec, prepared.ai_cmd, prepared.ai_cmd_alias
             )
         )
-        sandbox = stack.enter_context(isolation.start(spec, workdir))
+        try:
+            sandbox = stack.enter_context(isolation.start(spec, workdir))
+        except SandboxError as error:
+            # The infrastructure's fault: nothing about the prompt was measured.
+            return _not_started(
+                prepared,
+                error,
+                workdir,
+                settings=settings,
+                path=path,
+                run=run,
+                runs=runs,
+                nodeid=nodeid,
+            )
         prepared.recorder.sandbox = isolation.identity(sandbox)
         wanted = run == 1 and prepared.recorder.wanted(
             drifted=_drifted(prepared.config, scenario, workdir)

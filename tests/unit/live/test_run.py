@@ -7,12 +7,16 @@ import shlex
 import sys
 import warnings
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from pytest_ooda.errors import AgentWarning, NoAICommandError, ScenarioError
 from pytest_ooda.live import LiveSettings, classify_outcome, run_live
 from pytest_ooda.scenario import load_scenario
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 AGENT = Path(__file__).resolve().parents[2] / "fake_ai" / "agent.py"
 
@@ -121,3 +125,29 @@ def test_no_ai_command_and_a_workspace_outside_the_project_are_errors(tmp_path: 
     with pytest.raises(ScenarioError, match="is outside the project") as caught:
         run_live(config, "greet", path, settings=settings)
     assert (caught.value.file, caught.value.line) == (str(path), 2)
+
+
+def test_a_sandbox_that_does_not_start_makes_the_run_an_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import contextlib
+
+    from pytest_ooda.errors import SandboxError
+    from pytest_ooda.sandbox import registry
+
+    @contextlib.contextmanager
+    def refusing(spec: object, workspace: Path) -> Iterator[None]:
+        raise SandboxError("docker: the daemon does not answer")
+        yield None
+
+    monkeypatch.setattr(registry, "sandboxed", refusing)
+    config, path = _project(
+        tmp_path, "procedure: greet\nexpect: {status: success}\niterations: []\n"
+    )
+    marker = tmp_path / "agent-ran"
+    settings = LiveSettings(root=tmp_path, ai_cmd=_agent({"touch": str(marker)}))
+    run = run_live(config, "greet", path, settings=settings)
+    assert run.outcome == "error"
+    assert run.error_reason == "sandbox: docker: the daemon does not answer"
+    assert (run.record.outcome, run.record.valid, run.result.iterations) == ("error", False, 0)
+    assert not marker.exists()
