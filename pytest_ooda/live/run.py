@@ -598,6 +598,9 @@ def _not_started(
         error_reason=record.error_reason,
         result=result,
         record=record,
+        report=prepared.redactor(
+            f"the sandbox did not start: {text}" + (f"\n  {error.hint}" if error.hint else "")
+        ),
         warnings=tuple(prepared.warnings),
     )
 
