@@ -17,8 +17,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from pytest_ooda.backends import ToolCall, Usage
-    from pytest_ooda.judge.model import JudgeSpec, RecordedGrading
     from pytest_ooda.config import RetrySettings
+    from pytest_ooda.judge.model import JudgeSpec, RecordedGrading
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.sandbox.base import SandboxRun
     from pytest_ooda.sandbox.spec import SandboxSpec

@@ -44,8 +44,8 @@ from pytest_ooda.yamlnodes import Mark, YamlMapping, YamlSequence, to_plain, val
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from pytest_ooda.judge.model import LabelledExample, RecordedGrading
     from pytest_ooda.config import RetrySettings
+    from pytest_ooda.judge.model import LabelledExample, RecordedGrading
     from pytest_ooda.sandbox.spec import SandboxSpec
 
 
