@@ -52,15 +52,22 @@ MIN_VALID_RUNS = 5
 def drop_duplicates(records: Iterable[RunRecord]) -> tuple[list[RunRecord], int]:
     """One record per run of a measurement: a resumed session re-runs the ``error``
     runs and the missing ones of the series it continues, so the same run (series,
-    scenario, prompt and run number) can appear twice; the valid one counts (the latest
-    among equals). Returns the records kept and how many were dropped."""
+    scenario, variant, prompt and run number) can appear twice; the valid one counts
+    (the latest among equals). Returns the records kept and how many were dropped."""
     given = list(records)
-    best: dict[tuple[str, str, str, str, int], RunRecord] = {}
+    best: dict[tuple[str, str, str, str | None, str, int], RunRecord] = {}
     for record in given:
         if record.prompt_sha256 is None:
             continue
         series = record.series or record.session or record.id
-        key = (series, record.procedure, record.scenario, record.prompt_sha256, record.run)
+        key = (
+            series,
+            record.procedure,
+            record.scenario,
+            record.variant,
+            record.prompt_sha256,
+            record.run,
+        )
         kept = best.get(key)
         if kept is None or (record.valid, record.finished_at) > (kept.valid, kept.finished_at):
             best[key] = record

@@ -55,6 +55,9 @@ class LiveItem(Protocol):
     def procedure_node(self) -> Any: ...
 
 
+#: What makes two runs the same run: procedure, scenario, variant, prompt sha256, run k.
+RunKey = tuple[str, str, str | None, str, int]
+
 #: The ``workerinput`` key carrying the session directory to xdist workers.
 WORKER_INPUT = "ooda_session_dir"
 #: A resumed item's user property: the id of the earlier run that stands for it.
@@ -67,8 +70,8 @@ class Pacing:
 
     directory: Path
     owner: bool
-    #: ``(procedure, scenario, prompt sha256, run)`` -> an earlier valid run.
-    finished: dict[tuple[str, str, str, int], RunRecord] | None = None
+    #: ``(procedure, scenario, variant, prompt sha256, run)`` -> an earlier valid run.
+    finished: dict[RunKey, RunRecord] | None = None
     prompts: dict[Path, str | None] = field(default_factory=dict)
 
     @property
@@ -230,15 +233,23 @@ def _finished(item: LiveItem, scenario: Scenario, state: Pacing) -> RunRecord | 
         state.prompts[item.scenario_path] = prompt
     if prompt is None:
         return None
-    return state.finished.get((scenario.procedure, scenario.name, prompt, item.run_index))
+    variant = getattr(item, "variant", None)
+    name = getattr(variant, "name", None)
+    return state.finished.get((scenario.procedure, scenario.name, name, prompt, item.run_index))
 
 
-def finished_runs(config: pytest.Config) -> dict[tuple[str, str, str, int], RunRecord]:
+def finished_runs(config: pytest.Config) -> dict[RunKey, RunRecord]:
     """The valid runs of the results directory, by what makes a run the same run."""
-    found: dict[tuple[str, str, str, int], RunRecord] = {}
+    found: dict[RunKey, RunRecord] = {}
     for record in sorted(results_records(config), key=lambda item: item.finished_at):
         if record.valid and record.prompt_sha256 is not None:
-            key = (record.procedure, record.scenario, record.prompt_sha256, record.run)
+            key = (
+                record.procedure,
+                record.scenario,
+                record.variant,
+                record.prompt_sha256,
+                record.run,
+            )
             found.setdefault(key, record)
     return found
 
