@@ -185,3 +185,12 @@ def test_a_resumed_series_counts_each_run_once() -> None:
     assert dropped == 1
     assert first[1] not in kept
     assert [item.run for item in kept] == [1, 2, 1, 1]
+
+
+def test_runs_of_two_variants_are_two_runs() -> None:
+    from dataclasses import replace
+
+    one = replace(record(True, run=1, series="S"), variant="claude")
+    other = replace(record(True, run=1, series="S"), variant="codex")
+    kept, dropped = drop_duplicates([one, other])
+    assert (len(kept), dropped) == (2, 0)
