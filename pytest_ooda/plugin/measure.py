@@ -147,7 +147,7 @@ class LiveRuns:
                     tally.add(
                         pacing(self.config).tallies,
                         earlier.procedure,
-                        earlier.scenario,
+                        earlier.scenario_key,
                         earlier.run_outcome,
                     )
 
@@ -173,8 +173,12 @@ class LiveRuns:
         # Early stopping on any worker reads this before starting another run.
         # Without the tally a run is only not skipped: nothing is lost.
         with contextlib.suppress(OSError):
+            # Per variant, as the gates are.
             tally.add(
-                pacing(self.config).tallies, record.procedure, record.scenario, record.run_outcome
+                pacing(self.config).tallies,
+                record.procedure,
+                record.scenario_key,
+                record.run_outcome,
             )
         if self.log_error is not None:
             return record

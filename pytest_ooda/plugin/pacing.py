@@ -208,7 +208,9 @@ def _settled(item: LiveItem, scenario: Scenario, state: Pacing) -> str | None:
         return None
     if not 0 < aggregate.min_success_rate < 1:
         return None
-    counts = tally.counts(state.tallies, scenario.procedure, scenario.name)
+    variant = getattr(getattr(item, "variant", None), "name", None)
+    key = f"{scenario.name}@{variant}" if variant else scenario.name
+    counts = tally.counts(state.tallies, scenario.procedure, key)
     successes, failures = counts["success"], counts["failure"]
     sprt = Sprt(aggregate.min_success_rate)
     verdict = sprt.decide(successes, failures)
@@ -216,7 +218,7 @@ def _settled(item: LiveItem, scenario: Scenario, state: Pacing) -> str | None:
         return None
     word = "passed" if verdict else "failed"
     return (
-        f"stopped early: {scenario.label}'s success rate gate (min "
+        f"stopped early: {scenario.procedure}/{key}'s success rate gate (min "
         f"{aggregate.min_success_rate:.0%}) is settled as {word} after "
         f"{successes + failures} valid run(s), {successes} successful ({sprt.describe()})"
     )

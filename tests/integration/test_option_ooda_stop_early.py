@@ -87,3 +87,30 @@ def test_the_switch_stops_every_gate_early_and_a_failure_settles_too(project: Pr
     # Without the switch (and without stop_early) every run is made.
     again = project.run("-m", "live", "--ooda-ai-cmd", agent)
     again.assert_outcomes(xfailed=20, deselected=7)
+
+
+def test_each_variant_settles_on_its_own(project: Project) -> None:
+    """Gates are per variant, so is early stopping: a failing variant's runs never
+    settle a passing variant's gate, nor the other way round."""
+    good = _agent(project, True)
+    bad = f"{sys.executable} {project.write('agent/bad.py', AGENT.replace('{ok}', 'no'))}"
+    project.scenario(
+        "s",
+        "procedure: greet\nmax_iterations: 1\nrepeat: 20\n"
+        "expect: {status: success, success_rate: {min: 0.5, stop_early: true}}\n"
+        f"variants:\n  good: {{ai_cmd: '{good}'}}\n  bad: {{ai_cmd: '{bad}'}}\n"
+        "iterations: []\n",
+    )
+    result = project.run("-m", "live", "-rs")
+    by_variant: dict[str, list[str]] = {"good": [], "bad": []}
+    for record in _records(project):
+        by_variant[str(record["variant"])].append(str(record["outcome"]))
+    # SPRT of 40% against 60%: eight successes settle the good variant, and eight
+    # failures the bad one; had they shared a tally, neither would have settled so soon.
+    assert by_variant["good"] == ["success"] * 8
+    assert by_variant["bad"] == ["failure"] * 8
+    for verdict in ("bad's * settled as failed after 8", "good's * settled as passed after 8"):
+        result.stdout.fnmatch_lines([f"SKIPPED [[]12[]] *: stopped early: greet/s@{verdict} *"])
+    result.stdout.fnmatch_lines(
+        ["gate FAILED greet/s@bad: *", "gate passed greet/s@good: *"], consecutive=False
+    )
