@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -112,16 +113,11 @@ def main() -> None:
         context = ("task.md", "Prefer small commits.")
 
         def assemble_layout(layout: str) -> Callable[[], None]:
+            laid_out = [replace(proc, prompt_format=layout) for proc in procs]
+
             def run() -> None:
-                for proc in procs:
-                    assemble_prompt(
-                        proc,
-                        iteration=1,
-                        max_iterations=5,
-                        context=context,
-                        cwd=work,
-                        prompt_format=layout,  # type: ignore[arg-type]
-                    )
+                for proc in laid_out:
+                    assemble_prompt(proc, iteration=1, max_iterations=5, context=context, cwd=work)
 
             return run
 

@@ -310,12 +310,20 @@ def assemble_prompt_mapped(
     max_iterations: int | None = None,
     context: Sequence[str] = (),
     cwd: Path | None = None,
-    prompt_format: PromptFormat | None = None,
 ) -> MappedText:
     """:func:`assemble_prompt` with the lines each part produced."""
-    layout = prompt_format or procedure.prompt_format or "ooda"
-    if layout == "rooda":
-        return _assemble_rooda(procedure, iteration, max_iterations, context, cwd)
+    layout = LAYOUTS[procedure.prompt_format]
+    return layout(procedure, iteration, max_iterations, tuple(context), cwd)
+
+
+def _assemble_ooda(
+    procedure: Procedure,
+    iteration: int | None,
+    max_iterations: int | None,
+    context: Sequence[str],
+    cwd: Path | None,
+) -> MappedText:
+    """pytest-ooda's own layout: a header, the role, the context, then each phase."""
     builder = _Builder()
     head = f"{BAR}\nOODA PROCEDURE EXECUTION\n{BAR}\n\nProcedure: {procedure.title}"
     if iteration is not None:
@@ -414,6 +422,14 @@ def _assemble_rooda(
     return out.result()
 
 
+#: The prompt layouts, by ``prompt_format``: a new format is one function and one entry
+#: here (and its name in ``_types.PromptFormat``).
+LAYOUTS: dict[
+    PromptFormat,
+    Callable[[Procedure, int | None, int | None, Sequence[str], Path | None], MappedText],
+] = {"ooda": _assemble_ooda, "rooda": _assemble_rooda}
+
+
 def assemble_prompt(
     procedure: Procedure,
     *,
@@ -421,20 +437,15 @@ def assemble_prompt(
     max_iterations: int | None = None,
     context: Sequence[str] = (),
     cwd: Path | None = None,
-    prompt_format: PromptFormat | None = None,
 ) -> str:
-    """The whole prompt for one iteration (``iteration=None``: no ``Iteration:`` line).
-
-    ``prompt_format`` picks the layout; without it the procedure's own ``prompt_format``
-    (which the config fills from ``loop.prompt_format``), else ``ooda``.
-    """
+    """The whole prompt for one iteration (``iteration=None``: no ``Iteration:`` line),
+    in the layout the config decided for the procedure (``procedure.prompt_format``)."""
     return assemble_prompt_mapped(
         procedure,
         iteration=iteration,
         max_iterations=max_iterations,
         context=context,
         cwd=cwd,
-        prompt_format=prompt_format,
     ).text
 
 

@@ -7,7 +7,7 @@ import argparse
 import contextlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from pytest_ooda.errors import UsageError
 
@@ -86,17 +86,19 @@ def write_prompt(text: str) -> None:
     buffer.flush()
 
 
-def load_from_args(args: argparse.Namespace, **overrides: Any) -> Config:
+def load_from_args(args: argparse.Namespace) -> Config:
     """Load the configuration for a command; prints config warnings to stderr.
 
-    ``--prompt-format``, when the command has it, is applied as a command-line override.
+    The command's flags for ``loop:`` keys (``--prompt-format``, ``--sandbox``), when it
+    has them, are the command-line tier.
     """
-    from pytest_ooda.config import load_config
+    from pytest_ooda.config import command_line_overrides, load_config
 
-    prompt_format = getattr(args, "prompt_format", None)
-    if prompt_format is not None:
-        overrides.setdefault("prompt_format", prompt_format)
-    config = load_config(getattr(args, "config", None), overrides=overrides or None)
+    overrides = command_line_overrides(
+        prompt_format=getattr(args, "prompt_format", None),
+        sandbox=getattr(args, "sandbox", None),
+    )
+    config = load_config(getattr(args, "config", None), overrides=overrides)
     for warning in config.warnings:
         note(f"warning: {warning.format(Path.cwd())}")
     return config

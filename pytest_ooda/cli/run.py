@@ -193,7 +193,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     check_context(args.context)
     # A named sandbox is a command-line override of loop.sandbox: it beats the
     # procedure's and the scenario's, and --provenance / --dry-run show it as `cli`.
-    config = load_from_args(args, **({"sandbox": args.sandbox} if args.sandbox else {}))
+    config = load_from_args(args)
     config.procedure(args.procedure)
     replay: scenario.Scenario | None = None
     max_iterations, context = args.max_iterations, list(args.context)

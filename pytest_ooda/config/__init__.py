@@ -50,7 +50,7 @@ from pytest_ooda.config.schema import (
     TOP_LEVEL_KEYS,
     located_template_error,
 )
-from pytest_ooda.config.tiers import global_config_path
+from pytest_ooda.config.tiers import command_line_overrides, global_config_path
 
 __all__ = [
     "API_PROVIDERS",
@@ -76,6 +76,7 @@ __all__ = [
     "RetrySettings",
     "RunSettings",
     "check_config_file",
+    "command_line_overrides",
     "display_path",
     "global_config_path",
     "load_builtin_config",

@@ -54,6 +54,15 @@ def _update_loop(loop: dict[str, Setting], higher: Mapping[str, Setting]) -> Non
         loop[key] = setting
 
 
+def _over_loop(fields: dict[str, Setting], loop: dict[str, Setting], key: str) -> Setting:
+    """A procedure-level setting that falls back to ``loop:``: a command-line choice of
+    the loop key (``--prompt-format``) beats the procedure's own, which beats the loop's."""
+    chosen = loop[key]
+    if chosen.provenance.tier == "cli":
+        return chosen
+    return fields.get(key, chosen)
+
+
 def merge_layers(
     layers: list[Layer], env_loop: dict[str, Setting], cli_loop: dict[str, Setting]
 ) -> Config:
@@ -109,10 +118,6 @@ def merge_layers(
     for rule, setting in lint.items():
         record(f"lint.{rule}", setting)
 
-    # The prompt layout: an explicit choice (`--prompt-format`, `--ooda-prompt-format`)
-    # beats the procedure's own, which beats `loop:`.
-    layout = loop["prompt_format"].value
-    forced = loop["prompt_format"].provenance.tier == "cli"
     procedures: dict[str, Procedure] = {}
     for name, raw in procs.items():
         fields = raw.fields
@@ -128,6 +133,7 @@ def merge_layers(
             setting = _fields.get(key)
             return setting.value if setting is not None else default
 
+        layout = _over_loop(fields, loop, "prompt_format")
         procedures[name] = Procedure(
             name=name,
             display=get("display", ""),
@@ -152,7 +158,8 @@ def merge_layers(
             field_locations=MappingProxyType(
                 {key: s.location for key, s in fields.items() if s.location is not None}
             ),
-            prompt_format=layout if forced else get("prompt_format", layout),
+            prompt_format=layout.value,
+            prompt_format_source=layout.provenance,
             sandbox=get("sandbox"),
         )
 

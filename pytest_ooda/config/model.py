@@ -153,8 +153,14 @@ class Procedure:
     ai_output: AiOutput | None = None
     max_cost: float | None = None
     max_tokens: int | None = None
-    #: The prompt layout: the procedure's own ``prompt_format``, else ``loop.prompt_format``.
+    #: The prompt layout, decided once by the config layer (``config.merge``): a
+    #: command-line choice > the procedure's own ``prompt_format`` > ``loop.prompt_format``;
+    #: composition only reads it.
     prompt_format: PromptFormat = "ooda"
+    #: Where ``prompt_format`` came from.
+    prompt_format_source: Provenance = field(
+        default_factory=lambda: Provenance("default"), compare=False, repr=False
+    )
     #: Where this procedure's live runs execute (``None``: as ``loop.sandbox`` says).
     sandbox: SandboxSpec | None = None
     retry: RetrySettings | None = None

@@ -110,7 +110,7 @@ def resolve_run_settings(
     Output format: ``ai_output`` > procedure > loop > the command's own flags > the
     built-in alias's default > ``text``. Budgets: the smallest of ``max_cost`` (or
     ``max_tokens``), the procedure's and the loop's.
-    Prompt layout: a ``cli`` override of ``loop.prompt_format`` > procedure > ``loop``.
+    Prompt layout: as the config decided it (``Procedure.prompt_format``).
     Sandbox: a ``cli`` override of ``loop.sandbox`` (``--ooda-sandbox``, ``ooda run
     --sandbox``) > ``scenario_sandbox`` > procedure > ``loop`` (``OODA_SANDBOX`` > files).
     """
@@ -170,11 +170,7 @@ def resolve_run_settings(
         )
     out["failure_threshold"] = from_loop("failure_threshold")
     out["show_ai_output"] = from_loop("show_ai_output")
-    forced = from_loop("prompt_format").tier == "cli"
-    if not forced and f"procedures.{procedure}.prompt_format" in prov:
-        out["prompt_format"] = from_proc("prompt_format")
-    else:
-        out["prompt_format"] = from_loop("prompt_format")
+    out["prompt_format"] = proc.prompt_format_source
 
     def alias_command(alias: str, source: Provenance, where: str) -> tuple[str, ...]:
         if alias not in config.aliases:

@@ -129,6 +129,15 @@ def env_layer(env: Mapping[str, str]) -> dict[str, Setting]:
     return out
 
 
+def command_line_overrides(**values: Any) -> dict[str, Any] | None:
+    """The command-line tier of ``loop:`` keys as ``load_config(overrides=…)`` takes it,
+    from whichever command line set them (``ooda``'s flags, pytest's ``--ooda-*``
+    options): the keys given a value, ``None`` (not given) left out; ``None`` when none
+    was given. Checked like any override when the config loads."""
+    given = {key: value for key, value in values.items() if value is not None}
+    return given or None
+
+
 def override_layer(overrides: Mapping[str, Any]) -> dict[str, Setting]:
     out: dict[str, Setting] = {}
     for key, value in overrides.items():

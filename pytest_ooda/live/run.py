@@ -213,7 +213,7 @@ def _inputs_key(
 
 
 def _load_inputs(collected: Path, procedure: str, path: Path, settings: LiveSettings) -> _Inputs:
-    from pytest_ooda.config import load_config, resolve_run_settings
+    from pytest_ooda.config import command_line_overrides, load_config, resolve_run_settings
     from pytest_ooda.evaluate.record import ai_identity
     from pytest_ooda.live.variant import variant_config
     from pytest_ooda.redact import Redactor
@@ -224,8 +224,7 @@ def _load_inputs(collected: Path, procedure: str, path: Path, settings: LiveSett
     if found is not None:
         return found
     scenario = load_for(procedure, path)
-    forced = settings.prompt_format
-    overrides = {"prompt_format": forced} if forced is not None else None
+    overrides = command_line_overrides(prompt_format=settings.prompt_format)
     config = variant_config(
         load_config(collected, cwd=settings.root, overrides=overrides), procedure, settings
     )
@@ -253,7 +252,7 @@ def _prepare(
     config: Config | None,
     record_to: Path | None,
 ) -> _Prepared:
-    from pytest_ooda.config import load_config, resolve_run_settings
+    from pytest_ooda.config import command_line_overrides, load_config, resolve_run_settings
     from pytest_ooda.evaluate.record import ai_identity, fragment_hashes
     from pytest_ooda.live.variant import variant_config
     from pytest_ooda.redact import Redactor
@@ -265,8 +264,7 @@ def _prepare(
         if scenario is None:
             scenario = load_for(procedure, path)
         if config is None:
-            forced = settings.prompt_format
-            overrides = {"prompt_format": forced} if forced is not None else None
+            overrides = command_line_overrides(prompt_format=settings.prompt_format)
             config = load_config(collected, cwd=settings.root, overrides=overrides)
         config = variant_config(config, procedure, settings)
         ai_cmd, alias = resolve_ai(config, procedure, settings, collected)

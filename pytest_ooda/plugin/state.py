@@ -58,12 +58,12 @@ class PluginState:
     def session_config(self) -> Config:
         """All tiers, as ``ooda run`` would see them from the rootdir (cached)."""
         if self._session_config is None:
-            from pytest_ooda.config import load_config
+            from pytest_ooda.config import command_line_overrides, load_config
 
             self._session_config = load_config(
                 self.settings.config_file,
                 cwd=self.settings.rootpath,
-                overrides=prompt_format_override(self.settings.prompt_format),
+                overrides=command_line_overrides(prompt_format=self.settings.prompt_format),
             )
         return self._session_config
 
@@ -125,11 +125,6 @@ class LoadedFile:
         return min(entries)[1] if entries else None
 
 
-def prompt_format_override(prompt_format: PromptFormat | None) -> dict[str, str] | None:
-    """``--ooda-prompt-format`` as a command-line override of the configs."""
-    return {"prompt_format": prompt_format} if prompt_format is not None else None
-
-
 def load_collected(path: Path, prompt_format: PromptFormat | None = None) -> LoadedFile:
     """The file merged over the built-ins (no global config, no environment).
 
@@ -137,7 +132,7 @@ def load_collected(path: Path, prompt_format: PromptFormat | None = None) -> Loa
     same on every machine; merging over the built-ins makes a file that tweaks ``build``
     snapshot the ``build`` that actually runs.
     """
-    from pytest_ooda.config import load_config
+    from pytest_ooda.config import command_line_overrides, load_config
 
     target = path.resolve()
     # The packaged built-ins merged over themselves are themselves: one parse, not two.
@@ -148,7 +143,7 @@ def load_collected(path: Path, prompt_format: PromptFormat | None = None) -> Loa
         env={},
         builtin=merge_builtins,
         global_config=False,
-        overrides=prompt_format_override(prompt_format),
+        overrides=command_line_overrides(prompt_format=prompt_format),
     )
     declared = tuple(
         procedure

@@ -17,7 +17,7 @@ import pytest
 
 from pytest_ooda._types import PHASES
 from pytest_ooda.compose import BAR, PHASE_HEADINGS, assemble_prompt, compose_phase
-from pytest_ooda.config import Config, load_config
+from pytest_ooda.config import Config, command_line_overrides, load_config
 from pytest_ooda.errors import FragmentError
 
 HERE = Path(__file__).resolve().parent
@@ -29,20 +29,25 @@ def corpus(case: str) -> Path:
     return HERE / "corpus" / case
 
 
-def load(case: str) -> Config:
-    """The case's rooda-config.yml found as `ooda` finds it: in the working directory."""
-    return load_config(cwd=corpus(case), env={}, global_config=False)
+def load(case: str, prompt_format: str | None = None) -> Config:
+    """The case's rooda-config.yml found as `ooda` finds it: in the working directory,
+    with ``--prompt-format`` when given."""
+    return load_config(
+        cwd=corpus(case),
+        env={},
+        global_config=False,
+        overrides=command_line_overrides(prompt_format=prompt_format),
+    )
 
 
 def assemble(run: dict[str, Any], prompt_format: str) -> str:
-    config = load(run["case"])
+    config = load(run["case"], prompt_format)
     return assemble_prompt(
         config.procedure(run["procedure"]),
         iteration=1 if run.get("iteration") else None,
         max_iterations=run.get("max_iterations"),
         context=run.get("context", []),
         cwd=corpus(run["case"]),
-        prompt_format=prompt_format,  # type: ignore[arg-type]
     )
 
 
