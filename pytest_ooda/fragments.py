@@ -66,6 +66,29 @@ def _builtin_phase(relative: PurePosixPath) -> str | None:
     return None
 
 
+def _missing_local_hint(path: str, resolved: Path) -> str | None:
+    """``did you mean 'prompts/look.md'?`` when a file next to the missing one (same
+    directory, or a directory whose name is close) has a close name."""
+    parent = resolved.parent
+    try:
+        if parent.is_dir():
+            names = [entry.name for entry in os.scandir(parent) if entry.is_file()]
+            close = closest(resolved.name, names)
+            if close is not None:
+                return f"did you mean {str(PurePosixPath(path).parent / close)!r}?"
+            return None
+        grand = parent.parent
+        if grand.is_dir():
+            dirs = [entry.name for entry in os.scandir(grand) if entry.is_dir()]
+            close_dir = closest(parent.name, dirs)
+            if close_dir is not None and (grand / close_dir / resolved.name).is_file():
+                suggestion = PurePosixPath(path).parent.parent / close_dir / resolved.name
+                return f"did you mean {str(suggestion)!r}?"
+    except OSError:
+        return None
+    return None
+
+
 def _missing_builtin_hint(path: str, relative: PurePosixPath) -> str:
     phase = _builtin_phase(relative)
     available = list_builtin_fragments(phase)
@@ -138,6 +161,8 @@ def resolve_fragment_path(path: str, base_dir: Path) -> Path:
         hint = None
         if path != path.strip():
             hint = f"the path has leading or trailing white space: {path!r}"
+        else:
+            hint = _missing_local_hint(path, resolved)
         raise FragmentError(f"fragment file not found: {where}", hint=hint) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:

@@ -13,6 +13,7 @@ import argparse
 import contextlib
 import os
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_ooda import __version__
@@ -109,7 +110,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"ooda: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     except OodaError as exc:
-        print(f"ooda: error: {exc}", file=sys.stderr)
+        from pytest_ooda.diagnostics import format_error
+
+        # The same located excerpt (lines, caret, hint) the plugin's reports show.
+        print(f"ooda: error: {format_error(exc, root=Path.cwd())}", file=sys.stderr)
         return EXIT_CONFIG
     except KeyboardInterrupt:
         print("ooda: interrupted", file=sys.stderr)

@@ -28,6 +28,8 @@ class Finding:
     line: int | None = None
     column: int | None = None
     procedure: str | None = None
+    #: A second line such as a "did you mean" suggestion, kept from the error it reports.
+    hint: str | None = None
 
     @property
     def rule(self) -> Rule:
@@ -69,6 +71,7 @@ class Finding:
             "column": self.column,
             "procedure": self.procedure,
             "why": self.why,
+            "hint": self.hint,
         }
 
     def _sort_key(self) -> tuple[str, int, int, str, str]:
@@ -91,6 +94,7 @@ class Collector:
         line: int | None = None,
         column: int | None = None,
         procedure: str | None = None,
+        hint: str | None = None,
     ) -> None:
         if not self.settings.enabled(rule_id):
             return
@@ -103,6 +107,7 @@ class Collector:
                 line,
                 column,
                 procedure,
+                hint,
             )
         )
 

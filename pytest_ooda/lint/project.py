@@ -134,6 +134,7 @@ def _lint_broken(out: Collector, config: Config, files: set[Path]) -> None:
             line=error.line if located else broken.location.line,
             column=error.column if located else broken.location.column,
             procedure=broken.name,
+            hint=error.hint,
         )
 
 
@@ -212,6 +213,7 @@ def lint_path(
             exc.file or (str(target) if target else None),
             exc.line,
             exc.column,
+            hint=exc.hint,
         )
         return LintReport((finding,), (), tuple(str(f) for f in lint_files))
     findings = lint_config(config, settings=settings, files=lint_files)

@@ -41,8 +41,13 @@ class LintReport:
 
 
 def format_text(report: LintReport, *, relative_to: Path | None = None) -> str:
-    """One ``file:line:col: ID severity: message`` line per finding, then the summary."""
-    lines = [finding.format(relative_to=relative_to) for finding in report.findings]
+    """One ``file:line:col: ID severity: message`` line per finding (and its hint, such as
+    a "did you mean", indented below it), then the summary."""
+    lines: list[str] = []
+    for finding in report.findings:
+        lines.append(finding.format(relative_to=relative_to))
+        if finding.hint:
+            lines.extend(f"  {line.strip()}" for line in finding.hint.splitlines())
     lines.append(report.summary())
     return "\n".join(lines) + "\n"
 

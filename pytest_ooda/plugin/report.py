@@ -9,21 +9,22 @@ from __future__ import annotations
 
 import re
 import warnings
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_ooda import __version__
 from pytest_ooda._util import display_path
-from pytest_ooda.errors import OodaError, OodaWarning, TemplateError
+from pytest_ooda.diagnostics import absolute as _absolute
+from pytest_ooda.diagnostics import file_excerpt, format_error, format_findings
+from pytest_ooda.errors import OodaWarning
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
+    from pathlib import Path
 
     from pytest_ooda.compose import MappedText
     from pytest_ooda.evaluate.results import RunRecord
-    from pytest_ooda.lint import Finding
     from pytest_ooda.plugin.options import PluginSettings
     from pytest_ooda.plugin.state import PluginState
 
@@ -40,7 +41,6 @@ class ItemFailure(Exception):
     input, so it stands outside the ``OodaError`` tree on purpose."""
 
 
-_EXCERPT_CONTEXT = 2
 
 
 # --------------------------------------------------------------------------- header
@@ -173,83 +173,7 @@ def format_warning_error(warning: Warning, *, root: Path | None = None) -> str:
 
 # --------------------------------------------------------------------------- errors
 
-
-def file_excerpt(
-    path: str | Path, line: int, column: int | None = None, *, context: int = _EXCERPT_CONTEXT
-) -> list[str]:
-    """Numbered lines around ``line`` (1-based), a caret under ``column``."""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return []
-    lines = text.splitlines()
-    if not 1 <= line <= len(lines):
-        return []
-    first, last = max(1, line - context), min(len(lines), line + context)
-    width = len(str(last))
-    out: list[str] = []
-    for number in range(first, last + 1):
-        marker = ">" if number == line else " "
-        out.append(f"  {marker} {number:>{width}} | {lines[number - 1]}")
-        if number == line and column:
-            out.append(f"    {' ' * width} | {' ' * (column - 1)}^")
-    return out
-
-
-def format_error(error: OodaError, *, root: Path | None = None) -> str:
-    """``file:line:col: message`` + hint, the YAML lines around it, and for a template
-    error the fragment lines around the template line."""
-    location = error.location
-    if error.file is not None:
-        shown = display_path(error.file, root)
-        location = ":".join(
-            [shown] + [str(part) for part in (error.line, error.column) if part is not None]
-        )
-    lines = [f"{location}: {error.message}" if location else error.message]
-    if error.hint:
-        lines.append(f"  {error.hint}")
-    if error.file is not None and error.line is not None:
-        excerpt = file_excerpt(_absolute(error.file, root), error.line, error.column)
-        if excerpt:
-            lines.append("")
-            lines.extend(excerpt)
-    fragment = _template_fragment(error)
-    if fragment is not None:
-        path, line = fragment
-        excerpt = file_excerpt(_absolute(path, root), line)
-        if excerpt:
-            lines.append("")
-            lines.append(f"  in the template {display_path(path, root)}:")
-            lines.extend(excerpt)
-    return "\n".join(lines)
-
-
-def _template_fragment(error: OodaError) -> tuple[str, int] | None:
-    """The fragment file and line a ``TemplateError`` points into."""
-    if not isinstance(error, TemplateError):
-        return None
-    if error.template_file is None or error.template_line is None:
-        return None
-    return error.template_file, error.template_line
-
-
-def _absolute(file: str, root: Path | None) -> Path:
-    path = Path(file)
-    if path.is_absolute() or root is None:
-        return path
-    if path.exists():
-        return path
-    return root / path
-
-
-def format_findings(findings: Sequence[Finding], *, root: Path) -> str:
-    lines: list[str] = []
-    for finding in findings:
-        lines.append(finding.format(relative_to=root))
-        if finding.file is not None and finding.line is not None:
-            lines.extend(file_excerpt(_absolute(finding.file, root), finding.line, finding.column))
-        lines.append(f"  why: {finding.why}")
-    return "\n".join(lines)
+__all__ = ["ItemFailure", "file_excerpt", "format_error", "format_findings"]
 
 
 def format_prompt_mismatch(
