@@ -60,6 +60,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         spec.register(group, parser)
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+    # Before any conftest loads from a rootdir a swallowed option value may have moved.
+    from pytest_ooda.plugin.options import check_separated_values
+
+    check_separated_values(args, early_config.invocation_params.dir)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",

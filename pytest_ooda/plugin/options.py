@@ -31,7 +31,7 @@ from pytest_ooda._types import (
 from pytest_ooda.errors import OodaError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Iterable, Mapping, Sequence
 
     from pytest_ooda.variants import Variant
 
@@ -650,3 +650,33 @@ def keep_default_off_md(options: Any) -> None:
         options.ignore_file_extensions = ["md"]
     elif "md" not in current:
         options.ignore_file_extensions = [*current, "md"]
+
+
+def check_separated_values(args: Sequence[str], cwd: Path) -> None:
+    """Refuse ``--ooda-x VALUE`` (two words) when ``VALUE`` names an existing path.
+
+    pytest chooses the rootdir and reads the ini file before any plugin's options are
+    known: a separate value that is an existing path is taken for a test path there, which
+    moves the rootdir and collects the wrong tests (often none). ``--ooda-x=VALUE`` is one
+    word and safe. Values that are not paths (``--ooda-repeat 20``) are read correctly.
+    """
+    flags = {spec.flag for spec in OPTIONS if spec.cli and spec.kind != "bool"}
+    for index, arg in enumerate(args[:-1]):
+        if arg == "--":
+            return
+        if arg not in flags:
+            continue
+        value = args[index + 1]
+        if value.startswith("-") or not value:
+            continue
+        try:
+            exists = (cwd / value).exists()
+        except (OSError, ValueError):
+            exists = False
+        if exists:
+            raise pytest.UsageError(
+                f"{arg} {value}: write {arg}={shlex.quote(value)} (one word). pytest "
+                "reads a separate value that names an existing path as a test path before "
+                "pytest-ooda's options are known, which moves the rootdir and collects the "
+                "wrong tests."
+            )

@@ -23,7 +23,7 @@ def test_named_file_is_collected_even_outside_the_globs(project: Project) -> Non
     project.write("conf/rooda-config.yml", ROODA)
     plain = project.run("--collect-only", "-q")
     assert "legacy" not in plain.stdout.str()
-    result = project.run("--collect-only", "-q", "--ooda-config", "conf/rooda-config.yml")
+    result = project.run("--collect-only", "-q", "--ooda-config=conf/rooda-config.yml")
     result.stdout.fnmatch_lines(["conf/rooda-config.yml::legacy::config"])
 
 
@@ -37,7 +37,7 @@ def test_named_file_is_the_session_config_of_the_fixture(project: Project) -> No
             assert "build" in ooda_config.procedures  # built-ins merged underneath
         """
     )
-    project.run("--ooda-config", "conf/rooda-config.yml", "test_cfg.py").assert_outcomes(passed=1)
+    project.run("--ooda-config=conf/rooda-config.yml", "test_cfg.py").assert_outcomes(passed=1)
 
 
 def test_ini_path_is_relative_to_the_ini_file(project: Project) -> None:
@@ -50,7 +50,7 @@ def test_ini_path_is_relative_to_the_ini_file(project: Project) -> None:
 def test_missing_named_file_is_a_usage_error(project: Project) -> None:
     # Collecting nothing would pass silently: a mistyped path must be said out loud.
     project.pytester.makepyfile(test_cfg="def test_cfg(ooda_config):\n    pass\n")
-    result = project.run("--ooda-config", "nope.yml", "test_cfg.py")
+    result = project.run("--ooda-config=nope.yml", "test_cfg.py")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --ooda-config: config file not found: */nope.yml"])
     assert "Traceback" not in result.stderr.str() + result.stdout.str()
@@ -58,7 +58,7 @@ def test_missing_named_file_is_a_usage_error(project: Project) -> None:
 
 def test_directory_or_missing_ini_path_is_a_usage_error(project: Project) -> None:
     project.write("conf/keep.md", "not a config\n")
-    result = project.run("--ooda-config", "conf")
+    result = project.run("--ooda-config=conf")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["ERROR: --ooda-config: not a file: */conf"])
     project.write("pytest.ini", "[pytest]\nooda_config = conf/gone.yml\n")

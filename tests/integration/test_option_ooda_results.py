@@ -141,7 +141,7 @@ def test_one_file_per_session_from_every_xdist_worker(live: Project) -> None:
     live.write(
         "fake-ai/plan.json", '[{"print": "<promise>SUCCESS</promise>", "files": {"DONE.md": "x"}}]'
     )
-    result = run_live(live, "-n", "2", "--ooda-results", "out")
+    result = run_live(live, "-n", "2", "--ooda-results=out")
     result.assert_outcomes(passed=4)
     [log] = list((live.path / "out").glob("*.jsonl"))
     found = records(live.path / "out")
@@ -154,7 +154,7 @@ def test_one_file_per_session_from_every_xdist_worker(live: Project) -> None:
     assert not (live.path / ".ooda").exists()
     # A second session never touches the first one's file.
     before = log.read_text()
-    run_live(live, "--ooda-results", "out").assert_outcomes(passed=4, deselected=7)
+    run_live(live, "--ooda-results=out").assert_outcomes(passed=4, deselected=7)
     assert log.read_text() == before
     assert len(list((live.path / "out").glob("*.jsonl"))) == 2
 
@@ -172,7 +172,7 @@ def test_a_failed_run_is_recorded_as_not_a_success(live: Project) -> None:
 
 def test_results_in_a_file_is_a_usage_error(project: Project) -> None:
     project.write("taken", "a file\n")
-    result = project.run("--ooda-results", "taken")
+    result = project.run("--ooda-results=taken")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--ooda-results: not a directory: *taken"])
 
@@ -184,7 +184,7 @@ def test_an_unwritable_results_directory_fails_the_session_but_not_the_runs(
     blocked = live.path / "blocked"
     blocked.mkdir()
     (blocked / "results").write_text("a file where the directory should be")
-    result = run_live(live, "--ooda-results", "blocked/results/deeper")
+    result = run_live(live, "--ooda-results=blocked/results/deeper")
     result.assert_outcomes(passed=1, deselected=7)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["error: cannot write the results log blocked/results/deeper: *"])
