@@ -25,6 +25,9 @@ if TYPE_CHECKING:
 
 #: ``--check`` found a scenario below its aggregate expectations.
 EXIT_GATE_FAILED = 1
+#: Where ``pytest -m live`` writes its results without ``--ooda-results`` (the plugin's
+#: ``DEFAULT_RESULTS_DIR``), read when no RESULTS are named.
+DEFAULT_RESULTS = ".ooda/results"
 
 
 def add_parser(subparsers: Any) -> None:
@@ -44,9 +47,10 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "results",
-        nargs="+",
+        nargs="*",
         metavar="RESULTS",
-        help="results files (.jsonl) or directories holding them (searched recursively)",
+        help="results files (.jsonl) or directories holding them (searched recursively); "
+        f"default: {DEFAULT_RESULTS}, where `pytest -m live` writes them",
     )
     parser.add_argument(
         "--html", metavar="FILE", help="also write the report as one self-contained HTML file"
@@ -85,7 +89,7 @@ def command(args: argparse.Namespace) -> int:
     html_path = Path(args.html) if args.html else None
     if html_path is not None and html_path.is_dir():
         raise UsageError(f"--html {args.html}: is a directory; give the path of an .html file")
-    results = read_results_noting(args.results)
+    results = read_results_noting(args.results or [default_results()])
     records, dropped = drop_duplicates(results.records)
     if dropped:
         note(
@@ -118,6 +122,16 @@ def command(args: argparse.Namespace) -> int:
         note(f"ooda report: {failed} scenario(s) missed their aggregate expectations")
         return EXIT_GATE_FAILED
     return EXIT_OK
+
+
+def default_results() -> str:
+    """``.ooda/results`` when it exists; a usage error saying what to do when not."""
+    if not Path(DEFAULT_RESULTS).is_dir():
+        raise UsageError(
+            f"no results to report: {DEFAULT_RESULTS} (the default results directory) does "
+            "not exist here; run `pytest -m live` first, or name results files or directories"
+        )
+    return DEFAULT_RESULTS
 
 
 def _write_html(

@@ -13,6 +13,7 @@ from pytest_ooda.cli.common import (
     add_prompt_format_option,
     check_context,
     load_from_args,
+    positive_int,
     write_prompt,
 )
 
@@ -26,8 +27,9 @@ def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "show",
         help="print a procedure's assembled prompt",
-        description="Print the prompt a procedure sends to the AI command (without the "
-        "Iteration line), or one phase of it, or where each setting comes from.",
+        description="Print the exact prompt a procedure sends to the AI command in "
+        "iteration 1 (or --iteration N) under its resolved iteration limit, byte for byte "
+        "what `ooda run` pipes to it; or one phase of it; or where each setting comes from.",
     )
     parser.add_argument("procedure", metavar="PROCEDURE", help="procedure name (see `ooda list`)")
     what = parser.add_mutually_exclusive_group()
@@ -44,6 +46,13 @@ def add_parser(subparsers: Any) -> None:
         default=[],
         metavar="X",
         help="context text, or a file whose content is included (repeatable)",
+    )
+    parser.add_argument(
+        "--iteration",
+        type=positive_int,
+        default=1,
+        metavar="N",
+        help="show the prompt of iteration N (default 1); only its `Iteration:` line differs",
     )
     add_config_option(parser)
     add_prompt_format_option(parser)
@@ -102,5 +111,18 @@ def command(args: argparse.Namespace) -> int:
         text = compose_phase(proc.phases()[args.phase], procedure=proc.name, phase=args.phase)
         write_prompt(text + "\n" if text else "")
     else:
-        write_prompt(assemble_prompt(proc, context=args.context, cwd=Path.cwd()))
+        from pytest_ooda.config import resolve_run_settings
+
+        # The iteration limit `ooda run` would use, so the `Iteration: 1 of 5` line matches.
+        # In rooda's layout the prompt is what rooda's --dry-run prints: no iteration line.
+        limit = resolve_run_settings(config, args.procedure, require_ai=False).max_iterations
+        rooda = proc.prompt_format == "rooda"
+        prompt = assemble_prompt(
+            proc,
+            iteration=None if rooda else args.iteration,
+            max_iterations=limit,
+            context=args.context,
+            cwd=Path.cwd(),
+        )
+        write_prompt(prompt)
     return EXIT_OK

@@ -71,16 +71,33 @@ def test_list_includes_workspace_and_builtins(
     assert alpha.split()[1] == "alpha"
 
 
-def test_show_prints_prompt_without_iteration(
+def test_show_prints_the_prompt_of_iteration_one(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, out, err = run(capsys, "show", "zeta")
     assert code == 0, err
     assert out.startswith(f"{BAR}\nOODA PROCEDURE EXECUTION\n")
     assert "Procedure: Zeta Proc\n" in out
-    assert "Iteration:" not in out
+    assert "\nIteration: 1 of 3\n" in out
     assert "Look at the repository." in out
     assert out.endswith("Emit the signal.\n")
+    code, out, err = run(capsys, "show", "zeta", "--iteration", "2")
+    assert "\nIteration: 2 of 3\n" in out
+
+
+def test_show_is_byte_for_byte_what_run_pipes_to_the_agent(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    agent = workspace / "agent.py"
+    agent.write_text(
+        "import sys\nopen('received.txt', 'wb').write(sys.stdin.buffer.read())\n"
+        "print('<promise>SUCCESS</promise>')\n"
+    )
+    code, shown, err = run(capsys, "show", "zeta")
+    assert code == 0, err
+    code, _, err = run(capsys, "run", "zeta", "--ai-cmd", f"{sys.executable} {agent}")
+    assert code == 0, err
+    assert (workspace / "received.txt").read_bytes() == shown.encode("utf-8")
 
 
 def test_show_phase_and_context(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -178,6 +195,7 @@ def test_every_registered_command_has_a_parser_and_handler() -> None:
         assert callable(module.command)
     parser = cli.build_parser()
     minimal = {
+        "init": [],
         "list": [],
         "show": ["p"],
         "run": ["p"],
@@ -185,6 +203,7 @@ def test_every_registered_command_has_a_parser_and_handler() -> None:
         "report": ["r.jsonl"],
         "compare": ["a.jsonl", "b.jsonl"],
         "judge": ["check", "s.yml"],
+        "help": [],
     }
     assert list(cli.COMMANDS) == list(minimal)
     for name, module in cli.COMMANDS.items():

@@ -244,3 +244,18 @@ def test_compare_rejects_a_bad_detect(
 ) -> None:
     assert ooda(["compare", "a", "b", "--detect", value]) == 1
     assert "argument --detect: expected a rate difference" in capsys.readouterr().err
+
+
+def test_report_without_results_reads_the_default_directory(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_ooda.cli.report import DEFAULT_RESULTS
+    from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
+
+    assert DEFAULT_RESULTS == "/".join(DEFAULT_RESULTS_DIR)
+    monkeypatch.chdir(tmp_path)
+    assert ooda(["report"]) == 1
+    assert "run `pytest -m live` first" in capsys.readouterr().err
+    write(tmp_path / ".ooda/results/session.jsonl", sample(3, 4))
+    assert ooda(["report"]) == 0
+    assert "1 scenario(s), 4 run(s) from 1 file(s)" in capsys.readouterr().out
