@@ -252,7 +252,7 @@ def test_report_without_results_reads_the_default_directory(
     from pytest_ooda.cli.report import DEFAULT_RESULTS
     from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
 
-    assert DEFAULT_RESULTS == "/".join(DEFAULT_RESULTS_DIR)
+    assert "/".join(DEFAULT_RESULTS_DIR) == DEFAULT_RESULTS
     monkeypatch.chdir(tmp_path)
     assert ooda(["report"]) == 1
     assert "run `pytest -m live` first" in capsys.readouterr().err
