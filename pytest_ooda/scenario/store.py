@@ -130,7 +130,13 @@ def save_scenario(
     target = Path(path) if path is not None else scenario.path
     if target is None:
         raise ScenarioError(f"scenario {scenario.label!r} has no path to save to")
-    text = dump_scenario(redact_scenario(scenario, env, redact))
+    redacted = redact_scenario(scenario, env, redact)
+    text = dump_scenario(redacted)
+    original = _read_existing(target)
+    if original is not None:
+        # Re-recording the user's file: only the keys the recording changed are written,
+        # so their comments, flow style and key order elsewhere survive.
+        text = splice_scenario_text(original, redacted.to_yaml()) or text
     try:
         atomic_write_text(target, text)
     except OSError as exc:
@@ -138,6 +144,85 @@ def save_scenario(
             f"cannot write scenario file: {exc.strerror or exc}", file=str(target)
         ) from None
     return target
+
+
+def _read_existing(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def _dump_key(key: str, value: object) -> str:
+    return yaml.dump(
+        {key: value},
+        Dumper=_Dumper,
+        sort_keys=False,
+        allow_unicode=True,
+        width=1_000_000,
+        default_flow_style=False,
+    )
+
+
+def _is_filler(line: str) -> bool:
+    """A blank line, or a comment at the left margin (it introduces the next key)."""
+    stripped = line.strip()
+    return not stripped or (line.startswith("#") and stripped.startswith("#"))
+
+
+def splice_scenario_text(original: str, data: Mapping[str, object]) -> str | None:
+    """``original`` with each top-level key whose value differs from ``data`` rewritten
+    in place (and keys it lacks appended), every other line kept byte for byte; ``None``
+    when the text is not one block mapping whose result reads back as ``data`` (the
+    caller then writes the whole file)."""
+    try:
+        node = yaml.compose(original, Loader=yaml.SafeLoader)
+        old = yaml.safe_load(original)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(node, yaml.MappingNode) or node.flow_style or not isinstance(old, dict):
+        return None
+    lines = original.splitlines(keepends=True)
+    spans: dict[str, tuple[int, int]] = {}
+    for key_node, value_node in node.value:
+        if not isinstance(key_node, yaml.ScalarNode) or key_node.start_mark.column != 0:
+            return None
+        end = value_node.end_mark.line + (1 if value_node.end_mark.column > 0 else 0)
+        end = max(end, key_node.start_mark.line + 1)
+        while end - 1 > key_node.start_mark.line and _is_filler(lines[end - 1]):
+            end -= 1
+        spans[str(key_node.value)] = (key_node.start_mark.line, end)
+    replaced: dict[int, tuple[int, str]] = {}
+    appended: list[str] = []
+    for key, value in data.items():
+        if key in old and old[key] == value:
+            continue
+        if key in spans:
+            start, end = spans[key]
+            replaced[start] = (end, _dump_key(key, value))
+        else:
+            appended.append(_dump_key(key, value))
+    out: list[str] = []
+    index = 0
+    while index < len(lines):
+        if index in replaced:
+            end, text = replaced[index]
+            out.append(text)
+            index = end
+            continue
+        out.append(lines[index])
+        index += 1
+    if appended:
+        if out and not out[-1].endswith("\n"):
+            out[-1] += "\n"
+        out.extend(appended)
+    text = "".join(out)
+    try:
+        if yaml.safe_load(text) != {**old, **data}:
+            return None
+    except yaml.YAMLError:
+        return None
+    return text
 
 
 def check_writable(path: str | Path, *, create: bool = True) -> None:

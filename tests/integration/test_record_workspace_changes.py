@@ -98,14 +98,13 @@ def test_recording_replays_the_agents_file_changes(
     # Plain pytest replays the recording: the files are back, expect.files holds.
     project.run("-k", "scenario").assert_outcomes(passed=1, deselected=7)
 
-    # And content checks hold too, against what the agent wrote (redacted).
+    # And content checks hold too, against what the agent wrote (redacted). The
+    # recording kept the user's flow-style expect block as written.
     path.write_text(
         text.replace(
-            "files:\n    GREETING.md: exists\n",
-            "files:\n    GREETING.md: {contains: 'Hello, Ann!'}\n"
-            "    src/app.py: {contains: v2}\n"
-            "    settings.env: {contains: 'API_TOKEN=<redacted>'}\n"
-            "    avatar.png: exists\n",
+            "files: {GREETING.md: exists, old.txt: absent}\n",
+            "files: {GREETING.md: {contains: 'Hello, Ann!'}, src/app.py: {contains: v2},"
+            " settings.env: {contains: 'API_TOKEN=<redacted>'}, avatar.png: exists}\n",
             1,
         )
     )
