@@ -14,7 +14,15 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["Backend", "BackendResult", "StreamCallback", "ToolCall", "Usage"]
+__all__ = [
+    "TOOL_TEXT_LIMIT",
+    "Backend",
+    "BackendResult",
+    "StreamCallback",
+    "ToolCall",
+    "Usage",
+    "tool_text",
+]
 
 StreamCallback = Callable[[bytes], None]
 
@@ -76,10 +84,36 @@ class ToolCall:
     ok: bool | None = None
     error: str | None = None
     id: str | None = field(default=None, compare=False)
+    #: The whole input (JSON text) and result text as the CLI reported them, capped at
+    #: ``TOOL_TEXT_LIMIT`` characters; kept for transcripts, never in ``as_dict``.
+    input: str | None = field(default=None, compare=False)
+    result: str | None = field(default=None, compare=False)
 
     def as_dict(self) -> dict[str, Any]:
         """The call as scenario files and results logs write it (without the CLI's id)."""
         return {"name": self.name, "summary": self.summary, "ok": self.ok, "error": self.error}
+
+
+#: How much of a tool call's input or result a ``ToolCall`` keeps (the start).
+TOOL_TEXT_LIMIT = 8192
+
+
+def tool_text(value: Any) -> str | None:
+    """A tool call's input or result as text for a transcript, capped with a note."""
+    import json
+
+    if value is None:
+        return None
+    if isinstance(value, str):
+        text = value
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True)
+        except (TypeError, ValueError):
+            text = str(value)
+    if len(text) > TOOL_TEXT_LIMIT:
+        text = text[:TOOL_TEXT_LIMIT] + f"\n… ({len(text) - TOOL_TEXT_LIMIT} more characters)"
+    return text
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pytest_ooda._types import AI_OUTPUTS, AiOutput
-from pytest_ooda.backends import BackendResult, ToolCall, Usage
+from pytest_ooda.backends import BackendResult, ToolCall, Usage, tool_text
 
 __all__ = [
     "AI_OUTPUTS",
@@ -356,7 +356,12 @@ class ClaudeStream(AgentStream):
             elif block.get("type") == "tool_use":
                 call_id = str(block.get("id", len(self._order)))
                 name = str(block.get("name", "?"))
-                call = ToolCall(name, summarize(name, block.get("input")), id=call_id)
+                call = ToolCall(
+                    name,
+                    summarize(name, block.get("input")),
+                    id=call_id,
+                    input=tool_text(block.get("input")),
+                )
                 if call_id not in self._calls:
                     self._order.append(call_id)
                 self._calls[call_id] = call
@@ -372,11 +377,15 @@ class ClaudeStream(AgentStream):
             call = self._calls.get(str(block.get("tool_use_id")))
             if call is None:
                 continue
-            if not block.get("is_error"):
-                self._calls[call.id or ""] = ToolCall(call.name, call.summary, True, None, call.id)
-                continue
             detail = _result_text(block.get("content"))
-            self._calls[call.id or ""] = replace(call, ok=False, error=_one_line(detail, 200))
+            if not block.get("is_error"):
+                self._calls[call.id or ""] = replace(
+                    call, ok=True, error=None, result=tool_text(detail)
+                )
+                continue
+            self._calls[call.id or ""] = replace(
+                call, ok=False, error=_one_line(detail, 200), result=tool_text(detail)
+            )
             shown.append(f"✗ {call.name}: {_one_line(detail, _SUMMARY_WIDTH)}")
         return "\n".join(shown) or None
 
@@ -516,11 +525,20 @@ def _codex_item(item: dict[str, Any]) -> ToolCall | str | None:
         code = _int(item.get("exit_code"))
         failed = failed or (code is not None and code != 0)
         summary = summarize("shell", {"command": item.get("command")})
-        return ToolCall("shell", summary, ok=not failed, error=f"exit {code}" if failed else None)
+        return ToolCall(
+            "shell",
+            summary,
+            ok=not failed,
+            error=f"exit {code}" if failed else None,
+            input=tool_text(item.get("command")),
+            result=tool_text(item.get("aggregated_output")),
+        )
     if item_type == "file_change":
         changes = [_mapping(change) for change in item.get("changes") or ()]
         paths = ", ".join(str(change.get("path", "")) for change in changes)
-        return ToolCall("file_change", paths[:_SUMMARY_WIDTH], ok=not failed)
+        return ToolCall(
+            "file_change", paths[:_SUMMARY_WIDTH], ok=not failed, input=tool_text(changes or None)
+        )
     if item_type == "mcp_tool_call":
         return ToolCall(f"{item.get('server', '?')}.{item.get('tool', '?')}", ok=not failed)
     if item_type == "web_search":
