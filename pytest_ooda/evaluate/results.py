@@ -179,6 +179,10 @@ class RunRecord:
     series: str | None = None
     #: Seconds the run waited for a slot under ``--ooda-max-concurrent``.
     queued_s: float | None = None
+    #: What the HTML transcript view shows (the composed prompt by fragment, each
+    #: iteration's output, tool calls with input and result, diffs), redacted and
+    #: capped per run (``live.transcript``); ``None`` when not kept.
+    transcript: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if self.outcome is None:
@@ -256,6 +260,7 @@ class RunRecord:
             "judge": dict(self.judge) if self.judge is not None else None,
             "series": self.series,
             "queued_s": self.queued_s,
+            "transcript": dict(self.transcript) if self.transcript is not None else None,
         }
 
     def to_line(self) -> str:
@@ -450,6 +455,7 @@ class _Reader:
             )
         sandbox = self.optional(data, "sandbox", (dict,), "")
         judge = self.optional(data, "judge", (dict,), "")
+        transcript = self.optional(data, "transcript", (dict,), "")
         retries = self.optional(data, "retries", (int,), "") or 0
         if retries < 0:
             raise self.fail(f"field 'retries': expected a count >= 0, got {retries}")
@@ -496,6 +502,7 @@ class _Reader:
             judge=MappingProxyType(judge) if judge is not None else None,
             series=self.optional(data, "series", (str,), ""),
             queued_s=self.optional(data, "queued_s", (int, float), ""),
+            transcript=MappingProxyType(transcript) if transcript is not None else None,
         )
 
 

@@ -603,6 +603,21 @@ def _not_started(
     )
 
 
+def _with_transcript(
+    prepared: _Prepared, record: RunRecord, result: LoopResult, diffs: Any
+) -> RunRecord:
+    """The record with the run's transcript (prompt by fragment, outputs, tool calls,
+    diffs), redacted and capped, for the HTML report."""
+    from dataclasses import replace
+
+    from pytest_ooda.live.transcript import build_transcript
+
+    transcript = build_transcript(
+        prepared.config, prepared.scenario, result, prepared.redactor, diffs
+    )
+    return replace(record, transcript=transcript)
+
+
 # --------------------------------------------------------------------------- the run
 
 
@@ -644,6 +659,7 @@ def run_live(
     in the :class:`LiveRun`.
     """
     from pytest_ooda.live.judging import judge_inputs, judge_run
+    from pytest_ooda.live.transcript import DiffWatcher
     from pytest_ooda.live.variant import variant_settings
     from pytest_ooda.workspace import PathChanges
 
@@ -693,9 +709,11 @@ def run_live(
         # when the run may be written. Names alone (for the results) are a stat walk.
         watch = prepared.recorder.watch(workdir) if wanted and not read_only else None
         changes = PathChanges(workdir)
+        diffs = DiffWatcher(workdir)
 
         def observe(event: LoopEvent) -> None:
             changes(event)
+            diffs(event)
             if watch is not None:
                 watch(event)
             if on_event is not None:
@@ -758,6 +776,7 @@ def run_live(
         judged=judged,
         queued=queued.waited if queued is not None else None,
     )
+    record = _with_transcript(prepared, record, result, diffs)
     report = ""
     judge_error = judged.error if judged is not None else None
     if problems or judge_error is not None:

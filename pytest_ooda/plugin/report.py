@@ -41,8 +41,6 @@ class ItemFailure(Exception):
     input, so it stands outside the ``OodaError`` tree on purpose."""
 
 
-
-
 # --------------------------------------------------------------------------- header
 
 
