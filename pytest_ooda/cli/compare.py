@@ -7,14 +7,20 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.cli.common import (
     EXIT_OK,
     append_step_summary,
+    note,
     positive_int,
     read_results_noting,
 )
+from pytest_ooda.errors import UsageError
+
+if TYPE_CHECKING:
+    from pytest_ooda.evaluate.compare import Comparison
 
 #: A scenario's success rate fell significantly.
 EXIT_REGRESSED = 1
@@ -108,6 +114,9 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--markdown", action="store_true", help="print Markdown instead of the terminal table"
     )
+    parser.add_argument(
+        "--html", metavar="FILE", help="also write the comparison as one self-contained HTML file"
+    )
     parser.add_argument("--title", default="ooda compare", help="heading of the Markdown summary")
     add_by_variant_option(parser)
     parser.set_defaults(func=command)
@@ -173,4 +182,24 @@ def command(args: argparse.Namespace) -> int:
         print()
         print("\n".join(compare_table(comparison)))
     append_step_summary(markdown)
+    if args.html:
+        _write_html(Path(args.html), comparison, args.title)
     return EXIT_REGRESSED if comparison.regressed else EXIT_OK
+
+
+def _write_html(path: Path, comparison: Comparison, title: str) -> None:
+    import time
+
+    from pytest_ooda._util import atomic_write_text
+    from pytest_ooda.evaluate.render_html import render_compare_html
+
+    if path.is_dir():
+        raise UsageError(f"--html {path}: is a directory; give the path of an .html file")
+    html = render_compare_html(
+        comparison, title=title, generated=time.strftime("%Y-%m-%d %H:%M:%S %Z")
+    )
+    try:
+        atomic_write_text(path, html)
+    except OSError as exc:
+        raise UsageError(f"--html {path}: cannot write it: {exc.strerror or exc}") from None
+    note(f"ooda compare: wrote {path}")
