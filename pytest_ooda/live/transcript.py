@@ -178,13 +178,16 @@ def _prompt_segments(
     return out
 
 
-def _call(call: ToolCall, redactor: Redactor) -> dict[str, Any]:
+def _call(call: ToolCall, redactor: Redactor, prefix: str | None) -> dict[str, Any]:
     def text(value: str | None) -> str | None:
-        return redactor(value) if value is not None else None
+        if value is None:
+            return None
+        # Paths inside the run's throw-away workspace, relative (as recordings have them).
+        return redactor(value.replace(prefix, "") if prefix else value)
 
     return {
         "name": call.name,
-        "summary": redactor(call.summary),
+        "summary": text(call.summary),
         "ok": call.ok,
         "error": text(call.error),
         "input": text(call.input),
@@ -212,6 +215,7 @@ def build_transcript(
         if cut:
             notes.append(f"the prompt is cut at {PROMPT_LIMIT // 1024} KiB")
             break
+    prefix = f"{result.workdir}/" if result.workdir is not None else None
     iterations = []
     for record in result.records:
         output, cut = _cut(redactor(record.output), OUTPUT_LIMIT, keep="tail")
@@ -228,8 +232,10 @@ def build_transcript(
             {
                 "number": record.number,
                 "output": output,
-                "tool_calls": [_call(call, redactor) for call in record.tool_calls],
-                "permission_denials": [_call(c, redactor) for c in record.permission_denials],
+                "tool_calls": [_call(call, redactor, prefix) for call in record.tool_calls],
+                "permission_denials": [
+                    _call(call, redactor, prefix) for call in record.permission_denials
+                ],
                 "diffs": changed,
             }
         )
