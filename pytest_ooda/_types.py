@@ -23,7 +23,8 @@ Status = Literal["success", "max-iters", "aborted", "interrupted"]
 STATUSES: tuple[Status, ...] = get_args(Status)
 
 #: ``ooda run``'s exit code for each status.
-EXIT_CODES: dict[Status, int] = {"success": 0, "aborted": 1, "max-iters": 2, "interrupted": 130}
+#: ``max-iters`` has its own code: 2 is the ``ooda`` command's configuration error.
+EXIT_CODES: dict[Status, int] = {"success": 0, "aborted": 1, "max-iters": 3, "interrupted": 130}
 
 #: What one iteration meant: ``ok`` continues (and resets failures), ``success`` stops,
 #: ``failure`` counts toward the abort threshold.

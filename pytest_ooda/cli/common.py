@@ -30,7 +30,9 @@ configuration tiers (highest first): command-line flags, OODA_* environment vari
 $XDG_CONFIG_HOME/ooda/ooda-config.yml or ~/.config/ooda/ooda-config.yml), the built-in
 procedures.
 
-exit codes: 0 success, 1 usage error, 2 configuration error."""
+exit codes: 0 success, 1 usage error, 2 configuration error (and lint errors that stop
+`ooda run`); `ooda run` also exits 1 aborted, 3 iteration limit reached, 130 interrupted
+(`ooda run --help` has the table)."""
 
 
 class Parser(argparse.ArgumentParser):

@@ -29,6 +29,18 @@ if TYPE_CHECKING:
     from pytest_ooda.scenario import Scenario
 
 
+#: ``ooda run``'s exit codes, as ``ooda run --help`` and ``ooda --help`` print them.
+EXIT_TABLE = """\
+exit codes of ooda run:
+  0    success: the procedure signalled SUCCESS
+  1    aborted: the failure threshold was reached, or the AI command could not start
+       (also: a usage error in the options)
+  2    configuration error: the config, a fragment, a template, a scenario, or lint
+       errors in the procedure (checked before the first iteration; --no-lint skips lint)
+  3    iteration limit reached without a signal (max-iters)
+  130  interrupted"""
+
+
 def _positive_amount(text: str) -> float:
     try:
         value = float(text)
@@ -49,9 +61,8 @@ def add_parser(subparsers: Any) -> None:
         "command as a new process with the prompt on stdin, and reads its output for "
         "<promise>SUCCESS</promise> / <promise>FAILURE</promise>. Log lines go to stderr; "
         "with --verbose the AI output is streamed to stdout.",
-        epilog="exit codes: 0 success, 1 aborted (failure threshold reached or the AI command "
-        "could not start), 2 iteration limit reached (or a configuration error), "
-        "130 interrupted.",
+        epilog=EXIT_TABLE,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("procedure", metavar="PROCEDURE", help="procedure name (see `ooda list`)")
     ai = parser.add_mutually_exclusive_group()
@@ -101,6 +112,12 @@ def add_parser(subparsers: Any) -> None:
     )
     noise.add_argument(
         "--quiet", "-q", action="store_true", help="only warnings and the final summary"
+    )
+    parser.add_argument(
+        "--no-lint",
+        action="store_true",
+        help="start the run even when `ooda lint` finds errors in the procedure "
+        "(by default they stop it before the first iteration, exit 2)",
     )
     parser.add_argument(
         "--record", metavar="SCENARIO.yml", help="write the run to this scenario file"
@@ -173,6 +190,23 @@ def _sandbox_kind(text: str) -> str:
     return text.strip()
 
 
+def _lint_gate(config: Config, procedure: str) -> None:
+    """Lint errors in the procedure stop the run before any AI time is spent: a prompt
+    that never says when to signal SUCCESS would only burn every iteration."""
+    from pytest_ooda.diagnostics import format_findings
+    from pytest_ooda.errors import ConfigError
+    from pytest_ooda.lint import lint_procedure
+
+    errors = [f for f in lint_procedure(config, procedure) if f.severity == "error"]
+    if errors:
+        note(format_findings(errors, root=Path.cwd()))
+        raise ConfigError(
+            f"procedure {procedure}: {len(errors)} lint error(s); the run was not started",
+            hint="fix them (`ooda lint` lists them), change their severity in the config's "
+            "lint: section, or pass --no-lint to run anyway",
+        )
+
+
 def command(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         return _run(args, stack)
@@ -233,6 +267,8 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         source = scenario.workspace_of(replay, root=workdir)
         if source is not None:
             shutil.copytree(source, replay_files, dirs_exist_ok=True, symlinks=True)
+    if replay is None and not args.no_lint:
+        _lint_gate(config, args.procedure)
     record_base: scenario.Scenario | None = None
     if args.record:
         # Checked before the run, so a wrong target costs no AI time.

@@ -187,7 +187,7 @@ def test_a_crash_mid_stream_is_a_failure_with_its_reason(
     mock = agent_mock([[WRITE, overloaded, {"text": "never"}], [killed, {"text": "never"}]])
     project = _project(tmp_path)
     done = _ooda(project, mock, "-n", "2", "--verbose", "--record", "crash.yml")
-    assert done.returncode == 2, done.stderr  # max-iters: both failed, threshold not reached
+    assert done.returncode == 3, done.stderr  # max-iters: both failed, threshold not reached
     assert "Traceback" not in done.stderr
     # The API failed past the CLI's own retry; the CLI said so in its result (exit 1):
     # the infrastructure's fault, so the iteration is tried again rather than failed.
@@ -210,7 +210,7 @@ def test_a_crash_mid_stream_is_a_failure_with_its_reason(
     assert second.error is not None
     # The recorded failures replay as failures, for the same reasons.
     replayed = _ooda(project, mock, "--replay", "crash.yml", "--verbose")
-    assert replayed.returncode == 2
+    assert replayed.returncode == 3
     assert replayed.stderr.count("status=failure") == 2
 
 

@@ -95,7 +95,7 @@ def test_show_is_byte_for_byte_what_run_pipes_to_the_agent(
     )
     code, shown, err = run(capsys, "show", "zeta")
     assert code == 0, err
-    code, _, err = run(capsys, "run", "zeta", "--ai-cmd", f"{sys.executable} {agent}")
+    code, _, err = run(capsys, "run", "zeta", "--no-lint", "--ai-cmd", f"{sys.executable} {agent}")
     assert code == 0, err
     assert (workspace / "received.txt").read_bytes() == shown.encode("utf-8")
 

@@ -28,7 +28,7 @@ procedures:
     observe:
       - path: observe.md
     act:
-      - content: "Do the work."
+      - content: "Do the work; say <promise>SUCCESS</promise> when done."
 """
 
 
@@ -97,7 +97,7 @@ def test_success_prints_log_lines(workspace: Path, capsys: pytest.CaptureFixture
 @pytest.mark.parametrize(
     ("steps", "args", "code", "status"),
     [
-        ([{"print": "meh"}], ["-n", "2"], 2, "max-iters"),
+        ([{"print": "meh"}], ["-n", "2"], 3, "max-iters"),
         ([{"exit": 1}], ["-n", "9"], 1, "aborted"),
         ([{"print": "<promise>FAILURE</promise>"}], ["--unlimited"], 1, "aborted"),
     ],
@@ -569,3 +569,36 @@ def test_binary_parameter_bytes_reach_the_ai_as_bytes(workspace: Path) -> None:
     cmd = agent_cmd(workspace, {**SUCCESS, "record_prompt": str(received)})
     assert main(["run", "build", "--ai-cmd", cmd, "-q"]) == 0
     assert b"raw:\xff." in received.read_bytes()
+
+
+def test_lint_errors_stop_the_run_before_the_first_iteration(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No fragment says when to print SUCCESS (OODA301): every iteration would be wasted.
+    (workspace / "ooda-config.yml").write_text(
+        CONFIG.replace("; say <promise>SUCCESS</promise> when done", "")
+    )
+    started = workspace / "started"
+    agent = workspace / "agent.py"
+    agent.write_text(f"import pathlib\npathlib.Path({str(started)!r}).touch()\nprint('hi')\n")
+    cmd = f"{sys.executable} {agent}"
+    code = main(["run", "build", "--ai-cmd", cmd, "-n", "1"])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert not started.exists()
+    assert "OODA301 error: procedure build: no fragment says when to emit" in err
+    assert "lint error(s); the run was not started" in err
+    assert "--no-lint" in err
+    assert main(["run", "build", "--ai-cmd", cmd, "-n", "1", "--dry-run"]) == 2
+    # --no-lint runs it anyway; the iteration limit has its own exit code.
+    assert main(["run", "build", "--ai-cmd", cmd, "-n", "1", "--no-lint"]) == 3
+    assert started.exists()
+
+
+def test_the_exit_codes_are_documented_in_help(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "  3    iteration limit reached without a signal (max-iters)" in out
+    assert "  2    configuration error" in out
+    assert main(["--help"]) == 0
+    assert "3 iteration limit reached" in capsys.readouterr().out

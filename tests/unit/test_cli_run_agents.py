@@ -23,7 +23,9 @@ AGENT = Path(__file__).resolve().parents[1] / "fake_ai" / "agent.py"
 @pytest.fixture
 def workspace(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (tmp_path / "ooda-config.yml").write_text(
-        "procedures:\n  build:\n    act:\n      - content: Do the work.\n", encoding="utf-8"
+        "procedures:\n  build:\n    act:\n"
+        "      - content: Do the work; say <promise>SUCCESS</promise> when done.\n",
+        encoding="utf-8",
     )
     home = tmp_path / "config-home"
     home.mkdir()
@@ -101,7 +103,7 @@ def test_dry_run_shows_format_and_budget_with_their_sources(
 ) -> None:
     (workspace / "ooda-config.yml").write_text(
         "loop:\n  max_tokens: 5000\nprocedures:\n  build:\n    max_cost: 3\n"
-        "    act: [{content: go}]\n",
+        "    act: [{content: 'go; say <promise>SUCCESS</promise>'}]\n",
         encoding="utf-8",
     )
     cmd = _agent(workspace, "x")

@@ -176,7 +176,7 @@ def test_failure_threshold_argument_overrides_config(config: Config, tmp_path: P
 def test_max_iterations(config: Config, tmp_path: Path, limit: int) -> None:
     result = run(config, tmp_path, OK, max_iterations=limit)
     result.assert_status("max-iters", iterations=limit)
-    assert result.exit_code == 2
+    assert result.exit_code == 3
     for number, prompt in enumerate(result.prompts, start=1):
         assert f"Iteration: {number} of {limit}" in prompt
 
