@@ -57,6 +57,12 @@ class LiveRuns:
         self._log: ResultsLog | None = None
         # The results file is named after the session's start, created with its first run.
         self._started = time.time()
+        #: Live items skipped for want of an AI command, and live items that ran: when
+        #: `-m live` selected some and none could run, the session fails (a CI job that
+        #: forgot its agent must not go green having measured nothing).
+        self.no_agent: list[str] = []
+        self.ran_live = 0
+        self.no_agent_message: str | None = None
         #: ``--ooda-resume``: earlier runs by id, and those that stand for this
         #: session's skipped items; the series the session continues.
         self._earlier: dict[str, RunRecord] = {}
@@ -104,6 +110,14 @@ class LiveRuns:
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.when != "call":
             return
+        if "::live[" in report.nodeid:
+            reason = _skip_reason(report)
+            if reason is not None and reason.startswith(NO_AGENT_PREFIX):
+                if not self.no_agent:
+                    self.no_agent_message = reason
+                self.no_agent.append(report.nodeid)
+            elif not report.skipped:
+                self.ran_live += 1
         data = getattr(report, REPORT_ATTRIBUTE, None)
         if not isinstance(data, dict):
             self._resumed(report)
@@ -211,6 +225,8 @@ class LiveRuns:
     @pytest.hookimpl(hookwrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, Any, None]:
         outcome = yield
+        if outcome.excinfo is None and self.no_agent and not self.ran_live:
+            session.testsfailed += 1
         if outcome.excinfo is not None or not self.measured:
             return
         if self.log_error is not None:
@@ -236,6 +252,14 @@ class LiveRuns:
     # ------------------------------------------------------------------ the summary
 
     def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.no_agent and not self.ran_live:
+            terminalreporter.write_sep("-", "ooda live runs", red=True)
+            count = len(self.no_agent)
+            terminalreporter.write_line(
+                f"error: -m live selected {count} live item{'s' if count != 1 else ''} and "
+                "none could run: " + (self.no_agent_message or NO_AGENT_PREFIX),
+                red=True,
+            )
         if not self.measured and not self.recorded:
             return
         from pytest_ooda.evaluate.aggregate import summarize
@@ -277,6 +301,21 @@ class LiveRuns:
         state = self.config.stash.get(PACING, None)
         if state is not None:
             state.close()
+
+
+#: How the skip of a live item without an AI command begins (``live.NO_AI_COMMAND``).
+NO_AGENT_PREFIX = "no AI command configured"
+
+
+def _skip_reason(report: pytest.TestReport) -> str | None:
+    """The message of a skipped report (``None`` when it is not a skip)."""
+    if not report.skipped:
+        return None
+    longrepr = report.longrepr
+    if isinstance(longrepr, tuple) and len(longrepr) == 3:
+        message = str(longrepr[2])
+        return message.removeprefix("Skipped: ")
+    return None
 
 
 def attach_record(report: pytest.TestReport, record: dict[str, Any]) -> None:

@@ -135,3 +135,24 @@ def test_unknown_alias_fails_naming_the_pytest_option(project: Project) -> None:
     result.assert_outcomes(failed=1, deselected=7)
     result.stdout.fnmatch_lines(["--ooda-ai-cmd-alias: unknown AI command alias 'nosuch'"])
     assert "pytest_ooda/" not in result.stdout.str()
+
+
+def test_m_live_with_no_agent_at_all_fails_the_session(project: Project) -> None:
+    # Selected explicitly, none could run: a CI job missing its agent must not go green.
+    project.scenario("s", SCENARIO)
+    project.scenario("t", SCENARIO)
+    result = project.run("-m", "live")
+    result.assert_outcomes(skipped=2, deselected=8)
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(
+        [
+            "error: -m live selected 2 live items and none could run: no AI command "
+            "configured for live runs; set one of:",
+            "  - pytest --ooda-ai-cmd='my-cli -p' or --ooda-ai-cmd-alias=NAME*",
+        ]
+    )
+    # With an agent the same selection runs, and passes.
+    ai_cmd = project.fake_ai(PLAN)
+    ran = project.run("-m", "live", f"--ooda-ai-cmd={ai_cmd}")
+    ran.assert_outcomes(passed=2, deselected=8)
+    assert "none could run" not in ran.stdout.str()
