@@ -235,6 +235,10 @@ class AgentStream(ABC):
     def _missing(self, what: str) -> str:
         """Why there is no final report: the stream's end came first, or it never was
         this format; with the CLI's own last words, and lines skipped for length."""
+        refusal = next((line for line in self._foreign if ROOT_REFUSAL in line), None)
+        if refusal is not None and not self._events:
+            # Not a flags problem: Claude Code would not start at all.
+            return f"{self.kind}: {ROOT_REFUSAL_HINT} (it printed: {refusal})"
         if self._events:
             text = f"{self.kind}: {what} (the CLI stopped mid-run)"
         else:
@@ -248,6 +252,15 @@ class AgentStream(ABC):
             text += "; it printed: " + " | ".join(self._foreign)
         return text
 
+
+#: What Claude Code prints (exit 1) when --dangerously-skip-permissions or
+#: --permission-mode bypassPermissions is used as root outside a sandbox.
+ROOT_REFUSAL = "cannot be used with root/sudo privileges"
+ROOT_REFUSAL_HINT = (
+    "Claude Code refuses to skip permission prompts as root; set IS_SANDBOX=1 in the "
+    "environment when this runs in a container or CI sandbox (or run it in a sandbox, "
+    "or as another user)"
+)
 
 _FLAGS_HINT: dict[str, str] = {
     "claude-json": "does the command have --output-format json?",

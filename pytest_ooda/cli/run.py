@@ -269,6 +269,14 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             shutil.copytree(source, replay_files, dirs_exist_ok=True, symlinks=True)
     if replay is None and not args.no_lint:
         _lint_gate(config, args.procedure)
+    if replay is None:
+        from pytest_ooda.errors import ConfigError
+        from pytest_ooda.live.preflight import root_refusal
+
+        # Before the first iteration (and in a dry run): it would fail every one of them.
+        problem = root_refusal(settings.ai_cmd)
+        if problem is not None:
+            raise ConfigError(problem)
     record_base: scenario.Scenario | None = None
     if args.record:
         # Checked before the run, so a wrong target costs no AI time.

@@ -280,6 +280,7 @@ def _prepare(
                 extra_env_names=config.redact.env,
             ),
         )
+    _preflight(inputs.identity.command, inputs.scenario)
     recorder = Recorder(
         inputs.scenario,
         settings.record_mode,
@@ -298,6 +299,20 @@ def _prepare(
         redactor=inputs.redactor,
         recorder=recorder,
     )
+
+
+def _preflight(command: str | None, scenario: Scenario) -> None:
+    """Refuse, before the first iteration, an agent that cannot start here."""
+    import shlex
+
+    from pytest_ooda.live.preflight import root_refusal
+
+    problem = root_refusal(shlex.split(command) if command else None)
+    if problem is not None:
+        raise ConfigError(
+            f"scenario {scenario.label}: {problem}",
+            file=str(scenario.path) if scenario.path is not None else None,
+        )
 
 
 @contextlib.contextmanager

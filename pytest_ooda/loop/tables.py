@@ -64,9 +64,11 @@ def iteration_table(result: LoopResult) -> list[str]:
             lines.append(f"  {'':>4}  tools: {_calls_text(record.tool_calls)}")
         if record.permission_denials:
             lines.append(f"  {'':>4}  denied: {_calls_text(record.permission_denials)}")
-        if record.outcome == "failure" and record.reason:
-            lines.append(f"  {'':>4}  reason: {record.reason}")
-        if record.error:
+        reason = record.reason if record.outcome == "failure" else ""
+        if reason:
+            lines.append(f"  {'':>4}  reason: {reason}")
+        # The reason usually quotes the error already: print it once.
+        if record.error and record.error not in reason:
             lines.append(f"  {'':>4}  error: {record.error}")
     if result.error:
         lines.append(f"  loop error: {result.error}")
