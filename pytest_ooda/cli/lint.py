@@ -19,7 +19,7 @@ def add_parser(subparsers: Any) -> None:
         "lint",
         help="check procedures and fragments against the lint rules",
         description="Check the procedures declared in the workspace config (the built-ins "
-        "when there is none) against the rules in docs/lint-rules.md. Prints one "
+        "when there is none) against the rules in `ooda help lint-rules`. Prints one "
         "`file:line:col: ID severity: message` line per finding and a summary; exits 1 "
         "when any error-severity finding remains.",
     )

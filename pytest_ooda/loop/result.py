@@ -154,7 +154,7 @@ class IterationRecord:
             f"iteration {self.number}: the agent was denied {count} tool call"
             f"{'s' if count != 1 else ''}: {shown}; it could not do what it was asked. "
             "Run it unattended (Claude Code: --permission-mode bypassPermissions, with "
-            "IS_SANDBOX=1 as root, or --allowedTools; see docs/agents.md)"
+            "IS_SANDBOX=1 as root, or --allowedTools; see `ooda help agents`)"
         )
 
 

@@ -86,6 +86,9 @@ def test_wheel_contains_builtin_content(wheel: Path) -> None:
     }
     assert in_tree
     assert in_tree <= shipped
+    # `ooda help TOPIC` reads the documentation from the wheel.
+    docs = {"pytest_ooda/_builtin/docs/" + p.name for p in (ROOT / "docs").glob("*.md")}
+    assert docs <= names
 
 
 def test_installed_ooda_show_from_any_directory(
@@ -118,6 +121,10 @@ def test_installed_ooda_show_from_any_directory(
     assert "PHASE 1: OBSERVE" in prompt
     assert prompt.endswith("\n")
     assert not prompt.endswith("\n\n")
+
+    # Messages point a pip user at `ooda help TOPIC`, which the wheel can answer.
+    page = _run([str(ooda), "help", "agents"], cwd=workdir, env=env)
+    assert page.startswith("# Agent CLIs")
 
     # The checkout's own interpreter (editable install) composes the very same prompt.
     local = _run([sys.executable, "-m", "pytest_ooda", "show", procedure], cwd=workdir, env=env)

@@ -92,3 +92,45 @@ def test_format_error_is_the_plugins_rendering(tmp_path: Path) -> None:
         "  > 2 | b: 2",
         "      |    ^",
     ]
+
+
+def test_messages_never_point_at_docs_paths_a_pip_user_lacks() -> None:
+    # Docstrings and comments may name docs/…; text a user reads says `ooda help TOPIC`.
+    import ast
+    from pathlib import Path
+
+    import pytest_ooda
+
+    offenders = []
+    for path in Path(pytest_ooda.__file__).parent.rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        docstrings = {
+            id(node.body[0].value)
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+            and node.body
+            and isinstance(node.body[0], ast.Expr)
+            and isinstance(node.body[0].value, ast.Constant)
+        }
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and id(node) not in docstrings
+                and "docs/" in node.value
+                and ".md" in node.value
+                and path.name != "catalogue.py"
+            ):
+                offenders.append(f"{path.name}:{node.lineno}")
+    assert offenders == []
+
+
+def test_ooda_help_prints_a_topic(tmp_path: Path) -> None:
+    done = _ooda(tmp_path, "help", "agents")
+    assert done.returncode == 0
+    assert done.stdout.startswith("# Agent CLIs")
+    listing = _ooda(tmp_path, "help").stdout
+    assert "  agents " in listing
+    wrong = _ooda(tmp_path, "help", "agent")
+    assert wrong.returncode == 1
+    assert "did you mean 'agents'?" in wrong.stderr
