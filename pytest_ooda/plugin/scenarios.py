@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import shutil
+import sys
 import tempfile
 from dataclasses import replace
 from pathlib import Path
@@ -29,6 +30,7 @@ if TYPE_CHECKING:
     from pytest_ooda.config import Config
     from pytest_ooda.judge.run import JudgeContext
     from pytest_ooda.live import LiveRun, LiveSettings
+    from pytest_ooda.loop import LoopEvent
     from pytest_ooda.plugin.options import PluginSettings
     from pytest_ooda.scenario import Scenario
     from pytest_ooda.scenario.replay import Replayed
@@ -235,6 +237,32 @@ def results_ignore_dir(settings: PluginSettings) -> Path | None:
     return settings.rootpath / DEFAULT_RESULTS_DIR[0] if settings.results_default else None
 
 
+class _IterationBoundaries:
+    """With ``-s`` the agent's output streams to the terminal: a line before and after
+    each iteration says whose output it is and how the iteration ended."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def __call__(self, event: LoopEvent) -> None:
+        from pytest_ooda.loop import IterationFinished, IterationStarted
+
+        if isinstance(event, IterationStarted):
+            limit = "" if event.max_iterations is None else f" of {event.max_iterations}"
+            line = f"──── ooda: {self.label}: iteration {event.number}{limit} ────"
+        elif isinstance(event, IterationFinished):
+            record = event.record
+            signal = f", {record.signal}" if record.signal else ""
+            line = (
+                f"──── ooda: {self.label}: iteration {record.number} ended: "
+                f"{record.outcome}{signal}, exit {record.exit_code} ────"
+            )
+        else:
+            return
+        sys.stdout.write(f"\n{line}\n")
+        sys.stdout.flush()
+
+
 def run_live(
     collected: Path,
     procedure: str,
@@ -272,6 +300,7 @@ def run_live(
         runs=runs,
         nodeid=nodeid,
         discard=discard,
+        on_event=_IterationBoundaries(nodeid or str(path)) if show_output else None,
     )
     for warning in outcome.warnings:
         if isinstance(warning, SandboxWarning) and said is not None:

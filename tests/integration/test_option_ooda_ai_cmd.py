@@ -120,6 +120,15 @@ def test_live_output_streams_with_s(project: Project) -> None:
     )
     loud.assert_outcomes(passed=1, deselected=7)
     assert "streamed-marker" in loud.stdout.str()
+    # Each iteration's output between boundary lines naming the item and the iteration.
+    loud.stdout.fnmatch_lines(
+        [
+            "*──── ooda: ooda-config.yml::greet::live[[]s[]]: iteration 1 of * ────",
+            "*streamed-marker*",
+            "──── ooda: ooda-config.yml::greet::live[[]s[]]: iteration 1 ended: success, "
+            "SUCCESS, exit 0 ────",
+        ]
+    )
 
 
 def test_unusable_command_is_a_usage_error(project: Project) -> None:
