@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.compose import MappedText
     from pytest_ooda.config import BrokenProcedure, Procedure
+    from pytest_ooda.scenario import Scenario
     from pytest_ooda.variants import Variant
 
 
@@ -530,6 +531,16 @@ class ScenarioItem(OodaItem):
             hint="scenario names must be unique per procedure; rename or remove one",
         )
 
+    def live_nodeid(self, scenario: Scenario) -> str:
+        """The node id of this scenario's (first) live item in a plain `-m live` session,
+        the one a recording is written from."""
+        settings = self.config.stash[PLUGIN_STATE].settings
+        ini_repeat = None if settings.repeat_from_cli else settings.repeat
+        runs = scenario.repeat or ini_repeat or 1
+        name = self.scenario_path.stem
+        suffix = f"live[{name}]" if runs == 1 else f"live[{name}#1]"
+        return f"{self.procedure_node.nodeid}::{suffix}"
+
     def runtest(self) -> None:
         from pytest_ooda.plugin import scenarios
 
@@ -551,6 +562,7 @@ class ScenarioItem(OodaItem):
                 regrade=settings.regrade,
                 judge_cache=settings.results_dir,
                 ignore_dir=scenarios.results_ignore_dir(settings),
+                live_nodeid=self.live_nodeid,
             )
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None

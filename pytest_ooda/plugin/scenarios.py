@@ -9,6 +9,7 @@ issued at their files and a missed expectation becomes the item's failure.
 from __future__ import annotations
 
 import contextlib
+import shlex
 import shutil
 import sys
 import tempfile
@@ -120,11 +121,14 @@ def replay(
     regrade: bool = False,
     judge_cache: Path | None = None,
     ignore_dir: Path | None = None,
+    live_nodeid: Callable[[Scenario], str] | None = None,
 ) -> None:
     """Replay the scenario at ``path``; ``ItemFailure`` when it misses its expectations.
 
     Its verification commands run inside the session's (``sandbox``) or the configured
     sandbox, unless ``run_commands`` is off (``--ooda-replay-commands=skip``).
+    ``live_nodeid`` is the scenario's live item: a drift's hint is the command that
+    re-records that one scenario.
 
     ``empty_dir`` (shared, never written) serves scenarios that touch no files, and
     ``work_dir`` (emptied before each use) the others: creating and removing a directory
@@ -162,9 +166,22 @@ def replay(
     problems, drifts = list(replayed.problems), list(replayed.drifts)
     failing_drifts = drifts if drift == "fail" else []
     if problems or failing_drifts:
+        rerecord = None
+        if live_nodeid is not None:
+            rerecord = (
+                "  re-record only this scenario: pytest -m live --ooda-record-mode=new "
+                f"{shlex.quote(live_nodeid(scenario))}\n  (or drop prompt_sha256 from a "
+                "hand-written scenario, or pass --ooda-drift=warn)"
+            )
         raise ItemFailure(
             failure_text(
-                scenario, replayed.result, problems, failing_drifts, root=root, mode="replay"
+                scenario,
+                replayed.result,
+                problems,
+                failing_drifts,
+                root=root,
+                mode="replay",
+                rerecord_hint=rerecord,
             )
         )
     for found in drifts:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shlex
 from typing import TYPE_CHECKING
 
 import pytest
@@ -89,3 +90,24 @@ def test_bad_drift_value_is_a_usage_error(project: Project) -> None:
     result.stderr.fnmatch_lines(
         ["*--ooda-drift: invalid choice: 'loud' (choose from *fail*warn*ignore*)"]
     )
+
+
+def test_the_hint_re_records_only_the_drifted_scenario(recorded: Project) -> None:
+    # Another recorded scenario that has not drifted must not be touched by the hint.
+    other = recorded.scenario(
+        "other",
+        "procedure: greet\nexpect: {status: success}\n"
+        "iterations: [{output: '<promise>SUCCESS</promise>'}]\n",
+    )
+    before = other.read_text()
+    result = recorded.run("-k", "scenario")
+    result.assert_outcomes(failed=1, passed=1, deselected=8)
+    line = next(text for text in result.stdout.lines if "re-record only this scenario:" in text)
+    command = line.split("re-record only this scenario: ", 1)[1]
+    assert command == ("pytest -m live --ooda-record-mode=new 'ooda-config.yml::greet::live[rec]'")
+    # Run as printed (with the agent): only rec is selected, re-recorded, and replays.
+    args = shlex.split(command)[1:]
+    rerun = recorded.run(*args, f"--ooda-ai-cmd={recorded.fake_ai(PLAN)}")
+    rerun.assert_outcomes(passed=1)
+    assert other.read_text() == before
+    recorded.run("-k", "scenario").assert_outcomes(passed=2, deselected=8)
