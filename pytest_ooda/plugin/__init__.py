@@ -124,7 +124,7 @@ def pytest_collection_modifyitems(
         from pytest_ooda.plugin import session as hooks
 
         hooks.add_builtin_items(session, items)
-        hooks.warn_orphan_scenarios(config, items)
+        hooks.fail_orphan_scenarios(config, items)
     # Also the user's own `@pytest.mark.live` tests, with or without procedure files.
     deselect_unrequested_live(config, items)
 

@@ -264,6 +264,24 @@ def _skip_if_broken(item: pytest.Item, node: ProcedureNode) -> None:
         pytest.skip(f"procedure {node.procedure.name} does not load (see its config item)")
 
 
+class OrphanScenariosItem(pytest.Item):
+    """Scenario files under a folder that names no collected procedure: they would never
+    run, so the item fails with the located error (and the closest procedure name)."""
+
+    def __init__(self, *, error: ScenarioError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return Path(self.error.file or self.path), 0, self.name
+
+    def runtest(self) -> None:
+        raise self.error
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        return _render_failure(self, excinfo) or super().repr_failure(excinfo)
+
+
 class BrokenConfigItem(OodaItem):
     """Stands for a config file that failed to load: fails with the located error."""
 

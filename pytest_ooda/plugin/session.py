@@ -9,9 +9,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_ooda._util import closest, display_path
-from pytest_ooda.errors import ScenarioWarning
-from pytest_ooda.plugin import report
-from pytest_ooda.plugin.nodes import ConfigFile, iter_procedure_nodes
+from pytest_ooda.errors import ScenarioError
+from pytest_ooda.plugin.nodes import ConfigFile, OrphanScenariosItem, iter_procedure_nodes
 from pytest_ooda.plugin.options import SCENARIO_SUFFIXES
 from pytest_ooda.plugin.snapshot import PromptSnapshotExtension, prune_empty_dirs
 from pytest_ooda.plugin.state import (
@@ -22,8 +21,6 @@ from pytest_ooda.plugin.state import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     import pytest
 
 
@@ -51,25 +48,26 @@ def add_builtin_items(session: pytest.Session, items: list[pytest.Item]) -> None
     items.extend(session.genitems(node))
 
 
-def warn_orphan_scenarios(config: pytest.Config, items: Iterable[pytest.Item]) -> None:
-    """Warn about ``<scenario root>/<name>/*.yml`` where no collected procedure is ``name``.
+def fail_orphan_scenarios(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """An item that fails for each ``<scenario root>/<name>/`` holding scenario files
+    where no collected procedure is ``name``.
 
     Such scenarios never run, so a typo in the folder name would pass silently. Only
     checked when the whole tree was collected (no file or node id named on the command
     line), and not for a root shared with a config file that failed to load, whose
-    procedures are unknown.
+    procedures are unknown. Every xdist worker makes the same items.
     """
     if any("::" in arg or Path(arg).is_file() for arg in config.args):
         return
-    # Every xdist worker collects the same tree; one report is enough.
-    if os.environ.get("PYTEST_XDIST_WORKER", "gw0") != "gw0":
-        return
     state = config.stash[PLUGIN_STATE]
     declared: dict[Path, set[str]] = {}
+    owner: dict[Path, ConfigFile] = {}
     for node in iter_procedure_nodes(items):
         if node.file_node.read_only:
             continue
-        declared.setdefault(node.scenario_dir().parent, set()).add(node.procedure.name)
+        root = node.scenario_dir().parent
+        declared.setdefault(root, set()).add(node.procedure.name)
+        owner.setdefault(root, node.file_node)
     broken_roots = {
         state.settings.scenario_dir or path.parent / "scenarios" for path in state.broken_files
     }
@@ -87,15 +85,19 @@ def warn_orphan_scenarios(config: pytest.Config, items: Iterable[pytest.Item]) -
             if not files:
                 continue
             close = closest(folder.name, names)
-            hint = f" (did you mean {close!r}?)" if close else ""
-            report.warn_at(
-                ScenarioWarning(
-                    f"{display_path(folder, config.rootpath)}/ holds "
-                    f"{len(files)} scenario file(s) that never run: no collected procedure "
-                    f"is named {folder.name!r}{hint}"
-                ),
-                files[0],
-                1,
+            error = ScenarioError(
+                f"{display_path(folder, config.rootpath)}/ holds {len(files)} scenario "
+                f"file(s) that never run: no collected procedure is named {folder.name!r}",
+                file=str(files[0]),
+                line=1,
+                hint=f"did you mean {close!r}? (rename the folder)"
+                if close
+                else f"known procedures: {', '.join(sorted(names))}",
+            )
+            items.append(
+                OrphanScenariosItem.from_parent(
+                    owner[root], name=f"scenarios[{folder.name}]", error=error
+                )
             )
 
 

@@ -265,16 +265,20 @@ def test_scenarios_under_a_misspelt_procedure_folder_are_reported(project: Proje
     project.scenario("case", "procedure: greet\n" + TWO_STEPS, procedure="gret")
     project.write("scenarios/fixtures/repo/README.md", "not a scenario folder\n")
     result = project.run("-k", "not prompt")
-    result.assert_outcomes(passed=1, deselected=5, warnings=1)
+    # An error in an item of its own, not only a warning: the session fails.
+    result.assert_outcomes(passed=1, failed=1, deselected=5)
     result.stdout.fnmatch_lines(
         [
-            "*/scenarios/gret/case.yml:1: ScenarioWarning: scenarios/gret/ holds 1 scenario "
-            "file(s) that never run: no collected procedure is named 'gret' "
-            "(did you mean 'greet'?)",
+            "scenarios/gret/case.yml:1: scenarios/gret/ holds 1 scenario file(s) that never "
+            "run: no collected procedure is named 'gret'",
+            "  did you mean 'greet'? (rename the folder)",
+            "*FAILED ooda-config.yml::scenarios[[]gret[]]*",
         ]
     )
     # Naming a file runs part of the tree: the folder may belong to what was left out.
-    assert "ScenarioWarning" not in project.run("ooda-config.yml").stdout.str()
+    assert "scenarios[gret]" not in project.run("ooda-config.yml").stdout.str()
+    # Under xdist every worker collects the same item.
+    project.run("-k", "not prompt", "-n", "2").assert_outcomes(passed=1, failed=1)
 
 
 def test_control_characters_in_outputs_are_shown_escaped(project: Project) -> None:
