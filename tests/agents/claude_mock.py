@@ -88,3 +88,36 @@ class AgentMock:
     def sessions(self) -> list[int]:
         """The sessions (CLI invocations) the mock served main-loop answers to."""
         return sorted({r["session"] for r in self.requests() if r.get("kind") == "main"})
+
+
+def start_agent_mock(directory: Path, sessions: list[Any], **top: Any) -> AgentMock:
+    """Start a mock serving ``sessions`` in ``directory`` (see the mock's README); every
+    answer reports ``ANSWER_USAGE`` unless the scenario says. The caller stops it."""
+    import subprocess
+    import sys
+    import time
+
+    import pytest
+
+    scenario = directory / "scenario.json"
+    top.setdefault("usage", ANSWER_USAGE)
+    scenario.write_text(json.dumps({"sessions": sessions, **top}), encoding="utf-8")
+    port_file = directory / "port"
+    with open(directory / "server.err", "wb") as err:
+        process = subprocess.Popen(
+            [sys.executable, str(MOCK), "--scenario", str(scenario), "--port", "0",
+             "--port-file", str(port_file), "--log", str(directory / "requests.jsonl"),
+             "--watch-pid", str(os.getpid()), "--max-seconds", "600"],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )  # fmt: skip
+    deadline = time.monotonic() + 15
+    while not (port_file.exists() and port_file.read_text().strip()):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            pytest.fail(
+                "the agent mock did not start: "
+                + (directory / "server.err").read_text(errors="replace")
+            )
+        time.sleep(0.02)
+    return AgentMock(int(port_file.read_text()), directory, process)

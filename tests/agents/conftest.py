@@ -4,15 +4,11 @@ mock on 127.0.0.1 (port 0) for one test; ``mock.use(monkeypatch)`` points every
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
-import sys
-import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from claude_mock import ANSWER_USAGE, MOCK, AgentMock, require_claude
+from claude_mock import MOCK, AgentMock, require_claude, start_agent_mock
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -28,29 +24,9 @@ def agent_mock(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..
     started: list[subprocess.Popen[bytes]] = []
 
     def start(sessions: list[Any], **top: Any) -> AgentMock:
-        directory = tmp_path_factory.mktemp("agent-mock")
-        scenario = directory / "scenario.json"
-        top.setdefault("usage", ANSWER_USAGE)
-        scenario.write_text(json.dumps({"sessions": sessions, **top}), encoding="utf-8")
-        port_file = directory / "port"
-        with open(directory / "server.err", "wb") as err:
-            process = subprocess.Popen(
-                [sys.executable, str(MOCK), "--scenario", str(scenario), "--port", "0",
-                 "--port-file", str(port_file), "--log", str(directory / "requests.jsonl"),
-                 "--watch-pid", str(os.getpid()), "--max-seconds", "600"],
-                stdout=subprocess.DEVNULL,
-                stderr=err,
-            )  # fmt: skip
-        started.append(process)
-        deadline = time.monotonic() + 15
-        while not (port_file.exists() and port_file.read_text().strip()):
-            if process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail(
-                    "the agent mock did not start: "
-                    + (directory / "server.err").read_text(errors="replace")
-                )
-            time.sleep(0.02)
-        return AgentMock(int(port_file.read_text()), directory, process)
+        mock = start_agent_mock(tmp_path_factory.mktemp("agent-mock"), sessions, **top)
+        started.append(mock.process)
+        return mock
 
     yield start
     for process in started:

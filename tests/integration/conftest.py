@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 from ooda_project import DECIDE_MD, GREET_CONFIG, OBSERVE_MD, Project
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 
 @pytest.fixture
@@ -28,3 +33,20 @@ def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Proje
     created.write("prompts/observe.md", OBSERVE_MD)
     created.write("prompts/decide.md", DECIDE_MD)
     return created
+
+
+@pytest.fixture(scope="session")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This checkout built as a wheel, once per session."""
+    from wheel_env import build_wheel
+
+    return build_wheel(tmp_path_factory.mktemp("dist"))
+
+
+@pytest.fixture(scope="session")
+def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A fresh virtual environment with the wheel installed (dependencies from the
+    system site-packages)."""
+    from wheel_env import make_venv
+
+    return make_venv(wheel, tmp_path_factory.mktemp("venv"))

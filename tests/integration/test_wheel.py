@@ -7,63 +7,18 @@ system site-packages so its dependencies need no network), and runs the installe
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pytest
+from wheel_env import clean_env as _clean_env
+from wheel_env import run as _run
+
+if TYPE_CHECKING:
+    import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _run(argv: list[str], *, cwd: Path, env: dict[str, str] | None = None) -> str:
-    proc = subprocess.run(
-        argv, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=300
-    )
-    assert proc.returncode == 0, f"{argv} failed:\n{proc.stdout}\n{proc.stderr}"
-    return proc.stdout
-
-
-@pytest.fixture(scope="module")
-def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    argv = [sys.executable, "-m", "build", "--wheel", "--outdir", str(out)]
-    if importlib.util.find_spec("hatchling") is not None:
-        # No isolated build env needed (and no index access) when hatchling is here.
-        argv.append("--no-isolation")
-    _run([*argv, str(ROOT)], cwd=ROOT)
-    (built,) = out.glob("pytest_ooda-*.whl")
-    return built
-
-
-@pytest.fixture(scope="module")
-def venv(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    env_dir = tmp_path_factory.mktemp("venv")
-    _run(
-        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(env_dir)],
-        cwd=env_dir,
-    )
-    python = env_dir / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-    # pip comes from the system site-packages; it installs into the venv it runs in.
-    _run(
-        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--quiet", str(wheel)],
-        cwd=env_dir,
-    )
-    return env_dir
-
-
-def _clean_env(venv: Path, home: Path) -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("OODA_", "PYTHON", "XDG_"))
-    }
-    env["HOME"] = str(home)
-    env["PATH"] = str(venv / "bin") + os.pathsep + env.get("PATH", "")
-    return env
 
 
 def _builtin_procedure() -> str:
