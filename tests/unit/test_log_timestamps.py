@@ -90,7 +90,8 @@ def test_ooda_run_uses_the_configured_format(
     plan = tmp_path / "plan.json"
     plan.write_text(json.dumps([{"print": "<promise>SUCCESS</promise>\n"}]))
     (tmp_path / "ooda-config.yml").write_text(
-        "loop:\n  log_timestamp_format: time\nprocedures:\n  p:\n    act: [{content: go}]\n"
+        "loop:\n  log_timestamp_format: time\nprocedures:\n  p:\n"
+        "    act: [{content: 'go; say <promise>SUCCESS</promise>'}]\n"
     )
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("OODA_CONFIG_HOME", str(tmp_path / "none"))

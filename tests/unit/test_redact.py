@@ -267,7 +267,8 @@ def test_ooda_run_record_keeps_no_secret_from_any_channel(tmp_path: Path) -> Non
     (tmp_path / "plan.json").write_text(json.dumps(plan))
     (tmp_path / "agent.py").write_text(AGENT)
     (tmp_path / "ooda-config.yml").write_text(
-        "procedures:\n  p:\n    act:\n      - content: 'Do it. Context follows.'\n"
+        "procedures:\n  p:\n    act:\n"
+        "      - content: 'Do it, say <promise>SUCCESS</promise>. Context follows.'\n"
     )
     env = {"PATH": "/usr/bin:/bin", **ENV_SECRETS, "OODA_CONFIG_HOME": str(tmp_path / "none")}
     ai_cmd = f"{sys.executable} {tmp_path / 'agent.py'} {tmp_path / 'plan.json'}"

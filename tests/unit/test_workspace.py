@@ -343,7 +343,8 @@ def test_ooda_run_record_captures_files(
     repo = tmp_path / "repo"
     repo.mkdir()
     (repo / "ooda-config.yml").write_text(
-        "procedures:\n  build:\n    act:\n      - content: Do the work.\n"
+        "procedures:\n  build:\n    act:\n"
+        "      - content: Do the work; say <promise>SUCCESS</promise>.\n"
     )
     agent_script = tmp_path / "agent.py"
     agent_script.write_text(FAKE_AGENT)
