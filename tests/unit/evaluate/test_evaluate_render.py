@@ -186,3 +186,71 @@ def test_errors_have_their_own_column_in_every_rendering() -> None:
     assert "⚠ infrastructure error" in html
     assert "infrastructure error: overloaded: HTTP 529 busy" in html
     assert "2 retries" in html
+
+
+def _transcript(output: str) -> dict[str, object]:
+    return {
+        "prompt": [{"source": "inline", "text": "Do it.\n"}],
+        "iterations": [
+            {
+                "number": 1,
+                "output": output,
+                "tool_calls": [
+                    {"name": "Bash", "summary": "ls", "ok": False, "error": "exit 2",
+                     "input": '{"command": "ls"}', "result": "no such dir <x>"}
+                ],
+                "permission_denials": [],
+                "diffs": {"a.txt": "--- /dev/null\n+++ b/a.txt\n@@ -0,0 +1 @@\n+hi\n"},
+            }
+        ],
+        "notes": ["iteration 1: output cut"],
+    }  # fmt: skip
+
+
+def test_the_verdict_leads_and_an_error_run_shows_its_reason() -> None:
+    ok = replace(record(True), transcript=_transcript("fine"), variant="terse")
+    # The loop ended `success`, but an expectation was missed: the verdict is failure.
+    missed = replace(
+        record(False, status="success"),
+        problems=("file GREETING.md: expected to exist, but it is missing",),
+        transcript=_transcript("done"),
+    )
+    broken = replace(
+        record(False, status="aborted"),
+        outcome="error",
+        error_reason="the AI command could not start: agent-cli: not found",
+        judge={"verdict": "fail", "votes": [0, 0, 1], "reason": "no greeting"},
+    )
+    html = render_html(summarize([ok, missed, broken]), k=3, title="t")
+    summaries = re.findall(r'<details class="run"[^>]*>\s*<summary>(.*?)</summary>', html, re.S)
+    badges = [re.search(r'class="verdict (verdict-\w+)"', s).group(1) for s in summaries]  # type: ignore[union-attr]
+    assert badges == ["verdict-success", "verdict-failure", "verdict-error"]
+    # The loop's status is the neutral badge; the reason sits in the summary.
+    assert 'class="status status-success"' in summaries[1]
+    assert "expected to exist, but it is missing" in summaries[1]
+    assert "agent-cli: not found" in summaries[2]
+    assert ".verdict-error { background: #fff1e5; color: #bc4c00;" in html
+    # The transcript: tool call input and result, the diff lines, the notes, the judge.
+    assert '<pre class="tool-input">{&#34;command&#34;: &#34;ls&#34;}</pre>' in html
+    assert "no such dir &lt;x&gt;" in html
+    assert '<span class="add">+hi</span>' in html
+    assert "iteration 1: output cut" in html
+    assert '<th>verdict</th><td><pre class="judge-value">fail</pre>' in html
+    # Filters: a radio per verdict and per variant, and the rules that use them.
+    assert 'id="fx-1"' in html
+    assert '#fx-1:checked ~ main details.run:not([data-variant-index="1"])' in html
+    assert 'id="build/happy/3"' in html
+
+
+def test_past_the_transcript_budget_runs_show_their_summary_and_a_note() -> None:
+    runs = [
+        replace(record(i % 2 == 0, run=i + 1, runs=6), transcript=_transcript("x" * 1000))
+        for i in range(6)
+    ]
+    html = render_html(summarize(runs), k=3, title="t", transcript_budget=3500)
+    # Three transcripts fit; the failures (runs 2, 4, 6) are kept first.
+    assert html.count('<pre class="output">' + "x" * 1000) == 3
+    assert "3 run(s) show their summary only" in html
+    kept = re.findall(r'data-verdict="(\w+)"[^>]*>\s*<summary>(?:(?!</details>).)*?'
+                      r'<pre class="output">x', html, re.S)  # fmt: skip
+    assert set(kept) == {"failure"}
