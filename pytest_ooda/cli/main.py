@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_ooda import __version__
-from pytest_ooda.cli import compare, help, init, judge, lint, list_, report, run, show
+from pytest_ooda.cli import compare, help_, init, judge, lint, list_, report, run, show
 from pytest_ooda.cli.common import (
     _EPILOG,
     EXIT_CONFIG,
@@ -42,7 +42,7 @@ COMMANDS: dict[str, ModuleType] = {
     "report": report,
     "compare": compare,
     "judge": judge,
-    "help": help,
+    "help": help_,
 }
 
 
