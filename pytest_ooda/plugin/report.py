@@ -234,7 +234,8 @@ def live_line(record: RunRecord, recorded: str | None = None) -> str:
     recorded, and what made it a failure or an infrastructure error."""
     which = f" {record.run}/{record.runs}" if record.runs > 1 else ""
     parts = [
-        f"{record.label}{which}: status={record.status}",
+        # The verdict leads: a run that ended `success` but missed an expectation failed.
+        f"{record.label}{which}: {record.run_outcome} status={record.status}",
         f"iterations={len(record.iterations)}",
         f"time={record.elapsed_s:.1f}s",
     ]

@@ -269,9 +269,9 @@ def test_pytest_live_records_checks_and_replays_with_the_real_cli(
     assert "command 'python3 hello.py | grep Goodbye': exited 1, expected 0" in out
     # A line per finished run, then a row per scenario in the summary.
     live.stdout.fnmatch_lines(
-        [f"ooda: build/writes: status=success iterations=1 *cost=${3 * ANSWER_COST:.4f}*"]
+        [f"ooda: build/writes: success status=success iterations=1 *cost=${3 * ANSWER_COST:.4f}*"]
     )
-    assert "ooda: build/costly: status=aborted iterations=1" in out
+    assert "ooda: build/costly: success status=aborted iterations=1" in out
     summary = out.split("ooda live runs", 1)[1]
     live.stdout.fnmatch_lines(
         [f"build/writes  *1   1       0  100%  *${3 * ANSWER_COST:.4f}  success 1"],

@@ -48,8 +48,8 @@ def test_cost_per_run_and_its_gate(priced: Project, limit: float, code: int) -> 
     assert result.ret == code
     result.stdout.fnmatch_lines(
         [
-            "ooda: greet/paid 1/3: status=success iterations=1 time=*s tokens=1000in/100out "
-            f"cost=${RUN_COST:.4f}",
+            "ooda: greet/paid 1/3: success status=success iterations=1 time=*s "
+            f"tokens=1000in/100out cost=${RUN_COST:.4f}",
             "greet/paid  *3   3       0  100%  44%–100%  *1.00  *1.00  1.00/1/1  *1,100  "
             f"*${RUN_COST:.4f}  success 3",
         ],

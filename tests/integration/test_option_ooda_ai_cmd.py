@@ -51,7 +51,7 @@ def test_ai_cmd_option_runs_the_command(project: Project) -> None:
     assert "Procedure: Greet" in prompts
     result.stdout.fnmatch_lines(
         [
-            "ooda: greet/s: status=success iterations=1 time=*s",
+            "ooda: greet/s: success status=success iterations=1 time=*s",
             "*- ooda live runs -*",
             "greet/s  *1   1       0  100%  21%–100%  *success 1",
         ]
@@ -102,7 +102,7 @@ def test_live_summary_and_counts_under_xdist(project: Project) -> None:
     result.stdout.fnmatch_lines(
         [
             "ooda: 1 procedure, 1 scenario in 1 config file",
-            "ooda: greet/s: status=success iterations=1 time=*s",
+            "ooda: greet/s: success status=success iterations=1 time=*s",
             "*- ooda live runs -*",
             "greet/s  *1   1       0  100%  21%–100%  *success 1",
         ],

@@ -56,7 +56,10 @@ def test_each_run_is_its_own_item_in_a_fresh_workspace(project: Project, agent: 
     # The scenario counts once; the progress lines say which run finished.
     result.stdout.fnmatch_lines(["ooda: 1 procedure, 1 scenario in 1 config file"])
     for run in (1, 2, 3):
-        assert f"ooda: greet/s {run}/3: status=success iterations=1 time=" in result.stdout.str()
+        assert (
+            f"ooda: greet/s {run}/3: success status=success iterations=1 time="
+            in result.stdout.str()
+        )
 
 
 def test_the_scenario_key_sets_the_runs(project: Project, agent: str) -> None:

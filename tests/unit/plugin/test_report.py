@@ -110,7 +110,7 @@ def test_live_line_includes_usage_when_known() -> None:
         iterations=_iterations(2), usage=Usage(input_tokens=100, output_tokens=20, cost=0.0123)
     )
     assert live_line(record, "scenarios/build/x.yml") == (
-        "build/x: status=success iterations=2 time=12.3s tokens=100in/20out cost=$0.0123 "
+        "build/x: success status=success iterations=2 time=12.3s tokens=100in/20out cost=$0.0123 "
         "recorded -> scenarios/build/x.yml"
     )
     minimal = _record(
@@ -123,7 +123,7 @@ def test_live_line_includes_usage_when_known() -> None:
         problems=("status: expected success, got aborted",),
     )
     assert live_line(minimal) == (
-        "a/b: status=aborted iterations=3 time=1.0s (1 expectation(s) not met)"
+        "a/b: failure status=aborted iterations=3 time=1.0s (1 expectation(s) not met)"
     )
 
 
@@ -136,7 +136,7 @@ def test_live_line_says_why_a_run_is_an_error() -> None:
         elapsed_s=0.0,
     )
     assert live_line(record) == (
-        "build/x: status=aborted iterations=0 time=0.0s (error: AI command not found: nope)"
+        "build/x: error status=aborted iterations=0 time=0.0s (error: AI command not found: nope)"
     )
 
 
@@ -162,7 +162,7 @@ def test_live_line_names_the_run_of_a_repeated_scenario() -> None:
         elapsed_s=61.0,
         usage=None,
     )
-    assert live_line(record) == "build/x 3/20: status=max-iters iterations=5 time=61.0s"
+    assert live_line(record) == "build/x 3/20: failure status=max-iters iterations=5 time=61.0s"
 
 
 def test_the_iteration_table_lists_tool_calls_and_denials() -> None:
@@ -190,3 +190,14 @@ def test_the_iteration_table_lists_tool_calls_and_denials() -> None:
     )
     denied = next(line for line in lines if "denied:" in line)
     assert denied.endswith("denied: Write /etc/x\\x1b[2J (failed)")
+
+
+def test_live_line_leads_with_the_verdict_not_the_loop_status() -> None:
+    # The loop ended `success`, the run missed an expectation: the line says failure first.
+    record = _record(
+        status="success",
+        success=False,
+        iterations=_iterations(1),
+        problems=("file GREETING.md: expected to exist, but it is missing",),
+    )
+    assert live_line(record).startswith("build/x: failure status=success iterations=1")
