@@ -92,12 +92,9 @@ def session(root: Path, command: str, runs: int, workers: int | None) -> float:
         "no:randomly",
         "-p",
         "no:benchmark",
-        "--ooda-ai-cmd",
-        command,
-        "--ooda-repeat",
-        str(runs),
-        "--ooda-results",
-        str(root / "results"),
+        f"--ooda-ai-cmd={command}",
+        f"--ooda-repeat={runs}",
+        f"--ooda-results={root / 'results'}",
     ]
     argv += ["-p", "no:xdist"] if workers is None else ["-n", str(workers)]
     started = time.perf_counter()

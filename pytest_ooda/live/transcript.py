@@ -143,14 +143,36 @@ def _diff(path: str, old: str, new: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
+#: Prompt segments by prompt hash: the runs of one scenario share their prompt, and
+#: composing and redacting it is most of a transcript's cost.
+_SEGMENTS: dict[str, list[dict[str, str]]] = {}
+_SEGMENTS_KEPT = 64
+
+
 def _prompt_segments(
     config: Config, scenario: Scenario, result: LoopResult, redactor: Redactor
 ) -> list[dict[str, str]]:
     """Iteration 1's prompt as ``[{source, text}]``, one entry per fragment (or the
     preamble, a phase marker); one ``prompt`` entry when the mapping cannot be redone."""
+    first = result.records[0]
+    cached = _SEGMENTS.get(first.prompt_sha256)
+    if cached is not None:
+        return [dict(segment) for segment in cached]
+    segments = _compose_segments(config, scenario, result, redactor)
+    if len(_SEGMENTS) >= _SEGMENTS_KEPT:
+        _SEGMENTS.clear()
+    _SEGMENTS[first.prompt_sha256] = segments
+    return [dict(segment) for segment in segments]
+
+
+def _compose_segments(
+    config: Config, scenario: Scenario, result: LoopResult, redactor: Redactor
+) -> list[dict[str, str]]:
     from pytest_ooda.compose import assemble_prompt_mapped
 
     prompt = result.records[0].prompt
+    # Redacted once, as a whole; split by the composition's lines when that kept them.
+    redacted = redactor(prompt)
     try:
         mapped = assemble_prompt_mapped(
             config.procedure(scenario.procedure),
@@ -161,20 +183,23 @@ def _prompt_segments(
         )
     except OodaError:
         mapped = None
-    if mapped is None or mapped.text != prompt:
-        return [{"source": "prompt", "text": redactor(prompt)}]
-    lines = prompt.splitlines(keepends=True)
+    lines = redacted.splitlines(keepends=True)
+    if (
+        mapped is None
+        or mapped.text != prompt
+        or len(lines) != len(prompt.splitlines(keepends=True))
+    ):
+        return [{"source": "prompt", "text": redacted}]
     out: list[dict[str, str]] = []
     position = 0
     for segment in mapped.segments:
         if segment.start_line - 1 > position:
-            gap = "".join(lines[position : segment.start_line - 1])
-            out.append({"source": "", "text": redactor(gap)})
+            out.append({"source": "", "text": "".join(lines[position : segment.start_line - 1])})
         text = "".join(lines[segment.start_line - 1 : segment.end_line])
-        out.append({"source": segment.source, "text": redactor(text)})
+        out.append({"source": segment.source, "text": text})
         position = segment.end_line
     if position < len(lines):
-        out.append({"source": "", "text": redactor("".join(lines[position:]))})
+        out.append({"source": "", "text": "".join(lines[position:])})
     return out
 
 
@@ -218,7 +243,12 @@ def build_transcript(
     prefix = f"{result.workdir}/" if result.workdir is not None else None
     iterations = []
     for record in result.records:
-        output, cut = _cut(redactor(record.output), OUTPUT_LIMIT, keep="tail")
+        # Redacted with a margin beyond what is kept, so a secret the cut would split is
+        # still whole when it is replaced.
+        output, cut = _cut(
+            redactor(record.output[-(OUTPUT_LIMIT + 4096) :]), OUTPUT_LIMIT, keep="tail"
+        )
+        cut = cut or len(record.output) > OUTPUT_LIMIT + 4096
         if cut:
             notes.append(f"iteration {record.number}: output cut to its last {OUTPUT_LIMIT} chars")
         changed: dict[str, str] = {}
