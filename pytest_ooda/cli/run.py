@@ -270,11 +270,18 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     if replay is None and not args.no_lint:
         _lint_gate(config, args.procedure)
     if replay is None:
+        import os
+
         from pytest_ooda.errors import ConfigError
-        from pytest_ooda.live.preflight import root_refusal
+        from pytest_ooda.live.preflight import root_refusal, sandbox_env
 
         # Before the first iteration (and in a dry run): it would fail every one of them.
-        problem = root_refusal(settings.ai_cmd)
+        box = settings.sandbox
+        if box is None or box.kind == "none":
+            problem = root_refusal(settings.ai_cmd)
+        else:
+            inside = sandbox_env(box.options, os.environ)
+            problem = root_refusal(settings.ai_cmd, env=inside, sandbox=box.kind)
         if problem is not None:
             raise ConfigError(problem)
     record_base: scenario.Scenario | None = None

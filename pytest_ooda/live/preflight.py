@@ -12,7 +12,21 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-__all__ = ["root_refusal"]
+__all__ = ["root_refusal", "sandbox_env"]
+
+
+def sandbox_env(options: Mapping[str, object], outside: Mapping[str, str]) -> dict[str, str]:
+    """The variables a sandbox's ``env:`` option sets inside it: ``NAME=value`` as given,
+    ``NAME`` with the caller's value."""
+    inside: dict[str, str] = {}
+    entries = options.get("env") or ()
+    for entry in entries if isinstance(entries, list | tuple) else ():
+        name, equals, value = str(entry).partition("=")
+        if equals:
+            inside[name] = value
+        elif name in outside:
+            inside[name] = outside[name]
+    return inside
 
 
 def _skips_permissions(argv: Sequence[str]) -> bool:
@@ -31,10 +45,13 @@ def root_refusal(
     *,
     env: Mapping[str, str] | None = None,
     euid: int | None = None,
-    sandboxed: bool = False,
+    sandbox: str | None = None,
 ) -> str | None:
-    """Why Claude Code would refuse to start with ``argv`` here, or ``None``."""
-    if not argv or sandboxed:
+    """Why Claude Code would refuse to start with ``argv`` here, or ``None``.
+
+    In a sandbox (``sandbox``: its kind) ``env`` is the environment inside it, where the
+    agent runs as the same user (bwrap) or as the image's root (docker)."""
+    if not argv:
         return None
     if PurePath(argv[0]).name != "claude" or not _skips_permissions(list(argv)):
         return None
@@ -42,9 +59,16 @@ def root_refusal(
         return None
     if (os.environ if env is None else env).get("IS_SANDBOX"):
         return None
+    if sandbox is not None:
+        return (
+            "Claude Code refuses --dangerously-skip-permissions (or --permission-mode "
+            f"bypassPermissions) as root and would exit 1 on every iteration: the {sandbox} "
+            "sandbox is the isolation, so say so to it with env: [IS_SANDBOX=1] in its "
+            "sandbox: settings"
+        )
     return (
         "Claude Code refuses --dangerously-skip-permissions (or --permission-mode "
         "bypassPermissions) as root and would exit 1 on every iteration: set IS_SANDBOX=1 "
         "in the environment when this runs in a container or CI sandbox, run it in a "
-        "sandbox, or as another user"
+        "sandbox (`ooda help sandbox`), or as another user"
     )

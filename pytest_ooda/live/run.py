@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from pytest_ooda.live.slots import Slot
     from pytest_ooda.loop import LoopEvent, LoopResult
     from pytest_ooda.redact import Redactor
+    from pytest_ooda.sandbox.spec import SandboxSpec
     from pytest_ooda.scenario import Assessment, Drift, Recorder, Scenario
 
 __all__ = [
@@ -280,7 +281,6 @@ def _prepare(
                 extra_env_names=config.redact.env,
             ),
         )
-    _preflight(inputs.identity.command, inputs.scenario)
     recorder = Recorder(
         inputs.scenario,
         settings.record_mode,
@@ -301,13 +301,19 @@ def _prepare(
     )
 
 
-def _preflight(command: str | None, scenario: Scenario) -> None:
-    """Refuse, before the first iteration, an agent that cannot start here."""
+def _preflight(command: str | None, scenario: Scenario, spec: SandboxSpec | None) -> None:
+    """Refuse, before the first iteration, an agent that cannot start where it will run
+    (here, or inside the run's sandbox with the environment its ``env:`` gives it)."""
     import shlex
 
-    from pytest_ooda.live.preflight import root_refusal
+    from pytest_ooda.live.preflight import root_refusal, sandbox_env
 
-    problem = root_refusal(shlex.split(command) if command else None)
+    argv = shlex.split(command) if command else None
+    if spec is None or spec.kind == "none":
+        problem = root_refusal(argv)
+    else:
+        inside = sandbox_env(spec.options, os.environ)
+        problem = root_refusal(argv, env=inside, sandbox=spec.kind)
     if problem is not None:
         raise ConfigError(
             f"scenario {scenario.label}: {problem}",
@@ -697,6 +703,7 @@ def run_live(
                 root=settings.root,
             )
         spec = isolation.resolve(prepared.config, scenario, settings.sandbox)
+        _preflight(prepared.identity.command, scenario, spec)
         prepared.warnings.extend(
             isolation.unattended_note(
                 prepared.config, scenario, spec, prepared.ai_cmd, prepared.ai_cmd_alias

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import pytest
 from claude_mock import CLAUDE
 
-from pytest_ooda.live.preflight import root_refusal
+from pytest_ooda.live.preflight import root_refusal, sandbox_env
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -41,7 +41,16 @@ def test_the_check_names_is_sandbox() -> None:
     assert "IS_SANDBOX=1" in problem
     assert root_refusal(argv, env={"IS_SANDBOX": "1"}, euid=0) is None
     assert root_refusal(argv, env={}, euid=1000) is None
-    assert root_refusal(argv, env={}, euid=0, sandboxed=True) is None
+    # Inside a sandbox what counts is the environment its env: option gives the agent.
+    inside = root_refusal(argv, env={}, euid=0, sandbox="bwrap")
+    assert inside is not None
+    assert "env: [IS_SANDBOX=1]" in inside
+    assert root_refusal(argv, env={"IS_SANDBOX": "1"}, euid=0, sandbox="bwrap") is None
+    options = {"env": ("IS_SANDBOX=1", "ANTHROPIC_API_KEY", "MISSING")}
+    assert sandbox_env(options, {"ANTHROPIC_API_KEY": "k"}) == {
+        "IS_SANDBOX": "1",
+        "ANTHROPIC_API_KEY": "k",
+    }
     bypass = ["/usr/bin/claude", "-p", "--permission-mode", "bypassPermissions"]
     assert root_refusal(bypass, env={}, euid=0) is not None
     assert root_refusal(["claude", "-p", "--allowedTools", "Bash"], env={}, euid=0) is None
