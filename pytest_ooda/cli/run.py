@@ -127,7 +127,7 @@ def add_parser(subparsers: Any) -> None:
         type=_sandbox_kind,
         metavar="KIND",
         help="run the agent (and verification commands) in a sandbox: none, bwrap, docker "
-        "or a plugin's kind; beats sandbox: in the config and scenario (docs/sandbox.md)",
+        "or a plugin's kind; beats sandbox: in the config and scenario (`ooda help sandbox`)",
     )
     parser.add_argument(
         "--replay",

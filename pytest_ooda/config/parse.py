@@ -291,7 +291,7 @@ class FileParser:
                 f"{where}: {exc.message}",
                 at,
                 "e.g. sandbox: bwrap, or sandbox: {kind: docker, image: python:3.12-slim}; "
-                "see docs/sandbox.md",
+                "see `ooda help sandbox`",
             ) from None
 
     def parse_aliases(self, value: Any, mark: Mark) -> dict[str, Setting]:

@@ -731,7 +731,7 @@ def run_live(
         # when the run may be written. Names alone (for the results) are a stat walk.
         watch = prepared.recorder.watch(workdir) if wanted and not read_only else None
         changes = PathChanges(workdir)
-        diffs = DiffWatcher(workdir)
+        diffs = DiffWatcher(workdir, prepared.redactor)
 
         def observe(event: LoopEvent) -> None:
             changes(event)

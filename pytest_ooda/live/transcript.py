@@ -64,8 +64,11 @@ class DiffWatcher:
     iteration's number to ``{path: unified diff}`` and ``notes`` says what was not kept.
     """
 
-    def __init__(self, root: str | Path) -> None:
+    def __init__(self, root: str | Path, redactor: Redactor | None = None) -> None:
         self.root = Path(root)
+        # File contents are redacted before they are diffed: a "+" in front of a line
+        # would hide `password=…` from patterns anchored at the start of a line.
+        self.redactor = redactor
         self.diffs: dict[int, dict[str, str]] = {}
         self.notes: list[str] = []
         self._entries: dict[str, Entry] | None = None
@@ -122,14 +125,17 @@ class DiffWatcher:
                 new = self._read(path, after[path].size)
                 if new is not None:
                     self._texts[path] = new
+            clean = self.redactor if self.redactor is not None else (lambda text: text)
+            shown = self.redactor.path(path) if self.redactor is not None else path
             if change == "deleted":
-                out[path] = _diff(path, old or "", "") if old is not None else "(deleted)"
+                out[path] = _diff(shown, clean(old), "") if old is not None else "(deleted)"
             elif new is None:
                 out[path] = f"({change}; binary, not UTF-8, or too large to show)"
             elif old is None and change == "modified":
-                out[path] = "(modified; its earlier content was not kept)\n" + _diff(path, "", new)
+                created = _diff(shown, "", clean(new))
+                out[path] = "(modified; its earlier content was not kept)\n" + created
             else:
-                out[path] = _diff(path, old or "", new)
+                out[path] = _diff(shown, clean(old or ""), clean(new))
         return out
 
 
@@ -254,7 +260,9 @@ def build_transcript(
         changed: dict[str, str] = {}
         found = diffs.diffs.get(record.number, {}) if diffs is not None else {}
         for path, diff in found.items():
-            text, cut = _cut(redactor(diff), DIFF_LIMIT)
+            # A watcher with a redactor diffed redacted contents; else redact the diff.
+            redacted = diffs is not None and diffs.redactor is not None
+            text, cut = _cut(diff if redacted else redactor(diff), DIFF_LIMIT)
             changed[redactor.path(path)] = text
             if cut:
                 notes.append(f"iteration {record.number}: the diff of {path} is cut")

@@ -593,7 +593,7 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "where live runs (the agent and the verification commands) and replayed "
         "verification commands execute: none, bwrap, docker, or an installed plugin's "
         "kind; beats the config's and scenarios' sandbox: (their options for the same "
-        "kind are kept; docs/sandbox.md)",
+        "kind are kept; `ooda help sandbox`)",
         metavar="KIND",
     ),
     OptionSpec(

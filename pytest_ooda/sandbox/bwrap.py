@@ -132,7 +132,7 @@ class BwrapSandbox(Sandbox):
                 f"{done.stderr.strip() or f'exit {done.returncode}'}",
                 hint="unprivileged user namespaces may be off "
                 "(sysctl kernel.unprivileged_userns_clone=1), or run in a VM/container "
-                "that allows them; see docs/sandbox.md",
+                "that allows them; see `ooda help sandbox`",
             )
         version = subprocess.run(
             [found, "--version"], capture_output=True, text=True, timeout=30, check=False

@@ -230,7 +230,8 @@ class DockerSandbox(Sandbox):
             raise SandboxError(
                 f"sandbox docker: the {engine} daemon does not answer at {where}: "
                 f"{_tail(version.stderr)}",
-                hint=f"start it (systemctl start {engine}, or dockerd as in docs/sandbox.md) "
+                hint=f"start it (systemctl start {engine}, or dockerd as `ooda help sandbox` "
+                "shows) "
                 "or point DOCKER_HOST at it; nothing was run",
             )
         remove_leftovers(engine)

@@ -36,7 +36,7 @@ __all__ = [
 ]
 
 #: Where the sandbox is explained (in messages).
-DOCS = "docs/sandbox.md"
+DOCS = "`ooda help sandbox`"
 
 #: The entry-point group out-of-tree sandboxes register under (name = the kind).
 ENTRY_POINT_GROUP = "pytest_ooda.sandboxes"

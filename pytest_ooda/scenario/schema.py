@@ -275,7 +275,7 @@ class _Validator:
             if exc.key is not None and isinstance(value, YamlMapping) and exc.key in value:
                 mark = value_mark(value, exc.key)
                 where = f"sandbox.{exc.key}"
-            raise self.fail(f"{where}: {exc.message}", mark, "see docs/sandbox.md") from None
+            raise self.fail(f"{where}: {exc.message}", mark, "see `ooda help sandbox`") from None
 
     def judged(self, value: Any, mark: Mark, where: str) -> RecordedGrading:
         """``judged:``: the verdicts a recording keeps for offline grading."""

@@ -55,8 +55,8 @@ def judged(project: Project, monkeypatch: pytest.MonkeyPatch) -> Project:
 
 
 def live(project: Project, *args: str) -> pytest.RunResult:
-    if "--ooda-results" not in args:
-        args = ("--ooda-results", "results", *args)
+    if not any(arg.startswith("--ooda-results") for arg in args):
+        args = ("--ooda-results=results", *args)
     return project.run("-m", "live", "--ooda-ai-cmd", project.ai_cmd, *args)  # type: ignore[attr-defined]
 
 
@@ -116,7 +116,7 @@ def test_graded_recorded_cached_replayed_offline_and_regraded(judged: Project) -
         text = path.read_text()
         port = text.split("base_url: http://127.0.0.1:")[1].split("\n")[0]
         path.write_text(text.replace(f"127.0.0.1:{port}", server.url.removeprefix("http://")))
-        regraded = judged.run("-k", "scenario", "--ooda-regrade", "--ooda-results", "results")
+        regraded = judged.run("-k", "scenario", "--ooda-regrade", "--ooda-results=results")
         regraded.assert_outcomes(failed=1)
         assert len(server.requests) == 3
         regraded.stdout.fnmatch_lines(

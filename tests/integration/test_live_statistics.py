@@ -51,7 +51,7 @@ def live_session(
     project: Project, p: float, state: Path, results: str, *xdist: str
 ) -> pytest.RunResult:
     command = f"{sys.executable} {AGENT} {state} {SEED} {p}"
-    return project.run("-m", "live", "--ooda-ai-cmd", command, "--ooda-results", results, *xdist)
+    return project.run("-m", "live", "--ooda-ai-cmd", command, f"--ooda-results={results}", *xdist)
 
 
 def brute_force(outcomes: list[bool], k: int) -> tuple[float, float]:

@@ -51,7 +51,7 @@ def test_two_agents_compared_in_one_session(
         "iterations: []\n",
     )
     result = project.run(
-        "-m", "live", "-n", "2", "--ooda-results", "results",
+        "-m", "live", "-n", "2", "--ooda-results=results",
         "--ooda-variant", f"bad:ai_cmd={agent(tmp_path / 'bad', P_BAD)}",
     )  # fmt: skip
     # Every run passes on its own; the bad variant misses its gate, so the session fails.
@@ -146,7 +146,7 @@ def test_a_fragment_swap_and_a_prompt_format_per_variant(project: Project) -> No
         "  after: {fragments: {prompts/decide.md: prompts/decide-v2.md}}\n"
         "  rooda: {prompt_format: rooda}\niterations: []\n",
     )
-    result = project.run("-m", "live", "--ooda-ai-cmd", ai, "--ooda-results", "results")
+    result = project.run("-m", "live", "--ooda-ai-cmd", ai, "--ooda-results=results")
     result.assert_outcomes(passed=3, deselected=7)
     prompts = (project.path / "fake-ai" / "prompts.log").read_text().split("\n===\n")[:-1]
     assert len(prompts) == 3
@@ -171,7 +171,7 @@ def test_a_variants_sandbox_is_the_runs_sandbox(project: Project) -> None:
     ai = project.fake_ai('[{"print": "<promise>SUCCESS</promise>"}]')
     project.scenario("hello", "procedure: greet\nmax_iterations: 1\niterations: []\n")
     result = project.run(
-        "-m", "live", "--ooda-ai-cmd", ai, "--ooda-results", "results",
+        "-m", "live", "--ooda-ai-cmd", ai, "--ooda-results=results",
         "--ooda-variant", "plain:sandbox=none", "--ooda-variant", "boxed:sandbox=no-such-kind",
     )  # fmt: skip
     result.assert_outcomes(passed=1, failed=1, deselected=7)

@@ -222,13 +222,20 @@ def test_the_verdict_leads_and_an_error_run_shows_its_reason() -> None:
         judge={"verdict": "fail", "votes": [0, 0, 1], "reason": "no greeting"},
     )
     html = render_html(summarize([ok, missed, broken]), k=3, title="t")
-    summaries = re.findall(r'<details class="run"[^>]*>\s*<summary>(.*?)</summary>', html, re.S)
-    badges = [re.search(r'class="verdict (verdict-\w+)"', s).group(1) for s in summaries]  # type: ignore[union-attr]
-    assert badges == ["verdict-success", "verdict-failure", "verdict-error"]
+    runs = re.findall(
+        r'<details class="run"[^>]*data-verdict="(\w+)"[^>]*>\s*<summary>(.*?)</summary>',
+        html,
+        re.S,
+    )
+    summaries = dict(runs)
+    assert sorted(summaries) == ["error", "failure", "success"]
+    for verdict, summary in summaries.items():
+        # The badge leads the summary and names the verdict, whatever the loop's status.
+        assert summary.strip().startswith(f'<span class="verdict verdict-{verdict}">{verdict}<')
     # The loop's status is the neutral badge; the reason sits in the summary.
-    assert 'class="status status-success"' in summaries[1]
-    assert "expected to exist, but it is missing" in summaries[1]
-    assert "agent-cli: not found" in summaries[2]
+    assert 'class="status status-success"' in summaries["failure"]
+    assert "expected to exist, but it is missing" in summaries["failure"]
+    assert "agent-cli: not found" in summaries["error"]
     assert ".verdict-error { background: #fff1e5; color: #bc4c00;" in html
     # The transcript: tool call input and result, the diff lines, the notes, the judge.
     assert '<pre class="tool-input">{&#34;command&#34;: &#34;ls&#34;}</pre>' in html
@@ -239,7 +246,8 @@ def test_the_verdict_leads_and_an_error_run_shows_its_reason() -> None:
     # Filters: a radio per verdict and per variant, and the rules that use them.
     assert 'id="fx-1"' in html
     assert '#fx-1:checked ~ main details.run:not([data-variant-index="1"])' in html
-    assert 'id="build/happy/3"' in html
+    assert re.search(r'id="build/happy/[12]"', html)
+    assert 'id="build/happy@terse/1"' in html
 
 
 def test_past_the_transcript_budget_runs_show_their_summary_and_a_note() -> None:

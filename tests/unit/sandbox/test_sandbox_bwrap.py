@@ -21,6 +21,9 @@ from pytest_ooda.sandbox import parse_spec
 from pytest_ooda.sandbox.bwrap import BwrapSandbox
 from pytest_ooda.scenario.verify import CommandCheck
 
+#: An act fragment that says when to signal (`ooda run` refuses lint errors).
+GO = "'go, then <promise>SUCCESS</promise>'"
+
 
 @pytest.fixture(autouse=True)
 def _bwrap() -> None:
@@ -170,7 +173,9 @@ def test_a_verification_command_runs_in_the_same_sandbox(tmp_path: Path) -> None
 def test_ooda_run_sandbox_bwrap_runs_the_agent_inside(tmp_path: Path) -> None:
     project = tmp_path / "project"
     project.mkdir()
-    (project / "ooda-config.yml").write_text("procedures:\n  p:\n    act: [{content: go}]\n")
+    (project / "ooda-config.yml").write_text(
+        "procedures:\n  p:\n    act: [{content: " + GO + "}]\n"
+    )
     outside = tmp_path / "outside"
     outside.mkdir()
     agent = (

@@ -19,6 +19,9 @@ from pytest_ooda.scenario import load_scenario
 
 ROOT = Path(__file__).resolve().parents[3]
 
+#: An act fragment that says when to signal (`ooda run` refuses lint errors).
+GO = "'go, then <promise>SUCCESS</promise>'"
+
 
 def _config(tmp_path: Path, text: str, **env: str) -> Path:
     path = tmp_path / "ooda-config.yml"
@@ -30,7 +33,7 @@ def _load(path: Path, env: dict[str, str] | None = None, **overrides: object):  
     return load_config(path, env=env or {}, overrides=overrides or None, global_config=False)
 
 
-PROC = "procedures:\n  p:\n    act: [{content: go}]\n"
+PROC = "procedures:\n  p:\n    act: [{content: " + GO + "}]\n"
 
 
 def test_a_kind_name_and_a_mapping_are_read() -> None:
@@ -73,8 +76,8 @@ def test_a_mistake_in_the_config_is_located_at_the_option(tmp_path: Path) -> Non
 def test_a_broken_procedure_sandbox_breaks_that_procedure_only(tmp_path: Path) -> None:
     path = _config(
         tmp_path,
-        "procedures:\n  p:\n    sandbox: dockr\n    act: [{content: go}]\n"
-        "  q:\n    act: [{content: go}]\n",
+        "procedures:\n  p:\n    sandbox: dockr\n    act: [{content: " + GO + "}]\n"
+        "  q:\n    act: [{content: " + GO + "}]\n",
     )
     config = _load(path)
     assert "q" in config.procedures
@@ -86,8 +89,10 @@ def test_precedence_cli_then_scenario_then_procedure_then_loop(tmp_path: Path) -
     path = _config(
         tmp_path,
         "loop:\n  sandbox: {kind: bwrap, network: none}\n"
-        "procedures:\n  p:\n    sandbox: {kind: docker, image: img:1}\n    act: [{content: go}]\n"
-        "  q:\n    act: [{content: go}]\n",
+        "procedures:\n  p:\n    sandbox: {kind: docker, image: img:1}\n    act: [{content: "
+        + GO
+        + "}]\n"
+        "  q:\n    act: [{content: " + GO + "}]\n",
     )
     config = _load(path)
     spec, source = resolve_sandbox(config, "q")
@@ -192,5 +197,5 @@ def test_the_unattended_note(argv: tuple[str, ...], kind: str | None, said: bool
     note = unattended_warning(spec, argv)
     assert (note is not None) is said
     if note is not None:
-        assert "docs/sandbox.md" in note.message
+        assert "`ooda help sandbox`" in note.message
         assert "\n" not in note.message
