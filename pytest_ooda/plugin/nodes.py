@@ -556,6 +556,10 @@ class ScenarioItem(OodaItem):
         ini_repeat = None if settings.repeat_from_cli else settings.repeat
         runs = scenario.repeat or ini_repeat or 1
         name = self.scenario_path.stem
+        variants = scenario.variants
+        if variants:
+            # Each variant has its own items; the first one's first run records.
+            name = f"{name}@{variants[0].name}"
         suffix = f"live[{name}]" if runs == 1 else f"live[{name}#1]"
         return f"{self.procedure_node.nodeid}::{suffix}"
 
