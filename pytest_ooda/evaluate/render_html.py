@@ -104,7 +104,8 @@ def _reason(record: RunRecord) -> str:
     if record.run_outcome == "success":
         return ""
     if record.run_outcome == "error":
-        return record.error_reason or record.error or "the run could not be measured"
+        why = record.error_reason or record.error or "the run could not be measured"
+        return f"⚠ infrastructure error: {why}"
     if record.problems:
         more = len(record.problems) - 1
         return record.problems[0] + (f" (+{more} more)" if more else "")

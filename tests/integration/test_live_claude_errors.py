@@ -136,7 +136,9 @@ def test_an_api_failing_past_the_cli_retries_is_retried_then_counted(
         if entry.get("served") == ["error:529"]
     ]
     assert len(refused) == 2
-    result.stdout.fnmatch_lines(["ooda: greet/hello: status=success iterations=1 * retries=1"])
+    result.stdout.fnmatch_lines(
+        ["ooda: greet/hello: success status=success iterations=1 * retries=1"]
+    )
 
 
 def test_an_api_that_always_fails_gives_error_runs_and_a_gate_without_valid_runs(

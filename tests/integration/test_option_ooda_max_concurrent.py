@@ -56,7 +56,7 @@ def test_runs_wait_for_a_slot_across_workers(project: Project, how: str) -> None
     assert len(spans) == 4
     assert _peak(spans) == 1
     # Two workers, one slot: runs queued, and the progress line says for how long.
-    result.stdout.re_match_lines([r"ooda: greet/s \d/4: status=success .* queued=\d+\.\ds"])
+    result.stdout.re_match_lines([r"ooda: greet/s \d/4: success status=success .* queued=\d+\.\ds"])
 
 
 def test_without_a_cap_two_workers_overlap(project: Project) -> None:

@@ -53,7 +53,7 @@ def test_a_session_killed_half_way_is_resumed_with_exactly_the_missing_runs(
         "expect: {status: success, success_rate: {min: 0.8}}\niterations: []\n",
     )
     results = project.path / "results"
-    args = ["-m", "live", "--ooda-ai-cmd", agent, "-n", "2", "--ooda-results", "results"]
+    args = ["-m", "live", "--ooda-ai-cmd", agent, "-n", "2", "--ooda-results=results"]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
     first = subprocess.Popen(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:benchmark", *args],
@@ -120,7 +120,7 @@ def test_error_runs_are_run_again_and_the_report_counts_each_run_once(
         "procedure: greet\nmax_iterations: 1\nrepeat: 3\nretry: 0\n"
         "expect: {status: success, success_rate: {min: 0.5}}\niterations: []\n",
     )
-    args = ["-m", "live", "--ooda-ai-cmd", agent, "--ooda-results", "results"]
+    args = ["-m", "live", "--ooda-ai-cmd", agent, "--ooda-results=results"]
     broken = project.run(*args)
     broken.assert_outcomes(skipped=3, deselected=7)
     (project.path / "agent/healthy").write_text("")

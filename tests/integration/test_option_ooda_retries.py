@@ -105,7 +105,7 @@ def test_a_429_is_retried_after_its_retry_after(
     record = _record(project)
     assert (record["outcome"], record["retries"]) == ("success", 1)
     assert record["iterations"][0]["retries"] == 1
-    result.stdout.fnmatch_lines(["ooda: greet/s: status=success iterations=1 * retries=1"])
+    result.stdout.fnmatch_lines(["ooda: greet/s: success status=success iterations=1 * retries=1"])
 
 
 def test_retries_used_up_make_the_run_an_error(
