@@ -35,7 +35,7 @@ def test_rule_table_is_consistent() -> None:
 
 
 def test_documentation_covers_every_rule() -> None:
-    doc = (Path(__file__).parents[2] / "docs" / "lint-rules.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).parents[3] / "docs" / "lint-rules.md").read_text(encoding="utf-8")
     for rule in RULES.values():
         assert f"## {rule.id} {rule.name}" in doc
         assert f"| `{rule.name}` |" in doc

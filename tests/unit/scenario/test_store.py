@@ -233,7 +233,7 @@ def test_killed_writer_process_keeps_old_file(tmp_path: Path) -> None:
         """
     )
     child = subprocess.Popen(
-        [sys.executable, "-c", code], stdout=subprocess.PIPE, cwd=Path(__file__).parents[2]
+        [sys.executable, "-c", code], stdout=subprocess.PIPE, cwd=Path(__file__).parents[3]
     )
     assert child.stdout is not None
     assert child.stdout.readline() == b"writing\n"
