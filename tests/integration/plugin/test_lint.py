@@ -6,24 +6,11 @@ from __future__ import annotations
 import textwrap
 from typing import TYPE_CHECKING
 
-from ooda_project import GREET_CONFIG, summary_line
+from ooda_project import summary_line
 
 if TYPE_CHECKING:
     from ooda_project import Project
-
-NO_SIGNALS = GREET_CONFIG.replace(
-    "          Output <promise>SUCCESS</promise> when everyone was greeted.\n", ""
-).replace("          Output <promise>FAILURE</promise> if nobody is there.\n", "")
-
-UNUSED_PARAMETER = GREET_CONFIG.replace(
-    "      - path: prompts/decide.md\n",
-    "      - path: prompts/decide.md\n        parameters:\n          target: README\n",
-)
-TEMPLATED_DECIDE = "Decide whom to greet first, starting with {{.target}}.\n"
-
-
-def config_item(project: Project, *args: str):  # type: ignore[no-untyped-def]
-    return project.run("ooda-config.yml::greet::config", "-W", "always", *args)
+from .helpers import NO_SIGNALS, TEMPLATED_DECIDE, UNUSED_PARAMETER, config_item
 
 
 def test_clean_procedure_passes_without_lint_warnings(project: Project) -> None:
@@ -173,6 +160,8 @@ CASES: dict[str, tuple[str, str]] = {
         "act:\n" + SIGNALS.replace("      ", "  "),
     ),
 }
+
+
 ERRORS = {"OODA002", "OODA301"}
 
 
@@ -208,33 +197,3 @@ def test_every_procedure_rule_fires_in_its_config_item_and_not_once_fixed(
     fixed = project.run("-k", "not prompt", "-W", "always")
     fixed.assert_outcomes(passed=len(CASES) + 1)
     assert "LintWarning" not in fixed.stdout.str()
-
-
-def test_command_line_and_ini_override_severities(project: Project) -> None:
-    project.write("ooda-config.yml", "lint:\n  OODA203: off\n" + UNUSED_PARAMETER)
-    assert "OODA203" not in config_item(project).stdout.str()
-    # The command line beats the config file's lint: section.
-    raised = config_item(project, "--ooda-lint-severity", "OODA203=error")
-    raised.assert_outcomes(failed=1)
-    raised.stdout.fnmatch_lines(["*OODA203 error*"])
-    project.write(
-        "pytest.ini", "[pytest]\nooda_lint_severity = parameters-without-template=error\n"
-    )
-    from_ini = config_item(project)
-    from_ini.assert_outcomes(failed=1)
-    both = config_item(project, "--ooda-lint-severity", "OODA203=warning,OODA302=off")
-    both.assert_outcomes(passed=1, warnings=1)
-    both.stdout.fnmatch_lines(["*OODA203 warning*"])
-
-
-def test_bad_severity_override_is_a_usage_error(project: Project) -> None:
-    result = project.run("--ooda-lint-severity", "OODA999=error")
-    assert result.ret == 4  # pytest's usage-error exit code
-    result.stderr.fnmatch_lines(["*--ooda-lint-severity: unknown lint rule 'OODA999'*"])
-
-
-def test_bad_ini_severity_names_the_ini_key(project: Project) -> None:
-    project.write("pytest.ini", "[pytest]\nooda_lint_severity = OODA203\n")
-    result = project.run()
-    assert result.ret == 4
-    result.stderr.fnmatch_lines(["ERROR: ini option ooda_lint_severity: expected RULE=*"])
