@@ -20,7 +20,7 @@ from pytest_ooda.cli import main as ooda
 if TYPE_CHECKING:
     from ooda_project import Project
 
-AGENT = Path(__file__).resolve().parents[1] / "fake_ai" / "random_agent.py"
+AGENT = Path(__file__).resolve().parents[2] / "fake_ai" / "random_agent.py"
 RUNS, MAX_ITERATIONS, SEED = 10, 2, 7
 P_GOOD, P_BAD = 0.8, 0.1
 

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
     from ooda_project import Project
 
-MOCK = Path(__file__).resolve().parents[3] / "shared" / "tools" / "agent-mock" / "agent_mock.py"
+MOCK = Path(__file__).resolve().parents[4] / "shared" / "tools" / "agent-mock" / "agent_mock.py"
 CLAUDE = (
     "claude -p --no-session-persistence --permission-mode bypassPermissions "
     "--output-format stream-json --verbose"
