@@ -11,8 +11,8 @@ import time
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from agents.claude_mock import ANSWER_USAGE, MOCK, AgentMock, require_claude
-from integration.ooda_project import DECIDE_MD, GREET_CONFIG, OBSERVE_MD, Project
+from claude_mock import ANSWER_USAGE, MOCK, AgentMock, require_claude
+from ooda_project import DECIDE_MD, GREET_CONFIG, OBSERVE_MD, Project
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator

@@ -10,7 +10,7 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from unit.test_redact import PLANTED
+from tests.unit.test_redact import PLANTED
 
 if TYPE_CHECKING:
     from pathlib import Path
