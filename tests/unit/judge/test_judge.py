@@ -271,7 +271,7 @@ def test_workspace_diff(tmp_path: Path) -> None:
     assert ".git" not in diff
 
 
-DOCS = Path(__file__).resolve().parents[2]
+DOCS = Path(__file__).resolve().parents[3]
 
 
 @pytest.mark.parametrize("doc", ["docs/judging.md", "README.md"])
