@@ -11,14 +11,9 @@ what it returns.
 from __future__ import annotations
 
 from pytest_ooda.live.outcome import classify_outcome
-from pytest_ooda.live.run import (
-    NO_AI_COMMAND,
-    LiveRun,
-    agent_warnings,
-    failure_text,
-    resolve_ai,
-    run_live,
-)
+from pytest_ooda.live.prepare import NO_AI_COMMAND, resolve_ai
+from pytest_ooda.live.report import agent_warnings, failure_text
+from pytest_ooda.live.run import LiveRun, run_live
 from pytest_ooda.live.settings import LiveSettings
 
 __all__ = [

@@ -19,7 +19,7 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,47 +27,29 @@ from pytest_ooda._util import display_path
 from pytest_ooda.errors import (
     AgentWarning,
     ConfigError,
-    NoAICommandError,
     OodaWarning,
     RecordingWarning,
     SandboxError,
 )
 from pytest_ooda.live import isolation
 from pytest_ooda.live.outcome import classify_outcome
+from pytest_ooda.live.prepare import Prepared, prepare
+from pytest_ooda.live.report import agent_warnings, failure_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence
 
     from pytest_ooda._types import RunOutcome
     from pytest_ooda.config import Config
-    from pytest_ooda.evaluate.record import AiIdentity
-    from pytest_ooda.evaluate.results import FragmentHash, RunRecord
+    from pytest_ooda.evaluate.results import RunRecord
     from pytest_ooda.judge.run import Judged
     from pytest_ooda.live.settings import LiveSettings
     from pytest_ooda.live.slots import Slot
     from pytest_ooda.loop import LoopEvent, LoopResult
-    from pytest_ooda.redact import Redactor
     from pytest_ooda.sandbox.spec import SandboxSpec
-    from pytest_ooda.scenario import Assessment, Drift, Recorder, Scenario
+    from pytest_ooda.scenario import Assessment, Scenario
 
-__all__ = [
-    "NO_AI_COMMAND",
-    "LiveRun",
-    "agent_warnings",
-    "failure_text",
-    "resolve_ai",
-    "run_live",
-]
-
-NO_AI_COMMAND = (
-    "no AI command configured for live runs; set one of:\n"
-    "  - pytest --ooda-ai-cmd='my-cli -p' or --ooda-ai-cmd-alias=NAME "
-    "(claude, kiro-cli, copilot, cursor-agent, or your ai_cmd_aliases)\n"
-    "  - OODA_LOOP_AI_CMD or OODA_LOOP_AI_CMD_ALIAS in the environment\n"
-    "  - loop.ai_cmd, loop.ai_cmd_alias or loop.ai_api in ooda-config.yml "
-    "(the workspace file, --ooda-config, or the global $OODA_CONFIG_HOME/ooda-config.yml)\n"
-    "  - ai_cmd, ai_cmd_alias or ai_api on the procedure itself"
-)
+__all__ = ["LiveRun", "run_live"]
 
 
 @dataclass
@@ -98,207 +80,6 @@ class LiveRun:
 
 
 # --------------------------------------------------------------------------- steps
-
-
-@dataclass
-class _Prepared:
-    """What a run needs before it starts."""
-
-    scenario: Scenario
-    config: Config
-    ai_cmd: str | None
-    ai_cmd_alias: str | None
-    identity: AiIdentity
-    fragments: tuple[FragmentHash, ...]
-    redactor: Redactor
-    recorder: Recorder
-    warnings: list[OodaWarning] = field(default_factory=list)
-
-
-def _workspace_config(settings: LiveSettings, collected: Path) -> Config | None:
-    """The session's workspace config, when it is a different file from ``collected``."""
-    from pytest_ooda.config import CONFIG_FILENAME, load_config
-
-    candidate = settings.config_file or settings.root / CONFIG_FILENAME
-    if not candidate.is_file() or candidate.resolve() == collected.resolve():
-        return None
-    return load_config(candidate, cwd=settings.root)
-
-
-def resolve_ai(
-    config: Config, procedure: str, settings: LiveSettings, collected: Path
-) -> tuple[str | None, str | None]:
-    """The ``(ai_cmd, ai_cmd_alias)`` overrides for a live run; ``NoAICommandError``
-    when nothing is configured.
-
-    The collected file's own settings (and the environment, global config, and options)
-    come first; the project's ``ooda-config.yml`` loop settings fill in when the
-    procedure lives in another file.
-    """
-    from pytest_ooda.config import resolve_run_settings
-
-    ai_cmd, alias = settings.ai_cmd, settings.ai_cmd_alias
-    try:
-        run = resolve_run_settings(
-            config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias, require_ai=False
-        )
-    except ConfigError as error:
-        # The library names `ooda run`'s flags; say them as this caller spells them.
-        if error.message.startswith("--ai-cmd"):
-            raise error.relocated(message=settings.flag_prefix + error.message[2:]) from None
-        raise
-    if run.ai_cmd is not None or run.ai_api is not None:
-        return ai_cmd, alias
-    workspace = _workspace_config(settings, collected)
-    if workspace is not None:
-        if workspace.loop.ai_cmd is not None:
-            return workspace.loop.ai_cmd, None
-        if workspace.loop.ai_cmd_alias is not None:
-            return None, workspace.loop.ai_cmd_alias
-    raise NoAICommandError(NO_AI_COMMAND)
-
-
-@dataclass(frozen=True)
-class _Inputs:
-    """What every run of one scenario under one session's settings shares: read once
-    per process while the files it comes from are unchanged."""
-
-    scenario: Scenario
-    config: Config
-    ai_cmd: str | None
-    ai_cmd_alias: str | None
-    identity: AiIdentity
-    redactor: Redactor
-
-
-#: ``_Inputs`` by what they were made from; a run of a fast agent costs little more than
-#: loading them, so repeats reuse them.
-_INPUTS: dict[tuple[object, ...], _Inputs] = {}
-_INPUTS_KEPT = 64
-
-
-def _stat_key(path: Path | None) -> tuple[object, ...]:
-    if path is None:
-        return ()
-    try:
-        info = path.stat()
-    except OSError:
-        return (str(path),)
-    return (str(path), info.st_mtime_ns, info.st_size, info.st_ino)
-
-
-def _inputs_key(
-    collected: Path, procedure: str, path: Path, settings: LiveSettings
-) -> tuple[object, ...]:
-    """Everything the inputs depend on: the files (by stat), the environment's config
-    variables and the global config file, and the session's settings."""
-    from pytest_ooda.config.tiers import global_config_path
-
-    environment = tuple(
-        sorted(
-            (name, value)
-            for name, value in os.environ.items()
-            if name.startswith(("OODA_", "ROODA_")) or name in ("XDG_CONFIG_HOME", "HOME")
-        )
-    )
-    workspace = settings.config_file or settings.root / "ooda-config.yml"
-    return (
-        _stat_key(collected),
-        procedure,
-        _stat_key(path),
-        _stat_key(workspace),
-        _stat_key(global_config_path(os.environ)),
-        environment,
-        settings,
-    )
-
-
-def _load_inputs(collected: Path, procedure: str, path: Path, settings: LiveSettings) -> _Inputs:
-    from pytest_ooda.config import command_line_overrides, load_config, resolve_run_settings
-    from pytest_ooda.evaluate.record import ai_identity
-    from pytest_ooda.live.variant import variant_config
-    from pytest_ooda.redact import Redactor
-    from pytest_ooda.scenario import load_for
-
-    key = _inputs_key(collected, procedure, path, settings)
-    found = _INPUTS.get(key)
-    if found is not None:
-        return found
-    scenario = load_for(procedure, path)
-    overrides = command_line_overrides(prompt_format=settings.prompt_format)
-    config = variant_config(
-        load_config(collected, cwd=settings.root, overrides=overrides), procedure, settings
-    )
-    ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
-    identity = ai_identity(
-        resolve_run_settings(config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias)
-    )
-    redactor = Redactor(
-        os.environ, extra_patterns=config.redact.patterns, extra_env_names=config.redact.env
-    )
-    inputs = _Inputs(scenario, config, ai_cmd, alias, identity, redactor)
-    if len(_INPUTS) >= _INPUTS_KEPT:
-        _INPUTS.clear()
-    _INPUTS[key] = inputs
-    return inputs
-
-
-def _prepare(
-    collected: Path,
-    procedure: str,
-    path: Path,
-    settings: LiveSettings,
-    *,
-    scenario: Scenario | None,
-    config: Config | None,
-    record_to: Path | None,
-) -> _Prepared:
-    from pytest_ooda.config import command_line_overrides, load_config, resolve_run_settings
-    from pytest_ooda.evaluate.record import ai_identity, fragment_hashes
-    from pytest_ooda.live.variant import variant_config
-    from pytest_ooda.redact import Redactor
-    from pytest_ooda.scenario import Recorder, load_for
-
-    if scenario is None and config is None:
-        inputs = _load_inputs(collected, procedure, path, settings)
-    else:
-        if scenario is None:
-            scenario = load_for(procedure, path)
-        if config is None:
-            overrides = command_line_overrides(prompt_format=settings.prompt_format)
-            config = load_config(collected, cwd=settings.root, overrides=overrides)
-        config = variant_config(config, procedure, settings)
-        ai_cmd, alias = resolve_ai(config, procedure, settings, collected)
-        inputs = _Inputs(
-            scenario,
-            config,
-            ai_cmd,
-            alias,
-            ai_identity(resolve_run_settings(config, procedure, ai_cmd=ai_cmd, ai_cmd_alias=alias)),
-            Redactor(
-                os.environ,
-                extra_patterns=config.redact.patterns,
-                extra_env_names=config.redact.env,
-            ),
-        )
-    recorder = Recorder(
-        inputs.scenario,
-        settings.record_mode,
-        path=record_to,
-        env=os.environ,
-        redact=inputs.config.redact,
-    )
-    return _Prepared(
-        scenario=inputs.scenario,
-        config=inputs.config,
-        ai_cmd=inputs.ai_cmd,
-        ai_cmd_alias=inputs.ai_cmd_alias,
-        identity=inputs.identity,
-        # Per run: a fragment file edited between runs shows in the record.
-        fragments=fragment_hashes(inputs.config.procedure(procedure)),
-        redactor=inputs.redactor,
-        recorder=recorder,
-    )
 
 
 def _preflight(command: str | None, scenario: Scenario, spec: SandboxSpec | None) -> None:
@@ -368,7 +149,7 @@ def _drifted(config: Config, scenario: Scenario, workdir: Path) -> bool:
 
 
 def _loop(
-    prepared: _Prepared,
+    prepared: Prepared,
     workdir: Path,
     settings: LiveSettings,
     *,
@@ -407,7 +188,7 @@ def _loop(
 
 
 @contextlib.contextmanager
-def _slot(prepared: _Prepared, settings: LiveSettings) -> Iterator[Slot | None]:
+def _slot(prepared: Prepared, settings: LiveSettings) -> Iterator[Slot | None]:
     """Under ``max_concurrent``: hold one of the AI command's (or API's) slots for the
     run, shared with every process of the session; else nothing to hold."""
     if settings.max_concurrent is None or settings.slots_dir is None:
@@ -420,55 +201,8 @@ def _slot(prepared: _Prepared, settings: LiveSettings) -> Iterator[Slot | None]:
         yield slot
 
 
-def agent_warnings(result: LoopResult) -> list[str]:
-    """What a person must hear about an agent's run that did not fail it: tools it was
-    denied, a budget it could not be held to."""
-    from pytest_ooda.loop.budget import unenforced_warning
-
-    found = [text for record in result.records if (text := record.denial_warning())]
-    unenforced = unenforced_warning(result)
-    if unenforced is not None:
-        found.append(unenforced)
-    return found
-
-
-def failure_text(
-    scenario: Scenario,
-    result: LoopResult,
-    problems: Sequence[str],
-    drifts: Sequence[Drift] = (),
-    *,
-    root: Path,
-    mode: str,
-    rerecord_hint: str | None = None,
-) -> str:
-    """The report of a run (``mode``: ``live`` or ``replay``) that missed expectations:
-    what was missed, the per-iteration table, and each prompt drift with its diff."""
-    from pytest_ooda.loop.tables import iteration_table
-
-    where = display_path(scenario.path, root) if scenario.path else scenario.label
-    lines = [
-        f"scenario {scenario.label} ({where}) {mode}: status={result.status}, "
-        f"{result.iterations} iteration(s)"
-    ]
-    lines.extend(f"  - {problem}" for problem in problems)
-    lines.append("")
-    lines.extend(iteration_table(result))
-    for drift in drifts:
-        lines.append("")
-        lines.append(drift.describe())
-    if drifts:
-        lines.append("")
-        lines.append(
-            rerecord_hint
-            or "  re-record with `pytest -m live --ooda-record-mode=new`, drop prompt_sha256 "
-            "from a hand-written scenario, or pass --ooda-drift=warn"
-        )
-    return "\n".join(lines)
-
-
 def _record_scenario(
-    prepared: _Prepared,
+    prepared: Prepared,
     result: LoopResult,
     problems: Sequence[str],
     *,
@@ -503,7 +237,7 @@ def _record_scenario(
 
 
 def _results_record(
-    prepared: _Prepared,
+    prepared: Prepared,
     result: LoopResult,
     assessment: Assessment,
     outcome: tuple[RunOutcome, str | None],
@@ -563,7 +297,7 @@ def _results_record(
 
 
 def _not_started(
-    prepared: _Prepared,
+    prepared: Prepared,
     error: SandboxError,
     workdir: Path,
     *,
@@ -625,7 +359,7 @@ def _not_started(
 
 
 def _with_transcript(
-    prepared: _Prepared, record: RunRecord, result: LoopResult, diffs: Any
+    prepared: Prepared, record: RunRecord, result: LoopResult, diffs: Any
 ) -> RunRecord:
     """The record with the run's transcript (prompt by fragment, outputs, tool calls,
     diffs), redacted and capped, for the HTML report."""
@@ -685,7 +419,7 @@ def run_live(
     from pytest_ooda.workspace import PathChanges
 
     settings = variant_settings(settings)
-    prepared = _prepare(
+    prepared = prepare(
         collected,
         procedure,
         path,
