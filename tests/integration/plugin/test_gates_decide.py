@@ -68,7 +68,8 @@ def test_with_a_gate_a_failed_run_is_a_sample_and_the_gate_decides(project: Proj
     result.stdout.fnmatch_lines(
         [
             "gate passed greet/s: success rate >= 60%",
-            "XFAIL *live[[]s#2[]] - failed run, a sample of the aggregate expectations "
+            # pytest 8.0 puts "reason: " before the reason; later versions do not.
+            "XFAIL *live[[]s#2[]] - *failed run, a sample of the aggregate expectations "
             "(which decide): expected status 'success', got 'max-iters'",
         ],
         consecutive=False,
