@@ -1,5 +1,5 @@
-"""The renderers: the terminal table, Markdown that cannot be broken by a name, HTML that
-cannot be broken (or made to fetch anything) by an agent's output."""
+"""The HTML report: it cannot be broken (or made to fetch anything) by an agent's output;
+commands, rate bars, verdicts, transcripts and their budget."""
 
 from __future__ import annotations
 
@@ -9,92 +9,9 @@ from html.parser import HTMLParser
 
 from evaluate_records import record, sample
 
-from pytest_ooda.evaluate import compare, summarize
+from pytest_ooda.evaluate import summarize
 from pytest_ooda.evaluate.render_html import BAR_WIDTH, render_html
-from pytest_ooda.evaluate.render_markdown import compare_markdown, report_markdown
-from pytest_ooda.evaluate.render_text import compare_table, gate_lines, money, seconds, stats_table
 from pytest_ooda.scenario import CommandOutcome
-
-
-def test_cells() -> None:
-    assert money(None) == "-"
-    assert money(0.01234) == "$0.0123"
-    assert money(12.5) == "$12.50"
-    assert seconds(4.25) == "4.2s"
-    assert seconds(125) == "2m05s"
-
-
-def test_the_stats_table() -> None:
-    records = sample(17, 20, iterations=2, cost=0.05, tokens=900)
-    lines = stats_table(summarize(records), 3)
-    assert lines[0].split() == [
-        "scenario",
-        "runs",
-        "ok",
-        "errors",
-        "rate",
-        "95%",
-        "CI",
-        "pass^3",
-        "pass@3",
-        "iterations",
-        "mean/med/max",
-        "time/run",
-        "tokens/run",
-        "cost/run",
-        "ended",
-    ]
-    assert lines[1].split() == [
-        "build/happy",
-        "20",
-        "17",
-        "0",
-        "85%",
-        "64%–95%",
-        "0.60",
-        "1.00",
-        "2.00/2/2",
-        "1.0s",
-        "900",
-        "$0.0500",
-        "success",
-        "17,",
-        "max-iters",
-        "3",
-    ]
-
-
-def test_gate_lines_say_which_passed() -> None:
-    gates = {"success_rate": {"min": 0.5}}
-    stats = summarize(
-        [*sample(1, 4, scenario="a", gates=gates), *sample(3, 4, scenario="b", gates=gates)]
-    )
-    lines, failed = gate_lines(stats)
-    assert failed == 1
-    assert lines[0].startswith("FAILED build/a: success rate 25% (1/4")
-    assert lines[1] == "passed build/b: success rate >= 50%"
-
-
-def test_markdown_cells_cannot_break_the_table() -> None:
-    stats = summarize(sample(1, 2, scenario="a|b<i>c"))
-    text = report_markdown(stats, k=3, title="Runs | <script>")
-    assert text.startswith("## Runs \\| &lt;script&gt;\n")
-    row = next(line for line in text.splitlines() if "build/a" in line)
-    assert "build/a\\|b&lt;i&gt;c" in row
-    assert row.count(" | ") == 12
-
-
-def test_compare_outputs() -> None:
-    comparison = compare(sample(18, 20, cost=0.1), sample(9, 20, cost=0.2, fragment="b" * 64))
-    text = "\n".join(compare_table(comparison))
-    assert "build/happy  18/20 90%  9/20 45%  0 / 0   -45 pp" in text
-    assert "$0.1000 -> $0.2000" in text
-    assert "build/happy: fragments changed: observe[0] prompts/look.md" in text
-    assert "1 scenario(s) regressed significantly" in text
-    markdown = compare_markdown(comparison, title="t")
-    assert ":x: 1 scenario(s) regressed significantly" in markdown
-    calm = compare_markdown(compare(sample(9, 10), sample(9, 10)), title="t")
-    assert ":white_check_mark: no scenario regressed significantly" in calm
 
 
 class _Collector(HTMLParser):
@@ -167,25 +84,6 @@ def test_html_draws_the_rate_and_its_interval() -> None:
     assert float(whiskers[0]["x2"] or 0) == round(high * BAR_WIDTH, 2)
     runs = [attrs for tag, attrs in parser.tags if tag == "details" and attrs.get("class") == "run"]
     assert len(runs) == 20
-
-
-def test_errors_have_their_own_column_in_every_rendering() -> None:
-    failed = replace(
-        record(False, outcome="error", error_reason="overloaded: HTTP 529 busy", status="aborted"),
-        retries=2,
-    )
-    stats = summarize([*sample(3, 4), failed])
-    [row] = stats_table(stats, 3)[1:]
-    assert row.split()[:5] == ["build/happy", "5", "3", "1", "75%"]
-    markdown = report_markdown(stats, k=3, title="t")
-    assert "1 scenario(s), 5 run(s), 1 infrastructure error(s)." in markdown
-    assert "| build/happy | 5 | 3 | 1 | 75% |" in markdown
-    html = render_html(stats, k=3, title="t")
-    assert re.search(r'title="infrastructure errors, not counted in the rate">1</td>', html)
-    assert "3 of 4 valid runs" in html
-    assert "⚠ infrastructure error" in html
-    assert "infrastructure error: overloaded: HTTP 529 busy" in html
-    assert "2 retries" in html
 
 
 def _transcript(output: str) -> dict[str, object]:
