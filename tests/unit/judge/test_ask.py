@@ -1,0 +1,30 @@
+"""The judge's answer: the strict shape it must have."""
+
+from __future__ import annotations
+
+import pytest
+
+from pytest_ooda.judge import AnswerError, parse_answer
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("", "the judge gave an empty answer"),
+        ("```json\n{}\n```", "the answer is not JSON"),
+        ('{"verdict": "PASS", "reason": "x"}', '"verdict" must be "pass" or "fail"'),
+        ('{"verdict": "pass", "reason": "x", "score": "high"}', '"score" must be a number'),
+        ('{"verdict": "pass", "reason": "x"} trailing', "the answer is not JSON"),
+    ],
+)
+def test_the_answer_shape_is_strict(text: str, message: str) -> None:
+    with pytest.raises(AnswerError, match=message.replace("(", r"\(")):
+        parse_answer(text)
+
+
+def test_a_well_formed_answer() -> None:
+    assert parse_answer(' {"verdict": "fail", "reason": " no plan ", "score": 0.2}\n') == (
+        "fail",
+        "no plan",
+        0.2,
+    )
