@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from ooda_project import DECIDE_MD, GREET_CONFIG, OBSERVE_MD, Project
+from ooda_project import Project, greet_project
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -13,26 +13,7 @@ if TYPE_CHECKING:
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
-    # Keep the developer's own configuration out of these runs.
-    monkeypatch.setenv("OODA_CONFIG_HOME", str(pytester.path / ".no-global-config"))
-    # Nor xdist's worker markers when this suite itself runs under -n: syrupy reads them
-    # and would treat the inner run as a worker.
-    for name in (
-        "OODA_LOOP_AI_CMD",
-        "OODA_LOOP_AI_CMD_ALIAS",
-        "ROODA_LOOP_AI_CMD",
-        "ROODA_LOOP_AI_CMD_ALIAS",
-        "ROODA_CONFIG_HOME",
-        "PYTEST_XDIST_WORKER",
-        "PYTEST_XDIST_WORKER_COUNT",
-        "PYTEST_XDIST_TESTRUNUID",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    created = Project(pytester)
-    created.write("ooda-config.yml", GREET_CONFIG)
-    created.write("prompts/observe.md", OBSERVE_MD)
-    created.write("prompts/decide.md", DECIDE_MD)
-    return created
+    return greet_project(pytester, monkeypatch)
 
 
 @pytest.fixture(scope="session")

@@ -105,3 +105,32 @@ def summary_line(nodeid: str, message: str) -> str:
     if pytest.version_tuple >= (9,):
         return f"FAILED {nodeid} - {message}"
     return f"FAILED {nodeid}"
+
+
+#: Variables of the outer session that must not reach an inner pytest run: the
+#: developer's own AI command and sandbox, and xdist's worker markers (syrupy reads them
+#: and would treat the inner run as a worker).
+OUTER_VARIABLES = (
+    "OODA_LOOP_AI_CMD",
+    "OODA_LOOP_AI_CMD_ALIAS",
+    "OODA_SANDBOX",
+    "ROODA_LOOP_AI_CMD",
+    "ROODA_LOOP_AI_CMD_ALIAS",
+    "ROODA_CONFIG_HOME",
+    "PYTEST_XDIST_WORKER",
+    "PYTEST_XDIST_WORKER_COUNT",
+    "PYTEST_XDIST_TESTRUNUID",
+)
+
+
+def greet_project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
+    """A pytester project holding the ``greet`` procedure, with the developer's own
+    configuration and the outer session's variables kept out of its runs."""
+    monkeypatch.setenv("OODA_CONFIG_HOME", str(pytester.path / ".no-global-config"))
+    for name in OUTER_VARIABLES:
+        monkeypatch.delenv(name, raising=False)
+    created = Project(pytester)
+    created.write("ooda-config.yml", GREET_CONFIG)
+    created.write("prompts/observe.md", OBSERVE_MD)
+    created.write("prompts/decide.md", DECIDE_MD)
+    return created

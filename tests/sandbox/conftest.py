@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 from claude_mock import ANSWER_USAGE, MOCK, AgentMock, require_claude
-from ooda_project import DECIDE_MD, GREET_CONFIG, OBSERVE_MD, Project
+from ooda_project import Project, greet_project
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -20,24 +20,7 @@ if TYPE_CHECKING:
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
-    monkeypatch.setenv("OODA_CONFIG_HOME", str(pytester.path / ".no-global-config"))
-    for name in (
-        "OODA_LOOP_AI_CMD",
-        "OODA_LOOP_AI_CMD_ALIAS",
-        "OODA_SANDBOX",
-        "ROODA_LOOP_AI_CMD",
-        "ROODA_LOOP_AI_CMD_ALIAS",
-        "ROODA_CONFIG_HOME",
-        "PYTEST_XDIST_WORKER",
-        "PYTEST_XDIST_WORKER_COUNT",
-        "PYTEST_XDIST_TESTRUNUID",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    created = Project(pytester)
-    created.write("ooda-config.yml", GREET_CONFIG)
-    created.write("prompts/observe.md", OBSERVE_MD)
-    created.write("prompts/decide.md", DECIDE_MD)
-    return created
+    return greet_project(pytester, monkeypatch)
 
 
 @pytest.fixture
