@@ -48,7 +48,7 @@ def main() -> None:
 
     from pytest_ooda.evaluate import read_results
     from pytest_ooda.evaluate.aggregate import summarize
-    from pytest_ooda.evaluate.render_html import render_html
+    from pytest_ooda.evaluate.html_report import render_html
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

@@ -6,165 +6,121 @@ The public API: load the merged configuration, pick a procedure, compose its pro
     config = load_config()
     print(assemble_prompt(config.procedure("build")))
 
-Every name is resolved on first use, so ``import pytest_ooda`` (and the pytest plugin,
-which imports this package first) costs almost nothing until the library is used.
+Every name is declared once below and resolved on first use (see :mod:`._exports`), so
+``import pytest_ooda`` (and the pytest plugin, which imports this package first) costs
+almost nothing until the library is used.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
 __version__ = "0.1.0"
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pytest_ooda.compose import (
-        FragmentUse,
-        MappedText,
-        Segment,
-        add_use_observer,
-        assemble_prompt,
-        assemble_prompt_mapped,
-        compose_phase,
-        compose_phase_mapped,
-        render_action,
+        FragmentUse as FragmentUse,
+    )
+    from pytest_ooda.compose import (
+        MappedText as MappedText,
+    )
+    from pytest_ooda.compose import (
+        Segment as Segment,
+    )
+    from pytest_ooda.compose import (
+        add_use_observer as add_use_observer,
+    )
+    from pytest_ooda.compose import (
+        assemble_prompt as assemble_prompt,
+    )
+    from pytest_ooda.compose import (
+        assemble_prompt_mapped as assemble_prompt_mapped,
+    )
+    from pytest_ooda.compose import (
+        compose_phase as compose_phase,
+    )
+    from pytest_ooda.compose import (
+        compose_phase_mapped as compose_phase_mapped,
+    )
+    from pytest_ooda.compose import (
+        render_action as render_action,
     )
     from pytest_ooda.config import (
-        PHASES,
-        ApiSettings,
-        Config,
-        FragmentAction,
-        Location,
-        LoopSettings,
-        Procedure,
-        Provenance,
-        RunSettings,
-        load_builtin_config,
-        load_config,
-        load_config_file,
-        resolve_run_settings,
+        PHASES as PHASES,
+    )
+    from pytest_ooda.config import (
+        ApiSettings as ApiSettings,
+    )
+    from pytest_ooda.config import (
+        Config as Config,
+    )
+    from pytest_ooda.config import (
+        FragmentAction as FragmentAction,
+    )
+    from pytest_ooda.config import (
+        Location as Location,
+    )
+    from pytest_ooda.config import (
+        LoopSettings as LoopSettings,
+    )
+    from pytest_ooda.config import (
+        Procedure as Procedure,
+    )
+    from pytest_ooda.config import (
+        Provenance as Provenance,
+    )
+    from pytest_ooda.config import (
+        RunSettings as RunSettings,
+    )
+    from pytest_ooda.config import (
+        load_builtin_config as load_builtin_config,
+    )
+    from pytest_ooda.config import (
+        load_config as load_config,
+    )
+    from pytest_ooda.config import (
+        load_config_file as load_config_file,
+    )
+    from pytest_ooda.config import (
+        resolve_run_settings as resolve_run_settings,
     )
     from pytest_ooda.errors import (
-        BackendError,
-        ConfigError,
-        FragmentError,
-        OodaError,
-        OodaWarning,
-        ScenarioError,
-        TemplateError,
+        BackendError as BackendError,
     )
-    from pytest_ooda.loop import LoopResult, run_procedure
-    from pytest_ooda.plugin.fixtures import HttpAIStub, Runner, ScriptFactory, WorkspaceFactory
+    from pytest_ooda.errors import (
+        ConfigError as ConfigError,
+    )
+    from pytest_ooda.errors import (
+        FragmentError as FragmentError,
+    )
+    from pytest_ooda.errors import (
+        OodaError as OodaError,
+    )
+    from pytest_ooda.errors import (
+        OodaWarning as OodaWarning,
+    )
+    from pytest_ooda.errors import (
+        ScenarioError as ScenarioError,
+    )
+    from pytest_ooda.errors import (
+        TemplateError as TemplateError,
+    )
+    from pytest_ooda.loop import LoopResult as LoopResult
+    from pytest_ooda.loop import run_procedure as run_procedure
+    from pytest_ooda.plugin import (
+        HttpAIStub as HttpAIStub,
+    )
+    from pytest_ooda.plugin import (
+        Runner as Runner,
+    )
+    from pytest_ooda.plugin import (
+        ScriptFactory as ScriptFactory,
+    )
+    from pytest_ooda.plugin import (
+        WorkspaceFactory as WorkspaceFactory,
+    )
 
     compose_prompt = assemble_prompt
+else:
+    from pytest_ooda._exports import lazy_exports
 
-#: Public name -> the module that defines it.
-_LAZY: dict[str, str] = {
-    **dict.fromkeys(
-        (
-            "FragmentUse",
-            "MappedText",
-            "Segment",
-            "add_use_observer",
-            "assemble_prompt",
-            "assemble_prompt_mapped",
-            "compose_phase",
-            "compose_phase_mapped",
-            "render_action",
-        ),
-        "pytest_ooda.compose",
-    ),
-    **dict.fromkeys(
-        (
-            "PHASES",
-            "ApiSettings",
-            "Config",
-            "FragmentAction",
-            "Location",
-            "LoopSettings",
-            "Procedure",
-            "Provenance",
-            "RunSettings",
-            "load_builtin_config",
-            "load_config",
-            "load_config_file",
-            "resolve_run_settings",
-        ),
-        "pytest_ooda.config",
-    ),
-    **dict.fromkeys(
-        (
-            "BackendError",
-            "ConfigError",
-            "FragmentError",
-            "OodaError",
-            "OodaWarning",
-            "ScenarioError",
-            "TemplateError",
-        ),
-        "pytest_ooda.errors",
-    ),
-    "LoopResult": "pytest_ooda.loop",
-    "run_procedure": "pytest_ooda.loop",
-    **dict.fromkeys(
-        ("HttpAIStub", "Runner", "ScriptFactory", "WorkspaceFactory"),
-        "pytest_ooda.plugin.fixtures",
-    ),
-}
-#: Other spellings of a public name.
-_ALIASES = {"compose_prompt": "assemble_prompt"}
-
-
-def __getattr__(name: str) -> Any:
-    target = _ALIASES.get(name, name)
-    module = _LAZY.get(target)
-    if module is None:
-        raise AttributeError(f"module 'pytest_ooda' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), target)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY, *_ALIASES})
-
-
-__all__ = [
-    "PHASES",
-    "ApiSettings",
-    "BackendError",
-    "Config",
-    "ConfigError",
-    "FragmentAction",
-    "FragmentError",
-    "FragmentUse",
-    "HttpAIStub",
-    "Location",
-    "LoopResult",
-    "LoopSettings",
-    "MappedText",
-    "OodaError",
-    "OodaWarning",
-    "Procedure",
-    "Provenance",
-    "RunSettings",
-    "Runner",
-    "ScenarioError",
-    "ScriptFactory",
-    "Segment",
-    "TemplateError",
-    "WorkspaceFactory",
-    "__version__",
-    "add_use_observer",
-    "assemble_prompt",
-    "assemble_prompt_mapped",
-    "compose_phase",
-    "compose_phase_mapped",
-    "compose_prompt",
-    "load_builtin_config",
-    "load_config",
-    "load_config_file",
-    "render_action",
-    "resolve_run_settings",
-    "run_procedure",
-]
+    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())

@@ -66,7 +66,7 @@ def _go_key(key: Any) -> Any:
     """``key`` as a key of a map that holds keys Python would equate (strings stay)."""
     if type(key) is str:
         return key
-    from pytest_ooda.gotemplate.gofmt import GoKey
+    from pytest_ooda.gotemplate import GoKey
 
     return GoKey(key)
 
@@ -145,7 +145,7 @@ def _go_plain(text: str) -> Any:
     # configs have no parameters.
     global _resolve_plain
     if _resolve_plain is None:
-        from pytest_ooda.gotemplate.yamlv3 import resolve_plain
+        from pytest_ooda.gotemplate import resolve_plain
 
         _resolve_plain = resolve_plain
     return _resolve_plain(text)

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from pytest_ooda._types import AiOutput
-    from pytest_ooda.sandbox.base import SandboxRun
+    from pytest_ooda.sandbox import SandboxRun
 
 __all__ = ["CommandBackend", "TailBuffer", "resolve_executable"]
 

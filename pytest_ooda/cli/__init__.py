@@ -1,7 +1,13 @@
-"""The ``ooda`` command (entry point ``pytest_ooda.cli:main``); see :mod:`.main`."""
+"""The ``ooda`` command (entry point ``pytest_ooda.cli:main``); see :mod:`.app`."""
 
 from __future__ import annotations
 
-from pytest_ooda.cli.main import COMMANDS, build_parser, main
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pytest_ooda.cli.app import COMMANDS as COMMANDS
+    from pytest_ooda.cli.app import build_parser as build_parser
+    from pytest_ooda.cli.app import main as main
+else:
+    from pytest_ooda._exports import lazy_exports
 
-__all__ = ["COMMANDS", "build_parser", "main"]
+    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())

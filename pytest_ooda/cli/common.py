@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from pytest_ooda.config import Config
-    from pytest_ooda.evaluate.results import Results
+    from pytest_ooda.evaluate import Results
 
 
 EXIT_OK = 0

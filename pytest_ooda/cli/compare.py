@@ -20,7 +20,7 @@ from pytest_ooda.cli.common import (
 from pytest_ooda.errors import UsageError
 
 if TYPE_CHECKING:
-    from pytest_ooda.evaluate.compare import Comparison
+    from pytest_ooda.evaluate import Comparison
 
 #: A scenario's success rate fell significantly.
 EXIT_REGRESSED = 1
@@ -55,7 +55,7 @@ def _difference(text: str) -> float:
 
 
 def add_parser(subparsers: Any) -> None:
-    from pytest_ooda.evaluate.stats import DEFAULT_ALPHA, DEFAULT_K
+    from pytest_ooda.evaluate import DEFAULT_ALPHA, DEFAULT_K
 
     parser = subparsers.add_parser(
         "compare",
@@ -134,11 +134,7 @@ def add_by_variant_option(parser: argparse.ArgumentParser) -> None:
 
 def command_by_variant(args: argparse.Namespace) -> int:
     """``ooda compare --by variant RESULTS...``: the ranking and the pairwise tests."""
-    from pytest_ooda.evaluate.compare_variants import (
-        compare_variants,
-        variant_markdown,
-        variant_table,
-    )
+    from pytest_ooda.evaluate import compare_variants, variant_markdown, variant_table
 
     paths = [args.base, *([args.new] if args.new else []), *args.more_base, *args.more_new]
     results = read_results_noting(paths)
@@ -161,10 +157,7 @@ def command(args: argparse.Namespace) -> int:
         from pytest_ooda.errors import UsageError
 
         raise UsageError("ooda compare: give BASE and NEW (or --by variant RESULTS)")
-    from pytest_ooda.evaluate.aggregate import drop_duplicates
-    from pytest_ooda.evaluate.compare import compare
-    from pytest_ooda.evaluate.render_markdown import compare_markdown
-    from pytest_ooda.evaluate.render_text import compare_table
+    from pytest_ooda.evaluate import compare, compare_markdown, compare_table, drop_duplicates
 
     base = read_results_noting([args.base, *args.more_base])
     new = read_results_noting([args.new, *args.more_new])
@@ -191,7 +184,7 @@ def _write_html(path: Path, comparison: Comparison, title: str) -> None:
     import time
 
     from pytest_ooda._util import atomic_write_text
-    from pytest_ooda.evaluate.render_html import render_compare_html
+    from pytest_ooda.evaluate import render_compare_html
 
     if path.is_dir():
         raise UsageError(f"--html {path}: is a directory; give the path of an .html file")

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
 
-    from pytest_ooda.evaluate.aggregate import ScenarioStats
+    from pytest_ooda.evaluate import ScenarioStats
 
 #: ``--check`` found a scenario below its aggregate expectations.
 EXIT_GATE_FAILED = 1
@@ -31,7 +31,7 @@ DEFAULT_RESULTS = ".ooda/results"
 
 
 def add_parser(subparsers: Any) -> None:
-    from pytest_ooda.evaluate.stats import DEFAULT_K
+    from pytest_ooda.evaluate import DEFAULT_K
 
     parser = subparsers.add_parser(
         "report",
@@ -82,9 +82,14 @@ def add_parser(subparsers: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from pytest_ooda.evaluate.aggregate import drop_duplicates, summarize
-    from pytest_ooda.evaluate.render_markdown import report_markdown
-    from pytest_ooda.evaluate.render_text import gate_lines, notes, stats_table
+    from pytest_ooda.evaluate import (
+        drop_duplicates,
+        gate_lines,
+        notes,
+        report_markdown,
+        stats_table,
+        summarize,
+    )
 
     html_path = Path(args.html) if args.html else None
     if html_path is not None and html_path.is_dir():
@@ -140,7 +145,7 @@ def _write_html(
     import time
 
     from pytest_ooda._util import atomic_write_text
-    from pytest_ooda.evaluate.render_html import render_html
+    from pytest_ooda.evaluate import render_html
 
     html = render_html(
         stats,

@@ -180,8 +180,7 @@ def _record(
 
 
 def _sandbox_kind(text: str) -> str:
-    from pytest_ooda.sandbox.registry import load_kind
-    from pytest_ooda.sandbox.spec import OptionError
+    from pytest_ooda.sandbox import OptionError, load_kind
 
     try:
         load_kind(text.strip())
@@ -218,7 +217,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     from pytest_ooda import live, loop, scenario
     from pytest_ooda.compose import assemble_prompt
     from pytest_ooda.config import resolve_run_settings
-    from pytest_ooda.scenario.replay import replay_scenario
+    from pytest_ooda.scenario import replay_scenario
 
     if args.replay and (args.ai_cmd or args.ai_cmd_alias):
         raise UsageError("--replay serves recorded output; it cannot be combined with --ai-cmd")
@@ -273,7 +272,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         import os
 
         from pytest_ooda.errors import ConfigError
-        from pytest_ooda.live.preflight import root_refusal, sandbox_env
+        from pytest_ooda.live import root_refusal, sandbox_env
 
         # Before the first iteration (and in a dry run): it would fail every one of them.
         box = settings.sandbox
@@ -307,11 +306,11 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     if args.dry_run:
         executable: str | None = None
         if replay is None and settings.ai_cmd is not None:
-            from pytest_ooda.backends.command import resolve_executable
+            from pytest_ooda.backends import resolve_executable
 
             executable = resolve_executable(settings.ai_cmd, workdir=workdir)
         elif replay is None and settings.ai_api is not None:
-            from pytest_ooda.backends.http import HttpBackend
+            from pytest_ooda.backends import HttpBackend
 
             HttpBackend.from_settings(settings.ai_api).check()
         prompt = assemble_prompt(
@@ -322,7 +321,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             cwd=workdir,
         )
         if settings.sandbox is not None and settings.sandbox.kind != "none":
-            from pytest_ooda.sandbox.registry import open_sandbox
+            from pytest_ooda.sandbox import open_sandbox
 
             # The daemon, image and program are checked now, as a run would check them.
             open_sandbox(settings.sandbox)
@@ -369,7 +368,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
             recorded = _record(args, config, record_base, workdir, run_options)
             result = recorded.result
         else:
-            from pytest_ooda.sandbox.registry import sandboxed, unattended_warning
+            from pytest_ooda.sandbox import sandboxed, unattended_warning
 
             unattended = unattended_warning(settings.sandbox, settings.ai_cmd)
             if unattended is not None:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
         PromptFormat,
     )
     from pytest_ooda.errors import OodaError
-    from pytest_ooda.sandbox.spec import SandboxSpec
+    from pytest_ooda.sandbox import SandboxSpec
 
 
 @dataclass(frozen=True)

@@ -64,7 +64,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping
     from pathlib import Path
 
-    from pytest_ooda.sandbox.spec import SandboxSpec
+    from pytest_ooda.sandbox import SandboxSpec
 
 
 @dataclass
@@ -277,8 +277,7 @@ class FileParser:
 
     def parse_sandbox(self, value: Any, mark: Mark, where: str) -> SandboxSpec:
         """A ``sandbox:`` value; a mistake is located at the option it is about."""
-        from pytest_ooda.sandbox.registry import parse_spec
-        from pytest_ooda.sandbox.spec import OptionError
+        from pytest_ooda.sandbox import OptionError, parse_spec
 
         try:
             return parse_spec(to_plain(value), base_dir=self.base_dir)

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from pytest_ooda._types import AiOutput
-    from pytest_ooda.sandbox.spec import SandboxSpec
+    from pytest_ooda.sandbox import SandboxSpec
 
 
 def _split_command(command: str, provenance: Provenance, what: str) -> tuple[str, ...]:
@@ -282,7 +282,7 @@ def resolve_sandbox(
     if loop is not None and loop_prov.tier == "cli":
         ordered.insert(0, ordered.pop())
     if cli is not None:
-        from pytest_ooda.sandbox.spec import SandboxSpec
+        from pytest_ooda.sandbox import SandboxSpec
 
         ordered.insert(0, (SandboxSpec(cli), Provenance("cli", source="--ooda-sandbox")))
     chosen = [(spec, source) for spec, source in ordered if spec is not None]

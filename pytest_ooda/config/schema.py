@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda._types import AiOutput
     from pytest_ooda.config.model import FragmentAction
-    from pytest_ooda.sandbox.spec import SandboxSpec
+    from pytest_ooda.sandbox import SandboxSpec
 
 
 # Fragment parameters are typed as Go's yaml.v3 types them (``yes`` stays a string, ``1e3``
@@ -294,8 +294,7 @@ def _check_alias_name(value: Any) -> Any:
 
 def check_sandbox(value: Any, base_dir: Path | None = None) -> SandboxSpec:
     """A ``sandbox:`` value (a kind name, or a mapping with ``kind:`` and its options)."""
-    from pytest_ooda.sandbox.registry import parse_spec
-    from pytest_ooda.sandbox.spec import OptionError
+    from pytest_ooda.sandbox import OptionError, parse_spec
 
     try:
         return parse_spec(value, base_dir=base_dir)

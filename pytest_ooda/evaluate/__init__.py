@@ -3,84 +3,62 @@
 :mod:`.stats` (Wilson interval, pass@k, pass^k, Fisher's exact test, the defaults),
 :mod:`.results` (the versioned results-log schema, reading and merging files),
 :mod:`.record` (a live run into a record), :mod:`.log` (writing the log),
-:mod:`.aggregate` (per-scenario statistics and aggregate expectations), :mod:`.compare`
-(A/B comparison), and the renderers :mod:`.render_text`, :mod:`.render_markdown` and
-:mod:`.render_html`.
+:mod:`.aggregate` (per-scenario statistics and aggregate expectations),
+:mod:`.comparison` and :mod:`.variant_comparison` (A/B and variant comparison), :mod:`.tally`
+(early stopping's shared counts), and the renderers :mod:`.render_text`,
+:mod:`.render_markdown` and :mod:`.html_report`.
 
-Names are resolved on first use, like the top-level package: ``ooda --help`` and a pytest
-session without live runs import none of it.
+Names are resolved on first use (see :mod:`pytest_ooda._exports`): ``ooda --help`` and a
+pytest session without live runs import none of it.
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pytest_ooda.evaluate.aggregate import Gates, ScenarioStats, check_gates, summarize
-    from pytest_ooda.evaluate.compare import Comparison, ScenarioComparison, compare
-    from pytest_ooda.evaluate.results import (
-        SCHEMA,
-        SCHEMA_VERSION,
-        Results,
-        RunRecord,
-        read_results,
-    )
-    from pytest_ooda.evaluate.stats import (
-        DEFAULT_ALPHA,
-        DEFAULT_K,
-        fisher_exact,
-        pass_at_k,
-        pass_hat_k,
-        wilson_interval,
-    )
+    from pytest_ooda.evaluate.aggregate import Gates as Gates
+    from pytest_ooda.evaluate.aggregate import ScenarioStats as ScenarioStats
+    from pytest_ooda.evaluate.aggregate import check_gates as check_gates
+    from pytest_ooda.evaluate.aggregate import drop_duplicates as drop_duplicates
+    from pytest_ooda.evaluate.aggregate import summarize as summarize
+    from pytest_ooda.evaluate.comparison import Comparison as Comparison
+    from pytest_ooda.evaluate.comparison import ScenarioComparison as ScenarioComparison
+    from pytest_ooda.evaluate.comparison import compare as compare
+    from pytest_ooda.evaluate.html_report import render_compare_html as render_compare_html
+    from pytest_ooda.evaluate.html_report import render_html as render_html
+    from pytest_ooda.evaluate.log import ResultsLog as ResultsLog
+    from pytest_ooda.evaluate.log import session_stamp as session_stamp
+    from pytest_ooda.evaluate.record import AiIdentity as AiIdentity
+    from pytest_ooda.evaluate.record import ai_identity as ai_identity
+    from pytest_ooda.evaluate.record import build_record as build_record
+    from pytest_ooda.evaluate.record import fragment_hashes as fragment_hashes
+    from pytest_ooda.evaluate.record import run_succeeded as run_succeeded
+    from pytest_ooda.evaluate.record import timestamp as timestamp
+    from pytest_ooda.evaluate.render_markdown import compare_markdown as compare_markdown
+    from pytest_ooda.evaluate.render_markdown import report_markdown as report_markdown
+    from pytest_ooda.evaluate.render_text import compare_table as compare_table
+    from pytest_ooda.evaluate.render_text import gate_lines as gate_lines
+    from pytest_ooda.evaluate.render_text import notes as notes
+    from pytest_ooda.evaluate.render_text import stats_table as stats_table
+    from pytest_ooda.evaluate.results import SCHEMA as SCHEMA
+    from pytest_ooda.evaluate.results import SCHEMA_VERSION as SCHEMA_VERSION
+    from pytest_ooda.evaluate.results import FragmentHash as FragmentHash
+    from pytest_ooda.evaluate.results import Results as Results
+    from pytest_ooda.evaluate.results import RunRecord as RunRecord
+    from pytest_ooda.evaluate.results import read_results as read_results
+    from pytest_ooda.evaluate.stats import DEFAULT_ALPHA as DEFAULT_ALPHA
+    from pytest_ooda.evaluate.stats import DEFAULT_K as DEFAULT_K
+    from pytest_ooda.evaluate.stats import Sprt as Sprt
+    from pytest_ooda.evaluate.stats import fisher_exact as fisher_exact
+    from pytest_ooda.evaluate.stats import pass_at_k as pass_at_k
+    from pytest_ooda.evaluate.stats import pass_hat_k as pass_hat_k
+    from pytest_ooda.evaluate.stats import wilson_interval as wilson_interval
+    from pytest_ooda.evaluate.tally import add_tally as add_tally
+    from pytest_ooda.evaluate.tally import tally_counts as tally_counts
+    from pytest_ooda.evaluate.variant_comparison import compare_variants as compare_variants
+    from pytest_ooda.evaluate.variant_comparison import variant_markdown as variant_markdown
+    from pytest_ooda.evaluate.variant_comparison import variant_table as variant_table
+else:
+    from pytest_ooda._exports import lazy_exports
 
-_MODULES = {
-    "aggregate": ("Gates", "ScenarioStats", "check_gates", "summarize"),
-    "compare": ("Comparison", "ScenarioComparison", "compare"),
-    "results": ("SCHEMA", "SCHEMA_VERSION", "Results", "RunRecord", "read_results"),
-    "stats": (
-        "DEFAULT_ALPHA",
-        "DEFAULT_K",
-        "fisher_exact",
-        "pass_at_k",
-        "pass_hat_k",
-        "wilson_interval",
-    ),
-}
-_LAZY = {name: f"{__name__}.{module}" for module, names in _MODULES.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_LAZY})
-
-
-__all__ = [
-    "DEFAULT_ALPHA",
-    "DEFAULT_K",
-    "SCHEMA",
-    "SCHEMA_VERSION",
-    "Comparison",
-    "Gates",
-    "Results",
-    "RunRecord",
-    "ScenarioComparison",
-    "ScenarioStats",
-    "check_gates",
-    "compare",
-    "fisher_exact",
-    "pass_at_k",
-    "pass_hat_k",
-    "read_results",
-    "summarize",
-    "wilson_interval",
-]
+    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from pytest_ooda.evaluate.aggregate import ScenarioStats
-    from pytest_ooda.evaluate.compare import Comparison
+    from pytest_ooda.evaluate.comparison import Comparison
 
 __all__ = ["compare_markdown", "report_markdown"]
 

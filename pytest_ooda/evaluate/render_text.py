@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
     from pytest_ooda.evaluate.aggregate import ScenarioStats
-    from pytest_ooda.evaluate.compare import Comparison, ScenarioComparison
+    from pytest_ooda.evaluate.comparison import Comparison, ScenarioComparison
 
 __all__ = [
     "COMPARE_NUMERIC",

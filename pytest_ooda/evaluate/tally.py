@@ -17,20 +17,20 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-__all__ = ["add", "counts", "path_for"]
+__all__ = ["add_tally", "tally_counts", "tally_path"]
 
 
-def path_for(directory: Path, procedure: str, scenario: str) -> Path:
+def tally_path(directory: Path, procedure: str, scenario: str) -> Path:
     key = hashlib.sha256(f"{procedure}/{scenario}".encode()).hexdigest()[:20]
     return directory / f"{key}.tally"
 
 
-def add(directory: Path, procedure: str, scenario: str, outcome: str) -> None:
+def add_tally(directory: Path, procedure: str, scenario: str, outcome: str) -> None:
     """Count one finished run of ``procedure/scenario`` (``success``, ``failure`` or
     ``error``)."""
     directory.mkdir(parents=True, exist_ok=True)
     fd = os.open(
-        path_for(directory, procedure, scenario), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
+        tally_path(directory, procedure, scenario), os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600
     )
     try:
         os.write(fd, f"{outcome}\n".encode("ascii"))
@@ -38,10 +38,10 @@ def add(directory: Path, procedure: str, scenario: str, outcome: str) -> None:
         os.close(fd)
 
 
-def counts(directory: Path, procedure: str, scenario: str) -> Counter[str]:
+def tally_counts(directory: Path, procedure: str, scenario: str) -> Counter[str]:
     """The outcomes counted so far (empty when none)."""
     try:
-        text = path_for(directory, procedure, scenario).read_text(encoding="ascii")
+        text = tally_path(directory, procedure, scenario).read_text(encoding="ascii")
     except (OSError, UnicodeDecodeError):
         return Counter()
     # A line still being written has no newline yet: leave it for the next read.

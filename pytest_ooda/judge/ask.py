@@ -207,10 +207,10 @@ def make_asker(
 ) -> Asker:
     """The asker for ``backend``; a ``ConfigError`` when an alias is unknown."""
     if backend.ai_api is not None:
-        from pytest_ooda.backends.http import HttpBackend
+        from pytest_ooda.backends import HttpBackend
 
         return BackendAsker(HttpBackend.from_settings(backend.ai_api, env=env), timeout=None)
-    from pytest_ooda.backends.command import CommandBackend
+    from pytest_ooda.backends import CommandBackend
 
     argv, output = _command(backend, config, procedure)
     return BackendAsker(CommandBackend(argv, ai_output=output, env=env), timeout=backend.timeout)
@@ -222,7 +222,7 @@ def _command(
     """The judge command's argv and how its output is read: as given, or as the
     config's alias (a built-in alias with the flags for its machine-readable output)."""
     from pytest_ooda._types import AI_OUTPUTS
-    from pytest_ooda.config.run_settings import infer_ai_output
+    from pytest_ooda.config import infer_ai_output
 
     given: Any = backend.ai_output
     if backend.ai_cmd is not None:
@@ -231,8 +231,7 @@ def _command(
         return argv, output if output in AI_OUTPUTS else "text"
     if config is None or procedure is None or backend.ai_cmd_alias is None:
         raise ValueError("an alias judge needs the config it is defined in")
-    from pytest_ooda.config import resolve_run_settings
-    from pytest_ooda.config.schema import BUILTIN_ALIAS_OUTPUTS, BUILTIN_ALIASES
+    from pytest_ooda.config import BUILTIN_ALIAS_OUTPUTS, BUILTIN_ALIASES, resolve_run_settings
 
     alias = backend.ai_cmd_alias
     if alias not in config.aliases:

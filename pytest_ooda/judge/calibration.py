@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from pytest_ooda.judge.ask import Asker
-    from pytest_ooda.judge.grade import GradingCache
+    from pytest_ooda.judge.grading import GradingCache
     from pytest_ooda.judge.model import JudgeSpec, LabelledExample, Vote
 
 

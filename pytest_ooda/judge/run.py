@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pytest_ooda.judge.grade import grade, replay_grading
+from pytest_ooda.judge.grading import grade, replay_grading
 from pytest_ooda.judge.inputs import gather
 from pytest_ooda.judge.model import RecordedGrading, inputs_key
 
@@ -19,10 +19,10 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.config import Config
-    from pytest_ooda.judge.grade import GradingCache
+    from pytest_ooda.judge.grading import GradingCache
     from pytest_ooda.judge.model import Grading, JudgeInputs, JudgeSpec
     from pytest_ooda.loop import LoopResult
-    from pytest_ooda.scenario.model import Scenario
+    from pytest_ooda.scenario import Scenario
 
 
 @dataclass(frozen=True)

@@ -249,8 +249,7 @@ def _command_line(check: Validator, command: str, mark: Mark, where: str) -> Non
 
 
 def _api(check: Validator, value: Any, mark: Mark, where: str) -> ApiSettings:
-    from pytest_ooda.config import ApiSettings
-    from pytest_ooda.config.schema import API_KEYS, check_api_value
+    from pytest_ooda.config import API_KEYS, ApiSettings, check_api_value
 
     block = check.mapping(value, mark, where)
     check.keys(block, API_KEYS, where)

@@ -15,34 +15,24 @@ in :mod:`.findings` and output in :mod:`.report`.
 
 from __future__ import annotations
 
-from pytest_ooda._types import SEVERITIES
-from pytest_ooda.errors import LintWarning
-from pytest_ooda.lint.findings import Finding
-from pytest_ooda.lint.procedure import lint_procedure
-from pytest_ooda.lint.project import lint_config, lint_path
-from pytest_ooda.lint.report import LintReport, format_json, format_text
-from pytest_ooda.lint.rules import RULES, Rule
-from pytest_ooda.lint.settings import (
-    LintSettings,
-    parse_rule_list,
-    parse_severity_overrides,
-    resolve_settings,
-)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pytest_ooda._types import SEVERITIES as SEVERITIES
+    from pytest_ooda.errors import LintWarning as LintWarning
+    from pytest_ooda.lint.findings import Finding as Finding
+    from pytest_ooda.lint.procedure import lint_procedure as lint_procedure
+    from pytest_ooda.lint.project import lint_config as lint_config
+    from pytest_ooda.lint.project import lint_path as lint_path
+    from pytest_ooda.lint.report import LintReport as LintReport
+    from pytest_ooda.lint.report import format_json as format_json
+    from pytest_ooda.lint.report import format_text as format_text
+    from pytest_ooda.lint.rules import RULES as RULES
+    from pytest_ooda.lint.rules import Rule as Rule
+    from pytest_ooda.lint.settings import LintSettings as LintSettings
+    from pytest_ooda.lint.settings import parse_rule_list as parse_rule_list
+    from pytest_ooda.lint.settings import parse_severity_overrides as parse_severity_overrides
+    from pytest_ooda.lint.settings import resolve_settings as resolve_settings
+else:
+    from pytest_ooda._exports import lazy_exports
 
-__all__ = [
-    "RULES",
-    "SEVERITIES",
-    "Finding",
-    "LintReport",
-    "LintSettings",
-    "LintWarning",
-    "Rule",
-    "format_json",
-    "format_text",
-    "lint_config",
-    "lint_path",
-    "lint_procedure",
-    "parse_rule_list",
-    "parse_severity_overrides",
-    "resolve_settings",
-]
+    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())

@@ -10,19 +10,19 @@ what it returns.
 
 from __future__ import annotations
 
-from pytest_ooda.live.outcome import classify_outcome
-from pytest_ooda.live.prepare import NO_AI_COMMAND, resolve_ai
-from pytest_ooda.live.report import agent_warnings, failure_text
-from pytest_ooda.live.run import LiveRun, run_live
-from pytest_ooda.live.settings import LiveSettings
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pytest_ooda.live.outcome import classify_outcome as classify_outcome
+    from pytest_ooda.live.preflight import root_refusal as root_refusal
+    from pytest_ooda.live.preflight import sandbox_env as sandbox_env
+    from pytest_ooda.live.prepare import NO_AI_COMMAND as NO_AI_COMMAND
+    from pytest_ooda.live.prepare import resolve_ai as resolve_ai
+    from pytest_ooda.live.report import agent_warnings as agent_warnings
+    from pytest_ooda.live.report import failure_text as failure_text
+    from pytest_ooda.live.run import LiveRun as LiveRun
+    from pytest_ooda.live.run import run_live as run_live
+    from pytest_ooda.live.settings import LiveSettings as LiveSettings
+else:
+    from pytest_ooda._exports import lazy_exports
 
-__all__ = [
-    "NO_AI_COMMAND",
-    "LiveRun",
-    "LiveSettings",
-    "agent_warnings",
-    "classify_outcome",
-    "failure_text",
-    "resolve_ai",
-    "run_live",
-]
+    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())

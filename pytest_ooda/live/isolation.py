@@ -16,8 +16,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.config import Config
     from pytest_ooda.errors import SandboxWarning
-    from pytest_ooda.sandbox.base import SandboxRun
-    from pytest_ooda.sandbox.spec import SandboxSpec
+    from pytest_ooda.sandbox import SandboxRun, SandboxSpec
     from pytest_ooda.scenario import Scenario
 
 __all__ = ["identity", "resolve", "start", "unattended_note"]
@@ -33,7 +32,7 @@ def resolve(config: Config, scenario: Scenario, cli: str | None) -> SandboxSpec 
 
 def start(spec: SandboxSpec | None, workspace: Path) -> AbstractContextManager[SandboxRun | None]:
     """The started sandbox around ``workspace`` for the block (``None``: none)."""
-    from pytest_ooda.sandbox.registry import sandboxed
+    from pytest_ooda.sandbox import sandboxed
 
     return sandboxed(spec, workspace)
 
@@ -53,7 +52,7 @@ def unattended_note(
 ) -> Iterator[SandboxWarning]:
     """The note for an agent started with its permission checks off and no sandbox."""
     from pytest_ooda.config import resolve_run_settings
-    from pytest_ooda.sandbox.registry import unattended_warning
+    from pytest_ooda.sandbox import unattended_warning
 
     settings = resolve_run_settings(
         config, scenario.procedure, ai_cmd=ai_cmd, ai_cmd_alias=ai_cmd_alias, require_ai=False

@@ -12,8 +12,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.config import Config
-    from pytest_ooda.judge.model import JudgeInputs
-    from pytest_ooda.judge.run import Judged
+    from pytest_ooda.judge import Judged, JudgeInputs
     from pytest_ooda.live.settings import LiveSettings
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.redact import Redactor
@@ -24,14 +23,14 @@ def judge_inputs(scenario: Scenario, result: LoopResult, workdir: Path) -> Judge
     """What the judge will be shown, when the scenario has a judge."""
     if scenario.expect is None or scenario.expect.judge is None:
         return None
-    from pytest_ooda.judge.run import run_inputs
+    from pytest_ooda.judge import run_inputs
 
     return run_inputs(scenario, result, workdir)
 
 
 def judge_budget(scenario: Scenario, result: LoopResult, settings: LiveSettings) -> float | None:
     """What the judge may spend: the run's budget less what the agent spent."""
-    from pytest_ooda.loop.budget import tightest
+    from pytest_ooda.loop import tightest
 
     limit = tightest(scenario.max_cost, settings.max_cost)
     if limit is None:
@@ -55,8 +54,7 @@ def judge_run(
     (its outcome is decided; the judge's money is saved) or made no iteration."""
     if inputs is None or problems or not result.records:
         return None
-    from pytest_ooda.judge.grade import cache_for
-    from pytest_ooda.judge.run import JudgeContext, judge_live
+    from pytest_ooda.judge import JudgeContext, cache_for, judge_live
 
     context = JudgeContext(
         config=config,

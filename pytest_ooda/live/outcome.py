@@ -43,7 +43,7 @@ def classify_outcome(
     makes the run an ``error``, whatever its expectations say: nothing about the prompt
     was measured.
     """
-    from pytest_ooda.evaluate.record import run_succeeded
+    from pytest_ooda.evaluate import run_succeeded
 
     if infra_error is not None:
         return "error", infra_error

@@ -14,8 +14,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.config import Config
-    from pytest_ooda.evaluate.record import AiIdentity
-    from pytest_ooda.evaluate.results import FragmentHash
+    from pytest_ooda.evaluate import AiIdentity, FragmentHash
     from pytest_ooda.live.settings import LiveSettings
     from pytest_ooda.redact import Redactor
     from pytest_ooda.scenario import Recorder, Scenario
@@ -125,7 +124,7 @@ def _inputs_key(
 ) -> tuple[object, ...]:
     """Everything the inputs depend on: the files (by stat), the environment's config
     variables and the global config file, and the session's settings."""
-    from pytest_ooda.config.tiers import global_config_path
+    from pytest_ooda.config import global_config_path
 
     environment = tuple(
         sorted(
@@ -148,7 +147,7 @@ def _inputs_key(
 
 def _load_inputs(collected: Path, procedure: str, path: Path, settings: LiveSettings) -> _Inputs:
     from pytest_ooda.config import command_line_overrides, load_config, resolve_run_settings
-    from pytest_ooda.evaluate.record import ai_identity
+    from pytest_ooda.evaluate import ai_identity
     from pytest_ooda.live.variant import variant_config
     from pytest_ooda.redact import Redactor
     from pytest_ooda.scenario import load_for
@@ -187,7 +186,7 @@ def prepare(
     record_to: Path | None,
 ) -> Prepared:
     from pytest_ooda.config import command_line_overrides, load_config, resolve_run_settings
-    from pytest_ooda.evaluate.record import ai_identity, fragment_hashes
+    from pytest_ooda.evaluate import ai_identity, fragment_hashes
     from pytest_ooda.live.variant import variant_config
     from pytest_ooda.redact import Redactor
     from pytest_ooda.scenario import Recorder, load_for

@@ -21,7 +21,7 @@ __all__ = ["agent_warnings", "failure_text"]
 def agent_warnings(result: LoopResult) -> list[str]:
     """What a person must hear about an agent's run that did not fail it: tools it was
     denied, a budget it could not be held to."""
-    from pytest_ooda.loop.budget import unenforced_warning
+    from pytest_ooda.loop import unenforced_warning
 
     found = [text for record in result.records if (text := record.denial_warning())]
     unenforced = unenforced_warning(result)
@@ -42,7 +42,7 @@ def failure_text(
 ) -> str:
     """The report of a run (``mode``: ``live`` or ``replay``) that missed expectations:
     what was missed, the per-iteration table, and each prompt drift with its diff."""
-    from pytest_ooda.loop.tables import iteration_table
+    from pytest_ooda.loop import iteration_table
 
     where = display_path(scenario.path, root) if scenario.path else scenario.label
     lines = [

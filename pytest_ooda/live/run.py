@@ -41,12 +41,12 @@ if TYPE_CHECKING:
 
     from pytest_ooda._types import RunOutcome
     from pytest_ooda.config import Config
-    from pytest_ooda.evaluate.results import RunRecord
-    from pytest_ooda.judge.run import Judged
+    from pytest_ooda.evaluate import RunRecord
+    from pytest_ooda.judge import Judged
     from pytest_ooda.live.settings import LiveSettings
     from pytest_ooda.live.slots import Slot
     from pytest_ooda.loop import LoopEvent, LoopResult
-    from pytest_ooda.sandbox.spec import SandboxSpec
+    from pytest_ooda.sandbox import SandboxSpec
     from pytest_ooda.scenario import Assessment, Scenario
 
 __all__ = ["LiveRun", "run_live"]
@@ -159,8 +159,7 @@ def _loop(
 ) -> LoopResult:
     """The scenario through the loop runner against the real AI, held to the tighter of
     the scenario's and the session's budgets."""
-    from pytest_ooda.loop import run_procedure
-    from pytest_ooda.loop.budget import tightest
+    from pytest_ooda.loop import run_procedure, tightest
 
     scenario = prepared.scenario
     options: dict[str, Any] = {
@@ -253,7 +252,7 @@ def _results_record(
     judged: Judged | None = None,
     queued: float | None = None,
 ) -> RunRecord:
-    from pytest_ooda.evaluate.record import build_record
+    from pytest_ooda.evaluate import build_record
 
     record = build_record(
         scenario=prepared.scenario,
@@ -309,8 +308,8 @@ def _not_started(
 ) -> LiveRun:
     """The run whose sandbox would not start: an infrastructure ``error`` with its
     reason, no iteration, no verification command."""
-    from pytest_ooda.backends.infra import infra_reason
-    from pytest_ooda.loop.result import LoopResult, TimingStats
+    from pytest_ooda.backends import infra_reason
+    from pytest_ooda.loop import LoopResult, TimingStats
     from pytest_ooda.scenario import Assessment
     from pytest_ooda.workspace import PathChanges
 

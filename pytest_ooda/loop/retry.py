@@ -33,6 +33,6 @@ def backoff(
 
 def retryable(reason: str) -> bool:
     """Whether an infrastructure error of this reason may go away on another try."""
-    from pytest_ooda.backends.infra import RETRYABLE, kind_of
+    from pytest_ooda.backends import RETRYABLE, kind_of
 
     return kind_of(reason) in RETRYABLE

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda.backends.infra import infra_reason
+from pytest_ooda.backends import infra_reason
 from pytest_ooda.errors import BackendError
 from pytest_ooda.loop.budget import Budget, unmeasured_text
 from pytest_ooda.loop.events import (
@@ -38,7 +38,7 @@ if TYPE_CHECKING:
     from pytest_ooda._types import AiOutput, Status
     from pytest_ooda.backends import Backend, BackendResult, StreamCallback, Usage
     from pytest_ooda.config import Config, RetrySettings, RunSettings
-    from pytest_ooda.sandbox.base import SandboxRun
+    from pytest_ooda.sandbox import SandboxRun
 
 logger = logging.getLogger("pytest_ooda.loop")
 
@@ -83,11 +83,11 @@ def make_backend(settings: RunSettings, *, sandbox: SandboxRun | None = None) ->
     """The backend a resolved run uses: the command if one is set (started inside
     ``sandbox`` when given), else the HTTP API."""
     if settings.ai_cmd is not None:
-        from pytest_ooda.backends.command import CommandBackend
+        from pytest_ooda.backends import CommandBackend
 
         return CommandBackend(settings.ai_cmd, ai_output=settings.ai_output, sandbox=sandbox)
     if settings.ai_api is not None:
-        from pytest_ooda.backends.http import HttpBackend
+        from pytest_ooda.backends import HttpBackend
 
         return HttpBackend.from_settings(settings.ai_api)
     raise BackendError("no AI backend configured")

@@ -28,30 +28,30 @@ from pytest_ooda.plugin.state import (
     live_requested,
 )
 
+# The public names (the first ``if TYPE_CHECKING:`` block; see pytest_ooda._exports):
+# the fixtures' types, for users' annotations, without importing the fixtures up front.
+if TYPE_CHECKING:
+    from pytest_ooda.plugin.fixtures import (
+        HttpAIStub as HttpAIStub,
+    )
+    from pytest_ooda.plugin.fixtures import (
+        Runner as Runner,
+    )
+    from pytest_ooda.plugin.fixtures import (
+        ScriptFactory as ScriptFactory,
+    )
+    from pytest_ooda.plugin.fixtures import (
+        WorkspaceFactory as WorkspaceFactory,
+    )
+else:
+    from pytest_ooda._exports import lazy_exports
+
+    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())
+
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterator
 
     from pytest_ooda.config import Config
-    from pytest_ooda.plugin.fixtures import HttpAIStub, Runner, ScriptFactory, WorkspaceFactory
-
-__all__ = [
-    "OPTIONS",
-    "HttpAIStub",
-    "Runner",
-    "ScriptFactory",
-    "WorkspaceFactory",
-]
-
-_FIXTURE_TYPES = ("HttpAIStub", "Runner", "ScriptFactory", "WorkspaceFactory")
-
-
-def __getattr__(name: str) -> Any:
-    # The fixtures' types, for users' annotations, without importing them up front.
-    if name in _FIXTURE_TYPES:
-        from pytest_ooda.plugin import fixtures
-
-        return getattr(fixtures, name)
-    raise AttributeError(f"module 'pytest_ooda.plugin' has no attribute {name!r}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

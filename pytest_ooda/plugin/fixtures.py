@@ -26,8 +26,7 @@ if TYPE_CHECKING:
     from requests import PreparedRequest
 
     from pytest_ooda._types import AiOutput
-    from pytest_ooda.backends import Backend
-    from pytest_ooda.backends.replay import ReplayBackend, ScriptItem
+    from pytest_ooda.backends import Backend, ReplayBackend, ScriptItem
     from pytest_ooda.config import Config
     from pytest_ooda.loop import LoopResult
 
@@ -125,8 +124,7 @@ class Runner:
         ``max_cost``/``max_tokens`` given here applies with the session's (the smaller
         wins). Tools the agent was denied are reported as an ``AgentWarning``.
         """
-        from pytest_ooda.loop import run_procedure
-        from pytest_ooda.loop.budget import tightest
+        from pytest_ooda.loop import run_procedure, tightest
 
         options.setdefault("ai_output", self.ai_output if ai is None else None)
         options["max_cost"] = tightest(options.get("max_cost"), self.max_cost)
@@ -157,7 +155,7 @@ class ScriptFactory:
 
     @_raised_at_caller(TypeError)
     def __call__(self, items: Sequence[ScriptItem], *, name: str = "script") -> ReplayBackend:
-        from pytest_ooda.backends.replay import script
+        from pytest_ooda.backends import script
 
         return script(items, name=name)
 
@@ -212,7 +210,7 @@ class HttpAIStub:
 
     @_raised_at_caller()
     def url_for(self, provider: str, base_url: str | None = None) -> str:
-        from pytest_ooda.backends.http import PROVIDERS
+        from pytest_ooda.backends import PROVIDERS
 
         if provider not in PROVIDERS:
             raise BackendError(

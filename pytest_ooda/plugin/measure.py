@@ -36,8 +36,7 @@ from pytest_ooda.plugin.state import PLUGIN_STATE
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from pytest_ooda.evaluate.log import ResultsLog
-    from pytest_ooda.evaluate.results import RunRecord
+    from pytest_ooda.evaluate import ResultsLog, RunRecord
 
 #: The attribute of a live item's call report that carries its results record.
 REPORT_ATTRIBUTE = "ooda_run"
@@ -149,7 +148,7 @@ class LiveRuns:
 
     def _resumed(self, report: pytest.TestReport) -> None:
         """A resumed item: the earlier run it names counts in this session's numbers."""
-        from pytest_ooda.evaluate import tally
+        from pytest_ooda.evaluate import add_tally
         from pytest_ooda.plugin.pacing import RESUMED_PROPERTY, pacing
 
         for name, value in report.user_properties:
@@ -158,7 +157,7 @@ class LiveRuns:
                 self.resumed.append(earlier)
                 # Early stopping counts the resumed runs as well.
                 with contextlib.suppress(OSError):
-                    tally.add(
+                    add_tally(
                         pacing(self.config).tallies,
                         earlier.procedure,
                         earlier.scenario_key,
@@ -167,7 +166,7 @@ class LiveRuns:
 
     def _keep(self, data: dict[str, Any]) -> RunRecord | None:
         from pytest_ooda.errors import OodaError
-        from pytest_ooda.evaluate.results import RunRecord
+        from pytest_ooda.evaluate import RunRecord
 
         try:
             record = RunRecord.from_json(data)
@@ -177,7 +176,7 @@ class LiveRuns:
             return None
         from dataclasses import replace
 
-        from pytest_ooda.evaluate import tally
+        from pytest_ooda.evaluate import add_tally
         from pytest_ooda.plugin.pacing import pacing
 
         log = self._results_log()
@@ -188,7 +187,7 @@ class LiveRuns:
         # Without the tally a run is only not skipped: nothing is lost.
         with contextlib.suppress(OSError):
             # Per variant, as the gates are.
-            tally.add(
+            add_tally(
                 pacing(self.config).tallies,
                 record.procedure,
                 record.scenario_key,
@@ -205,7 +204,7 @@ class LiveRuns:
 
     def _results_log(self) -> ResultsLog:
         if self._log is None:
-            from pytest_ooda.evaluate.log import ResultsLog, session_stamp
+            from pytest_ooda.evaluate import ResultsLog, session_stamp
             from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
 
             settings = self.settings
@@ -232,8 +231,7 @@ class LiveRuns:
         if self.log_error is not None:
             # The runs were made to be measured: losing their record fails the session.
             session.testsfailed += 1
-        from pytest_ooda.evaluate.aggregate import summarize
-        from pytest_ooda.evaluate.render_text import gate_lines
+        from pytest_ooda.evaluate import gate_lines, summarize
 
         stats = summarize(self.measured)
         if not any(item.gates is not None for item in stats):
@@ -262,9 +260,7 @@ class LiveRuns:
             )
         if not self.measured and not self.recorded:
             return
-        from pytest_ooda.evaluate.aggregate import summarize
-        from pytest_ooda.evaluate.render_text import notes, stats_table
-        from pytest_ooda.evaluate.stats import DEFAULT_K
+        from pytest_ooda.evaluate import DEFAULT_K, notes, stats_table, summarize
 
         terminalreporter.write_sep("-", "ooda live runs")
         stats = summarize(self.measured)

@@ -340,8 +340,7 @@ def _sandbox(value: str | None, label: str) -> str | None:
     """A sandbox kind: a built-in one or one an installed plugin registers."""
     if value is None or not str(value).strip():
         return None
-    from pytest_ooda.sandbox.registry import load_kind
-    from pytest_ooda.sandbox.spec import OptionError
+    from pytest_ooda.sandbox import OptionError, load_kind
 
     kind = str(value).strip()
     try:
@@ -365,7 +364,7 @@ def _repeat(value: str | None, label: str) -> int | None:
     if value is None:
         return None
     # The same bound as a scenario's `repeat:`.
-    from pytest_ooda.scenario.model import MAX_REPEAT
+    from pytest_ooda.scenario import MAX_REPEAT
 
     text = str(value).strip()
     if not text.isdigit() or not 1 <= int(text) <= MAX_REPEAT:

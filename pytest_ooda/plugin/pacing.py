@@ -32,7 +32,7 @@ from pytest_ooda.plugin.report import ItemFailure
 from pytest_ooda.plugin.state import PLUGIN_STATE, SKIP_AT_ITEM
 
 if TYPE_CHECKING:
-    from pytest_ooda.evaluate.results import RunRecord
+    from pytest_ooda.evaluate import RunRecord
     from pytest_ooda.live import LiveRun
     from pytest_ooda.scenario import Scenario
 
@@ -197,8 +197,7 @@ def _after(retries: int) -> str:
 
 def _settled(item: LiveItem, scenario: Scenario, state: Pacing) -> str | None:
     """Why the run is not needed: its scenario's gate is settled already."""
-    from pytest_ooda.evaluate import tally
-    from pytest_ooda.evaluate.stats import Sprt
+    from pytest_ooda.evaluate import Sprt, tally_counts
 
     settings = item.config.stash[PLUGIN_STATE].settings
     aggregate = scenario.expect.aggregate if scenario.expect is not None else None
@@ -210,7 +209,7 @@ def _settled(item: LiveItem, scenario: Scenario, state: Pacing) -> str | None:
         return None
     variant = getattr(getattr(item, "variant", None), "name", None)
     key = f"{scenario.name}@{variant}" if variant else scenario.name
-    counts = tally.counts(state.tallies, scenario.procedure, key)
+    counts = tally_counts(state.tallies, scenario.procedure, key)
     successes, failures = counts["success"], counts["failure"]
     sprt = Sprt(aggregate.min_success_rate)
     verdict = sprt.decide(successes, failures)
@@ -259,7 +258,7 @@ def finished_runs(config: pytest.Config) -> dict[RunKey, RunRecord]:
 def results_records(config: pytest.Config) -> list[RunRecord]:
     """Every record the results directory holds (``--ooda-resume`` reads it)."""
     from pytest_ooda.errors import OodaError
-    from pytest_ooda.evaluate.results import read_results
+    from pytest_ooda.evaluate import read_results
     from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
 
     settings = config.stash[PLUGIN_STATE].settings
@@ -310,8 +309,7 @@ def crashed_run(state: Pacing, nodeid: str, message: str, *, root: Path) -> dict
     and its directory removed; ``None`` when the item was no live run of ours."""
     from pytest_ooda import __version__
     from pytest_ooda._util import display_path
-    from pytest_ooda.evaluate.record import timestamp
-    from pytest_ooda.evaluate.results import SCHEMA, SCHEMA_VERSION
+    from pytest_ooda.evaluate import SCHEMA, SCHEMA_VERSION, timestamp
 
     key = run_key(nodeid)
     path = state.runs / f"{key}.json"

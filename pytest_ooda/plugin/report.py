@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.compose import MappedText
-    from pytest_ooda.evaluate.results import RunRecord
+    from pytest_ooda.evaluate import RunRecord
     from pytest_ooda.plugin.options import PluginSettings
     from pytest_ooda.plugin.state import PluginState
 

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 
 from pytest_ooda.errors import DriftWarning, ReplayExhaustedError, SandboxWarning, ScenarioError
 from pytest_ooda.live import failure_text
-from pytest_ooda.loop.tables import served_table
+from pytest_ooda.loop import served_table
 from pytest_ooda.plugin import report
 from pytest_ooda.plugin.report import ItemFailure
 from pytest_ooda.scenario import load_for, workspace_of
@@ -29,12 +29,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from pytest_ooda.config import Config
-    from pytest_ooda.judge.run import JudgeContext
+    from pytest_ooda.judge import JudgeContext
     from pytest_ooda.live import LiveRun, LiveSettings
     from pytest_ooda.loop import LoopEvent
     from pytest_ooda.plugin.options import PluginSettings
-    from pytest_ooda.scenario import Scenario
-    from pytest_ooda.scenario.replay import Replayed
+    from pytest_ooda.scenario import Replayed, Scenario
     from pytest_ooda.variants import Variant
 
 
@@ -62,7 +61,7 @@ def _replayed(
     regrade: bool = False,
 ) -> Replayed:
     """The shared replay path; running out of iterations reports the served ones."""
-    from pytest_ooda.scenario.replay import replay_scenario
+    from pytest_ooda.scenario import replay_scenario
 
     try:
         return replay_scenario(
@@ -199,8 +198,7 @@ def _judge_context(config: Config, cache: Path | None, ignore: Path | None) -> J
     """What a replay needs to ask the judge again (``--ooda-regrade``)."""
     import os
 
-    from pytest_ooda.judge.grade import cache_for
-    from pytest_ooda.judge.run import JudgeContext
+    from pytest_ooda.judge import JudgeContext, cache_for
 
     return JudgeContext(config=config, cache=cache_for(cache, ignore_dir=ignore), env=os.environ)
 

@@ -12,43 +12,34 @@ path ``ooda run --replay`` and the pytest plugin share).
 
 from __future__ import annotations
 
-from pytest_ooda._types import RECORD_MODES
-from pytest_ooda.scenario.drift import Drift, check_drift, detect_drift
-from pytest_ooda.scenario.locate import load_for, workspace_of
-from pytest_ooda.scenario.model import (
-    Assessment,
-    Expect,
-    FileCheck,
-    Scenario,
-    ScenarioIteration,
-    assert_expectations,
-    sha256_text,
-)
-from pytest_ooda.scenario.record import Recorder, needs_recording, scenario_from_result
-from pytest_ooda.scenario.schema import load_scenario, load_scenario_text
-from pytest_ooda.scenario.store import check_writable, save_scenario
-from pytest_ooda.scenario.verify import CommandOutcome
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pytest_ooda._types import RECORD_MODES as RECORD_MODES
+    from pytest_ooda.scenario.drift import Drift as Drift
+    from pytest_ooda.scenario.drift import check_drift as check_drift
+    from pytest_ooda.scenario.drift import detect_drift as detect_drift
+    from pytest_ooda.scenario.locate import load_for as load_for
+    from pytest_ooda.scenario.locate import workspace_of as workspace_of
+    from pytest_ooda.scenario.model import MAX_REPEAT as MAX_REPEAT
+    from pytest_ooda.scenario.model import Assessment as Assessment
+    from pytest_ooda.scenario.model import Expect as Expect
+    from pytest_ooda.scenario.model import FileCheck as FileCheck
+    from pytest_ooda.scenario.model import Scenario as Scenario
+    from pytest_ooda.scenario.model import ScenarioIteration as ScenarioIteration
+    from pytest_ooda.scenario.model import assert_expectations as assert_expectations
+    from pytest_ooda.scenario.model import sha256_text as sha256_text
+    from pytest_ooda.scenario.record import Recorder as Recorder
+    from pytest_ooda.scenario.record import needs_recording as needs_recording
+    from pytest_ooda.scenario.record import scenario_from_result as scenario_from_result
+    from pytest_ooda.scenario.replay import Replayed as Replayed
+    from pytest_ooda.scenario.replay import replay_scenario as replay_scenario
+    from pytest_ooda.scenario.schema import load_examples as load_examples
+    from pytest_ooda.scenario.schema import load_scenario as load_scenario
+    from pytest_ooda.scenario.schema import load_scenario_text as load_scenario_text
+    from pytest_ooda.scenario.store import check_writable as check_writable
+    from pytest_ooda.scenario.store import save_scenario as save_scenario
+    from pytest_ooda.scenario.verify import CommandOutcome as CommandOutcome
+else:
+    from pytest_ooda._exports import lazy_exports
 
-__all__ = [
-    "RECORD_MODES",
-    "Assessment",
-    "CommandOutcome",
-    "Drift",
-    "Expect",
-    "FileCheck",
-    "Recorder",
-    "Scenario",
-    "ScenarioIteration",
-    "assert_expectations",
-    "check_drift",
-    "check_writable",
-    "detect_drift",
-    "load_for",
-    "load_scenario",
-    "load_scenario_text",
-    "needs_recording",
-    "save_scenario",
-    "scenario_from_result",
-    "sha256_text",
-    "workspace_of",
-]
+    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())

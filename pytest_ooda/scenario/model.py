@@ -11,17 +11,16 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import SIGNALS as PROMISE_SIGNALS
-from pytest_ooda.backends.replay import ReplayBackend, ReplayStep
+from pytest_ooda.backends import ReplayBackend, ReplayStep
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from pytest_ooda.backends import ToolCall, Usage
     from pytest_ooda.config import RetrySettings
-    from pytest_ooda.judge.model import JudgeSpec, RecordedGrading
+    from pytest_ooda.judge import JudgeSpec, RecordedGrading
     from pytest_ooda.loop import LoopResult
-    from pytest_ooda.sandbox.base import SandboxRun
-    from pytest_ooda.sandbox.spec import SandboxSpec
+    from pytest_ooda.sandbox import SandboxRun, SandboxSpec
     from pytest_ooda.scenario.verify import CommandCheck, CommandOutcome, ToolExpect
     from pytest_ooda.variants import Variant
 

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from pytest_ooda._types import RECORD_MODES
 from pytest_ooda.errors import ScenarioError
-from pytest_ooda.loop.budget import tightest
+from pytest_ooda.loop import tightest
 from pytest_ooda.scenario.model import Expect, RecordedOutcome, Scenario, ScenarioIteration
 from pytest_ooda.scenario.store import save_scenario
 from pytest_ooda.workspace import WorkspaceChanges
@@ -19,7 +19,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.backends import ToolCall
     from pytest_ooda.config import RedactSettings
-    from pytest_ooda.judge.model import RecordedGrading
+    from pytest_ooda.judge import RecordedGrading
     from pytest_ooda.loop import LoopResult
 
 

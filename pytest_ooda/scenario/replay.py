@@ -14,15 +14,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import ReplayExhaustedError, ScenarioError
-from pytest_ooda.loop.budget import tightest
+from pytest_ooda.loop import tightest
 from pytest_ooda.scenario.drift import check_drift
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pytest_ooda.backends.replay import ReplayBackend
+    from pytest_ooda.backends import ReplayBackend
     from pytest_ooda.config import Config
-    from pytest_ooda.judge.run import JudgeContext, Judged
+    from pytest_ooda.judge import JudgeContext, Judged
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.scenario.drift import Drift
     from pytest_ooda.scenario.model import Scenario
@@ -87,7 +87,7 @@ def replay_scenario(
         raise located_replay_error(scenario, backend, exc) from None
     judged = None
     if scenario.expect is not None and scenario.expect.judge is not None:
-        from pytest_ooda.judge.run import JudgeContext, judge_replay, run_inputs
+        from pytest_ooda.judge import JudgeContext, judge_replay, run_inputs
 
         # Before the verification commands, which may write into the workspace.
         inputs = run_inputs(scenario, result, files_dir or workdir)
@@ -114,7 +114,7 @@ def _assess(
     if not run_commands or expect is None or not expect.commands:
         return scenario.assess(result, workspace, run_commands=False).problems
     from pytest_ooda.config import resolve_sandbox
-    from pytest_ooda.sandbox.registry import sandboxed
+    from pytest_ooda.sandbox import sandboxed
 
     spec, _ = resolve_sandbox(config, scenario.procedure, scenario.sandbox, cli=cli)
     with sandboxed(spec, workspace) as sandbox:

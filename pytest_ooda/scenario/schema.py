@@ -45,8 +45,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from pytest_ooda.config import RetrySettings
-    from pytest_ooda.judge.model import LabelledExample, RecordedGrading
-    from pytest_ooda.sandbox.spec import SandboxSpec
+    from pytest_ooda.judge import LabelledExample, RecordedGrading
+    from pytest_ooda.sandbox import SandboxSpec
 
 
 _T = TypeVar("_T")
@@ -264,8 +264,7 @@ class _Validator:
 
     def sandbox(self, root: YamlMapping, path: Path | None) -> SandboxSpec:
         """``sandbox:`` (as in the config: a kind, or a mapping with ``kind:``), located."""
-        from pytest_ooda.sandbox.registry import parse_spec
-        from pytest_ooda.sandbox.spec import OptionError
+        from pytest_ooda.sandbox import OptionError, parse_spec
 
         value, mark = self.get(root, "sandbox")
         try:
@@ -279,7 +278,7 @@ class _Validator:
 
     def judged(self, value: Any, mark: Mark, where: str) -> RecordedGrading:
         """``judged:``: the verdicts a recording keeps for offline grading."""
-        from pytest_ooda.judge.model import RecordedGrading, Vote
+        from pytest_ooda.judge import RecordedGrading, Vote
 
         block = self.mapping(value, mark, "judged")
         self.keys(block, ("key", "votes"), "judged")
@@ -448,7 +447,7 @@ class _Validator:
             )
         judge = None
         if block.get("judge") is not None:
-            from pytest_ooda.judge.schema import read_judge
+            from pytest_ooda.judge import read_judge
 
             judge = read_judge(self, *self.get(block, "judge"), self.base)
         return Expect(status, exact, low, high, signals, tuple(files), tools, commands, judge=judge)
@@ -506,7 +505,7 @@ class _Validator:
 
     def retry(self, value: Any, mark: Mark, where: str) -> RetrySettings:
         """``retry:`` as in a config file (``{attempts, delay, max_delay}`` or a count)."""
-        from pytest_ooda.config.schema import _Invalid, check_retry
+        from pytest_ooda.config import _Invalid, check_retry
 
         try:
             settings: RetrySettings = check_retry(value)
@@ -697,7 +696,7 @@ def load_scenario(path: str | Path, *, name: str | None = None) -> Scenario:
 def load_examples(path: Path) -> tuple[LabelledExample, ...]:
     """A file of labelled examples for judge calibration: a YAML list, or a mapping
     with ``examples:`` (and an optional ``description``)."""
-    from pytest_ooda.judge.schema import MAX_JUDGE_FILE_BYTES, read_examples
+    from pytest_ooda.judge import MAX_JUDGE_FILE_BYTES, read_examples
 
     doc = load_yaml_file(path, error=ScenarioError, max_bytes=MAX_JUDGE_FILE_BYTES)
     check = _Validator(str(path))

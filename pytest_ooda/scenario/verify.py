@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.backends import ToolCall
     from pytest_ooda.loop import LoopResult
-    from pytest_ooda.sandbox.base import SandboxRun
+    from pytest_ooda.sandbox import SandboxRun
 
 #: Tools whose summary is a shell command, for ``bash_matches``: Claude Code's ``Bash``
 #: and Codex's ``shell``.
@@ -176,7 +176,7 @@ class CommandCheck:
     def execute(self, workspace: Path, *, sandbox: SandboxRun | None = None) -> CommandRun:
         """Run the command in ``workspace`` (inside ``sandbox`` when given); its process
         group dies at the timeout."""
-        from pytest_ooda.backends.command import CommandBackend
+        from pytest_ooda.backends import CommandBackend
 
         backend = CommandBackend(
             [_SHELL, "-c", self.run], kill_grace=2.0, drain_grace=0.5, sandbox=sandbox

@@ -1,9 +1,12 @@
-"""The package's import graph: no cycles (counting deferred and type-only imports), and
-pytest/syrupy imported only inside ``pytest_ooda/plugin/``."""
+"""The package's import graph: no cycles (counting deferred and type-only imports),
+pytest/syrupy imported only inside ``pytest_ooda/plugin/``, code outside a package going
+through its ``__init__`` only, and each ``__init__``'s public names declared once."""
 
 from __future__ import annotations
 
 import ast
+import importlib
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -21,6 +24,56 @@ def _module_name(path: Path) -> str:
 
 def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _packages() -> list[str]:
+    return sorted(_module_name(p) for p in PACKAGE.rglob("__init__.py"))
+
+
+def _declaration_block(tree: ast.Module) -> ast.If | None:
+    """A package ``__init__``'s first module-level ``if TYPE_CHECKING:`` block."""
+    for node in tree.body:
+        if (
+            isinstance(node, ast.If)
+            and isinstance(node.test, ast.Name)
+            and node.test.id == "TYPE_CHECKING"
+        ):
+            return node
+    return None
+
+
+@cache
+def _declared(package: str) -> dict[str, str]:
+    """Public name -> the module it is imported from, as the package's declaration block
+    says it (read with :mod:`ast`, independently of ``pytest_ooda._exports``); an alias
+    maps to the module of the name it stands for."""
+    init = _modules()[package]
+    block = _declaration_block(ast.parse(init.read_text(encoding="utf-8")))
+    names: dict[str, str] = {}
+    if block is None:
+        return names
+    for node in block.body:
+        if isinstance(node, ast.ImportFrom):
+            base = _resolve(package, node, True)
+            names.update({alias.asname or alias.name: base for alias in node.names})
+        elif isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+            for target in node.targets:
+                assert isinstance(target, ast.Name)
+                names[target.id] = names[node.value.id]
+    return names
+
+
+def _defining_module(target: str, known: set[str]) -> str | None:
+    """For ``pkg.Name`` where ``pkg`` declares ``Name``: the module that defines it (through
+    as many package contracts as it passes), since a package resolves names lazily."""
+    package, _, name = target.rpartition(".")
+    packages = set(_packages())
+    while package in packages and name in _declared(package):
+        module = _declared(package)[name]
+        if module not in packages:
+            return module if module in known else None
+        package = module
+    return None
 
 
 def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
@@ -50,6 +103,13 @@ def _imports(module: str, path: Path, known: set[str]) -> tuple[set[str], set[st
             if target.split(".")[0] != "pytest_ooda":
                 if target:
                     external.add(target.split(".")[0])
+                continue
+            # ``from pkg import Name``: the module that defines ``Name`` (a package's
+            # names are resolved lazily, so that is the module the import runs)
+            defining = _defining_module(target, known)
+            if defining is not None:
+                if defining != module:
+                    internal.add(defining)
                 continue
             # the longest known module the name falls in (``from pkg import name``
             # names an attribute of ``pkg`` unless ``pkg.name`` is a module)
@@ -169,3 +229,96 @@ def test_the_scanner_sees_deferred_and_type_only_imports(tmp_path: Path) -> None
 )
 def test_cycle_finder(edges: dict[str, set[str]], expected: list[list[str]]) -> None:
     assert _cycles(edges) == expected
+
+
+def _outside(module: str, package: str) -> bool:
+    return not (module == package or module.startswith(package + "."))
+
+
+def _contract_offenders(modules: dict[str, Path], packages: list[str]) -> list[str]:
+    """Imports that reach into a package from outside it: ``pkg.module`` (or a module
+    imported through ``pkg``) instead of a name ``pkg/__init__`` declares."""
+    offenders: list[str] = []
+    for name, path in modules.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                bases = [alias.name for alias in node.names]
+                imported: list[str] = []
+            elif isinstance(node, ast.ImportFrom):
+                bases = [_resolve(name, node, path.name == "__init__.py")]
+                imported = [alias.name for alias in node.names]
+            else:
+                continue
+            for base in bases:
+                for package in packages:
+                    if not _outside(name, package):
+                        continue
+                    where = f"{name}:{node.lineno}"
+                    if base.startswith(package + "."):
+                        offenders.append(f"{where}: imports {base} (use {package})")
+                    elif base == package:
+                        offenders.extend(
+                            f"{where}: imports the module {package}.{item}"
+                            for item in imported
+                            if f"{package}.{item}" in modules
+                        )
+    return offenders
+
+
+def test_code_outside_a_package_imports_only_its_init() -> None:
+    """A package's modules are private to it: from outside, ``from pkg import Name``
+    where ``pkg/__init__`` declares ``Name``."""
+    packages = [p for p in _packages() if p != "pytest_ooda"]
+    assert _contract_offenders(_modules(), packages) == []
+
+
+def test_the_contract_check_finds_each_way_round_it(tmp_path: Path) -> None:
+    files = {
+        "pkg.__init__": "",
+        "pkg.inner": "from pkg.other import x\n",  # inside the package: allowed
+        "pkg.other": "x = 1\n",
+        "user": (
+            "from pkg import x\n"  # the contract: allowed
+            "from pkg.other import x\n"
+            "import pkg.other\n"
+            "def f():\n    from pkg import other\n"
+        ),
+    }
+    modules: dict[str, Path] = {}
+    for dotted, text in files.items():
+        path = tmp_path / f"{dotted.replace('.', '_')}.py"
+        path.write_text(text, encoding="utf-8")
+        modules[dotted.removesuffix(".__init__")] = path
+    assert _contract_offenders(modules, ["pkg"]) == [
+        "user:2: imports pkg.other (use pkg)",
+        "user:3: imports pkg.other (use pkg)",
+        "user:5: imports the module pkg.other",
+    ]
+
+
+@pytest.mark.parametrize("package", _packages())
+def test_each_package_declares_its_public_names_once(package: str) -> None:
+    """The declaration block is the one list: ``__all__`` at run time is exactly its
+    names, each resolves (lazily) to the object its line names, and none is shadowed
+    by a submodule of the same name (importing the submodule would replace it)."""
+    declared = _declared(package)
+    assert declared, f"{package}/__init__.py declares no public names"
+    contract = importlib.import_module(package)
+    assert sorted(contract.__all__) == sorted(declared)
+    assert set(declared) <= set(dir(contract))
+    for name, source in declared.items():
+        value = getattr(contract, name)
+        original = importlib.import_module(source)
+        # an alias (``compose_prompt = assemble_prompt``) is an object of that module
+        assert value is getattr(original, name, None) or any(
+            value is other for other in vars(original).values()
+        )
+    modules = _modules()
+    shadowed = sorted(n for n in declared if f"{package}.{n}" in modules)
+    assert shadowed == []
+
+
+def test_a_package_names_no_attribute_it_does_not_declare() -> None:
+    with pytest.raises(AttributeError, match=r"'pytest_ooda.evaluate' has no attribute 'nope'"):
+        importlib.import_module("pytest_ooda.evaluate").nope  # noqa: B018

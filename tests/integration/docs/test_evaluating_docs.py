@@ -9,7 +9,7 @@ from pathlib import Path
 
 import yaml
 
-from pytest_ooda.cli.main import build_parser
+from pytest_ooda.cli.app import build_parser
 from pytest_ooda.evaluate import fisher_exact, wilson_interval
 from pytest_ooda.evaluate.stats import min_detectable_difference, runs_needed
 from pytest_ooda.plugin.options import OPTIONS

@@ -106,7 +106,7 @@ def test_a_session_killed_half_way_is_resumed_with_exactly_the_missing_runs(
 def test_error_runs_are_run_again_and_the_report_counts_each_run_once(
     project: Project, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pytest_ooda.cli.main import main as ooda
+    from pytest_ooda.cli.app import main as ooda
 
     flaky = project.write(
         "agent/flaky.py",

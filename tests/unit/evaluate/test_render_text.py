@@ -9,7 +9,7 @@ from dataclasses import replace
 from evaluate_records import record, sample
 
 from pytest_ooda.evaluate import compare, summarize
-from pytest_ooda.evaluate.render_html import render_html
+from pytest_ooda.evaluate.html_report import render_html
 from pytest_ooda.evaluate.render_markdown import compare_markdown, report_markdown
 from pytest_ooda.evaluate.render_text import compare_table, gate_lines, money, seconds, stats_table
 

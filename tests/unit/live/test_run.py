@@ -132,15 +132,16 @@ def test_a_sandbox_that_does_not_start_makes_the_run_an_error(
 ) -> None:
     import contextlib
 
+    from pytest_ooda import sandbox
     from pytest_ooda.errors import SandboxError
-    from pytest_ooda.sandbox import registry
 
     @contextlib.contextmanager
     def refusing(spec: object, workspace: Path) -> Iterator[None]:
         raise SandboxError("docker: the daemon does not answer")
         yield None
 
-    monkeypatch.setattr(registry, "sandboxed", refusing)
+    # The live run reaches the sandbox through the package contract.
+    monkeypatch.setattr(sandbox, "sandboxed", refusing)
     config, path = _project(
         tmp_path, "procedure: greet\nexpect: {status: success}\niterations: []\n"
     )

@@ -11,7 +11,7 @@ from evaluate_records import record, write
 from scipy import stats as scipy_stats
 
 from pytest_ooda.cli import main as ooda
-from pytest_ooda.evaluate.compare_variants import compare_variants, holm, variant_markdown
+from pytest_ooda.evaluate.variant_comparison import compare_variants, holm, variant_markdown
 
 if TYPE_CHECKING:
     from pathlib import Path

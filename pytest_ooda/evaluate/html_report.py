@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     import jinja2
 
     from pytest_ooda.evaluate.aggregate import ScenarioStats
-    from pytest_ooda.evaluate.compare import Comparison
+    from pytest_ooda.evaluate.comparison import Comparison
     from pytest_ooda.evaluate.results import RunRecord
 
 __all__ = ["render_compare_html", "render_html"]

@@ -10,7 +10,7 @@ from html.parser import HTMLParser
 from evaluate_records import record, sample
 
 from pytest_ooda.evaluate import summarize
-from pytest_ooda.evaluate.render_html import BAR_WIDTH, render_html
+from pytest_ooda.evaluate.html_report import BAR_WIDTH, render_html
 from pytest_ooda.scenario import CommandOutcome
 
 
