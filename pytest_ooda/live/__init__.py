@@ -18,7 +18,6 @@ if TYPE_CHECKING:
     from pytest_ooda.live.prepare import NO_AI_COMMAND as NO_AI_COMMAND
     from pytest_ooda.live.prepare import resolve_ai as resolve_ai
     from pytest_ooda.live.report import agent_warnings as agent_warnings
-    from pytest_ooda.live.report import failure_text as failure_text
     from pytest_ooda.live.run import LiveRun as LiveRun
     from pytest_ooda.live.run import run_live as run_live
     from pytest_ooda.live.settings import LiveSettings as LiveSettings

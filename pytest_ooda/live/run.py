@@ -34,7 +34,8 @@ from pytest_ooda.errors import (
 from pytest_ooda.live import isolation
 from pytest_ooda.live.outcome import classify_outcome
 from pytest_ooda.live.prepare import Prepared, prepare
-from pytest_ooda.live.report import agent_warnings, failure_text
+from pytest_ooda.live.report import agent_warnings
+from pytest_ooda.scenario import failure_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Mapping, Sequence

@@ -33,6 +33,9 @@ if TYPE_CHECKING:
     from pytest_ooda.scenario.record import scenario_from_result as scenario_from_result
     from pytest_ooda.scenario.replay import Replayed as Replayed
     from pytest_ooda.scenario.replay import replay_scenario as replay_scenario
+    from pytest_ooda.scenario.replay_check import ReplayCheck as ReplayCheck
+    from pytest_ooda.scenario.replay_check import check_replay as check_replay
+    from pytest_ooda.scenario.report import failure_text as failure_text
     from pytest_ooda.scenario.schema import load_examples as load_examples
     from pytest_ooda.scenario.schema import load_scenario as load_scenario
     from pytest_ooda.scenario.schema import load_scenario_text as load_scenario_text
