@@ -20,6 +20,7 @@ Collectors and items share this module because each kind creates or walks the ot
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -629,7 +630,7 @@ class LiveItem(ScenarioItem):
                 runs=self.run_count,
                 nodeid=self.nodeid,
                 discard=state.discard,
-                said=state.said,
+                first_said=functools.partial(pacing.first_said, self.config),
                 variant=self.variant,
                 scenario=scenario,
                 slots_dir=pacing.pacing(self.config).slots,

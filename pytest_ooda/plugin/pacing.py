@@ -9,6 +9,9 @@ whose worker dies. After it: with an aggregate gate a failed run is a sample (``
 and an infrastructure ``error`` is not counted (``skip``); without one both fail the
 item, as a failed run always has.
 
+A note meant once per session (the unattended-agent sandbox note) is said by the first
+process to claim it in the session directory, so ``-n 2`` says it once, not per worker.
+
 The session directory all this shares lives in the system's temporary directory: the
 controller makes it and hands its path to every worker (``workerinput``), and removes
 it at the end.
@@ -86,6 +89,10 @@ class Pacing:
     def runs(self) -> Path:
         return self.directory / "runs"
 
+    @property
+    def said(self) -> Path:
+        return self.directory / "said"
+
     def close(self) -> None:
         if self.owner:
             shutil.rmtree(self.directory, ignore_errors=True)
@@ -111,6 +118,24 @@ def pacing(config: pytest.Config) -> Pacing:
 
 def run_key(nodeid: str) -> str:
     return hashlib.sha256(nodeid.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+
+
+def first_said(config: pytest.Config, text: str) -> bool:
+    """Whether ``text``, a note said once per session, is said now for the first time:
+    the first process to create its marker in the shared session directory says it (an
+    exclusive create, so of two xdist workers that reach it together only one does)."""
+    said = config.stash[PLUGIN_STATE].said
+    if text in said:
+        return False
+    said.add(text)
+    state = pacing(config)
+    state.said.mkdir(parents=True, exist_ok=True)
+    name = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    try:
+        os.close(os.open(state.said / name, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+    except FileExistsError:
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- before

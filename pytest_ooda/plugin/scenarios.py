@@ -158,7 +158,7 @@ def run_live(
     runs: int = 1,
     nodeid: str = "",
     discard: Callable[[Path], None] | None = None,
-    said: set[str] | None = None,
+    first_said: Callable[[str], bool] | None = None,
     variant: Variant | None = None,
     scenario: Scenario | None = None,
     slots_dir: Path | None = None,
@@ -166,7 +166,8 @@ def run_live(
 ) -> LiveRun:
     """Run the scenario at ``path`` live (:func:`pytest_ooda.live.run_live`) and issue
     the run's warnings at their files; the caller decides the item's verdict. A
-    sandbox note whose text is in ``said`` (the session's) is not repeated."""
+    sandbox note is said once per session: only when ``first_said(text)`` says it is
+    its first time (every time without ``first_said``)."""
     from pytest_ooda import live
 
     outcome = live.run_live(
@@ -186,10 +187,12 @@ def run_live(
         on_event=_IterationBoundaries(nodeid or str(path)) if show_output else None,
     )
     for warning in outcome.warnings:
-        if isinstance(warning, SandboxWarning) and said is not None:
-            if warning.message in said:
-                continue  # once per session
-            said.add(warning.message)
+        if (
+            isinstance(warning, SandboxWarning)
+            and first_said is not None
+            and not first_said(warning.message)
+        ):
+            continue  # said already, by this process or another xdist worker
         _issue(warning, path)
     return outcome
 

@@ -49,7 +49,8 @@ class PluginState:
     counts: dict[str, int] = field(
         default_factory=lambda: {"files": 0, "procedures": 0, "scenarios": 0}
     )
-    #: Notes said once per session (the unattended-agent sandbox note).
+    #: Notes said once per session (the unattended-agent sandbox note) that this
+    #: process has met; ``pacing.first_said`` decides across xdist workers.
     said: set[str] = field(default_factory=set)
     _session_config: Config | None = None
     _scratch: Path | None = None
