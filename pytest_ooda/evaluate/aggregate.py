@@ -4,7 +4,8 @@ A scenario's runs (from one session, or merged from many files) become one
 :class:`ScenarioStats`: runs, infrastructure errors and successes, the success rate
 with its Wilson 95% interval over the valid (non-``error``) runs, pass^k and pass@k,
 iterations (mean, median, max, histogram), wall time, tokens and cost over the runs that
-reported them, and how the runs ended. :func:`check_gates` holds it to the scenario's
+reported them, and how the runs ended (their outcomes, each with why where the loop's
+status says more than the outcome). :func:`check_gates` holds it to the scenario's
 ``expect.success_rate`` / ``max_mean_iterations`` / ``max_mean_cost``, given enough
 valid runs; with ``success_rate.stop_early`` a sequential test's verdict counts once it
 is settled.
@@ -18,7 +19,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._types import STATUSES
+from pytest_ooda._types import RUN_OUTCOMES, STATUSES
 from pytest_ooda.evaluate.stats import (
     CONFIDENCE,
     DEFAULT_K,
@@ -36,11 +37,13 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_K",
     "MIN_VALID_RUNS",
+    "UNMET",
     "Gates",
     "ScenarioStats",
     "check_gates",
     "drop_duplicates",
     "early_verdict",
+    "ended_because",
     "summarize",
 ]
 
@@ -78,9 +81,35 @@ def drop_duplicates(records: Iterable[RunRecord]) -> tuple[list[RunRecord], int]
     return kept_records, len(given) - len(kept_records)
 
 
+#: Why a ``failure`` whose loop ended ``success`` (or as its scenario expects) failed: it
+#: missed a check of ``expect:`` (status, files, tools, commands, iterations, signals,
+#: the judge).
+UNMET = "expectations"
+
+
 def outcome_of(record: RunRecord) -> str:
     """``success``, ``failure`` or ``error``: the record's three-way outcome."""
     return record.run_outcome
+
+
+def ended_because(record: RunRecord) -> str | None:
+    """Why a run has its outcome, where the loop's status says more than the outcome.
+
+    A ``failure`` whose loop ended otherwise than its scenario expects (``expect.status``,
+    else ``success``) failed because of that: ``max-iters``, ``aborted``,
+    ``interrupted``; one that ended ``success`` or as expected missed an ``expect:``
+    check: :data:`UNMET`. A ``success`` names its loop's status when that is not
+    ``success`` (a scenario that expects its procedure to give up). ``None`` for a plain
+    success and for an ``error``, whose reason is the infrastructure's (counted apart).
+    """
+    outcome = outcome_of(record)
+    if outcome == "error":
+        return None
+    if outcome == "success":
+        return record.status if record.status != "success" else None
+    declared = (record.expect or {}).get("status")
+    expected = declared if isinstance(declared, str) else "success"
+    return UNMET if record.status in ("success", expected) else record.status
 
 
 @dataclass(frozen=True)
@@ -162,6 +191,12 @@ class ScenarioStats:
     cost_mean: float | None = None
     cost_total: float | None = None
     statuses: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}))
+    #: Runs per outcome (``success``, ``failure``, ``error``, in that order, the ones
+    #: that happened), each with its runs per :func:`ended_because` reason, most
+    #: frequent first (empty when no run of it has one).
+    outcomes: Mapping[str, tuple[int, Mapping[str, int]]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
     prompt_versions: tuple[str, ...] = ()
     commits: tuple[str, ...] = ()
     gates: Gates | None = None
@@ -201,9 +236,22 @@ class ScenarioStats:
         reasons = ", ".join(f"{reason} {count}" for reason, count in self.error_reasons.items())
         return f"{self.errors} ({reasons})" if reasons else str(self.errors)
 
-    def status_text(self) -> str:
-        """``success 17, max-iters 3``: how the runs ended, in vocabulary order."""
-        return ", ".join(f"{status} {count}" for status, count in self.statuses.items())
+    def outcome_parts(self) -> list[tuple[str, int, str]]:
+        """``(outcome, runs, why)`` per outcome that happened: ``("failure", 3,
+        "max-iters 2, expectations 1")``; ``why`` is empty when no run of it has a
+        reason worth saying."""
+        return [
+            (outcome, count, ", ".join(f"{why} {n}" for why, n in reasons.items()))
+            for outcome, (count, reasons) in self.outcomes.items()
+        ]
+
+    def outcome_text(self) -> str:
+        """``success 17, failure 3 (max-iters 2, expectations 1), error 1``: how the
+        runs ended, by outcome, with why where the loop's status adds to it."""
+        return ", ".join(
+            f"{outcome} {count}" + (f" ({why})" if why else "")
+            for outcome, count, why in self.outcome_parts()
+        )
 
 
 def _group(records: Iterable[RunRecord]) -> dict[tuple[str, str], list[RunRecord]]:
@@ -242,6 +290,14 @@ def _stats(procedure: str, scenario: str, records: Sequence[RunRecord], k: int) 
     ended = Counter(record.status for record in records)
     order = [*STATUSES, *sorted(set(ended) - set(STATUSES))]
     reasons = Counter(_reason(record) for record in failed)
+    outcomes: dict[str, tuple[int, Mapping[str, int]]] = {}
+    for outcome in RUN_OUTCOMES:
+        group = [record for record in records if outcome_of(record) == outcome]
+        if group:
+            because = Counter(
+                why for why in (ended_because(record) for record in group) if why is not None
+            )
+            outcomes[outcome] = (len(group), MappingProxyType(dict(because.most_common())))
     return ScenarioStats(
         procedure=procedure,
         scenario=scenario,
@@ -265,6 +321,7 @@ def _stats(procedure: str, scenario: str, records: Sequence[RunRecord], k: int) 
         cost_mean=statistics.fmean(costs) if costs else None,
         cost_total=sum(costs) if costs else None,
         statuses=MappingProxyType({status: ended[status] for status in order if ended[status]}),
+        outcomes=MappingProxyType(outcomes),
         prompt_versions=tuple(
             dict.fromkeys(record.prompt_sha256 for record in records if record.prompt_sha256)
         ),

@@ -3,16 +3,17 @@ fetched — a Content-Security-Policy forbids it) built from ``report.html.j2`` 
 Jinja2's autoescaping, so an agent's output can never become markup.
 
 Per scenario: the success rate with its Wilson interval drawn as a bar, a histogram
-of iterations per run, time, tokens and cost, the aggregate expectations, and each
-prompt version the runs used, fragment by fragment. Per run, a transcript: its verdict
-first (success / failure / error: whether it met the scenario's expectations, never the
-loop's status alone) with the reason visible without a click, then each iteration — a
-link to its prompt, the agent's output, every tool call with input and result, the
-diffs of the files it changed — the verification commands and judge verdicts. Filters
-(scenario, verdict, variant) are radio buttons and CSS; a run's permalink is
-``#procedure/scenario/N``. Closed ``<details>`` keep a page of 1,000 runs light to open,
-and past ``TRANSCRIPT_BUDGET`` a run shows its summary and a note instead of its
-transcript.
+of iterations per run, time, tokens and cost, how the runs ended (their outcomes, with
+why where the loop's status adds to it, as in the terminal table), the aggregate
+expectations, and each prompt version the runs used, fragment by fragment. Per run, a
+transcript: its verdict first (success / failure / error: whether it met the scenario's
+expectations, never the loop's status alone) with the reason visible without a click,
+then each iteration — a link to its prompt, the agent's output, every tool call with
+input and result, the diffs of the files it changed — the verification commands and
+judge verdicts. Filters (scenario, verdict, variant) are radio buttons and CSS; a run's
+permalink is ``#procedure/scenario/N``. Closed ``<details>`` keep a page of 1,000 runs
+light to open, and past ``TRANSCRIPT_BUDGET`` a run shows its summary and a note instead
+of its transcript.
 """
 
 from __future__ import annotations
@@ -242,14 +243,10 @@ def _scenario_view(
                 "variant_index": variants.get(record.variant or "", 0),
             }
         )
-    verdicts = {verdict: 0 for verdict in VERDICT_ORDER}
-    for record in stats.records:
-        verdicts[record.run_outcome] = verdicts.get(record.run_outcome, 0) + 1
     return {
         "stats": stats,
         "index": index,
         "anchor": f"scenario-{index}",
-        "verdicts": {key: count for key, count in verdicts.items() if count},
         "prompts": list(prompts.values()),
         "rate": percent(stats.rate),
         "interval": interval(stats),

@@ -44,7 +44,7 @@ STATS_HEADERS = (
     "time/run",
     "tokens/run",
     "cost/run",
-    "ended",
+    "outcomes",
 )
 COMPARE_HEADERS = (
     "scenario",
@@ -108,7 +108,7 @@ def stats_row(stats: ScenarioStats) -> list[str]:
         seconds(stats.elapsed_mean),
         "-" if stats.tokens_mean is None else f"{stats.tokens_mean:,.0f}",
         money(stats.cost_mean),
-        stats.status_text(),
+        stats.outcome_text(),
     ]
 
 

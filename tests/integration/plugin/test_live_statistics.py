@@ -111,7 +111,8 @@ def check_session_statistics(project: Project, base: pytest.RunResult) -> None:
         [
             f"greet/coin  *{RUNS}  *{successes}  *{successes / RUNS:.0%}  "
             f"{wilson.low:.0%}–{wilson.high:.0%}  *{pass_hat:.2f}  *{pass_at:.2f}  "
-            f"{statistics.fmean(iterations):.2f}/*",
+            f"{statistics.fmean(iterations):.2f}/*  success {successes}, "
+            f"failure {RUNS - successes} (max-iters {RUNS - successes})",
             "gate passed greet/coin: success rate >= *, mean iterations <= 2",
         ]
     )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -12,7 +13,13 @@ from evaluate_records import record, sample
 from scipy import stats as scipy_stats
 
 from pytest_ooda.evaluate import check_gates, summarize, wilson_interval
-from pytest_ooda.evaluate.aggregate import Gates, drop_duplicates, early_verdict
+from pytest_ooda.evaluate.aggregate import (
+    UNMET,
+    Gates,
+    drop_duplicates,
+    early_verdict,
+    ended_because,
+)
 
 if TYPE_CHECKING:
     from pytest_ooda.evaluate.results import RunRecord
@@ -61,6 +68,45 @@ def test_statuses_keep_vocabulary_order_and_costs_count_only_reporting_runs() ->
     assert list(stats.statuses.items()) == [("success", 2), ("aborted", 1), ("interrupted", 1)]
     assert (stats.cost_runs, stats.cost_mean) == (1, 0.5)
     assert (stats.token_runs, stats.tokens_mean) == (1, 0)
+
+
+def test_outcomes_say_why_where_the_loop_status_adds_to_them() -> None:
+    gives_up = {"status": "aborted"}
+    records = [
+        record(True),
+        # A scenario that expects its procedure to give up: the success names it.
+        replace(record(True, status="aborted"), expect=gives_up),
+        record(False),  # ran out of iterations
+        record(False),
+        replace(record(False, status="success"), problems=("file a.txt: missing",)),
+        # Ended as expected, missed another check; ended `success` against `aborted`.
+        replace(record(False, status="aborted"), expect=gives_up, problems=("x",)),
+        replace(record(False, status="success"), expect=gives_up, problems=("status",)),
+        replace(record(False, status="interrupted"), expect=gives_up, problems=("status",)),
+        record(False, outcome="error", error_reason="overloaded: 529", status="aborted"),
+    ]
+    assert [ended_because(item) for item in records] == [
+        None,
+        "aborted",
+        "max-iters",
+        "max-iters",
+        UNMET,
+        UNMET,
+        UNMET,
+        "interrupted",
+        None,
+    ]
+    [stats] = summarize(records)
+    assert stats.outcome_parts() == [
+        ("success", 2, "aborted 1"),
+        ("failure", 6, "expectations 3, max-iters 2, interrupted 1"),
+        ("error", 1, ""),
+    ]
+    assert stats.outcome_text() == (
+        "success 2 (aborted 1), failure 6 (expectations 3, max-iters 2, interrupted 1), error 1"
+    )
+    [plain] = summarize(sample(3, 3))
+    assert plain.outcome_text() == "success 3"
 
 
 def test_fewer_runs_than_k_leave_pass_k_unknown() -> None:

@@ -40,7 +40,7 @@ def test_the_stats_table() -> None:
         "time/run",
         "tokens/run",
         "cost/run",
-        "ended",
+        "outcomes",
     ]
     assert lines[1].split() == [
         "build/happy",
@@ -57,8 +57,10 @@ def test_the_stats_table() -> None:
         "$0.0500",
         "success",
         "17,",
-        "max-iters",
+        "failure",
         "3",
+        "(max-iters",
+        "3)",
     ]
 
 
@@ -103,3 +105,22 @@ def test_errors_have_their_own_column_in_every_rendering() -> None:
     assert "⚠ infrastructure error" in html
     assert "infrastructure error: overloaded: HTTP 529 busy" in html
     assert "2 retries" in html
+
+
+def test_the_outcomes_column_is_the_same_in_every_rendering() -> None:
+    missed = replace(record(False, status="success"), problems=("file a.txt: missing",))
+    errored = record(False, outcome="error", error_reason="rate-limit: 429", status="aborted")
+    stats = summarize([*sample(2, 4), missed, errored])
+    said = "success 2, failure 3 (max-iters 2, expectations 1), error 1"
+    [row] = stats_table(stats, 3)[1:]
+    assert row.endswith("  " + said)
+    assert report_markdown(stats, k=3, title="t").splitlines()[6].endswith(f"| {said} |")
+    html = render_html(stats, k=3, title="t")
+    cells = re.findall(r'<td class="outcomes">(.*?)</td>', html, re.S)
+    # The summary table's row and the scenario's own figure say the same.
+    assert len(cells) == 2
+    for cell in cells:
+        words = re.sub(r"<[^>]+>", "", cell).replace(",", "").split()
+        assert words == said.replace(",", "").split()
+        assert '<span class="verdict verdict-failure">failure 3</span>' in cell
+    assert "loop ended" not in html
