@@ -1,5 +1,5 @@
 """Reading ``expect.judge`` (and labelled examples files): every mistake a located
-``ScenarioError``. The scenario loader hands in its validator, which knows the file and
+``ScenarioError``. The scenario loader hands in its reader, which knows the file and
 makes the errors; this module knows the judge's keys."""
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ MAX_JUDGE_FILE_BYTES = 4 * 1024 * 1024
 
 
 class Validator(Protocol):
-    """What the scenario loader's validator offers (see ``scenario.schema``)."""
+    """What the scenario loader's reader offers (``scenario.reader.Reader``)."""
 
     file: str | None
 

@@ -5,9 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import pytest
+
 from pytest_ooda.backends.replay import ReplayBackend, ReplayStep, script
 from pytest_ooda.config import Config, load_config
+from pytest_ooda.errors import ScenarioError
 from pytest_ooda.loop import LoopResult, run_procedure
+from pytest_ooda.scenario import load_scenario
 
 if TYPE_CHECKING:
     from pytest_ooda.backends import ToolCall
@@ -43,6 +47,18 @@ def write(tmp_path: Path, text: str, name: str = "happy.yml") -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text)
     return path
+
+
+def assert_located(tmp_path: Path, text: str, where: str, message: str) -> ScenarioError:
+    """Loading ``text`` as a scenario file fails at ``where`` (``line:column``), saying
+    ``message``; the error is returned for more checks."""
+    path = write(tmp_path, text)
+    with pytest.raises(ScenarioError) as info:
+        load_scenario(path)
+    rendered = str(info.value)
+    assert rendered.startswith(f"{path}:{where}"), rendered
+    assert message in rendered
+    return info.value
 
 
 def _scripted_result(config: Config, outputs: list[str], *, max_iterations: int = 5) -> LoopResult:

@@ -1,0 +1,214 @@
+"""Reading ``expect:``, what a scenario's runs are held to: per run its loop status,
+iterations, signals, files, tool calls, verification commands and the judge's rubric
+(``expect.judge``, read by ``judge.schema``); over all runs the aggregate expectations
+(``success_rate``, ``max_mean_iterations``, ``max_mean_cost``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda._types import STATUSES
+from pytest_ooda._util import type_name
+from pytest_ooda.scenario.model import (
+    _AGGREGATE_KEYS,
+    _COMMAND_KEYS,
+    _EXPECT_KEYS,
+    _TOOLS_KEYS,
+    SIGNALS,
+    AggregateExpect,
+    Expect,
+    FileCheck,
+)
+from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
+from pytest_ooda.yamlnodes import YamlMapping, YamlSequence
+
+if TYPE_CHECKING:
+    from pytest_ooda.scenario.reader import Reader
+    from pytest_ooda.yamlnodes import Mark
+
+__all__ = ["read_expect"]
+
+
+def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
+    """``expect:``: the checks of each run, and of all of a scenario's runs together."""
+    block = check.mapping(value, mark, "expect")
+    check.keys(block, (*_EXPECT_KEYS, *_AGGREGATE_KEYS), "expect")
+    status = None
+    if block.get("status") is not None:
+        status = check.choice(*check.get(block, "status"), "expect.status", STATUSES)
+    exact = low = high = None
+    if block.get("iterations") is not None:
+        value, mark = check.get(block, "iterations")
+        if isinstance(value, YamlMapping):
+            check.keys(value, ("min", "max"), "expect.iterations")
+            if value.get("min") is not None:
+                low = check.integer(*check.get(value, "min"), "expect.iterations.min", 0)
+            if value.get("max") is not None:
+                high = check.integer(*check.get(value, "max"), "expect.iterations.max", 0)
+            if low is None and high is None:
+                raise check.fail("expect.iterations: give min, max or both", mark)
+            if low is not None and high is not None and low > high:
+                raise check.fail(f"expect.iterations: min {low} is greater than max {high}", mark)
+        else:
+            exact = check.integer(value, mark, "expect.iterations", 0)
+    signals = None
+    if block.get("signals") is not None:
+        value, mark = check.get(block, "signals")
+        if not isinstance(value, YamlSequence):
+            raise check.fail(f"expect.signals: expected a list, got {type_name(value)}", mark)
+        signals = tuple(
+            check.choice(item, value.item_marks[i], f"expect.signals[{i}]", SIGNALS)
+            for i, item in enumerate(value)
+        )
+    files: list[FileCheck] = []
+    if block.get("files") is not None:
+        value, mark = check.get(block, "files")
+        checks = check.mapping(value, mark, "expect.files")
+        for key in checks:
+            files.append(_file_check(check, checks, key))
+    tools = None
+    if block.get("tools") is not None:
+        tools = _tools(check, *check.get(block, "tools"))
+    commands: tuple[CommandCheck, ...] = ()
+    if block.get("commands") is not None:
+        value, mark = check.get(block, "commands")
+        if not isinstance(value, YamlSequence):
+            raise check.fail(
+                f"expect.commands: expected a list, got {type_name(value)}",
+                mark,
+                "write each command as `- run: python -m pytest -q`",
+            )
+        commands = tuple(
+            _command(check, item, value.item_marks[i], f"expect.commands[{i}]")
+            for i, item in enumerate(value)
+        )
+    judge = None
+    if block.get("judge") is not None:
+        from pytest_ooda.judge import read_judge
+
+        judge = read_judge(check, *check.get(block, "judge"), check.base)
+    return Expect(
+        status,
+        exact,
+        low,
+        high,
+        signals,
+        tuple(files),
+        tools,
+        commands,
+        judge=judge,
+        aggregate=_aggregate(check, block),
+    )
+
+
+def _file_check(check: Reader, checks: YamlMapping, key: Any) -> FileCheck:
+    where = f"expect.files[{key!r}]"
+    path = check.text(key, checks.key_marks.get(key, checks.mark), "expect.files key")
+    value, mark = check.get(checks, key)
+    if isinstance(value, str):
+        state = check.choice(value, mark, where, ("exists", "absent"))
+        return FileCheck(path, exists=state == "exists", line=mark.line)
+    spec = check.mapping(value, mark, where)
+    check.keys(spec, ("exists", "contains"), where)
+    exists: bool | None = None
+    if spec.get("exists") is not None:
+        flag, flag_mark = check.get(spec, "exists")
+        if not isinstance(flag, bool):
+            raise check.fail(f"{where}.exists: expected true or false", flag_mark)
+        exists = flag
+    contains: tuple[str, ...] = ()
+    if spec.get("contains") is not None:
+        contains = check.texts(*check.get(spec, "contains"), f"{where}.contains")
+    if exists is False and contains:
+        raise check.fail(f"{where}: a file cannot be absent and contain text", mark)
+    return FileCheck(path, exists=exists, contains=contains, line=mark.line)
+
+
+def _tools(check: Reader, value: Any, mark: Mark) -> ToolExpect:
+    block = check.mapping(value, mark, "expect.tools")
+    check.keys(block, _TOOLS_KEYS, "expect.tools")
+    where = "expect.tools"
+    called = check.optional(block, "called", where, check.names, ())
+    not_called = check.optional(block, "not_called", where, check.names, ())
+    both = sorted(set(called) & set(not_called))
+    if both:
+        raise check.fail(
+            f"expect.tools: {', '.join(both)} cannot be both called and not_called", mark
+        )
+    bash = check.optional(block, "bash_matches", where, check.patterns, ())
+    max_calls = None
+    if block.get("max_calls") is not None:
+        max_calls = check.integer(*check.get(block, "max_calls"), "expect.tools.max_calls", 0)
+    return ToolExpect(called, not_called, bash, max_calls, line=mark.line)
+
+
+def _command(check: Reader, value: Any, mark: Mark, where: str) -> CommandCheck:
+    if isinstance(value, str):
+        value_text = value.strip()
+        if not value_text:
+            raise check.fail(f"{where}: the command is empty", mark)
+        return CommandCheck(value, line=mark.line)
+    item = check.mapping(value, mark, where)
+    check.keys(item, _COMMAND_KEYS, where)
+    if item.get("run") is None:
+        raise check.fail(
+            f"{where}: missing 'run'",
+            item.mark,
+            "the shell command line to run, e.g. run: python -m pytest -q",
+        )
+    run, run_mark = check.get(item, "run")
+    command = check.text(run, run_mark, f"{where}.run")
+    if not command.strip():
+        raise check.fail(f"{where}.run: the command is empty", run_mark)
+    exit_code = check.optional(item, "exit_code", where, check.integer, 0)
+    timeout = check.optional(item, "timeout", where, check.positive, 300.0)
+    contains = check.optional(item, "output_contains", where, check.texts, ())
+    return CommandCheck(command, exit_code, timeout, contains, line=mark.line)
+
+
+def _aggregate(check: Reader, block: YamlMapping) -> AggregateExpect | None:
+    """The ``expect`` keys about every run together; ``None`` when none is set."""
+    if not any(block.get(key) is not None for key in _AGGREGATE_KEYS):
+        return None
+    rate = None
+    stop_early = False
+    min_runs: int | None = None
+    if block.get("success_rate") is not None:
+        value, mark = check.get(block, "success_rate")
+        if not isinstance(value, YamlMapping):
+            raise check.fail(
+                f"expect.success_rate: expected a mapping like {{min: 0.8}}, "
+                f"got {type_name(value)}",
+                mark,
+            )
+        check.keys(value, ("min", "stop_early", "min_runs"), "expect.success_rate")
+        if value.get("min") is None:
+            raise check.fail("expect.success_rate: give min (a rate from 0 to 1)", mark)
+        low, rate_mark = check.get(value, "min")
+        rate = check.number(low, rate_mark, "expect.success_rate.min")
+        if rate > 1:
+            raise check.fail(
+                f"expect.success_rate.min: expected a rate from 0 to 1, got {rate:g}",
+                rate_mark,
+                f"for {rate:g}% write {rate / 100:g}" if rate <= 100 else None,
+            )
+        if value.get("stop_early") is not None:
+            flag, flag_mark = check.get(value, "stop_early")
+            if not isinstance(flag, bool):
+                raise check.fail(
+                    "expect.success_rate.stop_early: expected true or false", flag_mark
+                )
+            stop_early = flag
+        if value.get("min_runs") is not None:
+            min_runs = check.integer(
+                *check.get(value, "min_runs"), "expect.success_rate.min_runs", 1
+            )
+    iterations = check.optional(block, "max_mean_iterations", "expect", check.number, None)
+    if iterations is not None and iterations < 1:
+        _, mark = check.get(block, "max_mean_iterations")
+        raise check.fail(
+            f"expect.max_mean_iterations: a run has at least 1 iteration, got {iterations:g}",
+            mark,
+        )
+    cost = check.optional(block, "max_mean_cost", "expect", check.number, None)
+    return AggregateExpect(rate, iterations, cost, stop_early=stop_early, min_runs=min_runs)
