@@ -48,6 +48,17 @@ def test_the_html_report_renders_in_chromium(project: Project, tmp_path: Path) -
     whisker = dom.find("line", **{"class": "ci"})[0]
     assert float(whisker["x1"]) == pytest.approx(wilson.low * BAR_WIDTH, abs=0.01)
     assert float(whisker["x2"]) == pytest.approx(wilson.high * BAR_WIDTH, abs=0.01)
+    # How the runs ended, as the terminal table words it: outcomes, why in grey.
+    failed = RUNS - successes
+    outcomes = f'<span class="verdict verdict-success">success {successes}</span>'
+    if failed:
+        outcomes += (
+            f' <span class="verdict verdict-failure">failure {failed}</span>'
+            f' <span class="muted why">(max-iters {failed})</span>'
+        )
+    # In the summary table and in the scenario's figures; no column of loop statuses.
+    assert dumped.count(f'<td class="outcomes">{outcomes}</td>') == 2
+    assert "loop ended" not in dumped
     # The histogram holds every run once.
     bins = [element for element in dom.find("rect") if "data-iterations" in element]
     assert sum(int(element["data-runs"]) for element in bins) == RUNS
