@@ -54,6 +54,8 @@ def test_said_once_by_two_xdist_workers(project: Project) -> None:
 
 def test_not_said_for_an_agent_that_asks_first(project: Project) -> None:
     project.scenario("first", SCENARIO)
-    result = project.run("-n", "2", "-m", "live", "--ooda-ai-cmd", project.fake_ai(PLAN))
+    result = project.run(
+        "-p", "xdist", "-n", "2", "-m", "live", "--ooda-ai-cmd", project.fake_ai(PLAN)
+    )
     result.assert_outcomes(passed=4)
     assert _said(result) == 0
