@@ -9,24 +9,31 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pytest_ooda.backends.base import TOOL_TEXT_LIMIT as TOOL_TEXT_LIMIT
-    from pytest_ooda.backends.base import Backend as Backend
-    from pytest_ooda.backends.base import BackendResult as BackendResult
-    from pytest_ooda.backends.base import StreamCallback as StreamCallback
-    from pytest_ooda.backends.base import ToolCall as ToolCall
-    from pytest_ooda.backends.base import Usage as Usage
-    from pytest_ooda.backends.base import tool_text as tool_text
-    from pytest_ooda.backends.command import CommandBackend as CommandBackend
-    from pytest_ooda.backends.command import resolve_executable as resolve_executable
-    from pytest_ooda.backends.http import PROVIDERS as PROVIDERS
-    from pytest_ooda.backends.http import HttpBackend as HttpBackend
-    from pytest_ooda.backends.infra import RETRYABLE as RETRYABLE
-    from pytest_ooda.backends.infra import infra_reason as infra_reason
-    from pytest_ooda.backends.infra import kind_of as kind_of
-    from pytest_ooda.backends.replay import ReplayBackend as ReplayBackend
-    from pytest_ooda.backends.replay import ReplayStep as ReplayStep
-    from pytest_ooda.backends.replay import ScriptItem as ScriptItem
-    from pytest_ooda.backends.replay import script as script
+    from pytest_ooda.backends.base import (
+        TOOL_TEXT_LIMIT as TOOL_TEXT_LIMIT,
+        Backend as Backend,
+        BackendResult as BackendResult,
+        StreamCallback as StreamCallback,
+        ToolCall as ToolCall,
+        Usage as Usage,
+        tool_text as tool_text,
+    )
+    from pytest_ooda.backends.command import (
+        CommandBackend as CommandBackend,
+        resolve_executable as resolve_executable,
+    )
+    from pytest_ooda.backends.http import PROVIDERS as PROVIDERS, HttpBackend as HttpBackend
+    from pytest_ooda.backends.infra import (
+        RETRYABLE as RETRYABLE,
+        infra_reason as infra_reason,
+        kind_of as kind_of,
+    )
+    from pytest_ooda.backends.replay import (
+        ReplayBackend as ReplayBackend,
+        ReplayStep as ReplayStep,
+        ScriptItem as ScriptItem,
+        script as script,
+    )
 else:
     from pytest_ooda._exports import lazy_exports
 

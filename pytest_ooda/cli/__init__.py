@@ -4,9 +4,7 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pytest_ooda.cli.app import COMMANDS as COMMANDS
-    from pytest_ooda.cli.app import build_parser as build_parser
-    from pytest_ooda.cli.app import main as main
+    from pytest_ooda.cli.app import COMMANDS as COMMANDS, build_parser as build_parser, main as main
 else:
     from pytest_ooda._exports import lazy_exports
 

@@ -18,43 +18,53 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pytest_ooda._types import PHASES as PHASES
     from pytest_ooda._util import display_path as display_path
-    from pytest_ooda.config.load import check_config_file as check_config_file
-    from pytest_ooda.config.load import load_builtin_config as load_builtin_config
-    from pytest_ooda.config.load import load_config as load_config
-    from pytest_ooda.config.load import load_config_file as load_config_file
-    from pytest_ooda.config.load import workspace_config_file as workspace_config_file
-    from pytest_ooda.config.model import ApiSettings as ApiSettings
-    from pytest_ooda.config.model import BrokenProcedure as BrokenProcedure
-    from pytest_ooda.config.model import Config as Config
-    from pytest_ooda.config.model import FragmentAction as FragmentAction
-    from pytest_ooda.config.model import Location as Location
-    from pytest_ooda.config.model import LoopSettings as LoopSettings
-    from pytest_ooda.config.model import Procedure as Procedure
-    from pytest_ooda.config.model import Provenance as Provenance
-    from pytest_ooda.config.model import RedactSettings as RedactSettings
-    from pytest_ooda.config.model import RetrySettings as RetrySettings
-    from pytest_ooda.config.model import RunSettings as RunSettings
-    from pytest_ooda.config.run_settings import infer_ai_output as infer_ai_output
-    from pytest_ooda.config.run_settings import resolve_run_settings as resolve_run_settings
-    from pytest_ooda.config.run_settings import resolve_sandbox as resolve_sandbox
-    from pytest_ooda.config.schema import API_KEYS as API_KEYS
-    from pytest_ooda.config.schema import API_PROVIDERS as API_PROVIDERS
-    from pytest_ooda.config.schema import BUILTIN_ALIAS_OUTPUTS as BUILTIN_ALIAS_OUTPUTS
-    from pytest_ooda.config.schema import BUILTIN_ALIASES as BUILTIN_ALIASES
-    from pytest_ooda.config.schema import CONFIG_FILENAME as CONFIG_FILENAME
-    from pytest_ooda.config.schema import ENV_VARS as ENV_VARS
-    from pytest_ooda.config.schema import GO_TYPED_PARAMETERS as GO_TYPED_PARAMETERS
-    from pytest_ooda.config.schema import LOOP_DEFAULTS as LOOP_DEFAULTS
-    from pytest_ooda.config.schema import LOOP_KEYS as LOOP_KEYS
-    from pytest_ooda.config.schema import PROCEDURE_KEYS as PROCEDURE_KEYS
-    from pytest_ooda.config.schema import ROODA_CONFIG_FILENAME as ROODA_CONFIG_FILENAME
-    from pytest_ooda.config.schema import TOP_LEVEL_KEYS as TOP_LEVEL_KEYS
-    from pytest_ooda.config.schema import _Invalid as _Invalid
-    from pytest_ooda.config.schema import check_api_value as check_api_value
-    from pytest_ooda.config.schema import check_retry as check_retry
-    from pytest_ooda.config.schema import located_template_error as located_template_error
-    from pytest_ooda.config.tiers import command_line_overrides as command_line_overrides
-    from pytest_ooda.config.tiers import global_config_path as global_config_path
+    from pytest_ooda.config.load import (
+        check_config_file as check_config_file,
+        load_builtin_config as load_builtin_config,
+        load_config as load_config,
+        load_config_file as load_config_file,
+        workspace_config_file as workspace_config_file,
+    )
+    from pytest_ooda.config.model import (
+        ApiSettings as ApiSettings,
+        BrokenProcedure as BrokenProcedure,
+        Config as Config,
+        FragmentAction as FragmentAction,
+        Location as Location,
+        LoopSettings as LoopSettings,
+        Procedure as Procedure,
+        Provenance as Provenance,
+        RedactSettings as RedactSettings,
+        RetrySettings as RetrySettings,
+        RunSettings as RunSettings,
+    )
+    from pytest_ooda.config.run_settings import (
+        infer_ai_output as infer_ai_output,
+        resolve_run_settings as resolve_run_settings,
+        resolve_sandbox as resolve_sandbox,
+    )
+    from pytest_ooda.config.schema import (
+        API_KEYS as API_KEYS,
+        API_PROVIDERS as API_PROVIDERS,
+        BUILTIN_ALIAS_OUTPUTS as BUILTIN_ALIAS_OUTPUTS,
+        BUILTIN_ALIASES as BUILTIN_ALIASES,
+        CONFIG_FILENAME as CONFIG_FILENAME,
+        ENV_VARS as ENV_VARS,
+        GO_TYPED_PARAMETERS as GO_TYPED_PARAMETERS,
+        LOOP_DEFAULTS as LOOP_DEFAULTS,
+        LOOP_KEYS as LOOP_KEYS,
+        PROCEDURE_KEYS as PROCEDURE_KEYS,
+        ROODA_CONFIG_FILENAME as ROODA_CONFIG_FILENAME,
+        TOP_LEVEL_KEYS as TOP_LEVEL_KEYS,
+        _Invalid as _Invalid,
+        check_api_value as check_api_value,
+        check_retry as check_retry,
+        located_template_error as located_template_error,
+    )
+    from pytest_ooda.config.tiers import (
+        command_line_overrides as command_line_overrides,
+        global_config_path as global_config_path,
+    )
 else:
     from pytest_ooda._exports import lazy_exports
 

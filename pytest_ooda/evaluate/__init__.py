@@ -16,48 +16,64 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pytest_ooda.evaluate.aggregate import Gates as Gates
-    from pytest_ooda.evaluate.aggregate import ScenarioStats as ScenarioStats
-    from pytest_ooda.evaluate.aggregate import check_gates as check_gates
-    from pytest_ooda.evaluate.aggregate import drop_duplicates as drop_duplicates
-    from pytest_ooda.evaluate.aggregate import summarize as summarize
-    from pytest_ooda.evaluate.comparison import Comparison as Comparison
-    from pytest_ooda.evaluate.comparison import ScenarioComparison as ScenarioComparison
-    from pytest_ooda.evaluate.comparison import compare as compare
-    from pytest_ooda.evaluate.html_report import render_compare_html as render_compare_html
-    from pytest_ooda.evaluate.html_report import render_html as render_html
-    from pytest_ooda.evaluate.log import ResultsLog as ResultsLog
-    from pytest_ooda.evaluate.log import session_stamp as session_stamp
-    from pytest_ooda.evaluate.record import AiIdentity as AiIdentity
-    from pytest_ooda.evaluate.record import ai_identity as ai_identity
-    from pytest_ooda.evaluate.record import build_record as build_record
-    from pytest_ooda.evaluate.record import fragment_hashes as fragment_hashes
-    from pytest_ooda.evaluate.record import run_succeeded as run_succeeded
-    from pytest_ooda.evaluate.record import timestamp as timestamp
-    from pytest_ooda.evaluate.render_markdown import compare_markdown as compare_markdown
-    from pytest_ooda.evaluate.render_markdown import report_markdown as report_markdown
-    from pytest_ooda.evaluate.render_text import compare_table as compare_table
-    from pytest_ooda.evaluate.render_text import gate_lines as gate_lines
-    from pytest_ooda.evaluate.render_text import notes as notes
-    from pytest_ooda.evaluate.render_text import stats_table as stats_table
-    from pytest_ooda.evaluate.results import SCHEMA as SCHEMA
-    from pytest_ooda.evaluate.results import SCHEMA_VERSION as SCHEMA_VERSION
-    from pytest_ooda.evaluate.results import FragmentHash as FragmentHash
-    from pytest_ooda.evaluate.results import Results as Results
-    from pytest_ooda.evaluate.results import RunRecord as RunRecord
-    from pytest_ooda.evaluate.results import read_results as read_results
-    from pytest_ooda.evaluate.stats import DEFAULT_ALPHA as DEFAULT_ALPHA
-    from pytest_ooda.evaluate.stats import DEFAULT_K as DEFAULT_K
-    from pytest_ooda.evaluate.stats import Sprt as Sprt
-    from pytest_ooda.evaluate.stats import fisher_exact as fisher_exact
-    from pytest_ooda.evaluate.stats import pass_at_k as pass_at_k
-    from pytest_ooda.evaluate.stats import pass_hat_k as pass_hat_k
-    from pytest_ooda.evaluate.stats import wilson_interval as wilson_interval
-    from pytest_ooda.evaluate.tally import add_tally as add_tally
-    from pytest_ooda.evaluate.tally import tally_counts as tally_counts
-    from pytest_ooda.evaluate.variant_comparison import compare_variants as compare_variants
-    from pytest_ooda.evaluate.variant_comparison import variant_markdown as variant_markdown
-    from pytest_ooda.evaluate.variant_comparison import variant_table as variant_table
+    from pytest_ooda.evaluate.aggregate import (
+        Gates as Gates,
+        ScenarioStats as ScenarioStats,
+        check_gates as check_gates,
+        drop_duplicates as drop_duplicates,
+        summarize as summarize,
+    )
+    from pytest_ooda.evaluate.comparison import (
+        Comparison as Comparison,
+        ScenarioComparison as ScenarioComparison,
+        compare as compare,
+    )
+    from pytest_ooda.evaluate.html_report import (
+        render_compare_html as render_compare_html,
+        render_html as render_html,
+    )
+    from pytest_ooda.evaluate.log import ResultsLog as ResultsLog, session_stamp as session_stamp
+    from pytest_ooda.evaluate.record import (
+        AiIdentity as AiIdentity,
+        ai_identity as ai_identity,
+        build_record as build_record,
+        fragment_hashes as fragment_hashes,
+        run_succeeded as run_succeeded,
+        timestamp as timestamp,
+    )
+    from pytest_ooda.evaluate.render_markdown import (
+        compare_markdown as compare_markdown,
+        report_markdown as report_markdown,
+    )
+    from pytest_ooda.evaluate.render_text import (
+        compare_table as compare_table,
+        gate_lines as gate_lines,
+        notes as notes,
+        stats_table as stats_table,
+    )
+    from pytest_ooda.evaluate.results import (
+        SCHEMA as SCHEMA,
+        SCHEMA_VERSION as SCHEMA_VERSION,
+        FragmentHash as FragmentHash,
+        Results as Results,
+        RunRecord as RunRecord,
+        read_results as read_results,
+    )
+    from pytest_ooda.evaluate.stats import (
+        DEFAULT_ALPHA as DEFAULT_ALPHA,
+        DEFAULT_K as DEFAULT_K,
+        Sprt as Sprt,
+        fisher_exact as fisher_exact,
+        pass_at_k as pass_at_k,
+        pass_hat_k as pass_hat_k,
+        wilson_interval as wilson_interval,
+    )
+    from pytest_ooda.evaluate.tally import add_tally as add_tally, tally_counts as tally_counts
+    from pytest_ooda.evaluate.variant_comparison import (
+        compare_variants as compare_variants,
+        variant_markdown as variant_markdown,
+        variant_table as variant_table,
+    )
 else:
     from pytest_ooda._exports import lazy_exports
 

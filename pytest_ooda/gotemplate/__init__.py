@@ -12,17 +12,20 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pytest_ooda.gotemplate.analysis import branches as branches
-    from pytest_ooda.gotemplate.analysis import first_use_line as first_use_line
-    from pytest_ooda.gotemplate.analysis import referenced_params as referenced_params
-    from pytest_ooda.gotemplate.analysis import statement_lines as statement_lines
-    from pytest_ooda.gotemplate.analysis import uses_whole_dot as uses_whole_dot
-    from pytest_ooda.gotemplate.budget import Limits as Limits
-    from pytest_ooda.gotemplate.budget import default_limits as default_limits
-    from pytest_ooda.gotemplate.engine import Branch as Branch
-    from pytest_ooda.gotemplate.engine import RenderTrace as RenderTrace
-    from pytest_ooda.gotemplate.engine import check as check
-    from pytest_ooda.gotemplate.engine import render as render
+    from pytest_ooda.gotemplate.analysis import (
+        branches as branches,
+        first_use_line as first_use_line,
+        referenced_params as referenced_params,
+        statement_lines as statement_lines,
+        uses_whole_dot as uses_whole_dot,
+    )
+    from pytest_ooda.gotemplate.budget import Limits as Limits, default_limits as default_limits
+    from pytest_ooda.gotemplate.engine import (
+        Branch as Branch,
+        RenderTrace as RenderTrace,
+        check as check,
+        render as render,
+    )
     from pytest_ooda.gotemplate.gofmt import GoKey as GoKey
     from pytest_ooda.gotemplate.yamlv3 import resolve_plain as resolve_plain
 else:

@@ -21,17 +21,19 @@ if TYPE_CHECKING:
     from pytest_ooda.errors import LintWarning as LintWarning
     from pytest_ooda.lint.findings import Finding as Finding
     from pytest_ooda.lint.procedure import lint_procedure as lint_procedure
-    from pytest_ooda.lint.project import lint_config as lint_config
-    from pytest_ooda.lint.project import lint_path as lint_path
-    from pytest_ooda.lint.report import LintReport as LintReport
-    from pytest_ooda.lint.report import format_json as format_json
-    from pytest_ooda.lint.report import format_text as format_text
-    from pytest_ooda.lint.rules import RULES as RULES
-    from pytest_ooda.lint.rules import Rule as Rule
-    from pytest_ooda.lint.settings import LintSettings as LintSettings
-    from pytest_ooda.lint.settings import parse_rule_list as parse_rule_list
-    from pytest_ooda.lint.settings import parse_severity_overrides as parse_severity_overrides
-    from pytest_ooda.lint.settings import resolve_settings as resolve_settings
+    from pytest_ooda.lint.project import lint_config as lint_config, lint_path as lint_path
+    from pytest_ooda.lint.report import (
+        LintReport as LintReport,
+        format_json as format_json,
+        format_text as format_text,
+    )
+    from pytest_ooda.lint.rules import RULES as RULES, Rule as Rule
+    from pytest_ooda.lint.settings import (
+        LintSettings as LintSettings,
+        parse_rule_list as parse_rule_list,
+        parse_severity_overrides as parse_severity_overrides,
+        resolve_settings as resolve_settings,
+    )
 else:
     from pytest_ooda._exports import lazy_exports
 

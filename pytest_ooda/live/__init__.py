@@ -13,13 +13,10 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pytest_ooda.live.outcome import classify_outcome as classify_outcome
-    from pytest_ooda.live.preflight import root_refusal as root_refusal
-    from pytest_ooda.live.preflight import sandbox_env as sandbox_env
-    from pytest_ooda.live.prepare import NO_AI_COMMAND as NO_AI_COMMAND
-    from pytest_ooda.live.prepare import resolve_ai as resolve_ai
+    from pytest_ooda.live.preflight import root_refusal as root_refusal, sandbox_env as sandbox_env
+    from pytest_ooda.live.prepare import NO_AI_COMMAND as NO_AI_COMMAND, resolve_ai as resolve_ai
     from pytest_ooda.live.report import agent_warnings as agent_warnings
-    from pytest_ooda.live.run import LiveRun as LiveRun
-    from pytest_ooda.live.run import run_live as run_live
+    from pytest_ooda.live.run import LiveRun as LiveRun, run_live as run_live
     from pytest_ooda.live.settings import LiveSettings as LiveSettings
 else:
     from pytest_ooda._exports import lazy_exports

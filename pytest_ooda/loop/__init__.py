@@ -11,34 +11,44 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pytest_ooda._types import EXIT_CODES as EXIT_CODES
-    from pytest_ooda._types import STATUSES as STATUSES
-    from pytest_ooda.loop.budget import tightest as tightest
-    from pytest_ooda.loop.budget import unenforced_warning as unenforced_warning
-    from pytest_ooda.loop.console import LOGGING_LEVELS as LOGGING_LEVELS
-    from pytest_ooda.loop.console import ConsoleReporter as ConsoleReporter
-    from pytest_ooda.loop.console import format_rows as format_rows
-    from pytest_ooda.loop.console import format_run_settings as format_run_settings
-    from pytest_ooda.loop.console import run_settings_rows as run_settings_rows
-    from pytest_ooda.loop.events import IterationFinished as IterationFinished
-    from pytest_ooda.loop.events import IterationStarted as IterationStarted
-    from pytest_ooda.loop.events import LoopEvent as LoopEvent
-    from pytest_ooda.loop.events import LoopFinished as LoopFinished
-    from pytest_ooda.loop.events import LoopStarted as LoopStarted
-    from pytest_ooda.loop.events import LoopWarning as LoopWarning
-    from pytest_ooda.loop.result import IterationRecord as IterationRecord
-    from pytest_ooda.loop.result import LoopResult as LoopResult
-    from pytest_ooda.loop.result import RunningStats as RunningStats
-    from pytest_ooda.loop.result import TimingStats as TimingStats
-    from pytest_ooda.loop.runner import make_backend as make_backend
-    from pytest_ooda.loop.runner import run_procedure as run_procedure
-    from pytest_ooda.loop.signals import FAILURE_SIGNAL as FAILURE_SIGNAL
-    from pytest_ooda.loop.signals import SUCCESS_SIGNAL as SUCCESS_SIGNAL
-    from pytest_ooda.loop.signals import Outcome as Outcome
-    from pytest_ooda.loop.signals import decide_outcome as decide_outcome
-    from pytest_ooda.loop.signals import find_signal as find_signal
-    from pytest_ooda.loop.tables import iteration_table as iteration_table
-    from pytest_ooda.loop.tables import served_table as served_table
+    from pytest_ooda._types import EXIT_CODES as EXIT_CODES, STATUSES as STATUSES
+    from pytest_ooda.loop.budget import (
+        tightest as tightest,
+        unenforced_warning as unenforced_warning,
+    )
+    from pytest_ooda.loop.console import (
+        LOGGING_LEVELS as LOGGING_LEVELS,
+        ConsoleReporter as ConsoleReporter,
+        format_rows as format_rows,
+        format_run_settings as format_run_settings,
+        run_settings_rows as run_settings_rows,
+    )
+    from pytest_ooda.loop.events import (
+        IterationFinished as IterationFinished,
+        IterationStarted as IterationStarted,
+        LoopEvent as LoopEvent,
+        LoopFinished as LoopFinished,
+        LoopStarted as LoopStarted,
+        LoopWarning as LoopWarning,
+    )
+    from pytest_ooda.loop.result import (
+        IterationRecord as IterationRecord,
+        LoopResult as LoopResult,
+        RunningStats as RunningStats,
+        TimingStats as TimingStats,
+    )
+    from pytest_ooda.loop.runner import make_backend as make_backend, run_procedure as run_procedure
+    from pytest_ooda.loop.signals import (
+        FAILURE_SIGNAL as FAILURE_SIGNAL,
+        SUCCESS_SIGNAL as SUCCESS_SIGNAL,
+        Outcome as Outcome,
+        decide_outcome as decide_outcome,
+        find_signal as find_signal,
+    )
+    from pytest_ooda.loop.tables import (
+        iteration_table as iteration_table,
+        served_table as served_table,
+    )
 else:
     from pytest_ooda._exports import lazy_exports
 

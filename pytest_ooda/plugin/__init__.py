@@ -33,14 +33,8 @@ from pytest_ooda.plugin.state import (
 if TYPE_CHECKING:
     from pytest_ooda.plugin.fixtures import (
         HttpAIStub as HttpAIStub,
-    )
-    from pytest_ooda.plugin.fixtures import (
         Runner as Runner,
-    )
-    from pytest_ooda.plugin.fixtures import (
         ScriptFactory as ScriptFactory,
-    )
-    from pytest_ooda.plugin.fixtures import (
         WorkspaceFactory as WorkspaceFactory,
     )
 else:

@@ -29,8 +29,7 @@ import pytest
 from pytest_ooda._types import PHASES, PROMPT_PARTS
 from pytest_ooda._util import display_path
 from pytest_ooda.errors import LintWarning, NoAICommandError, OodaError, ScenarioError
-from pytest_ooda.plugin import report
-from pytest_ooda.plugin import snapshot as prompt_snapshot
+from pytest_ooda.plugin import report, snapshot as prompt_snapshot
 from pytest_ooda.plugin.options import SCENARIO_SUFFIXES
 from pytest_ooda.plugin.report import ItemFailure
 from pytest_ooda.plugin.snapshot import PromptSnapshotExtension, safe_name, snapshot_stem

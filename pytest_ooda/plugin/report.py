@@ -15,8 +15,12 @@ import pytest
 
 from pytest_ooda import __version__
 from pytest_ooda._util import display_path
-from pytest_ooda.diagnostics import absolute as _absolute
-from pytest_ooda.diagnostics import file_excerpt, format_error, format_findings
+from pytest_ooda.diagnostics import (
+    absolute as _absolute,
+    file_excerpt,
+    format_error,
+    format_findings,
+)
 from pytest_ooda.errors import OodaWarning
 
 if TYPE_CHECKING:

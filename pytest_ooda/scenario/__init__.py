@@ -15,32 +15,42 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pytest_ooda._types import RECORD_MODES as RECORD_MODES
-    from pytest_ooda.scenario.drift import Drift as Drift
-    from pytest_ooda.scenario.drift import check_drift as check_drift
-    from pytest_ooda.scenario.drift import detect_drift as detect_drift
-    from pytest_ooda.scenario.locate import load_for as load_for
-    from pytest_ooda.scenario.locate import workspace_of as workspace_of
-    from pytest_ooda.scenario.model import MAX_REPEAT as MAX_REPEAT
-    from pytest_ooda.scenario.model import Assessment as Assessment
-    from pytest_ooda.scenario.model import Expect as Expect
-    from pytest_ooda.scenario.model import FileCheck as FileCheck
-    from pytest_ooda.scenario.model import Scenario as Scenario
-    from pytest_ooda.scenario.model import ScenarioIteration as ScenarioIteration
-    from pytest_ooda.scenario.model import assert_expectations as assert_expectations
-    from pytest_ooda.scenario.model import sha256_text as sha256_text
-    from pytest_ooda.scenario.record import Recorder as Recorder
-    from pytest_ooda.scenario.record import needs_recording as needs_recording
-    from pytest_ooda.scenario.record import scenario_from_result as scenario_from_result
-    from pytest_ooda.scenario.replay import Replayed as Replayed
-    from pytest_ooda.scenario.replay import replay_scenario as replay_scenario
-    from pytest_ooda.scenario.replay_check import ReplayCheck as ReplayCheck
-    from pytest_ooda.scenario.replay_check import check_replay as check_replay
+    from pytest_ooda.scenario.drift import (
+        Drift as Drift,
+        check_drift as check_drift,
+        detect_drift as detect_drift,
+    )
+    from pytest_ooda.scenario.locate import load_for as load_for, workspace_of as workspace_of
+    from pytest_ooda.scenario.model import (
+        MAX_REPEAT as MAX_REPEAT,
+        Assessment as Assessment,
+        Expect as Expect,
+        FileCheck as FileCheck,
+        Scenario as Scenario,
+        ScenarioIteration as ScenarioIteration,
+        assert_expectations as assert_expectations,
+        sha256_text as sha256_text,
+    )
+    from pytest_ooda.scenario.reader import load_examples as load_examples
+    from pytest_ooda.scenario.record import (
+        Recorder as Recorder,
+        needs_recording as needs_recording,
+        scenario_from_result as scenario_from_result,
+    )
+    from pytest_ooda.scenario.replay import Replayed as Replayed, replay_scenario as replay_scenario
+    from pytest_ooda.scenario.replay_check import (
+        ReplayCheck as ReplayCheck,
+        check_replay as check_replay,
+    )
     from pytest_ooda.scenario.report import failure_text as failure_text
-    from pytest_ooda.scenario.schema import load_examples as load_examples
-    from pytest_ooda.scenario.schema import load_scenario as load_scenario
-    from pytest_ooda.scenario.schema import load_scenario_text as load_scenario_text
-    from pytest_ooda.scenario.store import check_writable as check_writable
-    from pytest_ooda.scenario.store import save_scenario as save_scenario
+    from pytest_ooda.scenario.schema import (
+        load_scenario as load_scenario,
+        load_scenario_text as load_scenario_text,
+    )
+    from pytest_ooda.scenario.store import (
+        check_writable as check_writable,
+        save_scenario as save_scenario,
+    )
     from pytest_ooda.scenario.verify import CommandOutcome as CommandOutcome
 else:
     from pytest_ooda._exports import lazy_exports

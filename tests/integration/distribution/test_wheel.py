@@ -12,8 +12,7 @@ import zipfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from wheel_env import clean_env as _clean_env
-from wheel_env import run as _run
+from wheel_env import clean_env as _clean_env, run as _run
 
 if TYPE_CHECKING:
     import pytest

@@ -19,8 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from external_tools import GO_INSTALL, require
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 from pytest_ooda import yamlload, yamlnodes
 from pytest_ooda.cli import main
