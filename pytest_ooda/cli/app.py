@@ -9,7 +9,6 @@ interrupted.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import sys
@@ -17,7 +16,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_ooda import __version__
-from pytest_ooda.cli import compare, help_, init, judge, lint, list_, report, run, show
 from pytest_ooda.cli.common import (
     _EPILOG,
     EXIT_CONFIG,
@@ -25,25 +23,36 @@ from pytest_ooda.cli.common import (
     EXIT_OK,
     EXIT_USAGE,
     Parser,
+    RawDescriptionHelpFormatter,
 )
 from pytest_ooda.errors import OodaError, UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    import argparse
+    from collections.abc import Callable, Sequence
     from types import ModuleType
 
-#: Subcommands in the order `ooda --help` lists them.
-COMMANDS: dict[str, ModuleType] = {
-    "init": init,
-    "list": list_,
-    "show": show,
-    "run": run,
-    "lint": lint,
-    "report": report,
-    "compare": compare,
-    "judge": judge,
-    "help": help_,
+#: Subcommands in the order `ooda --help` lists them, each with the module that has its
+#: ``add_parser(subparsers)`` and ``command(args)``. A module is imported only when its
+#: command is named (or `ooda --help` lists them all): `ooda show` loads no other.
+COMMANDS: dict[str, str] = {
+    "init": "pytest_ooda.cli.init",
+    "list": "pytest_ooda.cli.list_",
+    "show": "pytest_ooda.cli.show",
+    "run": "pytest_ooda.cli.run",
+    "lint": "pytest_ooda.cli.lint",
+    "report": "pytest_ooda.cli.report",
+    "compare": "pytest_ooda.cli.compare",
+    "judge": "pytest_ooda.cli.judge",
+    "help": "pytest_ooda.cli.help_",
 }
+
+
+def command_module(name: str) -> ModuleType:
+    """The module of subcommand ``name`` (a key of ``COMMANDS``)."""
+    import importlib
+
+    return importlib.import_module(COMMANDS[name])
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
@@ -54,15 +63,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         prog="ooda",
         description="Compose, inspect and run OODA prompt procedures for AI coding agents.",
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     subparsers = parser.add_subparsers(
         title="commands", dest="command", metavar="COMMAND", parser_class=Parser
     )
-    for name, module in COMMANDS.items():
+    for name in COMMANDS:
         if command is None or name == command:
-            module.add_parser(subparsers)
+            command_module(name).add_parser(subparsers)
     return parser
 
 
@@ -73,8 +82,12 @@ def _command_named(argv: Sequence[str]) -> str | None:
     return None
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``ooda`` console script; returns the exit code."""
+def main(
+    argv: Sequence[str] | None = None, *, on_command: Callable[[str], object] | None = None
+) -> int:
+    """Run the ``ooda`` command line ``argv``; returns the exit code. ``on_command`` is
+    told the subcommand's name when its handler is about to run (the result cache in
+    :mod:`.entry` keeps only those runs' output, not ``--help``'s)."""
     # Started with stdout or stderr closed (`ooda show build >&-`), Python leaves them
     # None; write into the void rather than fail on it.
     if sys.stdout is None:
@@ -106,6 +119,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return EXIT_CONFIG
+    if on_command is not None:
+        on_command(args.command)
     try:
         return int(args.func(args))
     except UsageError as exc:

@@ -7,7 +7,7 @@ import argparse
 import contextlib
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from pytest_ooda.errors import UsageError
 
@@ -35,8 +35,54 @@ exit codes: 0 success, 1 usage error, 2 configuration error (and lint errors tha
 (`ooda run --help` has the table)."""
 
 
+def _terminal_columns() -> int:
+    """``shutil.get_terminal_size().columns`` without importing ``shutil`` (and the
+    compression modules it brings, a noticeable part of a quick ``ooda show``'s time):
+    ``$COLUMNS``, else the width of the terminal on stdout, else 80."""
+    import os
+
+    try:
+        columns = int(os.environ["COLUMNS"])
+    except (KeyError, ValueError):
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns  # type: ignore[union-attr]
+        except (AttributeError, ValueError, OSError):
+            columns = 0
+    return columns if columns > 0 else 80
+
+
+class _Width:
+    """A help formatter as wide as argparse's own default, measured without ``shutil``
+    (argparse builds a formatter for every ``add_argument`` call)."""
+
+    def __init__(
+        self,
+        prog: str,
+        indent_increment: int = 2,
+        max_help_position: int = 24,
+        width: int | None = None,
+    ) -> None:
+        if width is None:
+            width = _terminal_columns() - 2
+        super().__init__(prog, indent_increment, max_help_position, width)  # type: ignore[call-arg]
+
+
+class HelpFormatter(_Width, argparse.HelpFormatter):
+    """argparse's default formatter."""
+
+
+class RawDescriptionHelpFormatter(_Width, argparse.RawDescriptionHelpFormatter):
+    """Descriptions and epilogs printed as written (tables, lists)."""
+
+
 class Parser(argparse.ArgumentParser):
     """argparse exits with 2 on bad usage; we reserve 2 for configuration errors."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", HelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         self.print_usage(sys.stderr)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_ooda._types import AI_OUTPUTS
 from pytest_ooda.cli.common import (
     EXIT_OK,
+    RawDescriptionHelpFormatter,
     add_config_option,
     add_prompt_format_option,
     check_context,
@@ -62,7 +63,7 @@ def add_parser(subparsers: Any) -> None:
         "<promise>SUCCESS</promise> / <promise>FAILURE</promise>. Log lines go to stderr; "
         "with --verbose the AI output is streamed to stdout.",
         epilog=EXIT_TABLE,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
+        formatter_class=RawDescriptionHelpFormatter,
     )
     parser.add_argument("procedure", metavar="PROCEDURE", help="procedure name (see `ooda list`)")
     ai = parser.add_mutually_exclusive_group()

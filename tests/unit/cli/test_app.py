@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 from typing import TYPE_CHECKING
@@ -64,7 +65,8 @@ def test_help_lists_commands_and_options(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_every_registered_command_has_a_parser_and_handler() -> None:
-    for module in cli.COMMANDS.values():
+    modules = {name: importlib.import_module(path) for name, path in cli.COMMANDS.items()}
+    for module in modules.values():
         assert callable(module.add_parser)
         assert callable(module.command)
     parser = cli.build_parser()
@@ -80,7 +82,7 @@ def test_every_registered_command_has_a_parser_and_handler() -> None:
         "help": [],
     }
     assert list(cli.COMMANDS) == list(minimal)
-    for name, module in cli.COMMANDS.items():
+    for name, module in modules.items():
         assert parser.parse_args([name, *minimal[name]]).func is module.command
 
 
@@ -108,4 +110,41 @@ def test_config_option_naming_a_directory(
     assert code == 2
     assert err == (
         "ooda: error: config file confdir is a directory\n  give the path of a YAML file\n"
+    )
+
+
+@pytest.mark.parametrize("columns", ["50", "200", "", "x", "-3"])
+def test_help_is_as_wide_as_argparse_would_make_it(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, columns: str
+) -> None:
+    """The help formatter measures the terminal without shutil, as shutil does."""
+    import shutil
+
+    from pytest_ooda.cli.common import _terminal_columns
+
+    monkeypatch.setenv("COLUMNS", columns)
+    assert _terminal_columns() == shutil.get_terminal_size().columns
+    assert cli.main(["show", "--help"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    if columns == "50":
+        # Wrapped at 50, but for the choices list argparse cannot break.
+        assert all("{observe,orient,decide,act}" in line for line in lines if len(line) > 50)
+    if columns == "200":
+        assert any(len(line) > 100 for line in lines)
+
+
+def test_show_loads_only_its_own_command(workspace: Path) -> None:
+    """`ooda show` imports no other subcommand's module, nor shutil (argparse's way to
+    the terminal width, which brings bz2 and lzma): both cost a quick command time."""
+    code = (
+        "import sys\n"
+        "from pytest_ooda.cli import main\n"
+        "assert main(['show', 'alpha', '--phase', 'act']) == 0\n"
+        "print(sorted(m for m in sys.modules if m.startswith('pytest_ooda.cli.') or m in "
+        "('shutil', 'bz2', 'lzma')))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines()[-1] == str(
+        ["pytest_ooda.cli.app", "pytest_ooda.cli.common", "pytest_ooda.cli.show"]
     )
