@@ -57,6 +57,7 @@ RACY_NS = 2_000_000_000
 VOLATILE_ENV = ("_", "OLDPWD")
 #: The largest prime below 2**64: an entry's name is its key, as a number, modulo it.
 _PRIME = 0xFFFFFFFFFFFFFFC5
+_PYCACHE = f"{os.sep}__pycache__"
 #: The real ``os.stat``/``os.lstat``: a recorded run replaces the module's own.
 _stat, _lstat = os.stat, os.lstat
 #: Outputs larger than this are not kept (bytes).
@@ -320,7 +321,10 @@ class _Recorder:
             self.uncacheable = f"a path of type {type(path).__name__}"
 
     def add(self, path: str, follow: bool = True) -> None:
-        if (path, follow) in self.found or self._stdlib_file(path):
+        if (path, follow) in self.found or self._stdlib_file(path) or _PYCACHE in path:
+            # Not the interpreter's bytecode caches (nor the built-in procedures' parsed
+            # layer kept beside them): each is derived from a source file recorded
+            # itself, and other processes write them at any time.
             return
         sig = self.found[path, follow] = signature(path, follow)
         if follow and not (isinstance(sig, tuple) and sig[5] & 0o170000 == 0o040000):
@@ -363,11 +367,22 @@ class _Recorder:
         return stat
 
     def inputs(self, loaded: Sequence[str]) -> list[tuple[str, bool, Signature]]:
-        """Every path noted, the current directory, every ``sys.path`` directory and the
-        ``loaded`` module files, with their signatures."""
+        """Every path noted, the current directory, the ``sys.path`` directories where a
+        new module could change what an import finds, and the ``loaded`` module files,
+        with their signatures."""
         self.add(os.getcwd())
+        # Those searched before the standard library (a new module there would shadow
+        # anything) and every site-packages (where an install lands, .pth files
+        # included). Not a project root an editable install appends: files come and go
+        # there (coverage's data files, build output) and what is imported from it is
+        # recorded module by module.
+        before_stdlib = True
         for entry in sys.path:
-            self.add(os.path.abspath(entry) if entry else os.getcwd())
+            path = os.path.abspath(entry) if entry else os.getcwd()
+            if path + os.sep == self._stdlib:
+                before_stdlib = False
+            if before_stdlib or os.path.basename(path) in ("site-packages", "dist-packages"):
+                self.add(path)
         for path in loaded:
             self.add(os.path.abspath(path))
         return sorted((path, follow, sig) for (path, follow), sig in self.found.items())

@@ -41,9 +41,8 @@ procedures:
 
 @pytest.fixture(scope="module", autouse=True)
 def _settled_package() -> None:
-    """The package's files (a source just edited, the bytecode and the built-in layer's
-    cache a first run writes) out of the racy window, else no entry is saved for two
-    seconds after they change."""
+    """The package's sources out of the racy window (a file edited a moment ago keeps
+    any entry from being saved for two seconds), and the built-in layer's cache written."""
     subprocess.run(
         [sys.executable, "-m", "pytest_ooda", "show", "build"],
         env={**os.environ, "OODA_NO_CACHE": "1"},
@@ -52,7 +51,13 @@ def _settled_package() -> None:
     )
     roots = [PACKAGE, PACKAGE.parent / "procedures", PACKAGE.parent / "fragments"]
     newest = max(
-        (path.stat().st_mtime for root in roots if root.is_dir() for path in root.rglob("*")),
+        (
+            path.stat().st_mtime
+            for root in roots
+            if root.is_dir()
+            for path in [root, *root.rglob("*")]
+            if "__pycache__" not in path.parts
+        ),
         default=0.0,
     )
     time.sleep(max(0.0, newest + 2.2 - time.time()))
