@@ -9,9 +9,11 @@ command (the words after ``ooda``, the current directory, every environment vari
 ``_`` and ``OLDPWD``, whether stdout/stderr are terminals and their size, the streams'
 encodings, the interpreter, ``sys.path``, the user id), and it is used only while every
 input the run read still looks as it did: each file it opened, each path it probed
-(present or absent), each directory it listed, the directory of each of those, each
-``sys.path`` directory and every module file it loaded, compared by modification and
-change time, size, inode, device and mode.
+(present or absent), each directory it listed, each file's directory, the ``sys.path``
+directories where a new module would change what an import finds, and the source of
+every module it loaded (not bytecode caches), compared by modification and change time,
+size, inode, device and mode (a path only resolved, not followed: whether it is a
+symbolic link and where to).
 
 An entry is saved only for a run that exited 0 after the command itself ran (not
 ``--help``), that started no process, opened no socket and changed no directory, and
