@@ -1,4 +1,6 @@
-"""The ``ooda`` command (entry point ``pytest_ooda.cli:main``); see :mod:`.app`."""
+"""The ``ooda`` command; see :mod:`.app`. The console script is
+``pytest_ooda._entry:main``, which answers a repeated ``show``/``list`` from the result
+cache before it calls :func:`main`."""
 
 from __future__ import annotations
 
