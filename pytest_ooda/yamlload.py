@@ -255,6 +255,10 @@ class _Builder:
 
     def scalar(self, node: yaml.nodes.ScalarNode) -> Any:
         self.check_text(node)
+        if node.tag == _STR_TAG:
+            # What PyYAML's constructor returns for a string, without its bookkeeping:
+            # most scalars in configs and scenarios are text.
+            return node.value
         if node.tag not in _SCALAR_TAGS:
             raise self.fail(
                 f"unsupported YAML tag {node.tag!r}",
@@ -443,6 +447,25 @@ _OPENING = (yaml.MappingStartEvent, yaml.SequenceStartEvent)
 _CLOSING = (yaml.MappingEndEvent, yaml.SequenceEndEvent)
 
 
+# The run of indentation and block indicators ("- ", "? ", ": ") a line starts with,
+# after any of the line breaks YAML knows (the match's length counts the break too).
+_LINE_PREFIX = re.compile("(?:^|[\r\x85\u2028\u2029])[ \t?:-]*", re.MULTILINE)
+
+
+def nesting_bound(text: str) -> int:
+    """An upper bound on how many collections ``text`` can nest, from its characters.
+
+    A flow collection opens at a ``[`` or ``{``. A block collection starts on a line at
+    a column no further right than the run of indentation and indicators the line
+    starts with (a key starts right after it); a nested block collection sits at a
+    deeper column, except a sequence at its own mapping's column, so each column holds
+    two levels at most. Brackets inside strings and indicators inside block scalars
+    only make the bound larger.
+    """
+    prefix = max(map(len, _LINE_PREFIX.findall(text)), default=0)
+    return text.count("[") + text.count("{") + 2 * (prefix + 1)
+
+
 def check_depth(text: str, *, file: str | None, error: type[OodaError]) -> None:
     """Refuse a document nested deeper than ``MAX_DEPTH`` before anything recurses on it.
 
@@ -456,7 +479,12 @@ def check_depth(text: str, *, file: str | None, error: type[OodaError]) -> None:
     parser, which keeps an explicit state stack: newer libyaml builds scan far ahead in
     flow collections and stop at their own nesting limit before the level that is too
     deep has been reported as an event, which would leave the error unlocated.
+
+    A document whose text cannot nest that deep (:func:`nesting_bound`) is not read
+    twice: nearly every file a person writes.
     """
+    if nesting_bound(text) <= MAX_DEPTH:
+        return
     if _FastLoader is not None:
         try:
             _count_depth(_FastLoader(text), file=file, error=error)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import json
 from pathlib import Path
 
 import pytest
@@ -280,3 +281,97 @@ def test_utf16_config_is_named_as_such(tmp_path: Path) -> None:
     with pytest.raises(ConfigError) as info:
         load_config(path, env={}, builtin=False, global_config=False)
     assert info.value.hint == "the file is UTF-16 (its first bytes say so); save it as UTF-8"
+
+
+def _event_depth(text: str) -> int:
+    """The deepest nesting of ``text``, counted from PyYAML's own parser's events."""
+    depth = deepest = 0
+    for event in yaml.parse(text, Loader=yaml.SafeLoader):
+        if isinstance(event, yaml.MappingStartEvent | yaml.SequenceStartEvent):
+            depth += 1
+            deepest = max(deepest, depth)
+        elif isinstance(event, yaml.MappingEndEvent | yaml.SequenceEndEvent):
+            depth -= 1
+    return deepest
+
+
+def _compact(value: object, indent: int = 0) -> str:
+    """Block YAML in its most compact spelling: ``- - x`` and ``- k:`` on one line,
+    sequences at their mapping's own column, so nesting costs the fewest columns."""
+    pad = " " * indent
+    if isinstance(value, list) and value:
+        lines = []
+        for item in value:
+            body = _compact(item, indent + 2)
+            lines.append(f"{pad}- {body[indent + 2 :]}" if body.strip() else f"{pad}- ~")
+        return "\n".join(lines)
+    if isinstance(value, dict) and value:
+        lines = []
+        for key, item in value.items():
+            if isinstance(item, list) and item:
+                lines.append(f"{pad}{key}:\n{_compact(item, indent)}")
+            elif isinstance(item, dict) and item:
+                lines.append(f"{pad}{key}:\n{_compact(item, indent + 1)}")
+            else:
+                lines.append(f"{pad}{key}: {json.dumps(item)}")
+        return "\n".join(lines)
+    return pad + json.dumps(value)
+
+
+_nested = st.recursive(
+    st.one_of(st.integers(), st.text(alphabet="ab -:[{", max_size=4)),
+    lambda children: st.one_of(
+        st.lists(children, min_size=1, max_size=3),
+        st.dictionaries(st.sampled_from(["a", "b", "c-d"]), children, min_size=1, max_size=3),
+    ),
+    max_leaves=40,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(document=_nested, style=st.sampled_from(["compact", "block", "flow", "mixed"]))
+def test_nesting_bound_is_never_below_the_depth(document: object, style: str) -> None:
+    # Shallow documents skip the event pass on this bound, so it must hold for every
+    # spelling of a document, the most compact included.
+    if style == "compact":
+        text = _compact(document) + "\n"
+    else:
+        flow = {"block": False, "flow": True, "mixed": None}[style]
+        text = yaml.safe_dump(document, default_flow_style=flow, indent=2)
+    assert yamlload.nesting_bound(text) >= _event_depth(text)
+    for breaks in ("\r\n", "\r", "\u2028"):
+        spelt = text.replace("\n", breaks)
+        with contextlib.suppress(yaml.YAMLError):
+            assert yamlload.nesting_bound(spelt) >= _event_depth(spelt)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "".join(f"{'  ' * level}k{level}:\n" for level in range(150)) + "  " * 150 + "v: 1\n",
+        "- " * 150 + "x\n",
+        "".join(f"{' ' * level}- \r" for level in range(0, 300, 2)) + "x\r",
+        "a:\n" + "".join(f"{'  ' * level}- b:\n" for level in range(1, 80)),
+    ],
+    ids=["block-mappings", "compact-sequences", "cr-line-breaks", "sequences-of-mappings"],
+)
+@pytest.mark.parametrize("parser", ["libyaml", "python"])
+def test_deep_block_nesting_is_refused(
+    text: str, parser: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if parser == "python":
+        monkeypatch.setattr(yamlload, "_FastLoader", None)
+    assert yamlload.nesting_bound(text) > yamlload.MAX_DEPTH
+    assert "nesting deeper than 100 levels" in err(text).message
+
+
+def test_a_shallow_document_is_parsed_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # The event pass that guards the recursive composer costs a second parse; a
+    # document whose text cannot nest past the limit does without it.
+    def fail(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the event pass ran")
+
+    monkeypatch.setattr(yamlload, "_count_depth", fail)
+    assert load_yaml_text("a:\n  - b: [1, {c: 2}]\n") == {"a": [{"b": [1, {"c": 2}]}]}
+    with pytest.raises(AssertionError, match="the event pass ran"):
+        load_yaml_text("[" * 101 + "]" * 101)
