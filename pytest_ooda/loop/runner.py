@@ -198,7 +198,8 @@ def run_procedure(
     context = tuple(context)
 
     def emit(event: LoopEvent) -> None:
-        logger.log(event.level, event.message())
+        if logger.isEnabledFor(event.level):  # the message is text worth not building
+            logger.log(event.level, event.message())
         if on_event is not None:
             on_event(event)
 

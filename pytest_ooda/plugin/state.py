@@ -54,6 +54,7 @@ class PluginState:
     said: set[str] = field(default_factory=set)
     _session_config: Config | None = None
     _scratch: Path | None = None
+    _scratch_dirs: dict[str, Path] = field(default_factory=dict)
     _sweeper: ThreadPoolExecutor | None = None
 
     def session_config(self) -> Config:
@@ -77,9 +78,13 @@ class PluginState:
         return self._scratch_dir("work")
 
     def _scratch_dir(self, name: str) -> Path:
+        # Asked for by every replay item: made once, not once per item.
+        made = self._scratch_dirs.get(name)
+        if made is not None:
+            return made
         if self._scratch is None:
             self._scratch = Path(tempfile.mkdtemp(prefix="ooda-replay-"))
-        path = self._scratch / name
+        path = self._scratch_dirs[name] = self._scratch / name
         path.mkdir(exist_ok=True)
         return path
 
@@ -103,6 +108,7 @@ class PluginState:
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None
+            self._scratch_dirs.clear()
 
 
 PLUGIN_STATE = pytest.StashKey[PluginState]()

@@ -117,7 +117,15 @@ def check_drift(
     from pytest_ooda.compose import assemble_prompt_mapped
 
     segments: Sequence[Segment] | None = None
-    if result.records and scenario.iterations and scenario.iterations[0].prompt is not None:
+    first = scenario.iterations[0] if scenario.iterations else None
+    if (
+        result.records
+        and first is not None
+        and first.prompt is not None
+        and first.prompt_sha256 is not None
+        and sha256_text(result.records[0].prompt) != first.prompt_sha256
+    ):
+        # Only a first prompt that drifted is mapped to the fragments behind it.
         mapped = assemble_prompt_mapped(
             config.procedure(scenario.procedure),
             iteration=1,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pytest_ooda.compose import add_use_observer
 from pytest_ooda.loop import run_procedure
 from pytest_ooda.scenario import (
     Recorder,
@@ -17,6 +18,7 @@ from .helpers import _scripted_result
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from pytest_ooda.compose import FragmentUse
     from pytest_ooda.config import Config
 
 
@@ -48,6 +50,24 @@ def test_no_drift_when_prompts_match(config: Config, tmp_path: Path) -> None:
     scenario = load_scenario(path)
     replayed = run_procedure(config, "build", backend=scenario.replay_backend(), max_iterations=2)
     assert check_drift(scenario, replayed, config) == []
+
+
+def test_matching_prompts_are_not_composed_again(config: Config, tmp_path: Path) -> None:
+    # The fragments are mapped only to blame a first prompt that drifted; a replay whose
+    # prompts match the recording pays for no second composition.
+    path = tmp_path / "rec.yml"
+    recorded = _scripted_result(config, ["ok", "<promise>SUCCESS</promise>"], max_iterations=2)
+    Recorder(Scenario(procedure="build", path=path, max_iterations=2), "once").commit(recorded)
+    scenario = load_scenario(path)
+    assert scenario.iterations[0].prompt is not None
+    replayed = run_procedure(config, "build", backend=scenario.replay_backend(), max_iterations=2)
+    rendered: list[FragmentUse] = []
+    remove = add_use_observer(rendered.append)
+    try:
+        assert check_drift(scenario, replayed, config) == []
+    finally:
+        remove()
+    assert rendered == []
 
 
 def test_deleted_lines_blame_neighbouring_fragment(config: Config, tmp_path: Path) -> None:
