@@ -19,11 +19,11 @@ from pytest_ooda.scenario.model import (
     Expect,
     FileCheck,
 )
-from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
 from pytest_ooda.yamlnodes import YamlMapping, YamlSequence
 
 if TYPE_CHECKING:
     from pytest_ooda.scenario.reader import Reader
+    from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
     from pytest_ooda.yamlnodes import Mark
 
 __all__ = ["read_expect"]
@@ -125,6 +125,9 @@ def _file_check(check: Reader, checks: YamlMapping, key: Any) -> FileCheck:
 
 
 def _tools(check: Reader, value: Any, mark: Mark) -> ToolExpect:
+    # The checks' module is imported by the scenarios that have checks only.
+    from pytest_ooda.scenario.verify import ToolExpect
+
     block = check.mapping(value, mark, "expect.tools")
     check.keys(block, _TOOLS_KEYS, "expect.tools")
     where = "expect.tools"
@@ -143,6 +146,8 @@ def _tools(check: Reader, value: Any, mark: Mark) -> ToolExpect:
 
 
 def _command(check: Reader, value: Any, mark: Mark, where: str) -> CommandCheck:
+    from pytest_ooda.scenario.verify import CommandCheck
+
     if isinstance(value, str):
         value_text = value.strip()
         if not value_text:

@@ -26,13 +26,13 @@ from pytest_ooda.scenario.model import (
 )
 from pytest_ooda.scenario.reader import Reader, load_examples
 from pytest_ooda.scenario.recording_schema import read_iterations, read_judged, read_recorded
-from pytest_ooda.variants import VARIANT_KEYS, Variant, check_name, check_value, make_variant
 from pytest_ooda.yamlload import load_yaml_file, load_yaml_text
 from pytest_ooda.yamlnodes import Mark, YamlMapping, to_plain, value_mark
 
 if TYPE_CHECKING:
     from pytest_ooda.config import RetrySettings
     from pytest_ooda.sandbox import SandboxSpec
+    from pytest_ooda.variants import Variant
 
 # ``load_examples`` is the reader's; named here too, beside the other files' loaders.
 __all__ = ["load_examples", "load_scenario", "load_scenario_text"]
@@ -174,6 +174,9 @@ def _sandbox(check: Reader, root: YamlMapping, path: Path | None) -> SandboxSpec
 
 def _variants(check: Reader, value: Any, mark: Mark, where: str) -> tuple[Variant, ...]:
     """``variants:``: a mapping of names to settings (see ``pytest_ooda.variants``)."""
+    # Imported here, like the tool and command checks: most scenarios have none.
+    from pytest_ooda.variants import VARIANT_KEYS, check_name, check_value, make_variant
+
     table = check.mapping(value, mark, "variants")
     found: list[Variant] = []
     for name in table:

@@ -70,3 +70,38 @@ def test_own_live_tests_are_deselected_in_a_plain_project(pytester: pytest.Pytes
     pytester.runpytest_subprocess("-p", "no:cacheprovider").assert_outcomes(passed=1, deselected=1)
     selected = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-m", "live")
     selected.assert_outcomes(failed=1, deselected=1)
+
+
+#: Modules a replay of a plain scenario (no tool or command checks, no variants) never
+#: needs: the checks and variants, recording, redaction and the live runs.
+NOT_FOR_A_PLAIN_REPLAY = (
+    "pytest_ooda.scenario.verify",
+    "pytest_ooda.variants",
+    "pytest_ooda.scenario.record",
+    "pytest_ooda.scenario.store",
+    "pytest_ooda.redact",
+    "pytest_ooda.live",
+)
+
+
+def test_a_plain_replay_imports_no_checks_variants_or_recording(
+    pytester: pytest.Pytester,
+) -> None:
+    pytester.makefile(
+        ".yml",
+        **{
+            "ooda-config": "procedures:\n  p:\n    observe: [{content: look}]\n"
+            "    orient: [{content: think}]\n    decide: [{content: pick}]\n"
+            "    act: [{content: 'do it, then <promise>SUCCESS</promise>'}]\n"
+        },
+    )
+    scenario = pytester.path / "scenarios" / "p" / "done.yml"
+    scenario.parent.mkdir(parents=True)
+    scenario.write_text(
+        "procedure: p\nexpect:\n  status: success\n"
+        "iterations:\n- output: 'done <promise>SUCCESS</promise>'\n  exit_code: 0\n",
+        encoding="utf-8",
+    )
+    modules = _imported(pytester, "-k", "scenario")
+    assert "pytest_ooda.scenario.replay" in modules  # the replay did run
+    assert sorted(m for m in modules if m.startswith(NOT_FOR_A_PLAIN_REPLAY)) == []
