@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda.backends import infra_reason
 from pytest_ooda.errors import BackendError
 from pytest_ooda.loop.budget import Budget, unmeasured_text
 from pytest_ooda.loop.events import (
@@ -251,6 +250,8 @@ def run_procedure(
                             stream=stream,
                         )
                     except BackendError as exc:
+                        from pytest_ooda.backends import infra_reason
+
                         out = None
                         infra_error = infra_reason("cannot-start", str(exc).splitlines()[0])
                         error = str(exc)

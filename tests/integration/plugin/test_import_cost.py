@@ -73,8 +73,10 @@ def test_own_live_tests_are_deselected_in_a_plain_project(pytester: pytest.Pytes
 
 
 #: Modules a replay of a plain scenario (no tool or command checks, no variants) never
-#: needs: the checks and variants, recording, redaction and the live runs.
+#: needs: the checks and variants, recording, redaction, the live runs, and telling the
+#: infrastructure's faults from the agent's (a replay starts no agent).
 NOT_FOR_A_PLAIN_REPLAY = (
+    "pytest_ooda.backends.infra",
     "pytest_ooda.scenario.verify",
     "pytest_ooda.variants",
     "pytest_ooda.scenario.record",
