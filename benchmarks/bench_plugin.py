@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -28,10 +29,15 @@ from pathlib import Path
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
 
 
-def run(args: list[str], cwd: Path) -> tuple[float, str]:
+def _env(cwd: Path) -> dict[str, str]:
     env = {**os.environ, "OODA_CONFIG_HOME": str(cwd / ".no-global-config")}
     env.pop("OODA_LOOP_AI_CMD", None)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def run(args: list[str], cwd: Path) -> tuple[float, str]:
+    env = _env(cwd)
     started = time.perf_counter()
     done = subprocess.run(
         PYTEST + args, cwd=cwd, env=env, capture_output=True, text=True, check=False
@@ -42,12 +48,39 @@ def run(args: list[str], cwd: Path) -> tuple[float, str]:
     return elapsed, done.stdout
 
 
+def instructions(args: list[str], cwd: Path) -> int:
+    """The instructions one pytest run executes in user space (valgrind's cachegrind):
+    unlike wall time, the same on a machine other work is loading."""
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        raise SystemExit("--instructions needs valgrind (apt-get install -y valgrind)")
+    done = subprocess.run(
+        [
+            valgrind,
+            "--tool=cachegrind",
+            "--cache-sim=no",
+            "--cachegrind-out-file=/dev/null",
+            *PYTEST,
+            *args,
+        ],
+        cwd=cwd,
+        env={**_env(cwd), "PYTHONHASHSEED": "0"},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    match = re.search(r"I\s+refs:\s+([\d,]+)", done.stderr)
+    if done.returncode not in (0, 5) or match is None:
+        raise SystemExit(f"valgrind pytest {' '.join(args)} failed in {cwd}:\n{done.stderr}")
+    return int(match.group(1).replace(",", ""))
+
+
 def passed_count(output: str) -> int:
     match = re.search(r"(\d+) passed", output)
     return int(match.group(1)) if match else 0
 
 
-def bench_builtin_suite(rounds: int) -> None:
+def bench_builtin_suite(rounds: int, *, count_instructions: bool = False) -> None:
     with tempfile.TemporaryDirectory(prefix="bench-ooda-") as tmp:
         suite = Path(tmp) / "suite"
         trivial = Path(tmp) / "trivial"
@@ -70,12 +103,21 @@ def bench_builtin_suite(rounds: int) -> None:
             elapsed, out = run([], trivial)
             assert passed_count(out) == items, out
             trivial_times.append(elapsed)
+        if count_instructions:
+            suite_instructions = instructions(["--ooda-builtin"], suite)
+            trivial_instructions = instructions([], trivial)
     suite_median = statistics.median(suite_times)
     trivial_median = statistics.median(trivial_times)
     print(f"built-in suite: {items} items")
     print(f"  pytest --ooda-builtin     median {suite_median:.3f}s  ({_spread(suite_times)})")
     print(f"  {items} trivial tests      median {trivial_median:.3f}s  ({_spread(trivial_times)})")
     print(f"  ratio {suite_median / trivial_median:.2f}x (goal <= 1.3x)")
+    if count_instructions:
+        ratio = suite_instructions / trivial_instructions
+        print(
+            f"  instructions (valgrind, user space): {suite_instructions / 1e6:.0f}M against "
+            f"{trivial_instructions / 1e6:.0f}M, ratio {ratio:.2f}x"
+        )
 
 
 def _spread(times: list[float]) -> str:
@@ -129,8 +171,14 @@ def bench_collection(rounds: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument(
+        "--instructions",
+        action="store_true",
+        help="also count each side's instructions once under valgrind (a figure that "
+        "other load on the machine does not move)",
+    )
     args = parser.parse_args()
-    bench_builtin_suite(args.rounds)
+    bench_builtin_suite(args.rounds, count_instructions=args.instructions)
     bench_collection(max(1, args.rounds // 2 + 1))
 
 
