@@ -6,11 +6,30 @@
 2. ``pytest --collect-only`` over generated configs of 500, 1,000 and 2,000 procedures.
    Goal: linear, and 1,000 procedures under 10 s.
 
-Usage: ``python benchmarks/bench_plugin.py [--rounds N]``. Each pytest run is a fresh
-subprocess, so interpreter start-up and plugin loading are included on both sides. Runs
-use the bytecode cache as an ordinary installation does (``PYTHONDONTWRITEBYTECODE`` is
-dropped and each side is run once before timing): otherwise every run recompiles every
-module it imports, which measures the compiler rather than the plugin.
+Usage: ``python benchmarks/bench_plugin.py [--rounds N] [--instructions]``. Each pytest
+run is a fresh subprocess, so interpreter start-up and plugin loading are included on
+both sides; the rounds interleave the two sides. Runs use the bytecode cache as an
+ordinary installation does (``PYTHONDONTWRITEBYTECODE`` is dropped and each side is run
+once before timing): otherwise every run recompiles every module it imports, which
+measures the compiler rather than the plugin. ``--instructions`` also counts each side's
+user-space instructions once under valgrind: on a machine other jobs are loading, wall
+times move by tens of percent from round to round while that ratio stays put (it leaves
+the kernel out, so file-system calls count in wall time only).
+
+Where the suite's time goes (sampling profiler, cProfile and ``-X importtime``; Python
+3.11, pytest 9.2, in a fresh non-editable install). The trivial run takes about 0.28 s
+and the suite about 0.2 s more, of which about:
+- 80 ms importing the 60 library modules the suite needs (config, yamlload and PyYAML,
+  compose, lint, scenario, loop, backends). A third of it is defining some 55
+  dataclasses (a frozen one execs six generated methods on 3.11, about 0.6 ms); about
+  25 ms is pytest's assertion rewriter, which imports every module of a plugin's
+  distribution through its own importer (reading and hashing each source, unmarshalling
+  from a file object) though the library holds no test assertions; 4 ms is PyYAML's
+  reader compiling its character-class pattern;
+- 45 ms the 49 replays: a third loading the scenario files, the rest the loop and the
+  prompt of each iteration;
+- 35 ms the 80 prompt items: composing, and syrupy's fixture and two assertions each;
+- 10 ms linting the 16 procedures, and 20 ms collecting beyond the imports.
 """
 
 from __future__ import annotations
