@@ -40,7 +40,9 @@ if TYPE_CHECKING:
 else:
     from pytest_ooda._exports import lazy_exports
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())
+    # No lazy __dir__ here: pytest looks for fixtures by reading every name dir() lists
+    # on a plugin module, which would import the fixtures in every session.
+    __getattr__, _, __all__ = lazy_exports(__name__, globals())
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterator

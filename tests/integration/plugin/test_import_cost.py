@@ -21,6 +21,8 @@ LIBRARY = (
     "pytest_ooda.plugin.nodes",
     "pytest_ooda.plugin.snapshot",
     "pytest_ooda.plugin.scenarios",
+    "pytest_ooda.plugin.fixtures",
+    "pytest_ooda.workspace",
     "yaml",
     "jinja2",
 )
