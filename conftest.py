@@ -1,30 +1,26 @@
 """Root conftest: enables pytester for the plugin's end-to-end tests.
 
 pytester's in-process runs drop every module first imported during the run when they
-finish. The plugin imports the library lazily, so the first inline run would import
-(and then drop) PyYAML and the library, and later runs would mix classes from two
-imports of the same module. Importing them here, once, keeps every inline run on the
-same modules, as in a real session.
+finish. The plugin imports the library lazily, and each package resolves its names on
+first use and keeps them (pytest_ooda/_exports.py), so a first inline run would import
+(and then drop) modules whose classes the packages go on handing out, and later runs
+would mix classes from two imports of the same module. Importing every library module
+here, once, keeps every inline run on the same modules, as in a real session.
 """
 
 import atexit
 import os
+import pkgutil
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-import pytest_ooda.compose
-import pytest_ooda.config
-import pytest_ooda.evaluate
-import pytest_ooda.evaluate.log
-import pytest_ooda.evaluate.record
-import pytest_ooda.lint
-import pytest_ooda.loop
-import pytest_ooda.plugin.measure
-import pytest_ooda.plugin.nodes
-import pytest_ooda.plugin.scenarios
-import pytest_ooda.scenario  # noqa: F401
+import pytest_ooda
+
+for _module in pkgutil.walk_packages(pytest_ooda.__path__, "pytest_ooda."):
+    if _module.name not in ("pytest_ooda.__main__",):
+        __import__(_module.name)
 
 # `ooda show`/`ooda list` keep their results under $XDG_CACHE_HOME/pytest-ooda/cli
 # (pytest_ooda/_entry.py): every `ooda` the suite starts uses a private cache that is
