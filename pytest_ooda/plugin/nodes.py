@@ -565,13 +565,14 @@ class ScenarioItem(OodaItem):
 
     def runtest(self) -> None:
         from pytest_ooda.plugin import scenarios
+        from pytest_ooda.scenario import check_replay
 
         self.skip_if_broken()
         self.check_unique()
         node = self.procedure_node
         settings = self.config.stash[PLUGIN_STATE].settings
         try:
-            scenarios.replay(
+            checked = check_replay(
                 node.loaded.config,
                 node.procedure.name,
                 self.scenario_path,
@@ -584,10 +585,11 @@ class ScenarioItem(OodaItem):
                 regrade=settings.regrade,
                 judge_cache=settings.results_dir,
                 ignore_dir=scenarios.results_ignore_dir(settings),
-                live_nodeid=self.live_nodeid,
+                rerecord_hint=scenarios.rerecord_hint(self.live_nodeid),
             )
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None
+        scenarios.present_replay(checked, self.scenario_path)
 
 
 class LiveItem(ScenarioItem):

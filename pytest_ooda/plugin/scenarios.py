@@ -20,61 +20,29 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from pytest_ooda.config import Config
     from pytest_ooda.live import LiveRun, LiveSettings
     from pytest_ooda.loop import LoopEvent
     from pytest_ooda.plugin.options import PluginSettings
-    from pytest_ooda.scenario import Scenario
+    from pytest_ooda.scenario import ReplayCheck, Scenario
     from pytest_ooda.variants import Variant
 
 
-def replay(
-    config: Config,
-    procedure: str,
-    path: Path,
-    *,
-    drift: str,
-    root: Path,
-    empty_dir: Path | None = None,
-    work_dir: Path | None = None,
-    sandbox: str | None = None,
-    run_commands: bool = True,
-    regrade: bool = False,
-    judge_cache: Path | None = None,
-    ignore_dir: Path | None = None,
-    live_nodeid: Callable[[Scenario], str] | None = None,
-) -> None:
-    """Replay the scenario at ``path`` (:func:`pytest_ooda.scenario.check_replay`), issue
-    its warnings at the file, and raise ``ItemFailure`` when it missed its expectations.
+def rerecord_hint(live_nodeid: Callable[[Scenario], str]) -> Callable[[Scenario], str]:
+    """After a drift: the command that re-records just this scenario (its live item)."""
 
-    ``live_nodeid`` is the scenario's live item: a drift's hint is the command that
-    re-records that one scenario.
-    """
-    from pytest_ooda.scenario import check_replay
-
-    def rerecord(scenario: Scenario) -> str:
-        assert live_nodeid is not None
+    def hint(scenario: Scenario) -> str:
         return (
             "  re-record only this scenario: pytest -m live --ooda-record-mode=new "
             f"{shlex.quote(live_nodeid(scenario))}\n  (or drop prompt_sha256 from a "
             "hand-written scenario, or pass --ooda-drift=warn)"
         )
 
-    checked = check_replay(
-        config,
-        procedure,
-        path,
-        drift=drift,
-        root=root,
-        empty_dir=empty_dir,
-        work_dir=work_dir,
-        sandbox=sandbox,
-        run_commands=run_commands,
-        regrade=regrade,
-        judge_cache=judge_cache,
-        ignore_dir=ignore_dir,
-        rerecord_hint=rerecord if live_nodeid is not None else None,
-    )
+    return hint
+
+
+def present_replay(checked: ReplayCheck, path: Path) -> None:
+    """A replay the library checked (:func:`pytest_ooda.scenario.check_replay`): its
+    warnings issued at the scenario file, ``ItemFailure`` when it missed expectations."""
     for warning in checked.warnings:
         _issue(warning, path)
     if checked.failure is not None:
