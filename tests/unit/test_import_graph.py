@@ -22,12 +22,14 @@ def _module_name(path: Path) -> str:
     return ".".join(parts)
 
 
+@cache
 def _modules() -> dict[str, Path]:
     return {_module_name(p): p for p in sorted(PACKAGE.rglob("*.py"))}
 
 
-def _packages() -> list[str]:
-    return sorted(_module_name(p) for p in PACKAGE.rglob("__init__.py"))
+@cache
+def _packages() -> tuple[str, ...]:
+    return tuple(sorted(_module_name(p) for p in PACKAGE.rglob("__init__.py")))
 
 
 def _declaration_block(tree: ast.Module) -> ast.If | None:
