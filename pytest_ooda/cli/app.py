@@ -87,7 +87,7 @@ def main(
 ) -> int:
     """Run the ``ooda`` command line ``argv``; returns the exit code. ``on_command`` is
     told the subcommand's name when its handler is about to run (the result cache in
-    :mod:`.entry` keeps only those runs' output, not ``--help``'s)."""
+    :mod:`pytest_ooda._entry` keeps only those runs' output, not ``--help``'s)."""
     # Started with stdout or stderr closed (`ooda show build >&-`), Python leaves them
     # None; write into the void rather than fail on it.
     if sys.stdout is None:
