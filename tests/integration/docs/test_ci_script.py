@@ -21,7 +21,7 @@ def test_ci_runs_the_readme_test_command() -> None:
     install, tests = readme_setup_commands()
     script = CI_SCRIPT.read_text(encoding="utf-8")
     assert "ooda list" in install
-    assert f"({tests})" in script.splitlines()
+    assert f"{tests} || exit $?" in script.splitlines()
 
 
 def test_a_failing_test_run_stops_the_ci_script(tmp_path: Path) -> None:
@@ -32,7 +32,7 @@ def test_a_failing_test_run_stops_the_ci_script(tmp_path: Path) -> None:
     probe.write_text(
         "set -euo pipefail\n"
         'coverage() { if [ "$1" = run ]; then return 1; fi; echo "coverage $1 ran"; }\n'
-        f"({tests})\n"
+        f"{tests} || exit $?\n"
         "echo 'ruff ran'\n",
         encoding="utf-8",
     )
@@ -47,7 +47,7 @@ def test_a_passing_test_run_goes_on_to_the_next_step(tmp_path: Path) -> None:
     probe.write_text(
         "set -euo pipefail\n"
         'coverage() { echo "coverage $1 ran"; }\n'
-        f"({tests})\n"
+        f"{tests} || exit $?\n"
         "echo 'ruff ran'\n",
         encoding="utf-8",
     )
