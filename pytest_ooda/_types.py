@@ -99,6 +99,21 @@ JUDGE_VERDICTS: tuple[JudgeVerdict, ...] = get_args(JudgeVerdict)
 JudgePassRule = Literal["majority", "all", "at_least"]
 JUDGE_PASS_RULES: tuple[JudgePassRule, ...] = get_args(JudgePassRule)
 
+#: Why a judge gave no usable answer (``ooda judge check`` counts its errors by kind): it
+#: could not be asked at all (no API key, no command), the API refused the request, the
+#: infrastructure failed (429, 5xx, connection), it timed out, its command failed, its
+#: answer was not the required JSON, or the run's judge budget was spent.
+JudgeErrorKind = Literal[
+    "cannot-ask",
+    "refused",
+    "infrastructure",
+    "timed-out",
+    "command-failed",
+    "bad-answer",
+    "budget-spent",
+]
+JUDGE_ERROR_KINDS: tuple[JudgeErrorKind, ...] = get_args(JudgeErrorKind)
+
 #: What of a run the judge is shown (``inputs:``).
 JudgeInput = Literal["diff", "output", "transcript", "files"]
 JUDGE_INPUTS: tuple[JudgeInput, ...] = get_args(JudgeInput)

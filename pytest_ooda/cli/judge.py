@@ -1,17 +1,21 @@
 """``ooda judge check SCENARIO``: grade a rubric's labelled examples N times and report
 how far the judge can be trusted (accuracy against the labels, agreement between its
-repeated gradings, Cohen's kappa); exit 1 below ``--min-accuracy``/``--min-kappa``."""
+repeated gradings, Cohen's kappa); exit 1 below ``--min-accuracy``/``--min-kappa``, or
+when no grading succeeded (a judge that was never heard cannot be trusted)."""
 
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.cli.common import EXIT_OK, add_config_option, note, positive_int
 
-#: The judge's figures fell below a --min-* threshold.
+if TYPE_CHECKING:
+    from pytest_ooda.judge import Calibration
+
+#: The judge's figures fell below a --min-* threshold, or no grading succeeded.
 EXIT_UNTRUSTED = 1
 
 
@@ -41,8 +45,9 @@ def add_parser(subparsers: Any) -> None:
         "gradings and Cohen's kappa. Gradings are cached in the results directory's "
         "judge-cache/ (default .ooda/results, shared with pytest's live runs), so a "
         "second check asks nothing again.",
-        epilog="exit codes: 0 checked (and above every --min-*), 1 below a --min-* "
-        "threshold or a usage error, 2 a scenario, examples or config error.",
+        epilog="exit codes: 0 checked (and above every --min-*), 1 no grading succeeded, "
+        "a --min-* threshold not met (below it, or n/a) or a usage error, 2 a scenario, "
+        "examples or config error.",
     )
     check.add_argument("scenario", metavar="SCENARIO", help="scenario file with expect.judge")
     check.add_argument(
@@ -116,14 +121,31 @@ def command(args: argparse.Namespace) -> int:
 
     calibration = calibrate(spec, examples, asker, runs=args.runs, cache=cache, progress=progress)
     print("\n".join(render(calibration, title=f"judge check {scenario.label}")))
-    failed = []
-    if args.min_accuracy is not None and (calibration.accuracy or 0.0) < args.min_accuracy:
-        failed.append(f"accuracy below {args.min_accuracy:g}")
-    if args.min_kappa is not None and (
-        calibration.kappa is None or calibration.kappa < args.min_kappa
-    ):
-        failed.append(f"kappa below {args.min_kappa:g}")
+    failed = _unmet(calibration, args.min_accuracy, args.min_kappa)
     if failed:
         note("ooda judge check: " + "; ".join(failed))
         return EXIT_UNTRUSTED
     return EXIT_OK
+
+
+def _unmet(
+    calibration: Calibration, min_accuracy: float | None, min_kappa: float | None
+) -> list[str]:
+    """What keeps the judge from being trusted: no grading at all, or a figure below
+    its threshold. A figure that is n/a is said to be n/a, never "below"."""
+    failed = []
+    none = "no grading succeeded"
+    if not calibration.gradings:
+        failed.append(f"{none} ({calibration.errors} judge error(s)); the judge is unchecked")
+    one_class = "the gradings and the labels hold one verdict only"
+    for name, value, minimum, why in (
+        ("accuracy", calibration.accuracy, min_accuracy, none),
+        ("kappa", calibration.kappa, min_kappa, one_class if calibration.gradings else none),
+    ):
+        if minimum is None:
+            continue
+        if value is None:
+            failed.append(f"{name} is n/a ({why}), so --min-{name} {minimum:g} is not met")
+        elif value < minimum:
+            failed.append(f"{name} {value:.2f} is below {minimum:g}")
+    return failed

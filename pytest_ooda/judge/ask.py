@@ -18,8 +18,8 @@ from pytest_ooda.judge.model import Vote
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from pytest_ooda._types import AiOutput
-    from pytest_ooda.backends import Backend
+    from pytest_ooda._types import AiOutput, JudgeErrorKind
+    from pytest_ooda.backends import Backend, BackendResult
     from pytest_ooda.config import Config
     from pytest_ooda.judge.model import JudgeBackendSpec, JudgeInputs, JudgeSpec
 
@@ -40,11 +40,14 @@ class Asker(Protocol):
 
 @dataclass(frozen=True)
 class RawAnswer:
+    """The judge's raw text, or ``error`` (and its ``kind``) when it gave none."""
+
     text: str
     error: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float | None = None
+    kind: JudgeErrorKind | None = None
 
 
 def judge_prompt(spec: JudgeSpec, inputs: JudgeInputs) -> str:
@@ -132,6 +135,7 @@ def ask_vote(asker: Asker, prompt: str, *, retries: int) -> Vote:
     spent_in = spent_out = 0
     cost: float | None = None
     error = "no answer"
+    kind: JudgeErrorKind = "bad-answer"
     for attempt in range(1, retries + 2):
         raw = asker(prompt)
         spent_in += raw.input_tokens
@@ -142,7 +146,7 @@ def ask_vote(asker: Asker, prompt: str, *, retries: int) -> Vote:
             try:
                 verdict, reason, score = parse_answer(raw.text)
             except AnswerError as exc:
-                error = str(exc)
+                error, kind = str(exc), "bad-answer"
             else:
                 return Vote(
                     verdict="pass" if verdict == "pass" else "fail",
@@ -154,10 +158,11 @@ def ask_vote(asker: Asker, prompt: str, *, retries: int) -> Vote:
                     attempts=attempt,
                 )
         else:
-            error = raw.error
+            error, kind = raw.error, raw.kind or "refused"
     return Vote(
         verdict=None,
         error=error,
+        error_kind=kind,
         input_tokens=spent_in,
         output_tokens=spent_out,
         cost=cost,
@@ -185,17 +190,29 @@ class BackendAsker:
                     stream=None,
                 )
             except OodaError as exc:
-                return RawAnswer("", error=exc.message)
+                # No key, no command: nothing was asked. The hint says how to fix it.
+                text = exc.message if exc.hint is None else f"{exc.message} ({exc.hint})"
+                return RawAnswer("", error=text, kind="cannot-ask")
         usage = result.usage
         tokens_in = usage.input_tokens if usage is not None else 0
         tokens_out = usage.output_tokens if usage is not None else 0
         cost = usage.cost if usage is not None else None
-        error = result.error
+        error, kind = result.error, _error_kind(result)
         if error is None and result.timed_out:
             error = f"the judge timed out after {self.timeout:g}s"
         if error is None and result.exit_code != 0:
             error = f"the judge command exited with {result.exit_code}: {_excerpt(result.output)}"
-        return RawAnswer(result.output, error, tokens_in, tokens_out, cost)
+        return RawAnswer(result.output, error, tokens_in, tokens_out, cost, kind)
+
+
+def _error_kind(result: BackendResult) -> JudgeErrorKind:
+    if result.timed_out:
+        return "timed-out"
+    if result.infra_error is not None:
+        return "infrastructure"
+    if result.error is not None:
+        return "refused"
+    return "command-failed"
 
 
 def make_asker(

@@ -3,12 +3,14 @@ be trusted — accuracy against the labels, agreement between its own repeated g
 and Cohen's kappa (agreement with the labels beyond what chance gives).
 
 Every grading of every example counts: with E examples and N runs there are E·N
-gradings. An errored grading (no usable answer) is counted apart and left out of the
-figures.
+gradings. An errored grading (no usable answer) is counted apart, by kind, and left out
+of the figures; the first one is shown in full, since a judge that cannot be asked at
+all (a missing key) errs the same way every time.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from math import comb
 from typing import TYPE_CHECKING
@@ -19,6 +21,7 @@ from pytest_ooda.judge.model import grading_key
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from pytest_ooda._types import JudgeErrorKind
     from pytest_ooda.judge.ask import Asker
     from pytest_ooda.judge.grading import GradingCache
     from pytest_ooda.judge.model import JudgeSpec, LabelledExample, Vote
@@ -75,6 +78,26 @@ class Calibration:
     @property
     def errors(self) -> int:
         return sum(item.errors for item in self.examples)
+
+    @property
+    def errors_by_kind(self) -> dict[JudgeErrorKind, int]:
+        """Errored gradings per kind, the most common first."""
+        kinds = Counter(
+            vote.error_kind or "bad-answer"
+            for item in self.examples
+            for vote in item.votes
+            if vote.verdict is None
+        )
+        return dict(kinds.most_common())
+
+    @property
+    def first_error(self) -> tuple[str, int, str] | None:
+        """The first errored grading: its example's name, its run (1-based), the error."""
+        for item in self.examples:
+            for run, vote in enumerate(item.votes, 1):
+                if vote.verdict is None:
+                    return item.example.name, run, vote.error or "no answer"
+        return None
 
     @property
     def accuracy(self) -> float | None:
@@ -186,6 +209,16 @@ def render(calibration: Calibration, *, title: str) -> list[str]:
         f"  {'example':<28} {'label':<5} {'pass':>4} {'fail':>4} {'error':>5} "
         f"{'majority':<8} {'agreement':>9}",
     ]
+    first = calibration.first_error
+    if first is not None:
+        kinds = ", ".join(f"{count} {kind}" for kind, count in calibration.errors_by_kind.items())
+        name, run, error = first
+        lines[1:1] = [
+            f"  judge errors by kind: {kinds}",
+            f"  first judge error ({name}, run {run}): {error}",
+        ]
+        if not calibration.gradings:
+            lines.insert(3, "  no grading succeeded: the figures below are n/a")
     for item in calibration.examples:
         passes = item.answered.count("pass")
         majority = item.majority or "tie"

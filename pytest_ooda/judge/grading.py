@@ -98,7 +98,8 @@ def grade(
             votes.append(_cached(cached))
             continue
         if budget is not None and spent >= budget:
-            votes.append(Vote(None, error=f"the run's budget (${budget:g} for the judge) is spent"))
+            error = f"the run's budget (${budget:g} for the judge) is spent"
+            votes.append(Vote(None, error=error, error_kind="budget-spent"))
             continue
         vote = ask_vote(asker, prompt, retries=spec.retries)
         if redact is not None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from pytest_ooda._types import JudgeInput, JudgePassRule, JudgeVerdict
+    from pytest_ooda._types import JudgeErrorKind, JudgeInput, JudgePassRule, JudgeVerdict
     from pytest_ooda.config import ApiSettings
 
 #: How often one vote is asked again after a judge ``error`` (malformed answer, HTTP 529).
@@ -211,7 +211,9 @@ def inputs_key(spec: JudgeSpec, inputs: JudgeInputs) -> str:
 @dataclass(frozen=True)
 class Vote:
     """One grading: the verdict and its reason, or ``error`` when the judge gave no
-    usable answer (after its retries). ``cached`` when it came from the cache."""
+    usable answer (after its retries), with ``error_kind`` saying why (kept in memory
+    only: an errored vote is never cached or recorded as a verdict). ``cached`` when it
+    came from the cache."""
 
     verdict: JudgeVerdict | None
     reason: str = ""
@@ -222,6 +224,7 @@ class Vote:
     cost: float | None = None
     attempts: int = 1
     cached: bool = False
+    error_kind: JudgeErrorKind | None = None
 
     def as_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"verdict": self.verdict, "reason": self.reason}

@@ -91,7 +91,7 @@ def test_ooda_judge_check_through_claude(
     assert "accuracy (gradings matching the label): 0.50" in done.stdout
     assert "Cohen's kappa vs the labels:             0.00" in done.stdout
     assert done.returncode == 1
-    assert "kappa below 0.5" in done.stderr
+    assert "kappa 0.00 is below 0.5" in done.stderr
     assert (tmp_path / ".ooda" / "results" / "judge-cache").is_dir()
     # Created by the cache, the default folder keeps itself out of git as the log does.
     assert (tmp_path / ".ooda" / ".gitignore").read_text().endswith("*\n")
