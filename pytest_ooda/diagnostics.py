@@ -79,10 +79,12 @@ def format_error(error: OodaError | OodaWarning, *, root: Path | None = None) ->
 
 
 def format_findings(findings: Sequence[Finding], *, root: Path) -> str:
-    """Lint findings, each with its excerpt and why the rule exists."""
+    """Lint findings, each with its hint, its excerpt and why the rule exists."""
     lines: list[str] = []
     for finding in findings:
         lines.append(finding.format(relative_to=root))
+        if finding.hint:
+            lines.extend(f"  {line.strip()}" for line in finding.hint.splitlines())
         if finding.file is not None and finding.line is not None:
             lines.extend(file_excerpt(absolute(finding.file, root), finding.line, finding.column))
         lines.append(f"  why: {finding.why}")

@@ -37,7 +37,9 @@ exit codes of ooda run:
   1    aborted: the failure threshold was reached, or the AI command could not start
        (also: a usage error in the options)
   2    configuration error: the config, a fragment, a template, a scenario, or lint
-       errors in the procedure (checked before the first iteration; --no-lint skips lint)
+       errors that make the run meaningless, such as <no value> in the prompt (checked
+       before the first iteration; --no-lint skips lint; advice such as OODA301 is
+       printed as a warning)
   3    iteration limit reached without a signal (max-iters)
   130  interrupted"""
 
@@ -117,7 +119,7 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--no-lint",
         action="store_true",
-        help="start the run even when `ooda lint` finds errors in the procedure "
+        help="start the run even when `ooda lint` finds errors that make it meaningless "
         "(by default they stop it before the first iteration, exit 2)",
     )
     parser.add_argument(
@@ -191,17 +193,28 @@ def _sandbox_kind(text: str) -> str:
 
 
 def _lint_gate(config: Config, procedure: str) -> None:
-    """Lint errors in the procedure stop the run before any AI time is spent: a prompt
-    that never says when to signal SUCCESS would only burn every iteration."""
+    """Lint errors that make the run meaningless (the prompt would hold ``<no value>``,
+    a fragment would not render) stop it before any AI time is spent. Advice — no
+    fragment says when to signal SUCCESS (OODA301), an unused parameter made an error
+    by the project — is printed as a warning and the run goes on, as it would in rooda,
+    whose preamble explains the signals as ours does."""
+    import dataclasses
+
     from pytest_ooda.diagnostics import format_findings
     from pytest_ooda.errors import ConfigError
     from pytest_ooda.lint import lint_procedure
 
     errors = [f for f in lint_procedure(config, procedure) if f.severity == "error"]
-    if errors:
-        note(format_findings(errors, root=Path.cwd()))
+    for finding in errors:
+        if not finding.rule.stops_run:
+            advice = dataclasses.replace(finding, severity="warning")
+            note(f"warning: {advice.format(relative_to=Path.cwd())} (an error in `ooda lint`)")
+    stops = [finding for finding in errors if finding.rule.stops_run]
+    if stops:
+        note(format_findings(stops, root=Path.cwd()))
         raise ConfigError(
-            f"procedure {procedure}: {len(errors)} lint error(s); the run was not started",
+            f"procedure {procedure}: {len(stops)} lint error(s) that would make the run "
+            "meaningless; the run was not started",
             hint="fix them (`ooda lint` lists them), change their severity in the config's "
             "lint: section, or pass --no-lint to run anyway",
         )

@@ -13,8 +13,11 @@ from __future__ import annotations
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from pytest_ooda.gotemplate.analysis import (
+        NO_VALUE as NO_VALUE,
+        NoValue as NoValue,
         branches as branches,
         first_use_line as first_use_line,
+        no_value_reads as no_value_reads,
         referenced_params as referenced_params,
         statement_lines as statement_lines,
         uses_whole_dot as uses_whole_dot,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import bisect
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.gotemplate.engine import Branch, parse_cached
 from pytest_ooda.gotemplate.nodes import (
@@ -30,14 +30,17 @@ from pytest_ooda.gotemplate.nodes import (
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Mapping
 
     from pytest_ooda.gotemplate.parser import Tree
 
 __all__ = [
+    "NO_VALUE",
     "Branch",
+    "NoValue",
     "branches",
     "first_use_line",
+    "no_value_reads",
     "referenced_params",
     "statement_lines",
     "uses_whole_dot",
@@ -162,6 +165,54 @@ def first_use_line(source: str, name: str) -> int | None:
     return _Lines(source).of(min(positions)) if positions else None
 
 
+#: What Go prints for a value that is not there (a key missing from the map).
+NO_VALUE = "<no value>"
+
+
+@dataclass(frozen=True)
+class NoValue:
+    """A read of a parameter the data does not hold that put :data:`NO_VALUE` into the
+    rendered text, at its first read (1-based ``line`` and ``column`` in the template).
+    ``name`` is ``None`` when no top-level parameter is to blame (a field missing from
+    a value that is supplied, ``.config.pathz``); ``line`` and ``column`` are then 1."""
+
+    name: str | None
+    line: int
+    column: int
+
+
+def no_value_reads(
+    source: str, params: Mapping[str, Any], rendered: str | None = None
+) -> tuple[NoValue, ...]:
+    """The parameters whose absence puts :data:`NO_VALUE` into the rendered text;
+    empty when the text holds no more of it than the template's own words do.
+
+    A parameter is to blame when supplying it (as an empty map, which prints as
+    ``map[]`` and takes no ``if``) removes a :data:`NO_VALUE`. Only a template that
+    rendered one is probed, so the extra renders cost nothing in the common case.
+    ``rendered`` is the text already rendered from ``params``, if the caller has it.
+    """
+    from pytest_ooda.gotemplate.engine import render
+
+    if rendered is None:
+        rendered = render(source, params)
+    count = rendered.count(NO_VALUE)
+    if count <= source.count(NO_VALUE):
+        return ()
+    first: dict[str, int] = {}
+    for use in _uses(parse_cached(source, ROOT)):
+        if use.name and use.name not in params:
+            first[use.name] = min(use.pos, first.get(use.name, use.pos))
+    lines = _Lines(source)
+    found: list[NoValue] = []
+    for name, pos in sorted(first.items(), key=lambda item: item[1]):
+        probe = {**params, name: {}}
+        if render(source, probe).count(NO_VALUE) < count:
+            line = lines.of(pos)
+            found.append(NoValue(name, line, pos - lines.start(line) + 1))
+    return tuple(found) or (NoValue(None, 1, 1),)
+
+
 def uses_whole_dot(source: str) -> bool:
     """Whether the template hands its whole data to something (``{{.}}``, ``{{len $}}``,
     ``{{printf "%v" .}}``): then any parameter may be read indirectly, and which ones
@@ -221,6 +272,10 @@ class _Lines:
 
     def of(self, pos: int) -> int:
         return bisect.bisect_right(self._starts, pos)
+
+    def start(self, line: int) -> int:
+        """The offset of 1-based ``line``'s first character."""
+        return self._starts[line - 1]
 
 
 def statement_lines(source: str) -> set[int]:

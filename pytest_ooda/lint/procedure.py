@@ -119,8 +119,67 @@ def _lint_actions(out: Collector, procedure: Procedure) -> tuple[bool, bool, boo
                 continue
             success = success or SUCCESS_SIGNAL in rendered
             failure = failure or FAILURE_SIGNAL in rendered
-            _lint_parameters(out, procedure, action, where, label, text)
+            blamed = _lint_no_value(out, procedure, action, where, label, (text, rendered))
+            _lint_parameters(out, procedure, action, where, label, text, blamed)
     return rendered_ok, success, failure
+
+
+def _lint_no_value(
+    out: Collector,
+    procedure: Procedure,
+    action: FragmentAction,
+    where: str,
+    label: str,
+    texts: tuple[str, str],
+) -> set[str]:
+    """OODA205: the rendered fragment holds ``<no value>`` the fragment's own words do
+    not, so the agent would read it. Located at the read in the fragment file; returns
+    the names blamed (OODA201 need not repeat them)."""
+    text, rendered = texts
+    if not _is_template(action) or "<no value>" not in rendered:
+        return set()
+    from pytest_ooda._util import closest, display_path
+    from pytest_ooda.gotemplate import no_value_reads
+
+    try:
+        reads = no_value_reads(text, action.parameters, rendered)
+    except OodaError:
+        return set()
+    supplied = sorted(str(key) for key in action.parameters)
+    file = action_file(action)
+    config_at = action.location
+    used_by = f"{where} at {display_path(config_at.file)}:{config_at.line}:{config_at.column}"
+    for read in reads:
+        if read.name is None:
+            message = (
+                f"{where}: {label} renders <no value>: a field it reads is missing from a "
+                "parameter's value"
+            )
+            hint = f"the parameters supplied: {', '.join(supplied)}"
+        else:
+            # A file's finding is located at the read; inline content's at the action.
+            at = "" if file is not None else f" (line {read.line}, column {read.column})"
+            message = (
+                f"{where}: {label} renders <no value> for .{read.name}{at}: the action "
+                "does not supply it"
+            )
+            near = closest(read.name, supplied)
+            hint = (
+                f"did you mean {near!r}?" if near else f"the action supplies {', '.join(supplied)}"
+            )
+        if file is None:
+            out.add_at("OODA205", message, config_at, procedure=procedure.name, hint=hint)
+        else:
+            out.add(
+                "OODA205",
+                message,
+                file=file,
+                line=read.line,
+                column=read.column,
+                procedure=procedure.name,
+                hint=f"{hint}\n  used by {used_by}",
+            )
+    return {read.name for read in reads if read.name is not None}
 
 
 def _lint_parameters(
@@ -130,6 +189,7 @@ def _lint_parameters(
     where: str,
     label: str,
     text: str,
+    blamed: set[str],
 ) -> None:
     has_syntax = TEMPLATE_OPEN in text
     if not _is_template(action):
@@ -161,7 +221,7 @@ def _lint_parameters(
         used = set(referenced_params(text))
     except OodaError:
         return
-    for name in sorted(used - supplied):
+    for name in sorted(used - supplied - blamed):
         first = first_use_line(text, name)
         at = f" (line {first})" if first is not None else ""
         out.add_at(

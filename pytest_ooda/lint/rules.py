@@ -9,7 +9,13 @@ TEMPLATE_OPEN = "{{"
 
 @dataclass(frozen=True)
 class Rule:
-    """One lint rule: its stable ``id``, a short ``name``, default severity and rationale."""
+    """One lint rule: its stable ``id``, a short ``name``, default severity and rationale.
+
+    ``stops_run``: a finding of this rule at severity ``error`` makes a run meaningless
+    (the procedure does not load, a fragment does not render, the prompt holds
+    ``<no value>``), so ``ooda run`` stops on it. The other rules are advice: at
+    ``error`` they fail ``ooda lint`` and the ``config`` item, and ``ooda run`` prints
+    them as warnings and runs, as rooda would."""
 
     id: str
     name: str
@@ -17,6 +23,7 @@ class Rule:
     summary: str
     why: str
     configurable: bool = True
+    stops_run: bool = False
 
 
 RULES: dict[str, Rule] = {
@@ -30,6 +37,7 @@ RULES: dict[str, Rule] = {
             "Nothing else can be checked until it loads; the loop would refuse it too. A "
             "broken procedure fails alone: the file's other procedures still load and run.",
             configurable=False,
+            stops_run=True,
         ),
         Rule(
             "OODA002",
@@ -37,6 +45,7 @@ RULES: dict[str, Rule] = {
             "error",
             "a fragment fails to render (template execution error)",
             "The loop would stop with this error on its first iteration.",
+            stops_run=True,
         ),
         Rule(
             "OODA003",
@@ -102,6 +111,15 @@ RULES: dict[str, Rule] = {
             "warning",
             "a fragment with template syntax is used without parameters",
             "Without parameters the file is used verbatim, so the agent sees raw {{...}} text.",
+        ),
+        Rule(
+            "OODA205",
+            "no-value",
+            "error",
+            "a fragment renders <no value> into the prompt (a parameter it reads is missing)",
+            "The agent would read the text <no value> where the parameter belongs; Go "
+            "templates print it for a missing key, nearly always a misspelt name.",
+            stops_run=True,
         ),
         Rule(
             "OODA301",

@@ -6,6 +6,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,7 @@ from pytest_ooda.cli import main
 
 HERE = Path(__file__).resolve().parent
 GOLDENS = json.loads((HERE / "goldens.json").read_text(encoding="utf-8"))["runs"]
+RUNS = json.loads((HERE / "runs.json").read_text(encoding="utf-8"))
 
 
 @pytest.fixture
@@ -87,9 +89,7 @@ def test_a_broken_procedure_fails_only_itself(
     case("blast_radius")  # type: ignore[operator]
     code, out, _ = run(capsysbinary, "show", "working", "--prompt-format", "rooda")
     assert (code, out) == (0, GOLDENS["blast_radius/working"]["prompt"])
-    code, out, err = run(
-        capsysbinary, "run", "working", "--dry-run", "--no-lint", "--ai-cmd", "true"
-    )
+    code, out, err = run(capsysbinary, "run", "working", "--dry-run", "--ai-cmd", "true")
     assert code == 0
     assert "This fragment exists." in out
     code, out, err = run(capsysbinary, "show", "broken")
@@ -147,3 +147,32 @@ def test_roodas_documented_example_without_its_fragment_files(
         "ooda: error: rooda-config.yml:28:9: procedure custom-procedure: observe[0]: "
         "fragment file not found: prompts/observe_custom.md"
     )
+
+
+@pytest.mark.parametrize("entry", RUNS, ids=[entry["id"] for entry in RUNS])
+def test_ooda_run_runs_what_rooda_runs(
+    case: object, capsysbinary: pytest.CaptureFixture[bytes], entry: dict[str, Any]
+) -> None:
+    """Each corpus run rooda made a prompt for, ``ooda run --dry-run`` makes too: lint
+    advice such as OODA301 (none of these configs says when to emit SUCCESS; rooda's
+    preamble explains the signal, as ours does) is a warning in a run, not a refusal.
+    What rooda refused, ooda refuses."""
+    case(entry["case"])  # type: ignore[operator]
+    argv = ["run", entry["procedure"], "--dry-run", "--prompt-format", "rooda"]
+    argv += ["--ai-cmd", "true"]
+    for value in entry.get("context", []):
+        argv += ["--context", value]
+    if entry.get("iteration"):
+        limit = entry["max_iterations"]
+        argv += ["--unlimited"] if limit is None else ["--max-iterations", str(limit)]
+    code, out, err = run(capsysbinary, *argv)
+    golden = GOLDENS[entry["id"]]
+    if "error" in golden:
+        assert code == 2
+        return
+    assert code == 0, err
+    assert "the run was not started" not in err
+    if not entry.get("iteration"):
+        # rooda's dry run has no Iteration line; ours shows iteration 1's prompt.
+        out = re.sub(r"^Iteration: 1 of \d+\n\n", "", out, count=1, flags=re.MULTILINE)
+    assert out == golden["prompt"]

@@ -139,8 +139,8 @@ CASES: dict[str, tuple[str, str]] = {
         "iteration_mode: unlimited\niteration_timeout: 60\n",
     ),
     "OODA201": (
-        'observe:\n  - {content: "{{.a}} {{.b}}", parameters: {a: 1}}\n',
-        'observe:\n  - {content: "{{.a}} {{.b}}", parameters: {a: 1, b: 2}}\n',
+        'observe:\n  - {content: "{{.a}}{{if .b}} and b{{end}}", parameters: {a: 1}}\n',
+        'observe:\n  - {content: "{{.a}}{{if .b}} and b{{end}}", parameters: {a: 1, b: 2}}\n',
     ),
     "OODA202": (
         'observe:\n  - {content: "{{.a}}", parameters: {a: 1, z: 2}}\n',
@@ -151,6 +151,10 @@ CASES: dict[str, tuple[str, str]] = {
         'observe:\n  - {content: "Plain."}\n',
     ),
     "OODA204": ('observe:\n  - {content: "Use {{.x}}"}\n', 'observe:\n  - {content: "Use x"}\n'),
+    "OODA205": (
+        'observe:\n  - {content: "{{.a}} {{.b}}", parameters: {a: 1}}\n',
+        'observe:\n  - {content: "{{.a}} {{.b}}", parameters: {a: 1, b: 2}}\n',
+    ),
     "OODA301": (
         'act:\n  - content: "Blocked: <promise>FAILURE</promise>."\n',
         "act:\n" + SIGNALS.replace("      ", "  "),
@@ -162,7 +166,7 @@ CASES: dict[str, tuple[str, str]] = {
 }
 
 
-ERRORS = {"OODA002", "OODA301"}
+ERRORS = {"OODA002", "OODA205", "OODA301"}
 
 
 def rule_config(fixed: bool) -> str:

@@ -572,13 +572,15 @@ def test_binary_parameter_bytes_reach_the_ai_as_bytes(workspace: Path) -> None:
     assert b"raw:\xff." in received.read_bytes()
 
 
-def test_lint_errors_stop_the_run_before_the_first_iteration(
+def test_a_prompt_holding_no_value_stops_the_run_before_the_first_iteration(
     workspace: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    # No fragment says when to print SUCCESS (OODA301): every iteration would be wasted.
+    # A misspelt parameter would send the agent the text <no value> (OODA205).
+    (workspace / "observe.md").write_text("Look around.\nRead {{.pathz}} first.\n")
     (workspace / "ooda-config.yml").write_text(
-        CONFIG.replace("; say <promise>SUCCESS</promise> when done", "")
-    )
+        CONFIG.replace("      - path: observe.md\n", "      - path: observe.md\n"
+                       "        parameters: {paths: src/}\n")
+    )  # fmt: skip
     started = workspace / "started"
     agent = workspace / "agent.py"
     agent.write_text(f"import pathlib\npathlib.Path({str(started)!r}).touch()\nprint('hi')\n")
@@ -587,13 +589,38 @@ def test_lint_errors_stop_the_run_before_the_first_iteration(
     err = capsys.readouterr().err
     assert code == 2
     assert not started.exists()
-    assert "OODA301 error: procedure build: no fragment says when to emit" in err
-    assert "lint error(s); the run was not started" in err
+    assert (
+        "observe.md:2:8: OODA205 error: procedure build: observe[0]: observe.md renders "
+        "<no value> for .pathz: the action does not supply it"
+    ) in err
+    assert "did you mean 'paths'?" in err
+    assert "used by procedure build: observe[0] at ooda-config.yml:5:9" in err
+    assert "1 lint error(s) that would make the run meaningless; the run was not started" in err
     assert "--no-lint" in err
     assert main(["run", "build", "--ai-cmd", cmd, "-n", "1", "--dry-run"]) == 2
     # --no-lint runs it anyway; the iteration limit has its own exit code.
     assert main(["run", "build", "--ai-cmd", cmd, "-n", "1", "--no-lint"]) == 3
     assert started.exists()
+
+
+def test_advice_level_lint_errors_are_warnings_and_the_run_goes_on(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # No fragment says when to print SUCCESS (OODA301): an error in `ooda lint`, advice
+    # in a run (the preamble explains the signal, as rooda's does).
+    (workspace / "ooda-config.yml").write_text(
+        CONFIG.replace("; say <promise>SUCCESS</promise> when done", "")
+    )
+    cmd = agent_cmd(workspace, SUCCESS)
+    assert main(["run", "build", "--ai-cmd", cmd, "-n", "1"]) == 0
+    err = capsys.readouterr().err
+    assert (
+        "warning: ooda-config.yml:2:3: OODA301 warning: procedure build: no fragment says "
+        "when to emit <promise>SUCCESS</promise> (an error in `ooda lint`)"
+    ) in err
+    assert "the run was not started" not in err
+    assert main(["lint"]) == 1
+    assert "OODA301 error" in capsys.readouterr().out
 
 
 def test_the_exit_codes_are_documented_in_help(capsys: pytest.CaptureFixture[str]) -> None:

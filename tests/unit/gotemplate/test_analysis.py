@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 
 from pytest_ooda.gotemplate import (
+    NO_VALUE,
     Branch,
     branches,
     first_use_line,
+    no_value_reads,
     referenced_params,
+    render,
     statement_lines,
     uses_whole_dot,
 )
@@ -80,3 +83,27 @@ def test_deeply_chained_templates_do_not_exhaust_the_stack() -> None:
 def test_statement_lines_follow_the_parse_tree() -> None:
     source = "Title\n{{if .x}}\n  {{.x}}\n{{end}}\n\n{{- /* trimmed */ -}}\ntail {{.y}}\n"
     assert statement_lines(source) == {1, 3, 7}
+
+
+@pytest.mark.parametrize(
+    ("source", "params", "expected"),
+    [
+        # A printed misspelling is blamed at its first read (line, column).
+        ("Read {{.kind}}.\nAlso {{.pathz}}, {{.pathz}}\n", {"kind": "a"}, [("pathz", 2, 8)]),
+        # Only tested or ranged over: nothing printed, nothing blamed.
+        ("{{if .verbose}}v{{end}}{{range .items}}{{.}}{{end}}", {}, []),
+        ('{{$.x}} {{index . "y"}}', {}, [("x", 1, 4), ("y", 1, 17)]),
+        # The template's own words are not counted.
+        ("Go prints <no value> for {{.a}}.", {"a": 1}, []),
+        # A field missing inside a supplied value: no parameter to blame.
+        ("{{.cfg.pathz}}", {"cfg": {"paths": 1}}, [(None, 1, 1)]),
+    ],
+)
+def test_no_value_reads(
+    source: str, params: dict[str, object], expected: list[tuple[str | None, int, int]]
+) -> None:
+    found = no_value_reads(source, params)
+    assert [(read.name, read.line, read.column) for read in found] == expected
+    assert (NO_VALUE in render(source, params).replace(NO_VALUE, "", source.count(NO_VALUE))) == (
+        bool(expected)
+    )

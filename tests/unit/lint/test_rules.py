@@ -152,6 +152,49 @@ def test_missing_parameter(tmp_path: Path) -> None:
     assert ids(run(tmp_path, complete, {"p/t.md": TEMPLATE})) == []
 
 
+def test_no_value_in_the_prompt_is_an_error_at_the_read(tmp_path: Path) -> None:
+    typo = "Read {{.kind}} files.\n{{if .verbose}}Be thorough.{{end}}\nAlso {{.pathz}}\n"
+    report = run(
+        tmp_path,
+        with_observe("{path: p/t.md, parameters: {kind: spec, paths: [a]}}"),
+        {"p/t.md": typo},
+    )
+    finding = only(report, "OODA205")
+    assert finding.severity == "error"
+    assert report.exit_code == 1
+    assert Path(finding.file or "").name == "t.md"
+    assert (finding.line, finding.column) == (3, 8)
+    assert finding.message == (
+        "procedure good: observe[0]: p/t.md renders <no value> for .pathz: the action "
+        "does not supply it"
+    )
+    hint, used_by = (finding.hint or "").split("\n")
+    assert hint == "did you mean 'paths'?"
+    assert used_by.startswith("  used by procedure good: observe[0] at ")
+    assert used_by.endswith("ooda-config.yml:4:9")
+    # .verbose is only tested, so it renders nothing: OODA201's warning, not OODA205.
+    assert [f.message for f in report.findings if f.id == "OODA201"] == [
+        "procedure good: observe[0]: p/t.md (line 2) uses .verbose but the action does not "
+        "supply it (renders <no value>)"
+    ]
+
+
+def test_no_value_inline_and_in_a_nested_field(tmp_path: Path) -> None:
+    inline = '{content: "Focus on {{.are}}.", parameters: {area: auth, depth: 2}}'
+    finding = only(run(tmp_path, with_observe(inline)), "OODA205")
+    assert (finding.line, finding.column) == (4, 9)  # the action: the text has no file
+    assert "renders <no value> for .are (line 1, column 12)" in finding.message
+    assert finding.hint == "did you mean 'area'?"
+    nested = '{content: "Focus on {{.cfg.are}}.", parameters: {cfg: {area: auth}}}'
+    finding = only(run(tmp_path, with_observe(nested)), "OODA205")
+    assert "a field it reads is missing from a parameter's value" in finding.message
+    assert finding.hint == "the parameters supplied: cfg"
+    # Written in the fragment's own words, it is not a finding; nor is a rule turned off.
+    literal = '{content: "Go prints <no value> for {{.what}}.", parameters: {what: it}}'
+    assert "OODA205" not in ids(run(tmp_path, with_observe(literal)))
+    assert "OODA205" not in ids(run(tmp_path, with_observe(inline), severities={"OODA205": "off"}))
+
+
 def test_tagged_parameters_keep_loop_locations(tmp_path: Path) -> None:
     # `!!timestamp` is only valid under parameters (yaml.v3 typing); the raw load that
     # locates `loop:` keys must type the file the same way or lose every column.

@@ -82,7 +82,7 @@ def test_parse_severity_overrides() -> None:
 
 
 def test_parse_rule_list_accepts_ids_prefixes_and_names() -> None:
-    assert parse_rule_list(["OODA2"]) == ("OODA201", "OODA202", "OODA203", "OODA204")
+    assert parse_rule_list(["OODA2"]) == ("OODA201", "OODA202", "OODA203", "OODA204", "OODA205")
     assert parse_rule_list(["ooda301, unused-alias", "OODA301"]) == ("OODA301", "OODA402")
     with pytest.raises(ConfigError, match="unknown lint rule or prefix 'OODA9'"):
         parse_rule_list(["OODA9"], source="--select")
