@@ -2,7 +2,8 @@
 
 :mod:`.stats` (Wilson interval, pass@k, pass^k, Fisher's exact test, the defaults),
 :mod:`.results` (the versioned results-log schema, reading and merging files),
-:mod:`.record` (a live run into a record), :mod:`.log` (writing the log),
+:mod:`.outcome` (how a run's outcome is decided), :mod:`.record` (a live run into a
+record), :mod:`.log` (writing the log),
 :mod:`.aggregate` (per-scenario statistics and aggregate expectations),
 :mod:`.comparison` and :mod:`.variant_comparison` (A/B and variant comparison), :mod:`.tally`
 (early stopping's shared counts), and the renderers :mod:`.render_text`,
@@ -33,12 +34,12 @@ if TYPE_CHECKING:
         render_html as render_html,
     )
     from pytest_ooda.evaluate.log import ResultsLog as ResultsLog, session_stamp as session_stamp
+    from pytest_ooda.evaluate.outcome import classify_outcome as classify_outcome
     from pytest_ooda.evaluate.record import (
         AiIdentity as AiIdentity,
         ai_identity as ai_identity,
         build_record as build_record,
         fragment_hashes as fragment_hashes,
-        run_succeeded as run_succeeded,
         timestamp as timestamp,
     )
     from pytest_ooda.evaluate.render_markdown import (

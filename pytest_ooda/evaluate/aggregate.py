@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import RUN_OUTCOMES, STATUSES
+from pytest_ooda.evaluate.outcome import UNMET, ended_because as outcome_because
 from pytest_ooda.evaluate.stats import (
     CONFIDENCE,
     DEFAULT_K,
@@ -81,35 +82,11 @@ def drop_duplicates(records: Iterable[RunRecord]) -> tuple[list[RunRecord], int]
     return kept_records, len(given) - len(kept_records)
 
 
-#: Why a ``failure`` whose loop ended ``success`` (or as its scenario expects) failed: it
-#: missed a check of ``expect:`` (status, files, tools, commands, iterations, signals,
-#: the judge).
-UNMET = "expectations"
-
-
-def outcome_of(record: RunRecord) -> str:
-    """``success``, ``failure`` or ``error``: the record's three-way outcome."""
-    return record.run_outcome
-
-
 def ended_because(record: RunRecord) -> str | None:
-    """Why a run has its outcome, where the loop's status says more than the outcome.
-
-    A ``failure`` whose loop ended otherwise than its scenario expects (``expect.status``,
-    else ``success``) failed because of that: ``max-iters``, ``aborted``,
-    ``interrupted``; one that ended ``success`` or as expected missed an ``expect:``
-    check: :data:`UNMET`. A ``success`` names its loop's status when that is not
-    ``success`` (a scenario that expects its procedure to give up). ``None`` for a plain
-    success and for an ``error``, whose reason is the infrastructure's (counted apart).
-    """
-    outcome = outcome_of(record)
-    if outcome == "error":
-        return None
-    if outcome == "success":
-        return record.status if record.status != "success" else None
-    declared = (record.expect or {}).get("status")
-    expected = declared if isinstance(declared, str) else "success"
-    return UNMET if record.status in ("success", expected) else record.status
+    """Why a run has its outcome, where the loop's status says more than the outcome
+    (:func:`pytest_ooda.evaluate.outcome.ended_because`: ``max-iters``, ``aborted``,
+    ``interrupted``, :data:`UNMET`; ``None`` for a plain success and an ``error``)."""
+    return outcome_because(record.outcome, record.status, (record.expect or {}).get("status"))
 
 
 @dataclass(frozen=True)
@@ -276,10 +253,10 @@ def _reason(record: RunRecord) -> str:
 
 def _stats(procedure: str, scenario: str, records: Sequence[RunRecord], k: int) -> ScenarioStats:
     runs = len(records)
-    failed = [record for record in records if outcome_of(record) == "error"]
-    valid_records = [record for record in records if outcome_of(record) != "error"]
+    failed = [record for record in records if record.outcome == "error"]
+    valid_records = [record for record in records if record.outcome != "error"]
     valid = len(valid_records)
-    successes = sum(outcome_of(record) == "success" for record in valid_records)
+    successes = sum(record.outcome == "success" for record in valid_records)
     # What a run costs in iterations and time describes the procedure: over the valid
     # runs (all of them when every run was an error, so the row still says something).
     measured = valid_records or list(records)
@@ -292,7 +269,7 @@ def _stats(procedure: str, scenario: str, records: Sequence[RunRecord], k: int) 
     reasons = Counter(_reason(record) for record in failed)
     outcomes: dict[str, tuple[int, Mapping[str, int]]] = {}
     for outcome in RUN_OUTCOMES:
-        group = [record for record in records if outcome_of(record) == outcome]
+        group = [record for record in records if record.outcome == outcome]
         if group:
             because = Counter(
                 why for why in (ended_because(record) for record in group) if why is not None

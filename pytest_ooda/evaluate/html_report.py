@@ -102,9 +102,9 @@ def _histogram(stats: ScenarioStats) -> list[HistogramBar]:
 
 def _reason(record: RunRecord) -> str:
     """Why a run is not a success, in one line (empty for a success)."""
-    if record.run_outcome == "success":
+    if record.outcome == "success":
         return ""
-    if record.run_outcome == "error":
+    if record.outcome == "error":
         why = record.error_reason or record.error or "the run could not be measured"
         return f"⚠ infrastructure error: {why}"
     if record.problems:
@@ -179,7 +179,7 @@ def _run_view(
     return {
         "record": record,
         "anchor": anchor,
-        "verdict": record.run_outcome,
+        "verdict": record.outcome,
         "reason": _reason(record),
         "full": full,
         "has_transcript": record.transcript is not None,
@@ -283,7 +283,7 @@ def _full_transcripts(stats: Sequence[ScenarioStats], budget: int) -> set[str]:
     """The ids of the runs whose transcripts fit the report's budget: runs that did not
     succeed first (they are what people open the report for), then in order."""
     records = [record for item in stats for record in item.records]
-    ordered = sorted(range(len(records)), key=lambda i: (records[i].run_outcome == "success", i))
+    ordered = sorted(range(len(records)), key=lambda i: (records[i].outcome == "success", i))
     chosen: set[str] = set()
     spent = 0
     for i in ordered:

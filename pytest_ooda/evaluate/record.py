@@ -23,7 +23,7 @@ from pytest_ooda.evaluate.results import (
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from pytest_ooda._types import FileChange
+    from pytest_ooda._types import FileChange, RunOutcome
     from pytest_ooda.backends import ToolCall
     from pytest_ooda.config import Procedure, RunSettings
     from pytest_ooda.loop import IterationRecord, LoopResult
@@ -38,7 +38,6 @@ __all__ = [
     "ai_identity",
     "build_record",
     "fragment_hashes",
-    "run_succeeded",
     "timestamp",
 ]
 
@@ -48,16 +47,6 @@ OUTPUT_TAIL_CHARS = 4000
 # Redaction sees this much more than the tail, so a secret the cut would split is still
 # whole (and recognisable) when it is replaced.
 _REDACT_MARGIN = 4000
-
-
-def run_succeeded(scenario: Scenario, result: LoopResult, problems: Sequence[str]) -> bool:
-    """Whether a run counts as a success when runs are measured: it met every per-run
-    expectation and ended ``success`` — or the status ``expect.status`` names, for a
-    scenario written to check that a procedure gives up or runs out."""
-    if problems:
-        return False
-    expected = scenario.expect.status if scenario.expect is not None else None
-    return expected is not None or result.status == "success"
 
 
 def fragment_hashes(procedure: Procedure) -> tuple[FragmentHash, ...]:
@@ -169,6 +158,7 @@ def build_record(
     *,
     scenario: Scenario,
     result: LoopResult,
+    outcome: RunOutcome,
     problems: Sequence[str],
     redactor: Redactor,
     commands: Sequence[CommandOutcome] = (),
@@ -204,7 +194,7 @@ def build_record(
         run=run,
         runs=runs,
         status=result.status,
-        success=run_succeeded(scenario, result, problems),
+        outcome=outcome,
         elapsed_s=round(result.elapsed, 3),
         started_at=timestamp(started_at),
         finished_at=timestamp(finished_at),

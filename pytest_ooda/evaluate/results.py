@@ -1,6 +1,6 @@
 """The results log: one JSON object per live run, one run per line (``.jsonl``).
 
-The schema is versioned (``"schema": "pytest-ooda/results", "version": 2``) and
+The schema is versioned (``"schema": "pytest-ooda/results", "version": 3``) and
 documented in ``docs/evaluating.md``. :class:`RunRecord` is a record in memory;
 ``to_json``/``from_json`` are its wire form. :func:`read_results` reads any number of
 files and directories (every ``*.jsonl`` under them), merges them, drops a record seen
@@ -10,8 +10,10 @@ is a ``ResultsError`` at its file, line and column.
 
 Version 2 gave each run an ``outcome`` (``success``, ``failure`` or ``error``, the last
 for the infrastructure's faults, with ``error_reason``), the ``retries`` it needed, the
-``sandbox`` it ran in, its ``variant`` and its ``judge`` gradings. Version 1 lines are
-still read: their outcome is ``success`` or ``failure`` as their ``success`` says.
+``sandbox`` it ran in, its ``variant`` and its ``judge`` gradings. Version 3 dropped the
+``success`` field: ``outcome`` alone says how a run counts. Version 1 and 2 lines are
+still read: a version 1 line's outcome is ``success`` or ``failure`` as its ``success``
+says, and a version 2 line's ``success`` must agree with its ``outcome``.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ __all__ = [
 
 SCHEMA = "pytest-ooda/results"
 #: Bumped when a field changes meaning or goes away; new optional fields keep it.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _usage_json(usage: Usage | None) -> dict[str, Any] | None:
@@ -134,7 +136,9 @@ class RunRecord:
     run: int
     runs: int
     status: str
-    success: bool
+    #: ``success``/``failure``: the prompt's; ``error``: the infrastructure's
+    #: (:mod:`pytest_ooda.evaluate.outcome` decides).
+    outcome: RunOutcome
     elapsed_s: float
     started_at: str = ""
     finished_at: str = ""
@@ -159,9 +163,6 @@ class RunRecord:
     commands: tuple[CommandOutcome, ...] = ()
     aggregate_expect: Mapping[str, Any] | None = None
     error: str | None = None
-    #: ``success``/``failure``: the prompt's; ``error``: the infrastructure's. Left out
-    #: (``None``, and in version 1 lines) it is set from ``success``.
-    outcome: RunOutcome | None = None
     #: Why an ``error`` run is the infrastructure's fault (redacted).
     error_reason: str | None = None
     #: Attempts retried after infrastructure errors before the run's result stood.
@@ -184,19 +185,10 @@ class RunRecord:
     #: capped per run (``live.transcript``); ``None`` when not kept.
     transcript: Mapping[str, Any] | None = None
 
-    def __post_init__(self) -> None:
-        if self.outcome is None:
-            object.__setattr__(self, "outcome", "success" if self.success else "failure")
-
-    @property
-    def run_outcome(self) -> RunOutcome:
-        """The run's outcome (``success``, ``failure`` or ``error``)."""
-        return self.outcome or ("success" if self.success else "failure")
-
     @property
     def valid(self) -> bool:
         """Whether the run measured the prompt (``success`` or ``failure``, not ``error``)."""
-        return self.run_outcome != "error"
+        return self.outcome != "error"
 
     @property
     def label(self) -> str:
@@ -239,7 +231,6 @@ class RunRecord:
             "ai_api": self.ai_api,
             "model": self.model,
             "status": self.status,
-            "success": self.success,
             "iteration_count": len(self.iterations),
             "elapsed_s": self.elapsed_s,
             "usage": _usage_json(self.usage),
@@ -252,7 +243,7 @@ class RunRecord:
                 dict(self.aggregate_expect) if self.aggregate_expect is not None else None
             ),
             "error": self.error,
-            "outcome": self.run_outcome,
+            "outcome": self.outcome,
             "error_reason": self.error_reason,
             "retries": self.retries,
             "sandbox": dict(self.sandbox) if self.sandbox is not None else None,
@@ -417,6 +408,26 @@ class _Reader:
             for data, at in entries
         )
 
+    def outcome(self, data: dict[str, Any], version: int) -> RunOutcome:
+        """``outcome``; a version 1 line has only ``success``, and a version 2 line
+        carries both, which must agree."""
+        if version < 2 or (version == 2 and data.get("outcome") is None):
+            success = self.get(data, "success", (bool,), "")
+            return "success" if success else "failure"
+        outcome: RunOutcome = self.get(data, "outcome", (str,), "")
+        if outcome not in RUN_OUTCOMES:
+            raise self.fail(
+                f"field 'outcome': expected one of {', '.join(RUN_OUTCOMES)}, got {outcome!r}"
+            )
+        if version == 2:
+            success = self.get(data, "success", (bool,), "")
+            if (outcome == "success") != success:
+                raise self.fail(
+                    f"field 'outcome' is {outcome!r} but 'success' is {str(success).lower()}",
+                    hint="a run's success is true exactly when its outcome is 'success'",
+                )
+        return outcome
+
     def record(self, value: Any) -> RunRecord:
         data = self.mapping(value, "record")
         if data.get("schema") != SCHEMA:
@@ -442,17 +453,7 @@ class _Reader:
             raise self.fail("field 'problems': expected a list of strings")
         expect = self.optional(data, "expect", (dict,), "")
         aggregate = self.optional(data, "aggregate_expect", (dict,), "")
-        success = self.get(data, "success", (bool,), "")
-        outcome = self.optional(data, "outcome", (str,), "")
-        if outcome is not None and outcome not in RUN_OUTCOMES:
-            raise self.fail(
-                f"field 'outcome': expected one of {', '.join(RUN_OUTCOMES)}, got {outcome!r}"
-            )
-        if outcome is not None and (outcome == "success") != success:
-            raise self.fail(
-                f"field 'outcome' is {outcome!r} but 'success' is {str(success).lower()}",
-                hint="a run's success is true exactly when its outcome is 'success'",
-            )
+        outcome = self.outcome(data, version)
         sandbox = self.optional(data, "sandbox", (dict,), "")
         judge = self.optional(data, "judge", (dict,), "")
         transcript = self.optional(data, "transcript", (dict,), "")
@@ -466,7 +467,7 @@ class _Reader:
             run=self.get(data, "run", (int,), ""),
             runs=self.get(data, "runs", (int,), ""),
             status=status,
-            success=success,
+            outcome=outcome,
             elapsed_s=self.number(data, "elapsed_s", ""),
             started_at=self.optional(data, "started_at", (str,), "") or "",
             finished_at=self.optional(data, "finished_at", (str,), "") or "",
@@ -494,7 +495,6 @@ class _Reader:
             commands=self.commands(data.get("commands")),
             aggregate_expect=MappingProxyType(aggregate) if aggregate is not None else None,
             error=self.optional(data, "error", (str,), ""),
-            outcome=outcome,
             error_reason=self.optional(data, "error_reason", (str,), ""),
             retries=retries,
             sandbox=MappingProxyType(sandbox) if sandbox is not None else None,

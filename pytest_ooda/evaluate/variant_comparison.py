@@ -35,7 +35,7 @@ def variant_of(record: RunRecord) -> str:
 
 
 def _is_error(record: RunRecord) -> bool:
-    return record.run_outcome == "error"
+    return record.outcome == "error"
 
 
 @dataclass(frozen=True)
@@ -53,7 +53,7 @@ class Tally:
     def add(self, record: RunRecord) -> Tally:
         if _is_error(record):
             return Tally(self.runs, self.successes, self.errors + 1)
-        return Tally(self.runs + 1, self.successes + int(record.success), self.errors)
+        return Tally(self.runs + 1, self.successes + int(record.outcome == "success"), self.errors)
 
 
 @dataclass(frozen=True)

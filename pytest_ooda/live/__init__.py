@@ -2,8 +2,8 @@
 
 The contract is this module. :mod:`.settings` holds :class:`LiveSettings` (what a
 session decides for all its live runs), :mod:`.run` the run itself
-(:func:`run_live` → :class:`LiveRun`), and :mod:`.outcome` the one rule deciding
-whether a run is a ``success``, a ``failure`` or an infrastructure ``error``. The
+(:func:`run_live` → :class:`LiveRun`); whether a run is a ``success``, a ``failure``
+or an infrastructure ``error`` is :mod:`pytest_ooda.evaluate.outcome`'s rule. The
 pytest plugin and ``ooda run --record`` both call :func:`run_live` and only present
 what it returns.
 """
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from pytest_ooda.live.outcome import classify_outcome as classify_outcome
     from pytest_ooda.live.preflight import root_refusal as root_refusal, sandbox_env as sandbox_env
     from pytest_ooda.live.prepare import NO_AI_COMMAND as NO_AI_COMMAND, resolve_ai as resolve_ai
     from pytest_ooda.live.report import agent_warnings as agent_warnings

@@ -31,8 +31,8 @@ from pytest_ooda.errors import (
     RecordingWarning,
     SandboxError,
 )
+from pytest_ooda.evaluate import classify_outcome
 from pytest_ooda.live import isolation
-from pytest_ooda.live.outcome import classify_outcome
 from pytest_ooda.live.prepare import Prepared, prepare
 from pytest_ooda.live.report import agent_warnings
 from pytest_ooda.scenario import failure_text
@@ -255,9 +255,11 @@ def _results_record(
 ) -> RunRecord:
     from pytest_ooda.evaluate import build_record
 
+    kind, reason = outcome
     record = build_record(
         scenario=prepared.scenario,
         result=result,
+        outcome=kind,
         problems=assessment.problems,
         redactor=prepared.redactor,
         commands=assessment.commands,
@@ -273,7 +275,6 @@ def _results_record(
         worker=os.environ.get("PYTEST_XDIST_WORKER"),
         shard=f"{settings.shard[0]}/{settings.shard[1]}" if settings.shard else None,
     )
-    kind, reason = outcome
     grading = judged.grading if judged is not None else None
     aggregate = record.aggregate_expect
     if settings.stop_early and aggregate is not None and "success_rate" in aggregate:
@@ -284,8 +285,6 @@ def _results_record(
         }
     return replace(
         record,
-        outcome=kind,
-        success=kind == "success",
         error_reason=prepared.redactor(reason) if reason is not None else None,
         sandbox=sandbox,
         variant=settings.variant.name if settings.variant is not None else None,

@@ -161,7 +161,7 @@ class LiveRuns:
                         pacing(self.config).tallies,
                         earlier.procedure,
                         earlier.scenario_key,
-                        earlier.run_outcome,
+                        earlier.outcome,
                     )
 
     def _keep(self, data: dict[str, Any]) -> RunRecord | None:
@@ -191,7 +191,7 @@ class LiveRuns:
                 pacing(self.config).tallies,
                 record.procedure,
                 record.scenario_key,
-                record.run_outcome,
+                record.outcome,
             )
         if self.log_error is not None:
             return record

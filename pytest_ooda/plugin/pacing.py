@@ -153,7 +153,7 @@ def before_run(item: LiveItem, scenario: Scenario) -> Path:
             item.stash[SKIP_AT_ITEM] = True
             pytest.skip(
                 f"resumed: run {item.run_index} of {scenario.label} is already in the results "
-                f"({earlier.run_outcome}, session {earlier.session or '?'}); not run again"
+                f"({earlier.outcome}, session {earlier.session or '?'}); not run again"
             )
     stopped = _settled(item, scenario, state)
     if stopped is not None:
@@ -365,7 +365,6 @@ def crashed_run(state: Pacing, nodeid: str, message: str, *, root: Path) -> dict
         "run": marker["run"],
         "runs": marker["runs"],
         "status": "interrupted",
-        "success": False,
         "outcome": "error",
         "error_reason": f"worker-crashed: {message}",
         "iteration_count": 0,

@@ -239,7 +239,7 @@ def live_line(record: RunRecord, recorded: str | None = None) -> str:
     which = f" {record.run}/{record.runs}" if record.runs > 1 else ""
     parts = [
         # The verdict leads: a run that ended `success` but missed an expectation failed.
-        f"{record.label}{which}: {record.run_outcome} status={record.status}",
+        f"{record.label}{which}: {record.outcome} status={record.status}",
         f"iterations={len(record.iterations)}",
         f"time={record.elapsed_s:.1f}s",
     ]
@@ -255,8 +255,8 @@ def live_line(record: RunRecord, recorded: str | None = None) -> str:
         parts.append(f"queued={record.queued_s:.1f}s")
     if recorded:
         parts.append(f"recorded -> {recorded}")
-    if record.problems and record.run_outcome != "error":
+    if record.problems and record.outcome != "error":
         parts.append(f"({len(record.problems)} expectation(s) not met)")
-    if record.run_outcome == "error":
+    if record.outcome == "error":
         parts.append(f"(error: {record.error_reason or 'infrastructure'})")
     return " ".join(parts)

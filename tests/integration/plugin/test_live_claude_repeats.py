@@ -117,7 +117,7 @@ def test_claude_runs_repeat_each_in_a_fresh_workspace(project: Project, claude_e
     assert sorted(record["run"] for record in records) == [1, 2]
     for record in records:
         assert record["ai_command"] == CLAUDE
-        assert record["success"] is True
+        assert record["outcome"] == "success"
         # Had the runs shared a workspace, the second would have modified hello.py.
         assert record["files_changed"] == {"hello.py": "created"}
         [iteration] = record["iterations"]

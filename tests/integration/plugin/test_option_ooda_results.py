@@ -48,7 +48,8 @@ def test_a_run_appends_one_complete_record(live: Project) -> None:
     result.assert_outcomes(passed=1, deselected=7)
     [record] = records(live.path / ".ooda/results")
     assert record["schema"] == "pytest-ooda/results"
-    assert record["version"] == 2
+    assert record["version"] == 3
+    assert "success" not in record
     assert record["outcome"] == "success"
     assert (record["procedure"], record["scenario"], record["run"], record["runs"]) == (
         "greet",
@@ -59,7 +60,7 @@ def test_a_run_appends_one_complete_record(live: Project) -> None:
     assert record["nodeid"] == "ooda-config.yml::greet::live[first]"
     assert record["scenario_file"] == "scenarios/greet/first.yml"
     assert record["status"] == "success"
-    assert record["success"] is True
+    assert record["outcome"] == "success"
     assert record["iteration_count"] == 2
     assert len(record["prompt_sha256"]) == 64
     fragments = {(f["phase"], f["source"]) for f in record["fragments"]}
@@ -117,7 +118,7 @@ def test_verification_commands_are_recorded_passed_or_not(live: Project) -> None
     assert "exited 3, expected 0" in failed["problem"]
     # The command printed a secret from the environment: redacted in the log too.
     assert failed["output_tail"] == "token <redacted>"
-    assert record["success"] is False
+    assert record["outcome"] != "success"
     assert len(record["problems"]) == 1
 
 
@@ -165,7 +166,7 @@ def test_a_failed_run_is_recorded_as_not_a_success(live: Project) -> None:
     result.assert_outcomes(failed=1, deselected=7)
     [record] = records(live.path / ".ooda/results")
     assert record["status"] == "success"
-    assert record["success"] is False
+    assert record["outcome"] != "success"
     assert record["problems"] == ["file MISSING.md: expected to exist, but it is missing"]
     result.stdout.fnmatch_lines(["greet/first  *1   0       0    0%  0%–79%*"])
 

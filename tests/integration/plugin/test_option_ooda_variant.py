@@ -74,8 +74,8 @@ def test_two_agents_compared_in_one_session(
     for record in lines:
         by_variant.setdefault(record["variant"], []).append(record)
     assert sorted(by_variant) == ["bad", "good"]
-    assert sum(r["success"] for r in by_variant["good"]) == good
-    assert sum(r["success"] for r in by_variant["bad"]) == bad
+    assert sum(r["outcome"] == "success" for r in by_variant["good"]) == good
+    assert sum(r["outcome"] == "success" for r in by_variant["bad"]) == bad
     assert {r["nodeid"].split("::")[-1] for r in by_variant["good"]} == {
         f"live[coin@good#{run}]" for run in range(1, RUNS + 1)
     }

@@ -63,4 +63,4 @@ def test_a_killed_session_keeps_every_finished_run(project: Project) -> None:
     found = read_results([results])
     assert found.warnings == ()
     assert sorted(record.run for record in found.records) == [1, 2]
-    assert all(record.success for record in found.records)
+    assert all(record.outcome == "success" for record in found.records)

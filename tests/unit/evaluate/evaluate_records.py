@@ -47,7 +47,7 @@ def record(
         run=run,
         runs=runs,
         status=ended,
-        success=success,
+        outcome=outcome or ("success" if success else "failure"),  # type: ignore[arg-type]
         elapsed_s=elapsed,
         started_at=finished_at,
         finished_at=finished_at,
@@ -66,7 +66,6 @@ def record(
             for number in range(1, iterations + 1)
         ),
         aggregate_expect=gates,
-        outcome=outcome,  # type: ignore[arg-type]
         error_reason=error_reason,
         session=session,
         series=series,

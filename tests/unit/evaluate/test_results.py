@@ -117,7 +117,7 @@ def test_a_json_error_has_its_column(tmp_path: Path) -> None:
     ("change", "message"),
     [
         ({"status": "done"}, "field 'status': expected one of success, max-iters, aborted"),
-        ({"success": "yes"}, "field 'success': expected true or false, got a string ('yes')"),
+        ({"outcome": 1}, "field 'outcome': expected a string, got an integer (1)"),
         ({"run": True}, "field 'run': expected an integer, got a boolean (true)"),
         ({"elapsed_s": None}, "field 'elapsed_s': expected a number, got null"),
         ({"problems": [1]}, "field 'problems': expected a list of strings"),
@@ -201,7 +201,7 @@ def test_stamping_adds_the_session_and_the_repository(tmp_path: Path) -> None:
     assert (stamped.git_commit, stamped.git_dirty) == (None, None)
 
 
-def test_version_two_fields_round_trip() -> None:
+def test_version_three_fields_round_trip() -> None:
     from dataclasses import replace
 
     original = replace(
@@ -214,7 +214,9 @@ def test_version_two_fields_round_trip() -> None:
         judge={"verdict": "fail", "votes": []},
     )
     data = json.loads(original.to_line())
-    assert data["version"] == 2
+    assert data["version"] == SCHEMA_VERSION == 3
+    # The outcome alone says how a run counts: no `success` beside it.
+    assert "success" not in data
     assert (data["outcome"], data["retries"], data["variant"]) == ("error", 2, "haiku")
     back = RunRecord.from_json(data)
     assert back == original
@@ -226,22 +228,49 @@ def test_a_version_one_line_reads_its_outcome_from_success() -> None:
     data["version"] = 1
     for key in ("outcome", "error_reason", "retries", "sandbox", "variant", "judge"):
         del data[key]
-    assert RunRecord.from_json(data).run_outcome == "success"
+    data["success"] = True
+    assert RunRecord.from_json(data).outcome == "success"
     data["success"] = False
     back = RunRecord.from_json(data)
-    assert (back.run_outcome, back.valid, back.retries) == ("failure", True, 0)
+    assert (back.outcome, back.valid, back.retries) == ("failure", True, 0)
+    del data["success"]
+    with pytest.raises(ResultsError, match="missing field 'success'"):
+        RunRecord.from_json(data)
+
+
+def test_a_version_two_line_reads_its_outcome_and_checks_success_against_it() -> None:
+    data = {**json.loads(record(False).to_line()), "version": 2}
+    data.update(outcome="error", success=False)
+    assert RunRecord.from_json(data).outcome == "error"
+    # Written before a run's outcome was recorded: its success says.
+    del data["outcome"]
+    data["success"] = True
+    assert RunRecord.from_json(data).outcome == "success"
+    data.update(outcome="failure")
+    with pytest.raises(ResultsError, match="'outcome' is 'failure' but 'success' is true"):
+        RunRecord.from_json(data)
+
+
+def test_a_version_three_line_needs_its_outcome() -> None:
+    data = json.loads(record(True).to_line())
+    del data["outcome"]
+    with pytest.raises(ResultsError, match="missing field 'outcome'"):
+        RunRecord.from_json(data)
 
 
 @pytest.mark.parametrize(
     ("change", "message"),
     [
         ({"outcome": "crashed"}, "field 'outcome': expected one of success, failure, error"),
-        ({"outcome": "failure"}, "field 'outcome' is 'failure' but 'success' is true"),
+        (
+            {"version": 2, "outcome": "failure", "success": True},
+            "field 'outcome' is 'failure' but 'success' is true",
+        ),
         ({"retries": -1}, "field 'retries': expected a count >= 0, got -1"),
         ({"sandbox": "docker"}, "field 'sandbox': expected an object, got a string"),
     ],
 )
-def test_version_two_fields_are_checked(change: dict[str, object], message: str) -> None:
+def test_fields_are_checked(change: dict[str, object], message: str) -> None:
     data = {**json.loads(record(True).to_line()), **change}
     with pytest.raises(ResultsError, match=r"^f\.jsonl:3: ") as caught:
         RunRecord.from_json(data, file="f.jsonl", line=3)

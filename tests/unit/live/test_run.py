@@ -12,7 +12,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_ooda.errors import AgentWarning, NoAICommandError, ScenarioError
-from pytest_ooda.live import LiveSettings, classify_outcome, run_live
+from pytest_ooda.evaluate import classify_outcome
+from pytest_ooda.live import LiveSettings, run_live
 from pytest_ooda.scenario import load_scenario
 
 if TYPE_CHECKING:
@@ -76,7 +77,7 @@ def test_a_missed_expectation_is_a_failure_with_its_report(tmp_path: Path) -> No
     assert run.outcome == "failure"
     assert run.problems == ("file hello.txt: expected to exist, but it is missing",)
     assert "scenario greet/happy" in run.report
-    assert not run.record.success
+    assert run.record.outcome == "failure"
 
 
 def test_an_agent_that_cannot_start_is_an_error_not_a_failure(tmp_path: Path) -> None:

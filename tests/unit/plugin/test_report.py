@@ -94,7 +94,7 @@ def _record(**fields: object) -> RunRecord:
         "run": 1,
         "runs": 1,
         "status": "success",
-        "success": True,
+        "outcome": "success",
         "elapsed_s": 12.345,
     }
     base.update(fields)
@@ -117,7 +117,7 @@ def test_live_line_includes_usage_when_known() -> None:
         procedure="a",
         scenario="b",
         status="aborted",
-        success=False,
+        outcome="failure",
         elapsed_s=1.0,
         iterations=_iterations(3),
         problems=("status: expected success, got aborted",),
@@ -130,7 +130,6 @@ def test_live_line_includes_usage_when_known() -> None:
 def test_live_line_says_why_a_run_is_an_error() -> None:
     record = _record(
         status="aborted",
-        success=False,
         outcome="error",
         error_reason="AI command not found: nope",
         elapsed_s=0.0,
@@ -157,7 +156,7 @@ def test_live_line_names_the_run_of_a_repeated_scenario() -> None:
         run=3,
         runs=20,
         status="max-iters",
-        success=False,
+        outcome="failure",
         iterations=_iterations(5),
         elapsed_s=61.0,
         usage=None,
@@ -196,7 +195,7 @@ def test_live_line_leads_with_the_verdict_not_the_loop_status() -> None:
     # The loop ended `success`, the run missed an expectation: the line says failure first.
     record = _record(
         status="success",
-        success=False,
+        outcome="failure",
         iterations=_iterations(1),
         problems=("file GREETING.md: expected to exist, but it is missing",),
     )
