@@ -185,12 +185,13 @@ def positive_int(text: str) -> int:
     return value
 
 
-def read_results_noting(paths: Sequence[str]) -> Results:
+def read_results_noting(paths: Sequence[str], *, summary: bool = False) -> Results:
     """Read and merge results files (``ResultsError`` when one is unusable); what was
-    left out is a warning line on stderr."""
+    left out is a warning line on stderr. ``summary``: records as tables need them
+    (``Results.whole`` reads one whole)."""
     from pytest_ooda.evaluate import read_results
 
-    results = read_results(paths)
+    results = read_results(paths, summary=summary)
     for warning in results.warnings:
         note(f"warning: {warning.format(Path.cwd())}")
     return results

@@ -137,7 +137,7 @@ def command_by_variant(args: argparse.Namespace) -> int:
     from pytest_ooda.evaluate import compare_variants, variant_markdown, variant_table
 
     paths = [args.base, *([args.new] if args.new else []), *args.more_base, *args.more_new]
-    results = read_results_noting(paths)
+    results = read_results_noting(paths, summary=True)
     comparison = compare_variants(results.records, alpha=args.alpha)
     markdown = variant_markdown(comparison, title=args.title)
     if args.markdown:
@@ -159,8 +159,8 @@ def command(args: argparse.Namespace) -> int:
         raise UsageError("ooda compare: give BASE and NEW (or --by variant RESULTS)")
     from pytest_ooda.evaluate import compare, compare_markdown, compare_table, drop_duplicates
 
-    base = read_results_noting([args.base, *args.more_base])
-    new = read_results_noting([args.new, *args.more_new])
+    base = read_results_noting([args.base, *args.more_base], summary=True)
+    new = read_results_noting([args.new, *args.more_new], summary=True)
     base_records, _ = drop_duplicates(base.records)
     new_records, _ = drop_duplicates(new.records)
     comparison = compare(base_records, new_records, alpha=args.alpha, k=args.k, detect=args.detect)

@@ -94,7 +94,7 @@ def command(args: argparse.Namespace) -> int:
     html_path = Path(args.html) if args.html else None
     if html_path is not None and html_path.is_dir():
         raise UsageError(f"--html {args.html}: is a directory; give the path of an .html file")
-    results = read_results_noting(args.results or [default_results()])
+    results = read_results_noting(args.results or [default_results()], summary=html_path is None)
     records, dropped = drop_duplicates(results.records)
     if dropped:
         note(

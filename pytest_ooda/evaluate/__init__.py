@@ -1,9 +1,9 @@
 """Measuring procedures from repeated live runs.
 
 :mod:`.stats` (Wilson interval, pass@k, pass^k, Fisher's exact test, the defaults),
-:mod:`.results` (the versioned results-log schema, reading and merging files),
-:mod:`.outcome` (how a run's outcome is decided), :mod:`.record` (a live run into a
-record), :mod:`.log` (writing the log),
+:mod:`.results` (the versioned results-log schema), :mod:`.reading` (reading and
+merging files, streamed), :mod:`.outcome` (how a run's outcome is decided),
+:mod:`.record` (a live run into a record), :mod:`.log` (writing the log),
 :mod:`.aggregate` (per-scenario statistics and aggregate expectations),
 :mod:`.comparison` and :mod:`.variant_comparison` (A/B and variant comparison), :mod:`.tally`
 (early stopping's shared counts), and the renderers :mod:`.render_text`,
@@ -35,6 +35,13 @@ if TYPE_CHECKING:
     )
     from pytest_ooda.evaluate.log import ResultsLog as ResultsLog, session_stamp as session_stamp
     from pytest_ooda.evaluate.outcome import classify_outcome as classify_outcome
+    from pytest_ooda.evaluate.reading import (
+        RecordSource as RecordSource,
+        Results as Results,
+        ResultsFile as ResultsFile,
+        read_record as read_record,
+        read_results as read_results,
+    )
     from pytest_ooda.evaluate.record import (
         AiIdentity as AiIdentity,
         ai_identity as ai_identity,
@@ -56,9 +63,7 @@ if TYPE_CHECKING:
         SCHEMA as SCHEMA,
         SCHEMA_VERSION as SCHEMA_VERSION,
         FragmentHash as FragmentHash,
-        Results as Results,
         RunRecord as RunRecord,
-        read_results as read_results,
     )
     from pytest_ooda.evaluate.stats import (
         DEFAULT_ALPHA as DEFAULT_ALPHA,

@@ -2,11 +2,9 @@
 
 The schema is versioned (``"schema": "pytest-ooda/results", "version": 3``) and
 documented in ``docs/evaluating.md``. :class:`RunRecord` is a record in memory;
-``to_json``/``from_json`` are its wire form. :func:`read_results` reads any number of
-files and directories (every ``*.jsonl`` under them), merges them, drops a record seen
-twice (the same ``id``: a file passed twice, or copied into two artifacts) and skips an
-unfinished last line (a session killed mid-write); anything else that is not a record
-is a ``ResultsError`` at its file, line and column.
+``to_json``/``from_json`` are its wire form, and ``from_json`` checks a parsed line
+field by field (a ``ResultsError`` at its file and line names the first wrong field).
+Reading files is :mod:`.reading`'s.
 
 Version 2 gave each run an ``outcome`` (``success``, ``failure`` or ``error``, the last
 for the infrastructure's faults, with ``error_reason``), the ``retries`` it needed, the
@@ -20,17 +18,16 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import FILE_CHANGES, RUN_OUTCOMES, STATUSES
 from pytest_ooda._util import type_name
 from pytest_ooda.backends import ToolCall, Usage
-from pytest_ooda.errors import ResultsError, ResultsWarning
+from pytest_ooda.errors import ResultsError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping, Sequence
+    from collections.abc import Mapping
 
     from pytest_ooda._types import FileChange, RunOutcome
     from pytest_ooda.scenario import CommandOutcome
@@ -40,9 +37,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "FragmentHash",
     "IterationEntry",
-    "Results",
     "RunRecord",
-    "read_results",
 ]
 
 SCHEMA = "pytest-ooda/results"
@@ -261,21 +256,134 @@ class RunRecord:
         return json.dumps(self.to_json(), ensure_ascii=True, separators=(",", ":")) + "\n"
 
     @classmethod
-    def from_json(cls, data: Any, *, file: str | None = None, line: int | None = None) -> RunRecord:
+    def from_json(
+        cls, data: Any, *, file: str | None = None, line: int | None = None, summary: bool = False
+    ) -> RunRecord:
         """Validate ``data`` (a parsed line); a ``ResultsError`` at ``file:line`` names
-        the first field that is missing or of the wrong type."""
-        return _Reader(file, line).record(data)
+        the first field that is missing or of the wrong type.
+
+        ``summary``: the record as tables need it, without what only the run's own page
+        shows — the ``transcript``; each iteration's ``usage``, ``model``, ``turns``,
+        ``output_tail``, ``tool_calls``, ``permission_denials`` and ``files``; the
+        commands' ``output_tail`` — which are then neither kept nor checked (the whole
+        line is read again to show them)."""
+        return RecordReader(file, line, summary=summary).record(data)
 
 
 # --------------------------------------------------------------------------- validation
 
+#: JSON types as ``type(value)`` gives them (a bool is no integer here).
+_STR = (str,)
+_INT = (int,)
+_NUMBER = (int, float)
+_BOOL = (bool,)
+_DICT = (dict,)
+_LIST = (list,)
 
-class _Reader:
-    """Typed access to one parsed record, failing at its file and line."""
+#: Plain fields as ``(name, the JSON types it may have, required)``.
+_Fields = tuple[tuple[str, tuple[type, ...], bool], ...]
 
-    def __init__(self, file: str | None, line: int | None) -> None:
+
+def _fields(spec: dict[str, tuple[tuple[type, ...], bool]]) -> _Fields:
+    return tuple((name, kinds, required) for name, (kinds, required) in spec.items())
+
+
+#: The record's plain fields: name -> (the JSON types it may have, required). Checked in
+#: one loop (:meth:`RecordReader.plain`): a log of 10,000 runs is read in about the time
+#: parsing its JSON takes.
+_RECORD_FIELDS: _Fields = _fields(
+    {
+        "id": (_STR, True),
+        "procedure": (_STR, True),
+        "scenario": (_STR, True),
+        "run": (_INT, True),
+        "runs": (_INT, True),
+        "status": (_STR, True),
+        "elapsed_s": (_NUMBER, True),
+        "iterations": (_LIST, True),
+        "started_at": (_STR, False),
+        "finished_at": (_STR, False),
+        "session": (_STR, False),
+        "nodeid": (_STR, False),
+        "scenario_file": (_STR, False),
+        "pytest_ooda": (_STR, False),
+        "git_commit": (_STR, False),
+        "git_dirty": (_BOOL, False),
+        "worker": (_STR, False),
+        "shard": (_STR, False),
+        "prompt_sha256": (_STR, False),
+        "ai_command": (_STR, False),
+        "ai_api": (_STR, False),
+        "model": (_STR, False),
+        "problems": (_LIST, False),
+        "expect": (_DICT, False),
+        "aggregate_expect": (_DICT, False),
+        "error": (_STR, False),
+        "outcome": (_STR, False),
+        "error_reason": (_STR, False),
+        "retries": (_INT, False),
+        "sandbox": (_DICT, False),
+        "variant": (_STR, False),
+        "judge": (_DICT, False),
+        "series": (_STR, False),
+        "queued_s": (_NUMBER, False),
+        "transcript": (_DICT, False),
+    }
+)
+#: An iteration's plain fields as a summary keeps them (:meth:`RunRecord.from_json`),
+#: and all of them.
+_ITERATION_SUMMARY_FIELDS: _Fields = _fields(
+    {
+        "number": (_INT, True),
+        "outcome": (_STR, True),
+        "exit_code": (_INT, True),
+        "duration_s": (_NUMBER, True),
+        "signal": (_STR, False),
+        "reason": (_STR, False),
+        "timed_out": (_BOOL, False),
+        "error": (_STR, False),
+        "retries": (_INT, False),
+        "infra_error": (_STR, False),
+    }
+)
+_ITERATION_FIELDS: _Fields = (
+    *_ITERATION_SUMMARY_FIELDS,
+    ("model", _STR, False),
+    ("turns", _INT, False),
+)
+_USAGE_FIELDS: _Fields = _fields(
+    {
+        "input_tokens": (_INT, True),
+        "output_tokens": (_INT, True),
+        "cache_read_tokens": (_INT, False),
+        "cache_creation_tokens": (_INT, False),
+        "cost": (_NUMBER, False),
+    }
+)
+
+
+class RecordReader:
+    """Typed access to parsed records, failing at their file and line.
+
+    ``summary``: leave out what only a run's own page shows (the transcript; each
+    iteration's usage, model, turns, output tail, tool calls, denials and files; the
+    verification commands' output); those parts are neither kept nor checked.
+    ``shared`` keeps one copy of a fragment list many records repeat (every run of a
+    prompt version has the same).
+    """
+
+    def __init__(
+        self,
+        file: str | None,
+        line: int | None,
+        *,
+        summary: bool = False,
+        shared: dict[Any, tuple[FragmentHash, ...]] | None = None,
+    ) -> None:
         self.file = file
         self.line = line
+        self.summary = summary
+        self.shared = shared if shared is not None else {}
 
     def fail(self, message: str, hint: str | None = None) -> ResultsError:
         return ResultsError(message, file=self.file, line=self.line, hint=hint)
@@ -291,9 +399,7 @@ class _Reader:
         if key not in data:
             raise self.fail(f"missing field {name!r}")
         value = data[key]
-        if isinstance(value, bool) and bool not in kinds:
-            raise self.fail(f"field {name!r}: expected {_kinds(kinds)}, got {type_name(value)}")
-        if not isinstance(value, kinds):
+        if type(value) not in kinds:
             raise self.fail(f"field {name!r}: expected {_kinds(kinds)}, got {type_name(value)}")
         return value
 
@@ -303,19 +409,37 @@ class _Reader:
             return None
         return self.get(data, key, kinds, where)
 
+    def plain(self, data: dict[str, Any], fields: _Fields, where: str) -> dict[str, Any]:
+        """Every field of ``fields`` checked (a missing optional one is ``None``)."""
+        out: dict[str, Any] = {}
+        get = data.get
+        for key, kinds, required in fields:
+            value = get(key)
+            if type(value) in kinds or (value is None and not required):
+                out[key] = value
+            else:
+                raise self.fail(self._wrong(data, key, kinds, where))
+        return out
+
+    def _wrong(self, data: dict[str, Any], key: str, kinds: tuple[type, ...], where: str) -> str:
+        name = f"{where}.{key}" if where else key
+        if key not in data:
+            return f"missing field {name!r}"
+        return f"field {name!r}: expected {_kinds(kinds)}, got {type_name(data[key])}"
+
     def number(self, data: dict[str, Any], key: str, where: str) -> float:
-        return float(self.get(data, key, (int, float), where))
+        return float(self.get(data, key, _NUMBER, where))
 
     def usage(self, value: Any, where: str) -> Usage | None:
         if value is None:
             return None
-        data = self.mapping(value, where)
-        cost = self.optional(data, "cost", (int, float), where)
+        data = self.plain(self.mapping(value, where), _USAGE_FIELDS, where)
+        cost = data["cost"]
         return Usage(
-            input_tokens=self.get(data, "input_tokens", (int,), where),
-            output_tokens=self.get(data, "output_tokens", (int,), where),
-            cache_read_tokens=self.optional(data, "cache_read_tokens", (int,), where) or 0,
-            cache_creation_tokens=self.optional(data, "cache_creation_tokens", (int,), where) or 0,
+            input_tokens=data["input_tokens"],
+            output_tokens=data["output_tokens"],
+            cache_read_tokens=data["cache_read_tokens"] or 0,
+            cache_creation_tokens=data["cache_creation_tokens"] or 0,
             cost=float(cost) if cost is not None else None,
         )
 
@@ -333,10 +457,10 @@ class _Reader:
     def tool_calls(self, value: Any, where: str) -> tuple[ToolCall, ...]:
         return tuple(
             ToolCall(
-                name=self.get(data, "name", (str,), at),
-                summary=self.optional(data, "summary", (str,), at) or "",
-                ok=self.optional(data, "ok", (bool,), at),
-                error=self.optional(data, "error", (str,), at),
+                name=self.get(data, "name", _STR, at),
+                summary=self.optional(data, "summary", _STR, at) or "",
+                ok=self.optional(data, "ok", _BOOL, at),
+                error=self.optional(data, "error", _STR, at),
             )
             for data, at in self.objects(value, where)
         )
@@ -355,38 +479,68 @@ class _Reader:
 
     def iteration(self, value: Any, where: str) -> IterationEntry:
         data = self.mapping(value, where)
+        if self.summary:
+            # How the loop decided the iteration, without what only its page shows.
+            plain = self.plain(data, _ITERATION_SUMMARY_FIELDS, where)
+            return IterationEntry(
+                number=plain["number"],
+                outcome=plain["outcome"],
+                signal=plain["signal"],
+                exit_code=plain["exit_code"],
+                duration_s=float(plain["duration_s"]),
+                reason=plain["reason"] or "",
+                timed_out=bool(plain["timed_out"]),
+                error=plain["error"],
+                retries=plain["retries"] or 0,
+                infra_error=plain["infra_error"],
+            )
+        plain = self.plain(data, _ITERATION_FIELDS, where)
         return IterationEntry(
-            number=self.get(data, "number", (int,), where),
-            outcome=self.get(data, "outcome", (str,), where),
-            signal=self.optional(data, "signal", (str,), where),
-            exit_code=self.get(data, "exit_code", (int,), where),
-            duration_s=self.number(data, "duration_s", where),
-            reason=self.optional(data, "reason", (str,), where) or "",
-            timed_out=bool(self.optional(data, "timed_out", (bool,), where)),
+            number=plain["number"],
+            outcome=plain["outcome"],
+            signal=plain["signal"],
+            exit_code=plain["exit_code"],
+            duration_s=float(plain["duration_s"]),
+            reason=plain["reason"] or "",
+            timed_out=bool(plain["timed_out"]),
             usage=self.usage(data.get("usage"), f"{where}.usage"),
-            model=self.optional(data, "model", (str,), where),
-            turns=self.optional(data, "turns", (int,), where),
+            model=plain["model"],
+            turns=plain["turns"],
             tool_calls=self.tool_calls(data.get("tool_calls"), f"{where}.tool_calls"),
             permission_denials=self.tool_calls(
                 data.get("permission_denials"), f"{where}.permission_denials"
             ),
             files=self.files(data.get("files"), f"{where}.files"),
-            output_tail=self.optional(data, "output_tail", (str,), where) or "",
-            error=self.optional(data, "error", (str,), where),
-            retries=self.optional(data, "retries", (int,), where) or 0,
-            infra_error=self.optional(data, "infra_error", (str,), where),
+            output_tail=self.optional(data, "output_tail", _STR, where) or "",
+            error=plain["error"],
+            retries=plain["retries"] or 0,
+            infra_error=plain["infra_error"],
         )
 
     def fragments(self, value: Any) -> tuple[FragmentHash, ...]:
-        return tuple(
+        if value is None:
+            return ()
+        key: Any = None
+        if isinstance(value, list) and all(type(item) is dict for item in value):
+            key = tuple(tuple(item.items()) for item in value)
+            try:
+                found = self.shared.get(key)
+            except TypeError:  # an unhashable value where a string belongs: checked below
+                found = key = None
+            if found is not None:
+                return found
+        fragments = tuple(
             FragmentHash(
-                phase=self.get(data, "phase", (str,), at),
-                index=self.get(data, "index", (int,), at),
-                source=self.get(data, "source", (str,), at),
-                sha256=self.get(data, "sha256", (str,), at),
+                phase=self.get(data, "phase", _STR, at),
+                index=self.get(data, "index", _INT, at),
+                source=self.get(data, "source", _STR, at),
+                sha256=self.get(data, "sha256", _STR, at),
             )
             for data, at in self.objects(value, "fragments")
         )
+        if key is not None:
+            self.shared[key] = fragments
+        return fragments
 
     def commands(self, value: Any) -> tuple[CommandOutcome, ...]:
         entries = self.objects(value, "commands")
@@ -397,30 +551,49 @@ class _Reader:
 
         return tuple(
             CommandOutcome(
-                run=self.get(data, "run", (str,), at),
-                exit_code=self.get(data, "exit_code", (int,), at),
-                expected_exit_code=self.get(data, "expected_exit_code", (int,), at),
+                run=self.get(data, "run", _STR, at),
+                exit_code=self.get(data, "exit_code", _INT, at),
+                expected_exit_code=self.get(data, "expected_exit_code", _INT, at),
                 duration_s=self.number(data, "duration_s", at),
-                timed_out=self.optional(data, "timed_out", (bool,), at) or False,
-                problem=self.optional(data, "problem", (str,), at),
-                output_tail=self.optional(data, "output_tail", (str,), at) or "",
+                timed_out=self.optional(data, "timed_out", _BOOL, at) or False,
+                problem=self.optional(data, "problem", _STR, at),
+                output_tail=(
+                    "" if self.summary else self.optional(data, "output_tail", _STR, at) or ""
+                ),
             )
             for data, at in entries
         )
+
+    def header(self, data: dict[str, Any]) -> int:
+        """The schema and version (returned): a line of another file, or of a newer
+        pytest-ooda, is refused."""
+        if data.get("schema") != SCHEMA:
+            raise self.fail(
+                f"not a pytest-ooda results record (schema {data.get('schema')!r})",
+                hint=f'results records start with {{"schema": "{SCHEMA}", …}}',
+            )
+        version: int = self.get(data, "version", _INT, "")
+        if version > SCHEMA_VERSION:
+            raise self.fail(
+                f"results schema version {version} is newer than this pytest-ooda reads "
+                f"(up to {SCHEMA_VERSION})",
+                hint="upgrade pytest-ooda to read it",
+            )
+        return version
 
     def outcome(self, data: dict[str, Any], version: int) -> RunOutcome:
         """``outcome``; a version 1 line has only ``success``, and a version 2 line
         carries both, which must agree."""
         if version < 2 or (version == 2 and data.get("outcome") is None):
-            success = self.get(data, "success", (bool,), "")
+            success = self.get(data, "success", _BOOL, "")
             return "success" if success else "failure"
-        outcome: RunOutcome = self.get(data, "outcome", (str,), "")
+        outcome: RunOutcome = self.get(data, "outcome", _STR, "")
         if outcome not in RUN_OUTCOMES:
             raise self.fail(
                 f"field 'outcome': expected one of {', '.join(RUN_OUTCOMES)}, got {outcome!r}"
             )
         if version == 2:
-            success = self.get(data, "success", (bool,), "")
+            success = self.get(data, "success", _BOOL, "")
             if (outcome == "success") != success:
                 raise self.fail(
                     f"field 'outcome' is {outcome!r} but 'success' is {str(success).lower()}",
@@ -428,80 +601,70 @@ class _Reader:
                 )
         return outcome
 
-    def record(self, value: Any) -> RunRecord:
-        data = self.mapping(value, "record")
-        if data.get("schema") != SCHEMA:
-            raise self.fail(
-                f"not a pytest-ooda results record (schema {data.get('schema')!r})",
-                hint=f'results records start with {{"schema": "{SCHEMA}", …}}',
-            )
-        version = self.get(data, "version", (int,), "")
-        if version > SCHEMA_VERSION:
-            raise self.fail(
-                f"results schema version {version} is newer than this pytest-ooda reads "
-                f"(up to {SCHEMA_VERSION})",
-                hint="upgrade pytest-ooda to read it",
-            )
-        status = self.get(data, "status", (str,), "")
+    def checked(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The plain fields, with the rules between them checked."""
+        plain = self.plain(data, _RECORD_FIELDS, "")
+        status = plain["status"]
         if status not in STATUSES:
             raise self.fail(
                 f"field 'status': expected one of {', '.join(STATUSES)}, got {status!r}"
             )
-        iterations = self.get(data, "iterations", (list,), "")
-        problems = self.optional(data, "problems", (list,), "") or []
-        if not all(isinstance(problem, str) for problem in problems):
+        if not all(type(problem) is str for problem in plain["problems"] or ()):
             raise self.fail("field 'problems': expected a list of strings")
-        expect = self.optional(data, "expect", (dict,), "")
-        aggregate = self.optional(data, "aggregate_expect", (dict,), "")
+        if (plain["retries"] or 0) < 0:
+            raise self.fail(f"field 'retries': expected a count >= 0, got {plain['retries']}")
+        return plain
+
+    def record(self, value: Any) -> RunRecord:
+        data = self.mapping(value, "record")
+        version = self.header(data)
+        plain = self.checked(data)
         outcome = self.outcome(data, version)
-        sandbox = self.optional(data, "sandbox", (dict,), "")
-        judge = self.optional(data, "judge", (dict,), "")
-        transcript = self.optional(data, "transcript", (dict,), "")
-        retries = self.optional(data, "retries", (int,), "") or 0
-        if retries < 0:
-            raise self.fail(f"field 'retries': expected a count >= 0, got {retries}")
+        expect, aggregate = plain["expect"], plain["aggregate_expect"]
+        sandbox, judge = plain["sandbox"], plain["judge"]
+        transcript = None if self.summary else plain["transcript"]
         return RunRecord(
-            id=self.get(data, "id", (str,), ""),
-            procedure=self.get(data, "procedure", (str,), ""),
-            scenario=self.get(data, "scenario", (str,), ""),
-            run=self.get(data, "run", (int,), ""),
-            runs=self.get(data, "runs", (int,), ""),
-            status=status,
+            id=plain["id"],
+            procedure=plain["procedure"],
+            scenario=plain["scenario"],
+            run=plain["run"],
+            runs=plain["runs"],
+            status=plain["status"],
             outcome=outcome,
-            elapsed_s=self.number(data, "elapsed_s", ""),
-            started_at=self.optional(data, "started_at", (str,), "") or "",
-            finished_at=self.optional(data, "finished_at", (str,), "") or "",
-            session=self.optional(data, "session", (str,), ""),
-            nodeid=self.optional(data, "nodeid", (str,), "") or "",
-            scenario_file=self.optional(data, "scenario_file", (str,), ""),
-            pytest_ooda=self.optional(data, "pytest_ooda", (str,), "") or "",
-            git_commit=self.optional(data, "git_commit", (str,), ""),
-            git_dirty=self.optional(data, "git_dirty", (bool,), ""),
-            worker=self.optional(data, "worker", (str,), ""),
-            shard=self.optional(data, "shard", (str,), ""),
-            prompt_sha256=self.optional(data, "prompt_sha256", (str,), ""),
+            elapsed_s=float(plain["elapsed_s"]),
+            started_at=plain["started_at"] or "",
+            finished_at=plain["finished_at"] or "",
+            session=plain["session"],
+            nodeid=plain["nodeid"] or "",
+            scenario_file=plain["scenario_file"],
+            pytest_ooda=plain["pytest_ooda"] or "",
+            git_commit=plain["git_commit"],
+            git_dirty=plain["git_dirty"],
+            worker=plain["worker"],
+            shard=plain["shard"],
+            prompt_sha256=plain["prompt_sha256"],
             fragments=self.fragments(data.get("fragments")),
-            ai_command=self.optional(data, "ai_command", (str,), ""),
-            ai_api=self.optional(data, "ai_api", (str,), ""),
-            model=self.optional(data, "model", (str,), ""),
+            ai_command=plain["ai_command"],
+            ai_api=plain["ai_api"],
+            model=plain["model"],
             usage=self.usage(data.get("usage"), "usage"),
             iterations=tuple(
                 self.iteration(item, f"iterations[{index}]")
-                for index, item in enumerate(iterations)
+                for index, item in enumerate(plain["iterations"])
             ),
             files_changed=self.files(data.get("files_changed"), "files_changed"),
             expect=MappingProxyType(expect) if expect is not None else None,
-            problems=tuple(problems),
+            problems=tuple(plain["problems"] or ()),
             commands=self.commands(data.get("commands")),
             aggregate_expect=MappingProxyType(aggregate) if aggregate is not None else None,
-            error=self.optional(data, "error", (str,), ""),
-            error_reason=self.optional(data, "error_reason", (str,), ""),
-            retries=retries,
+            error=plain["error"],
+            error_reason=plain["error_reason"],
+            retries=plain["retries"] or 0,
             sandbox=MappingProxyType(sandbox) if sandbox is not None else None,
-            variant=self.optional(data, "variant", (str,), ""),
+            variant=plain["variant"],
             judge=MappingProxyType(judge) if judge is not None else None,
-            series=self.optional(data, "series", (str,), ""),
-            queued_s=self.optional(data, "queued_s", (int, float), ""),
+            series=plain["series"],
+            queued_s=plain["queued_s"],
             transcript=MappingProxyType(transcript) if transcript is not None else None,
         )
 
@@ -520,106 +683,3 @@ def _kinds(kinds: tuple[type, ...]) -> str:
     if int in kinds and float in kinds:
         shown = [name for name in shown if name != "an integer"]
     return " or ".join(shown)
-
-
-# --------------------------------------------------------------------------- reading
-
-
-@dataclass(frozen=True)
-class Results:
-    """Records merged from ``files`` (in file order), and what reading left out."""
-
-    records: tuple[RunRecord, ...]
-    files: tuple[Path, ...]
-    warnings: tuple[ResultsWarning, ...] = ()
-
-
-def results_files(paths: Iterable[str | Path]) -> list[Path]:
-    """``paths`` with each directory replaced by the ``*.jsonl`` files under it (at any
-    depth: CI downloads each shard's artifact into a folder of its own)."""
-    found: list[Path] = []
-    for given in paths:
-        path = Path(given)
-        if path.is_dir():
-            inside = sorted(p for p in path.rglob("*.jsonl") if p.is_file())
-            if not inside:
-                raise ResultsError(f"no results files (*.jsonl) under {path}")
-            found.extend(inside)
-        elif path.exists():
-            found.append(path)
-        else:
-            raise ResultsError(
-                f"results file not found: {path}",
-                hint="pytest -m live writes them to .ooda/results/ (see --ooda-results)",
-            )
-    return found
-
-
-def read_results(paths: Sequence[str | Path]) -> Results:
-    """Read and merge the results in ``paths`` (files, or directories of ``*.jsonl``)."""
-    files = results_files(paths)
-    if not files:
-        raise ResultsError("no results files given")
-    records: list[RunRecord] = []
-    warnings: list[ResultsWarning] = []
-    seen: dict[str, str] = {}
-    duplicates = 0
-    for path in files:
-        for number, record in _read_file(path, warnings):
-            if record.id in seen:
-                duplicates += 1
-                continue
-            seen[record.id] = f"{path}:{number}"
-            records.append(record)
-    if duplicates:
-        warnings.append(
-            ResultsWarning(
-                f"{duplicates} record(s) appear more than once (same id); each run is counted once",
-                hint="was a file given twice, or copied into two folders?",
-            )
-        )
-    return Results(tuple(records), tuple(files), tuple(warnings))
-
-
-def _read_file(path: Path, warnings: list[ResultsWarning]) -> list[tuple[int, RunRecord]]:
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ResultsError(
-            f"cannot read results file: {exc.strerror or exc}", file=str(path)
-        ) from None
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ResultsError(
-            "not a results file: not UTF-8 text", file=str(path), line=line
-        ) from None
-    lines = text.split("\n")
-    out: list[tuple[int, RunRecord]] = []
-    for index, content in enumerate(lines):
-        number = index + 1
-        if not content.strip():
-            continue
-        try:
-            parsed = json.loads(content)
-        except json.JSONDecodeError as exc:
-            if index == len(lines) - 1:
-                # No newline after it: the write of the last record was cut short.
-                warnings.append(
-                    ResultsWarning(
-                        "the last record is incomplete (the session was interrupted while "
-                        "writing it) and is left out",
-                        file=str(path),
-                        line=number,
-                    )
-                )
-                continue
-            raise ResultsError(
-                f"not a results record: {exc.msg}",
-                file=str(path),
-                line=number,
-                column=exc.colno,
-            ) from None
-        out.append((number, RunRecord.from_json(parsed, file=str(path), line=number)))
-    return out
