@@ -188,7 +188,7 @@ def _sandbox_kind(text: str) -> str:
     try:
         load_kind(text.strip())
     except OptionError as exc:
-        raise argparse.ArgumentTypeError(exc.message) from None
+        raise argparse.ArgumentTypeError(exc.one_line()) from None
     return text.strip()
 
 

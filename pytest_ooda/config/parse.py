@@ -238,9 +238,7 @@ class FileParser:
         try:
             return check(value)
         except _Invalid as exc:
-            raise self.error(
-                f"{where}: expected {exc.expected}, got {type_name(value)}", mark
-            ) from None
+            raise self.error(f"{where}: {exc.stated(type_name(value))}", mark, exc.hint) from None
 
     def parse_redact(self, value: Any, mark: Mark) -> RedactSettings:
         section = self.expect_mapping(value, mark, "redact")
@@ -286,12 +284,12 @@ class FileParser:
             if exc.key is not None and isinstance(value, YamlMapping) and exc.key in value:
                 at = value_mark(value, exc.key)
                 where = f"{where}.{exc.key}"
-            raise self.error(
-                f"{where}: {exc.message}",
-                at,
+            example = (
                 "e.g. sandbox: bwrap, or sandbox: {kind: docker, image: python:3.12-slim}; "
-                "see `ooda help sandbox`",
-            ) from None
+                "see `ooda help sandbox`"
+            )
+            hint = f"{exc.hint}\n  {example}" if exc.hint else example
+            raise self.error(f"{where}: {exc.message}", at, hint) from None
 
     def parse_aliases(self, value: Any, mark: Mark) -> dict[str, Setting]:
         aliases = self.expect_mapping(value, mark, "ai_cmd_aliases")

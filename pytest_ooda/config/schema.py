@@ -200,11 +200,21 @@ _LINT_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 
 
 class _Invalid(Exception):
-    """A value failed a validator; ``expected`` says what was wanted."""
+    """A value failed a validator; ``expected`` says what was wanted. A validator that
+    knows more than what it expected says the ``problem`` itself (``unknown sandbox kind
+    'podman'``), with a ``hint`` such as "did you mean"."""
 
-    def __init__(self, expected: str) -> None:
+    def __init__(
+        self, expected: str, *, problem: str | None = None, hint: str | None = None
+    ) -> None:
         super().__init__(expected)
         self.expected = expected
+        self.problem = problem
+        self.hint = hint
+
+    def stated(self, got: str) -> str:
+        """The problem, or ``expected …, got …``."""
+        return self.problem or f"expected {self.expected}, got {got}"
 
 
 def _check_choice(choices: tuple[str, ...]) -> Callable[[Any], Any]:
@@ -300,7 +310,8 @@ def check_sandbox(value: Any, base_dir: Path | None = None) -> SandboxSpec:
         return parse_spec(value, base_dir=base_dir)
     except OptionError as exc:
         where = f"{exc.key}: " if exc.key else ""
-        raise _Invalid(f"{where}{exc.message}") from None
+        problem = f"{where}{exc.message}"
+        raise _Invalid(exc.one_line(), problem=problem, hint=exc.hint) from None
 
 
 def _check_text(value: Any) -> Any:

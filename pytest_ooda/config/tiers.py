@@ -123,7 +123,7 @@ def env_layer(env: Mapping[str, str]) -> dict[str, Setting]:
             value = _parse_env_value(key, text)
         except _Invalid as exc:
             raise ConfigError(
-                f"environment variable {var}: expected {exc.expected}, got {text!r}"
+                f"environment variable {var}: {exc.stated(repr(text))}", hint=exc.hint
             ) from None
         out[key] = Setting(value, None, Provenance("env", source=var))
     return out
@@ -157,7 +157,7 @@ def override_layer(overrides: Mapping[str, Any]) -> dict[str, Setting]:
                 checked = _LOOP_CHECKS[key](value)
             except _Invalid as exc:
                 raise ConfigError(
-                    f"option {key}: expected {exc.expected}, got {type_name(value)}"
+                    f"option {key}: {exc.stated(type_name(value))}", hint=exc.hint
                 ) from None
         out[key] = Setting(checked, None, Provenance("cli", source=key))
     return out

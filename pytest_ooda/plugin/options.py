@@ -346,7 +346,7 @@ def _sandbox(value: str | None, label: str) -> str | None:
     try:
         load_kind(kind)
     except OptionError as exc:
-        raise pytest.UsageError(f"{label}: {exc.message}") from None
+        raise pytest.UsageError(f"{label}: {exc.one_line()}") from None
     return kind
 
 

@@ -58,6 +58,20 @@ def kinds() -> tuple[str, ...]:
     return (*_BUILTIN, *sorted(set(_plugins()) - set(_BUILTIN)))
 
 
+def _kind_hint(kind: str) -> str:
+    """Did you mean, and the known kinds. A container engine's name is the ``docker``
+    kind with that engine (Podman takes the same flags)."""
+    from pytest_ooda._types import CONTAINER_ENGINES
+
+    if kind in CONTAINER_ENGINES:
+        known = ", ".join(sorted(kinds()))
+        return (
+            f"did you mean 'docker'? ({kind} is an engine of the docker kind: "
+            f"sandbox: {{kind: docker, engine: {kind}}})\n  known kinds: {known}"
+        )
+    return did_you_mean(kind, kinds(), label="known kinds")
+
+
 def load_kind(kind: str) -> type[Sandbox]:
     """The class of ``kind``; ``OptionError`` naming the known kinds when there is none."""
     found = _loaded.get(kind)
@@ -70,8 +84,7 @@ def load_kind(kind: str) -> type[Sandbox]:
     else:
         plugin = _plugins().get(kind)
         if plugin is None:
-            hint = did_you_mean(kind, kinds(), label="known kinds").splitlines()[0]
-            raise OptionError(f"unknown sandbox kind {kind!r}; {hint}")
+            raise OptionError(f"unknown sandbox kind {kind!r}", hint=_kind_hint(kind))
         try:
             cls = plugin.load()
         except Exception as exc:  # a broken plugin is the user's to fix, not a crash

@@ -28,12 +28,20 @@ _MEMORY = re.compile(r"[0-9]+(?:\.[0-9]+)?[bkmgBKMG]?\Z")
 
 
 class OptionError(Exception):
-    """An option failed its check; ``key`` is the option (``None``: the whole value)."""
+    """An option failed its check; ``key`` is the option (``None``: the whole value);
+    ``hint`` a "did you mean" line, shown under the message."""
 
-    def __init__(self, message: str, key: str | None = None) -> None:
+    def __init__(self, message: str, key: str | None = None, *, hint: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.key = key
+        self.hint = hint
+
+    def one_line(self) -> str:
+        """The message and its hint on one line, for an option parser's error."""
+        if not self.hint:
+            return self.message
+        return f"{self.message}; " + "; ".join(line.strip() for line in self.hint.splitlines())
 
 
 @dataclass(frozen=True)

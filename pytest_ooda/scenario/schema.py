@@ -169,7 +169,8 @@ def _sandbox(check: Reader, root: YamlMapping, path: Path | None) -> SandboxSpec
         if exc.key is not None and isinstance(value, YamlMapping) and exc.key in value:
             mark = value_mark(value, exc.key)
             where = f"sandbox.{exc.key}"
-        raise check.fail(f"{where}: {exc.message}", mark, "see `ooda help sandbox`") from None
+        hint = f"{exc.hint}\n  see `ooda help sandbox`" if exc.hint else "see `ooda help sandbox`"
+        raise check.fail(f"{where}: {exc.message}", mark, hint) from None
 
 
 def _variants(check: Reader, value: Any, mark: Mark, where: str) -> tuple[Variant, ...]:

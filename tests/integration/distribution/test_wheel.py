@@ -43,6 +43,7 @@ def test_wheel_contains_builtin_content(wheel: Path) -> None:
     # `ooda help TOPIC` reads the documentation from the wheel.
     docs = {"pytest_ooda/_builtin/docs/" + p.name for p in (ROOT / "docs").glob("*.md")}
     assert docs <= names
+    assert "pytest_ooda/_builtin/README.md" in names
 
 
 def test_installed_ooda_show_from_any_directory(
@@ -79,6 +80,9 @@ def test_installed_ooda_show_from_any_directory(
     # Messages point a pip user at `ooda help TOPIC`, which the wheel can answer.
     page = _run([str(ooda), "help", "agents"], cwd=workdir, env=env)
     assert page.startswith("# Agent CLIs")
+    quickstart = _run([str(ooda), "help", "quickstart"], cwd=workdir, env=env)
+    assert quickstart.startswith("# Quick start\n")
+    assert "ooda init" in quickstart
 
     # The checkout's own interpreter (editable install) composes the very same prompt.
     local = _run([sys.executable, "-m", "pytest_ooda", "show", procedure], cwd=workdir, env=env)

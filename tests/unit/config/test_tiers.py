@@ -99,6 +99,35 @@ def test_unknown_alias_from_env_names_variable(tmp_path: Path) -> None:
         )
 
 
+@pytest.mark.parametrize(
+    ("value", "hint"),
+    [
+        (
+            "podman",
+            "did you mean 'docker'? (podman is an engine of the docker kind: "
+            "sandbox: {kind: docker, engine: podman})\n  known kinds: bwrap, docker, none",
+        ),
+        ("bwarp", "did you mean 'bwrap'?\n  known kinds: bwrap, docker, none"),
+        ("vm", "known kinds: bwrap, docker, none"),
+    ],
+)
+def test_an_unknown_sandbox_kind_from_the_environment_reads_as_did_you_mean(
+    tmp_path: Path, value: str, hint: str
+) -> None:
+    # As the unknown alias above: the problem, then "did you mean" and the known names
+    # (never "expected unknown sandbox kind …, got …").
+    with pytest.raises(ConfigError) as caught:
+        load_config(cwd=tmp_path, env={"OODA_SANDBOX": value}, builtin=False, global_config=False)
+    assert (
+        caught.value.message == f"environment variable OODA_SANDBOX: unknown sandbox kind {value!r}"
+    )
+    assert caught.value.hint == hint
+    with pytest.raises(ConfigError) as caught:
+        load_config(cwd=tmp_path, overrides={"sandbox": value}, builtin=False, global_config=False)
+    assert caught.value.message == f"option sandbox: unknown sandbox kind {value!r}"
+    assert caught.value.hint == hint
+
+
 def test_empty_alias_value_is_an_error(tmp_path: Path) -> None:
     err = raises_config(write(tmp_path / "c.yml", "ai_cmd_aliases:\n  fast: ''\n"))
     assert err.message.startswith("ai_cmd_aliases.fast: expected a non-empty command string")
