@@ -334,6 +334,11 @@ _GIT_IDENTITY = {
     "GIT_AUTHOR_EMAIL": "pytest-ooda@localhost",
     "GIT_COMMITTER_NAME": "pytest-ooda",
     "GIT_COMMITTER_EMAIL": "pytest-ooda@localhost",
+    # A fixed date: the same workspace is the same commit on every machine and run, so
+    # an agent that sees the commit id (Claude Code's prompt lists recent commits) is
+    # asked the same thing when its API traffic is replayed (docs/agent-replay.md).
+    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00+0000",
+    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00+0000",
 }
 
 
@@ -351,14 +356,16 @@ def git_init(path: Path) -> None:
     env = {**os.environ, **_GIT_IDENTITY}
     for argv in (
         # No template: the sample hooks git copies in are a dozen files per workspace.
-        [git, "init", "-q", "--template="],
+        # The branch named here, not by the user's init.defaultBranch, for the same reason.
+        [git, "-c", "init.defaultBranch=main", "init", "-q", "--template="],
         [git, "add", "-A"],
         [git, "commit", "-q", "--allow-empty", "--no-gpg-sign", "-m", "ooda workspace"],
     ):
         done = subprocess.run(argv, cwd=path, env=env, capture_output=True, text=True, check=False)
         if done.returncode != 0:
+            step = next(word for word in argv[1:] if word in ("init", "add", "commit"))
             raise BackendError(
-                f"cannot initialise a git repository in {path}: {' '.join(argv[1:3])} "
+                f"cannot initialise a git repository in {path}: git {step} "
                 f"failed: {done.stderr.strip() or done.stdout.strip()}"
             )
 

@@ -435,3 +435,33 @@ def test_a_fifo_is_not_recorded_but_warned_about(tmp_path: Path) -> None:
     # Seen again unchanged: no second warning, still not recorded.
     assert dict(changes.capture(2)) == {}
     assert len(changes.warnings) == 1
+
+
+def test_the_same_workspace_is_the_same_commit_on_branch_main_every_time(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A replayed agent sees the commit id and branch (Claude Code's prompt lists them):
+    # neither may depend on the clock or on the user's git configuration.
+    import subprocess
+
+    monkeypatch.setenv("GIT_CONFIG_GLOBAL", str(tmp_path / "gitconfig"))
+    (tmp_path / "gitconfig").write_text("[init]\n\tdefaultBranch = trunk\n")
+    heads = []
+    for name in ("a", "b"):
+        repo = tmp_path / name
+        repo.mkdir()
+        (repo / "hello.txt").write_text("hi\n")
+        workspace.git_init(repo)
+        head = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=repo, capture_output=True, text=True, check=True
+        )
+        branch = subprocess.run(
+            ["git", "branch", "--show-current"],
+            cwd=repo,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        heads.append((head.stdout.strip(), branch.stdout.strip()))
+    assert heads[0] == heads[1]
+    assert heads[0][1] == "main"
