@@ -53,6 +53,17 @@ ITERATION_MODES: tuple[IterationMode, ...] = get_args(IterationMode)
 RecordMode = Literal["none", "once", "new", "all"]
 RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
 
+#: What a run's model-API proxy does (docs/agent-replay.md): forward every request to the
+#: upstream and record it, answer from the cassette and record only what it lacks, or
+#: answer from the cassette alone.
+ApiMode = Literal["record", "new", "replay"]
+API_MODES: tuple[ApiMode, ...] = get_args(ApiMode)
+
+#: How a recorded scenario is replayed (the default first): the loop serves the recorded
+#: iterations, or the real agent runs with its model calls answered from the cassette.
+ReplayKind = Literal["loop", "agent"]
+REPLAY_KINDS: tuple[ReplayKind, ...] = get_args(ReplayKind)
+
 #: What a replay does when the recorded prompt differs from the current one (the default
 #: first).
 DriftMode = Literal["fail", "warn", "ignore"]

@@ -1,0 +1,167 @@
+"""A replay divergence: a request the cassette has no answer for, shown against the
+nearest recorded request as a diff of their canonical forms.
+
+The canonical forms are rendered one leaf per line (``messages[2].content[0].text: …``),
+a text of several lines as an indented block, so the diff shows the changed lines of a
+prompt or a tool result rather than one changed JSON string. :meth:`Divergence.changed_texts`
+gives those texts for the caller that knows where they came from (the live run maps a
+changed prompt to the fragment lines behind it).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from pytest_ooda.apireplay.canonical import PART_LISTS, expand_skeleton, part_names
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator, Sequence
+
+    from pytest_ooda.apireplay.canonical import Canonical
+    from pytest_ooda.apireplay.cassette import Cassette, Exchange
+
+__all__ = ["Divergence", "render_canonical"]
+
+#: Diff lines shown at most (the rest is counted).
+MAX_DIFF_LINES = 120
+
+
+def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
+    if isinstance(value, dict) and value:
+        for key, item in value.items():
+            yield from _leaves(item, f"{path}.{key}" if path else str(key))
+    elif isinstance(value, list) and value:
+        for index, item in enumerate(value):
+            yield from _leaves(item, f"{path}[{index}]")
+    else:
+        yield path, value
+
+
+def render_canonical(body: Any) -> list[str]:
+    """``body`` as lines, one leaf each; a multi-line text as an indented block."""
+    lines: list[str] = []
+    for path, value in _leaves(body, ""):
+        if isinstance(value, str) and "\n" in value:
+            lines.append(f"{path}: |")
+            lines.extend(f"    {line}" for line in value.split("\n"))
+        else:
+            lines.append(f"{path}: {json.dumps(value, ensure_ascii=False)}")
+    return lines
+
+
+def _prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
+    count = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        count += 1
+    return count
+
+
+def _score(request: Any, skeleton: Any, parts: set[str]) -> tuple[int, int, int]:
+    """How close a recorded skeleton is to the one asked for: the conversation's common
+    opening, the parts both have, the top-level fields equal."""
+    if not isinstance(request, dict) or not isinstance(skeleton, dict):
+        return (0, 0, int(request == skeleton))
+    opening = sum(
+        _prefix(request.get(name) or [], skeleton.get(name) or [])
+        for name in PART_LISTS
+        if isinstance(request.get(name), list) and isinstance(skeleton.get(name), list)
+    )
+    shared = len(parts & set(part_names(request)))
+    equal = sum(1 for k, v in skeleton.items() if request.get(k) == v)
+    return (opening, shared, equal)
+
+
+@dataclass
+class Divergence:
+    """A request no recorded exchange answers."""
+
+    request: Canonical
+    #: The closest recorded exchange (``None``: the cassette has none of this endpoint).
+    nearest: Exchange | None
+    #: How often the same request was served already, and how often it was recorded.
+    served: int = 0
+    recorded: int = 0
+    cassette: Cassette | None = field(default=None, repr=False)
+
+    @classmethod
+    def find(
+        cls, request: Canonical, cassette: Cassette, *, served: int, recorded: int
+    ) -> Divergence:
+        """The divergence of ``request``, with its nearest recorded exchange."""
+        parts = set(part_names(request.skeleton))
+        candidates = [
+            e for e in cassette.exchanges if e.replay and e.endpoint == request.endpoint
+        ] or [e for e in cassette.exchanges if e.replay]
+        nearest = max(
+            candidates,
+            key=lambda e: _score(e.request, request.skeleton, parts),
+            default=None,
+        )
+        return cls(request, nearest, served, recorded, cassette)
+
+    def recorded_body(self) -> Any:
+        if self.nearest is None or self.cassette is None:
+            return None
+        return expand_skeleton(self.nearest.request, self.cassette.parts.get)
+
+    def diff(self, *, limit: int = MAX_DIFF_LINES) -> str:
+        """The unified diff of the nearest recorded request against this one."""
+        old = render_canonical(self.recorded_body()) if self.nearest is not None else []
+        new = render_canonical(self.request.expanded())
+        where = f"exchange {self.nearest.number}" if self.nearest is not None else "nothing"
+        if self.nearest is not None and self.nearest.line is not None:
+            where += f", line {self.nearest.line}"
+        lines = list(
+            difflib.unified_diff(
+                old,
+                new,
+                fromfile=f"recorded ({where})",
+                tofile="requested now",
+                lineterm="",
+                n=2,
+            )
+        )
+        if len(lines) > limit:
+            lines = [*lines[:limit], f"… ({len(lines) - limit} more diff lines)"]
+        return "\n".join(lines)
+
+    def changed_texts(self) -> list[tuple[str, str, str]]:
+        """``(path, recorded, requested)`` of each multi-line text that differs at the
+        same place in both requests."""
+        old = dict(_leaves(self.recorded_body(), "")) if self.nearest is not None else {}
+        out: list[tuple[str, str, str]] = []
+        for path, value in _leaves(self.request.expanded(), ""):
+            before = old.get(path)
+            if (
+                isinstance(value, str)
+                and isinstance(before, str)
+                and value != before
+                and ("\n" in value or "\n" in before)
+            ):
+                out.append((path, before, value))
+        return out
+
+    def headline(self) -> str:
+        if self.nearest is None:
+            return f"replay divergence: the cassette holds no {self.request.endpoint} request"
+        if self.recorded and self.served >= self.recorded:
+            return (
+                f"replay divergence: {self.request.endpoint} asked again, but the cassette "
+                f"holds this request {self.recorded} time(s) and all were served"
+            )
+        return (
+            f"replay divergence: no recorded answer for this {self.request.endpoint} "
+            f"request; the nearest recorded one is exchange {self.nearest.number}"
+        )
+
+    def describe(self) -> str:
+        """The headline and the diff."""
+        text = self.headline()
+        if self.nearest is not None and not (self.recorded and self.served >= self.recorded):
+            text += "\n" + self.diff()
+        return text

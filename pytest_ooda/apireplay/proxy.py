@@ -1,0 +1,523 @@
+"""The loopback proxy between an agent CLI and its model API.
+
+An agent is pointed at it by its base-URL variable (:meth:`ApiProxy.env`:
+``ANTHROPIC_BASE_URL=http://127.0.0.1:PORT/anthropic`` for Claude Code,
+``OPENAI_BASE_URL=http://127.0.0.1:PORT/openai/v1`` for Codex); the first path segment
+names the provider, the rest goes to that provider's upstream. In ``record`` mode every
+request is forwarded to the upstream (the user's own base URL, or the provider's
+default) and its response streams back unchanged while both are kept for the cassette;
+in ``replay`` mode the cassette answers and the upstream is never contacted; in ``new``
+mode the cassette answers what it can and the rest is forwarded and kept.
+
+A request the cassette cannot answer in ``replay`` mode gets an HTTP 400 the agent gives
+up on, and is kept as a :class:`~pytest_ooda.apireplay.divergence.Divergence`: the run
+reports it, not the agent's reaction to the error. Auth headers are forwarded, never
+kept. ``HEAD`` requests (the CLI's connection warm-up) and paths outside the providers
+get an empty 200 locally.
+
+The proxy is a standard-library threading HTTP server on a loopback port; it can also
+listen on a Unix socket (a sandbox's relay connects there) or on a socket made
+elsewhere (one bound inside a container's network namespace).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import socketserver
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlsplit
+
+from pytest_ooda.apireplay.canonical import (
+    PART_FIELDS,
+    PART_LISTS,
+    Normaliser,
+    canonical_request,
+    digest,
+    redact_value,
+)
+from pytest_ooda.apireplay.cassette import TRANSIENT, Cassette, Exchange, Matcher
+from pytest_ooda.apireplay.divergence import Divergence
+from pytest_ooda.apireplay.sse import EventReader, coalesce, final_message, frame
+
+if TYPE_CHECKING:
+    import socket
+    from collections.abc import Callable, Mapping
+    from pathlib import Path
+
+    from pytest_ooda._types import ApiMode
+    from pytest_ooda.apireplay.canonical import Canonical
+    from pytest_ooda.apireplay.sse import Event
+
+__all__ = ["DEFAULT_UPSTREAMS", "PROVIDERS", "ApiProxy", "upstreams_from_env"]
+
+#: Provider -> (the base-URL variable its CLI reads, the path the proxy's URL adds to it).
+PROVIDERS: Mapping[str, tuple[str, str]] = {
+    "anthropic": ("ANTHROPIC_BASE_URL", ""),
+    "openai": ("OPENAI_BASE_URL", "/v1"),
+}
+DEFAULT_UPSTREAMS: Mapping[str, str] = {
+    "anthropic": "https://api.anthropic.com",
+    "openai": "https://api.openai.com/v1",
+}
+#: Response headers a cassette keeps (none identifies an account).
+KEPT_HEADERS = ("content-type", "request-id", "x-request-id")
+_HOP = frozenset(
+    {
+        "connection",
+        "keep-alive",
+        "proxy-authenticate",
+        "proxy-authorization",
+        "proxy-connection",
+        "te",
+        "trailer",
+        "transfer-encoding",
+        "upgrade",
+        "host",
+        "content-length",
+        "accept-encoding",
+        "content-encoding",
+    }
+)
+UPSTREAM_TIMEOUT = 600.0
+
+
+def upstreams_from_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Each provider's upstream: the user's base URL from ``env`` (default: this
+    process's), else the provider's default."""
+    source = os.environ if env is None else env
+    out = dict(DEFAULT_UPSTREAMS)
+    for provider, (variable, _) in PROVIDERS.items():
+        value = source.get(variable, "").strip()
+        if value:
+            out[provider] = value.rstrip("/")
+    return out
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _TcpServer | _UnixServer
+
+    def _any(self) -> None:
+        self.server.proxy.handle(self)
+
+    do_GET = do_POST = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _any
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet: the agent's own output is what a run shows."""
+
+
+class _TcpServer(ThreadingHTTPServer):
+    daemon_threads = True
+    proxy: ApiProxy
+
+
+class _UnixServer(socketserver.ThreadingUnixStreamServer):
+    daemon_threads = True
+    proxy: ApiProxy
+
+
+def _read_body(handler: BaseHTTPRequestHandler) -> bytes:
+    if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
+        chunks: list[bytes] = []
+        while True:
+            size = int(handler.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            if size == 0:
+                while handler.rfile.readline() not in (b"\r\n", b"\n", b""):
+                    pass
+                return b"".join(chunks)
+            chunks.append(handler.rfile.read(size))
+            handler.rfile.readline()
+    length = int(handler.headers.get("Content-Length") or 0)
+    return handler.rfile.read(length) if length > 0 else b""
+
+
+def _error_body(provider: str, message: str) -> bytes:
+    if provider == "openai":
+        error: Any = {"error": {"message": message, "type": "invalid_request_error"}}
+    else:
+        error = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
+    return json.dumps(error).encode()
+
+
+class ApiProxy:
+    """One run's proxy; see the module docstring.
+
+    ``cassette`` is what ``replay`` and ``new`` answer from (``None``: an empty one);
+    ``normaliser`` holds the run's paths; ``redact`` is the recordings' redaction,
+    applied to everything kept; ``upstreams`` maps providers to base URLs (default:
+    :func:`upstreams_from_env`).
+    """
+
+    def __init__(
+        self,
+        mode: ApiMode,
+        *,
+        cassette: Cassette | None = None,
+        normaliser: Normaliser | None = None,
+        redact: Callable[[str], str] | None = None,
+        upstreams: Mapping[str, str] | None = None,
+    ) -> None:
+        self.mode = mode
+        self.cassette = cassette if cassette is not None else Cassette()
+        self.normaliser = normaliser if normaliser is not None else Normaliser()
+        self.redact = redact
+        self.upstreams = dict(upstreams) if upstreams is not None else upstreams_from_env()
+        self.matcher = Matcher(self.cassette)
+        #: Requests the cassette had no answer for, in the order they came.
+        self.divergences: list[Divergence] = []
+        #: What went wrong talking to the upstream (an unreachable host, a cut stream).
+        self.problems: list[str] = []
+        #: How many requests were forwarded to an upstream.
+        self.forwarded = 0
+        self._lock = threading.Lock()
+        self._arrivals = 0
+        self._recorded: list[tuple[int, Exchange]] = []
+        #: Parts kept (digest as stored -> value), each once; which of them the
+        #: redaction changed; and each request digest's stored digest.
+        self._parts: dict[str, Any] = {}
+        self._redacted_parts: set[str] = set()
+        self._stored_as: dict[str, str] = {}
+        self._servers: list[socketserver.BaseServer] = []
+        self._threads: list[threading.Thread] = []
+        self._unix_paths: list[Path] = []
+        self.port: int | None = None
+
+    # ------------------------------------------------------------------ listening
+
+    def _serve(self, server: _TcpServer | _UnixServer) -> None:
+        server.proxy = self
+        thread = threading.Thread(
+            target=server.serve_forever, kwargs={"poll_interval": 0.2}, daemon=True
+        )
+        thread.start()
+        self._servers.append(server)
+        self._threads.append(thread)
+
+    def start(self, *, host: str = "127.0.0.1", port: int = 0) -> ApiProxy:
+        """Listen on ``host:port`` (0: a free port)."""
+        server = _TcpServer((host, port), _Handler)
+        self.port = server.server_address[1]
+        self._serve(server)
+        return self
+
+    def listen_unix(self, path: Path) -> None:
+        """Also listen on the Unix socket ``path`` (created; removed on close)."""
+        server = _UnixServer(str(path), _Handler)
+        self._unix_paths.append(path)
+        self._serve(server)
+
+    def listen_on(self, listener: socket.socket) -> int:
+        """Also serve ``listener``, a listening TCP socket made elsewhere; its port."""
+        server = _TcpServer(("127.0.0.1", 0), _Handler, bind_and_activate=False)
+        server.socket.close()
+        server.socket = listener
+        self._serve(server)
+        port: int = listener.getsockname()[1]
+        return port
+
+    def url(self, provider: str, *, port: int | None = None) -> str:
+        """The base URL an agent of ``provider`` is given."""
+        chosen = self.port if port is None else port
+        return f"http://127.0.0.1:{chosen}/{provider}{PROVIDERS[provider][1]}"
+
+    def env(self, *, port: int | None = None) -> dict[str, str]:
+        """The base-URL variables pointing every provider's CLI at this proxy."""
+        return {variable: self.url(p, port=port) for p, (variable, _) in PROVIDERS.items()}
+
+    def close(self) -> None:
+        """Stop listening; safe to call twice."""
+        for server in self._servers:
+            server.shutdown()
+            server.server_close()
+        for thread in self._threads:
+            thread.join(timeout=5)
+        self._servers.clear()
+        self._threads.clear()
+        for path in self._unix_paths:
+            with contextlib.suppress(OSError):
+                path.unlink()
+        self._unix_paths.clear()
+
+    def __enter__(self) -> ApiProxy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ requests
+
+    def handle(self, handler: BaseHTTPRequestHandler) -> None:
+        """Answer one request (called on the server's thread for it)."""
+        with self._lock:
+            self._arrivals += 1
+            arrival = self._arrivals
+        provider, _, rest = handler.path.lstrip("/").partition("/")
+        body = _read_body(handler)
+        if handler.command == "HEAD" or provider not in PROVIDERS:
+            self._send(handler, 200, {}, b"")
+            return
+        path = "/" + rest
+        request = canonical_request(provider, handler.command, path, body, self.normaliser)
+        if self.mode != "record":
+            exchange = self.matcher.take(self._keys(request))
+            if exchange is not None:
+                self._replay(handler, exchange)
+                return
+            if self.mode == "replay":
+                self._diverged(handler, request)
+                return
+        self._forward(handler, provider, path, body, request, arrival)
+
+    def _keys(self, request: Canonical) -> list[str]:
+        """The keys ``request`` may be recorded under: as it is, and, when the cassette
+        holds redacted parts, as the redaction would have stored it."""
+        keys = [request.key()]
+        if self.redact is None or not self.cassette.has_redactions:
+            return keys
+        renamed: dict[str, str] = {}
+        for name, value in request.parts.items():
+            if name not in self.cassette.parts:
+                stored = digest(redact_value(value, self.redact))
+                if stored in self.cassette.redacted_parts:
+                    renamed[name] = stored
+        skeleton = _rename(request.skeleton, renamed)
+        keys.append(request.key(redact_value(skeleton, self.redact)))
+        return keys
+
+    def _send(
+        self, handler: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str], body: bytes
+    ) -> None:
+        handler.send_response(status)
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        handler.send_header("Content-Length", str(len(body)))
+        handler.end_headers()
+        if handler.command != "HEAD" and body:
+            handler.wfile.write(body)
+        handler.wfile.flush()
+
+    def _replay(self, handler: BaseHTTPRequestHandler, exchange: Exchange) -> None:
+        if exchange.events is not None:
+            text = frame(exchange.events)
+        elif exchange.body is not None:
+            text = exchange.body
+        else:
+            text = json.dumps(exchange.message, ensure_ascii=False)
+        data = self.normaliser.expand(text, json_text=exchange.body is None).encode()
+        self._send(handler, exchange.status, dict(exchange.headers), data)
+
+    def _diverged(self, handler: BaseHTTPRequestHandler, request: Canonical) -> None:
+        key = request.key()
+        divergence = Divergence.find(
+            request,
+            self.cassette,
+            served=self.matcher.served(key),
+            recorded=self.matcher.recorded(key),
+        )
+        with self._lock:
+            self.divergences.append(divergence)
+        message = "pytest-ooda " + divergence.headline()
+        body = _error_body(request.provider, message)
+        self._send(handler, 400, {"Content-Type": "application/json"}, body)
+
+    # ------------------------------------------------------------------ upstream
+
+    def _connection(self, provider: str, path: str) -> tuple[http.client.HTTPConnection, str]:
+        base = urlsplit(self.upstreams[provider])
+        prefix = base.path.rstrip("/")
+        if provider == "openai" and path.startswith("/v1"):
+            # The agent's URL ends in /v1 as OpenAI's does; the upstream's has its own.
+            path = path[len("/v1") :] or "/"
+        port = base.port
+        host = base.hostname or "localhost"
+        connection: http.client.HTTPConnection
+        if base.scheme == "https":
+            connection = http.client.HTTPSConnection(host, port, timeout=UPSTREAM_TIMEOUT)
+        else:
+            connection = http.client.HTTPConnection(host, port, timeout=UPSTREAM_TIMEOUT)
+        return connection, prefix + path
+
+    def _forward(
+        self,
+        handler: BaseHTTPRequestHandler,
+        provider: str,
+        path: str,
+        body: bytes,
+        request: Canonical,
+        arrival: int,
+    ) -> None:
+        connection, target = self._connection(provider, path)
+        headers = {k: v for k, v in handler.headers.items() if k.lower() not in _HOP}
+        headers["Accept-Encoding"] = "identity"
+        with self._lock:
+            self.forwarded += 1
+        try:
+            connection.request(handler.command, target, body=body or None, headers=headers)
+            response = connection.getresponse()
+        except OSError as exc:
+            problem = f"the {provider} upstream {self.upstreams[provider]} is unreachable: {exc}"
+            with self._lock:
+                self.problems.append(problem)
+            self._send(
+                handler, 502, {"Content-Type": "application/json"}, _error_body(provider, problem)
+            )
+            connection.close()
+            return
+        try:
+            passed = {k: v for k, v in response.getheaders() if k.lower() not in _HOP}
+            if response.getheader("Content-Type", "").startswith("text/event-stream"):
+                raw = self._stream(handler, response, passed)
+                if raw is None:
+                    return
+                self._keep(request, arrival, response, raw, streamed=True)
+            else:
+                data = response.read()
+                self._send(handler, response.status, passed, data)
+                self._keep(request, arrival, response, data, streamed=False)
+        finally:
+            connection.close()
+
+    def _stream(
+        self,
+        handler: BaseHTTPRequestHandler,
+        response: http.client.HTTPResponse,
+        headers: Mapping[str, str],
+    ) -> bytes | None:
+        """Pass a streamed response on chunk by chunk, as it comes; its bytes, or
+        ``None`` when either side broke off."""
+        handler.send_response(response.status)
+        for name, value in headers.items():
+            handler.send_header(name, value)
+        handler.send_header("Transfer-Encoding", "chunked")
+        handler.end_headers()
+        chunks: list[bytes] = []
+        try:
+            while True:
+                chunk = response.read1(65536)
+                if not chunk:
+                    break
+                chunks.append(chunk)
+                handler.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                handler.wfile.flush()
+            handler.wfile.write(b"0\r\n\r\n")
+            handler.wfile.flush()
+        except OSError as exc:
+            with self._lock:
+                self.problems.append(f"a streamed response broke off: {exc}")
+            handler.close_connection = True
+            return None
+        return b"".join(chunks)
+
+    # ------------------------------------------------------------------ recording
+
+    def _redacted(self, value: Any) -> Any:
+        return redact_value(value, self.redact) if self.redact is not None else value
+
+    def _clean(self, value: Any) -> Any:
+        """A response's value as a cassette keeps it: the run's paths replaced, redacted."""
+        return self._redacted(redact_value(value, self.normaliser.response))
+
+    def _keep(
+        self,
+        request: Canonical,
+        arrival: int,
+        response: http.client.HTTPResponse,
+        data: bytes,
+        *,
+        streamed: bool,
+    ) -> None:
+        """Keep one exchange for the cassette: normalised, redacted."""
+        # Deltas are joined first: a path or a secret may be split over two of them.
+        text = data.decode("utf-8", errors="replace")
+        clean = self._clean
+        events: list[Event] | None = None
+        message: Any = None
+        body: str | None = None
+        if streamed:
+            reader = EventReader()
+            events = coalesce([*reader.feed(data), *reader.close()])
+            events = [(name, clean(value)) for name, value in events]
+            message = final_message(events)
+        else:
+            try:
+                message = clean(json.loads(text)) if text.strip() else None
+            except ValueError:
+                body = clean(text)
+        kept = {k.lower(): v for k, v in response.getheaders() if k.lower() in KEPT_HEADERS}
+        renamed = self._stored_parts(request)
+        skeleton = _rename(request.skeleton, renamed)
+        stored = self._redacted(skeleton)
+        exchange = Exchange(
+            number=0,
+            endpoint=request.endpoint,
+            request=stored,
+            status=response.status,
+            headers=kept,
+            events=events,
+            message=message,
+            body=body,
+            replay=response.status not in TRANSIENT,
+            redacted=stored != skeleton,
+        )
+        with self._lock:
+            self._recorded.append((arrival, exchange))
+
+    def _stored_parts(self, request: Canonical) -> dict[str, str]:
+        """Keep the request's parts as stored (redacted); the digests the redaction
+        changed, old -> new."""
+        renamed: dict[str, str] = {}
+        for name, value in request.parts.items():
+            with self._lock:
+                known = self._stored_as.get(name)
+            if known is None:
+                stored = self._redacted(value)
+                known = digest(stored) if stored != value else name
+                with self._lock:
+                    self._stored_as[name] = known
+                    self._parts[known] = stored
+                    if known != name:
+                        self._redacted_parts.add(known)
+            if known != name:
+                renamed[name] = known
+        return renamed
+
+    def recording(self) -> Cassette:
+        """The cassette to write: in ``new`` mode the one read plus what was forwarded;
+        else what was forwarded, in the order the requests came."""
+        cassette = Cassette()
+        if self.mode == "new":
+            cassette.parts.update(self.cassette.parts)
+            cassette.redacted_parts.update(self.cassette.redacted_parts)
+            for old in self.cassette.exchanges:
+                cassette.add(old)
+        with self._lock:
+            kept = sorted(self._recorded, key=lambda item: item[0])
+            cassette.parts.update(self._parts)
+            cassette.redacted_parts.update(self._redacted_parts)
+        for _, exchange in kept:
+            cassette.add(exchange)
+        return cassette
+
+    @property
+    def recorded_count(self) -> int:
+        """How many exchanges this proxy forwarded and kept."""
+        with self._lock:
+            return len(self._recorded)
+
+
+def _rename(skeleton: Any, renamed: Mapping[str, str]) -> Any:
+    """``skeleton`` with the part digests in ``renamed`` replaced."""
+    if not renamed or not isinstance(skeleton, dict):
+        return skeleton
+    out = dict(skeleton)
+    for name, value in skeleton.items():
+        if name in PART_FIELDS and isinstance(value, str):
+            out[name] = renamed.get(value, value)
+        elif name in PART_LISTS and isinstance(value, list):
+            out[name] = [renamed.get(item, item) for item in value]
+    return out
