@@ -61,19 +61,21 @@ def _prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
     return count
 
 
-def _score(request: Any, skeleton: Any, parts: set[str]) -> tuple[int, int, int]:
+def _score(request: Any, skeleton: Any, parts: set[str]) -> tuple[int, int, int, int]:
     """How close a recorded skeleton is to the one asked for: the conversation's common
-    opening, the parts both have, the top-level fields equal."""
+    opening, how near its length is, the parts both have, the top-level fields equal."""
     if not isinstance(request, dict) or not isinstance(skeleton, dict):
-        return (0, 0, int(request == skeleton))
-    opening = sum(
-        _prefix(request.get(name) or [], skeleton.get(name) or [])
+        return (0, 0, 0, int(request == skeleton))
+    lists = [
+        (request.get(name), skeleton.get(name))
         for name in PART_LISTS
         if isinstance(request.get(name), list) and isinstance(skeleton.get(name), list)
-    )
+    ]
+    opening = sum(_prefix(recorded, asked) for recorded, asked in lists)
+    gap = sum(abs(len(recorded) - len(asked)) for recorded, asked in lists)
     shared = len(parts & set(part_names(request)))
     equal = sum(1 for k, v in skeleton.items() if request.get(k) == v)
-    return (opening, shared, equal)
+    return (opening, -gap, shared, equal)
 
 
 @dataclass
