@@ -66,11 +66,11 @@ def _score(request: Any, skeleton: Any, parts: set[str]) -> tuple[int, int, int,
     opening, how near its length is, the parts both have, the top-level fields equal."""
     if not isinstance(request, dict) or not isinstance(skeleton, dict):
         return (0, 0, 0, int(request == skeleton))
-    lists = [
-        (request.get(name), skeleton.get(name))
-        for name in PART_LISTS
-        if isinstance(request.get(name), list) and isinstance(skeleton.get(name), list)
-    ]
+    lists: list[tuple[list[Any], list[Any]]] = []
+    for name in PART_LISTS:
+        recorded, asked = request.get(name), skeleton.get(name)
+        if isinstance(recorded, list) and isinstance(asked, list):
+            lists.append((recorded, asked))
     opening = sum(_prefix(recorded, asked) for recorded, asked in lists)
     gap = sum(abs(len(recorded) - len(asked)) for recorded, asked in lists)
     shared = len(parts & set(part_names(request)))
