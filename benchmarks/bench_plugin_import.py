@@ -1,15 +1,20 @@
 """What the plugin costs a project that has no procedure files.
 
+Loading the plugin imports the library's namespace (``pytest_ooda/__init__``: config,
+compose, loop, errors) and the plugin's option, state and fixture modules; nothing else
+(no YAML parser, templates, scenarios or HTTP and secret-scanning libraries).
+
 ``pytest --collect-only -q`` of a plain project (one trivial test file) with the plugin
 active, against the same command with ``-p no:ooda``, both as fresh subprocesses and
 interleaved so machine noise hits both sides alike. A single run varies by a hundred
 milliseconds on a shared machine, far more than the plugin costs, so each round is a
 pair (with, then without) and what is reported is the pairs' difference: its median, and
-its mean with a 95% confidence interval. Goal: under 15 ms added (the median).
+its mean with a 95% confidence interval.
 
 ``--instructions`` counts instead, under valgrind's callgrind (deterministic whatever the
 machine is doing): the instructions each side executes, and what the plugin adds as a
-share and as milliseconds at the rate the machine ran the plain side.
+share and as milliseconds at the rate the machine ran the plain side. Goal: the plugin
+adds at most 3% of the plain run's instructions.
 
 Usage: ``python benchmarks/bench_plugin_import.py [--rounds N] [--instructions]``.
 """
@@ -27,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-GOAL_MS = 15.0
+GOAL_SHARE = 0.03  # of the plain run's instructions
 
 
 def _once(args: list[str], cwd: Path, env: dict[str, str]) -> float:
@@ -88,7 +93,7 @@ def count_instructions(root: Path, env: dict[str, str]) -> None:
     print(
         f"  added by the plugin  {on - off:>15,}  ({(on - off) / off:.1%}; about "
         f"{(on - off) / rate * 1000:.1f} ms at this machine's {rate / 1e9:.2f} G/s; "
-        f"goal < {GOAL_MS} ms)"
+        f"goal <= {GOAL_SHARE:.0%})"
     )
 
 
@@ -124,7 +129,8 @@ def main() -> None:
     print(f"  with -p no:ooda      {off * 1000:8.1f} ms (median)")
     print(
         f"  added by the plugin  {median_ms:8.1f} ms median of the pairs' differences, "
-        f"mean {mean_ms:.1f} ± {half_ms:.1f} ms (95%); ratio {on / off:.3f}; goal < {GOAL_MS} ms"
+        f"mean {mean_ms:.1f} ± {half_ms:.1f} ms (95%); ratio {on / off:.3f} "
+        "(the goal is in instructions: --instructions)"
     )
 
 

@@ -1,10 +1,10 @@
-"""``python -m pytest_ooda``: the same as the ``ooda`` command (result cache included)."""
+"""``python -m pytest_ooda``: the same as the ``ooda`` command."""
 
 from __future__ import annotations
 
 import sys
 
-from pytest_ooda._entry import main
+from pytest_ooda.cli import main
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -26,13 +26,11 @@ Limits (a placeholder, a change left out or a symlink leaves a line in ``warning
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import shutil
 import stat
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from types import MappingProxyType
@@ -42,7 +40,6 @@ from pytest_ooda.errors import BackendError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
-    from concurrent.futures import Future, ThreadPoolExecutor
 
     from pytest_ooda._types import FileChange
     from pytest_ooda.loop import LoopEvent
@@ -53,7 +50,6 @@ __all__ = [
     "MAX_TOTAL_BYTES",
     "PathChanges",
     "WorkspaceChanges",
-    "WorkspaceTemplates",
     "fresh_repository",
     "placeholder",
     "scan",
@@ -370,147 +366,13 @@ def git_init(path: Path) -> None:
             )
 
 
-def _fingerprint(source: Path | None) -> tuple[object, ...]:
-    """What a workspace's content is known by without reading it: every path with its
-    kind, size, mode and modification time (a stat walk)."""
-    if source is None:
-        return ()
-    entries: list[tuple[object, ...]] = []
-    stack = [source]
-    while stack:
-        directory = stack.pop()
-        with os.scandir(directory) as listing:
-            for entry in listing:
-                info = entry.stat(follow_symlinks=False)
-                entries.append(
-                    (entry.path, info.st_mode, info.st_size, info.st_mtime_ns, info.st_ino)
-                )
-                if entry.is_dir(follow_symlinks=False):
-                    stack.append(Path(entry.path))
-    entries.sort()
-    return tuple(entries)
-
-
-def _clone_tree(template: Path, target: Path) -> None:
-    """Copy ``template`` to ``target`` (created): files with their times, symbolic links
-    as links. Nothing is shared with the template or another copy, so no run can reach
-    another's files through its own."""
-    for directory, dirnames, filenames in os.walk(template):
-        here = Path(directory)
-        there = target / here.relative_to(template)
-        there.mkdir(exist_ok=True)
-        for name in dirnames:
-            if (here / name).is_symlink():
-                os.symlink(os.readlink(here / name), there / name)
-        dirnames[:] = [name for name in dirnames if not (here / name).is_symlink()]
-        for name in filenames:
-            source, copy = here / name, there / name
-            if source.is_symlink():
-                os.symlink(os.readlink(source), copy)
-            else:
-                shutil.copy2(source, copy)
-
-
-def _compact(repository: Path) -> None:
-    """Pack a template's loose objects into one pack and drop the first commit's
-    reflog: every directory a copy holds is one more to create and to remove per run."""
-    git = shutil.which("git")
-    if git is None:  # git_init has said so already
-        return
-    for argv in ([git, "repack", "-a", "-d", "-q"], [git, "pack-refs", "--all", "--prune"]):
-        subprocess.run(argv, cwd=repository, capture_output=True, check=False)
-    git_dir = repository / ".git"
-    with contextlib.suppress(OSError):  # empty once the branch is in packed-refs
-        (git_dir / "refs" / "heads").rmdir()
-    # Only what git recreates on demand, or never reads for a working repository.
-    for name in ("logs", "info", "objects/info", "refs/tags", "branches"):
-        shutil.rmtree(git_dir / name, ignore_errors=True)
-    for name in ("description", "COMMIT_EDITMSG"):
-        (git_dir / name).unlink(missing_ok=True)
-
-
-class WorkspaceTemplates:
-    """Fresh git-initialised workspaces, made by copying a prepared template.
-
-    A repository made from scratch costs three ``git`` processes per run (init, add,
-    commit) — more than starting a fast agent. The first run from a workspace directory
-    builds a template (the copy and its first commit, objects packed) under ``scratch``;
-    later runs copy it as long as the source tree's stat walk is unchanged (an edit
-    between runs makes a new template). The copy for the next run is made in the
-    background while the current run's agent works, and handed over by a rename.
-    """
-
-    def __init__(self, scratch: Path) -> None:
-        self.scratch = scratch
-        self._made: dict[tuple[str | None, tuple[object, ...]], Path] = {}
-        self._ready: dict[Path, Future[Path]] = {}
-        self._pool: ThreadPoolExecutor | None = None
-
-    def _template(self, source: Path | None) -> Path:
-        key = (str(source) if source is not None else None, _fingerprint(source))
-        template = self._made.get(key)
-        if template is None or not template.is_dir():
-            self.scratch.mkdir(parents=True, exist_ok=True)
-            template = Path(tempfile.mkdtemp(prefix="template-", dir=self.scratch))
-            copy_workspace(source, template)
-            git_init(template)
-            _compact(template)
-            self._made[key] = template
-        return template
-
-    def _clone(self, template: Path) -> Path:
-        copy = Path(tempfile.mkdtemp(prefix="ready-", dir=self.scratch))
-        _clone_tree(template, copy)
-        return copy
-
-    def fresh(self, source: Path | None, target: Path) -> Path:
-        """``target`` (which must not exist, or be empty) as a git repository holding a
-        copy of ``source`` (empty when ``None``) in one commit; ``BackendError`` when git
-        is missing or fails."""
-        template = self._template(source)
-        ready = self._ready.pop(template, None)
-        handed = False
-        if ready is not None:
-            try:
-                copy = ready.result()
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.rename(copy, target)
-                handed = True
-            except OSError:
-                pass  # made on another file system, or it failed: copy here instead
-        if not handed:
-            target.mkdir(parents=True, exist_ok=True)
-            _clone_tree(template, target)
-        if self._pool is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ooda-workspace")
-        self._ready[template] = self._pool.submit(self._clone, template)
-        return target
-
-    def close(self) -> None:
-        """Wait for the copy being made, then remove every template and copy."""
-        if self._pool is not None:
-            self._pool.shutdown(wait=True)
-            self._pool = None
-        self._ready.clear()
-        self._made.clear()
-        shutil.rmtree(self.scratch, ignore_errors=True)
-
-
-_templates: WorkspaceTemplates | None = None
-
-
 def fresh_repository(source: Path | None, target: Path) -> Path:
-    """``target`` as a fresh git repository holding a copy of ``source`` (see
-    :class:`WorkspaceTemplates`; this process's templates are removed at exit)."""
-    global _templates
-    if _templates is None:
-        import atexit
-
-        _templates = WorkspaceTemplates(Path(tempfile.mkdtemp(prefix="ooda-templates-")))
-        atexit.register(_templates.close)
-    return _templates.fresh(source, target)
+    """``target`` (which must not exist, or be empty) as a git repository holding a copy
+    of ``source`` (empty when ``None``) in one commit: each run gets its own copy, which
+    no other run can reach. ``BackendError`` when git is missing or fails."""
+    copy_workspace(source, target)
+    git_init(target)
+    return target
 
 
 def copy_workspace(source: Path | None, target: Path) -> Path:

@@ -10,27 +10,36 @@ cassette cannot answer, and :mod:`.proxy` the server itself.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pytest_ooda.apireplay.canonical import (
-        Canonical as Canonical,
-        Normaliser as Normaliser,
-        canonical_request as canonical_request,
-    )
-    from pytest_ooda.apireplay.cassette import (
-        CASSETTE_SUFFIX as CASSETTE_SUFFIX,
-        Cassette as Cassette,
-        Exchange as Exchange,
-        cassette_path as cassette_path,
-        read_cassette as read_cassette,
-        write_cassette as write_cassette,
-    )
-    from pytest_ooda.apireplay.divergence import Divergence as Divergence
-    from pytest_ooda.apireplay.proxy import (
-        ApiProxy as ApiProxy,
-        upstreams_from_env as upstreams_from_env,
-    )
-else:
-    from pytest_ooda._exports import lazy_exports
+from pytest_ooda.apireplay.canonical import (
+    Canonical,
+    Normaliser,
+    canonical_request,
+)
+from pytest_ooda.apireplay.cassette import (
+    CASSETTE_SUFFIX,
+    Cassette,
+    Exchange,
+    cassette_path,
+    read_cassette,
+    write_cassette,
+)
+from pytest_ooda.apireplay.divergence import Divergence
+from pytest_ooda.apireplay.proxy import (
+    ApiProxy,
+    upstreams_from_env,
+)
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())
+__all__ = [
+    "CASSETTE_SUFFIX",
+    "ApiProxy",
+    "Canonical",
+    "Cassette",
+    "Divergence",
+    "Exchange",
+    "Normaliser",
+    "canonical_request",
+    "cassette_path",
+    "read_cassette",
+    "upstreams_from_env",
+    "write_cassette",
+]

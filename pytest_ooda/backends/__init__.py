@@ -7,34 +7,49 @@ iterations). The loop runner only ever talks to the ``Backend`` protocol.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pytest_ooda.backends.base import (
-        TOOL_TEXT_LIMIT as TOOL_TEXT_LIMIT,
-        Backend as Backend,
-        BackendResult as BackendResult,
-        StreamCallback as StreamCallback,
-        ToolCall as ToolCall,
-        Usage as Usage,
-        tool_text as tool_text,
-    )
-    from pytest_ooda.backends.command import (
-        CommandBackend as CommandBackend,
-        resolve_executable as resolve_executable,
-    )
-    from pytest_ooda.backends.http import PROVIDERS as PROVIDERS, HttpBackend as HttpBackend
-    from pytest_ooda.backends.infra import (
-        RETRYABLE as RETRYABLE,
-        infra_reason as infra_reason,
-        kind_of as kind_of,
-    )
-    from pytest_ooda.backends.replay import (
-        ReplayBackend as ReplayBackend,
-        ReplayStep as ReplayStep,
-        ScriptItem as ScriptItem,
-        script as script,
-    )
-else:
-    from pytest_ooda._exports import lazy_exports
+from pytest_ooda.backends.base import (
+    TOOL_TEXT_LIMIT,
+    Backend,
+    BackendResult,
+    StreamCallback,
+    ToolCall,
+    Usage,
+    tool_text,
+)
+from pytest_ooda.backends.command import (
+    CommandBackend,
+    resolve_executable,
+)
+from pytest_ooda.backends.http import PROVIDERS, HttpBackend
+from pytest_ooda.backends.infra import (
+    RETRYABLE,
+    infra_reason,
+    kind_of,
+)
+from pytest_ooda.backends.replay import (
+    ReplayBackend,
+    ReplayStep,
+    ScriptItem,
+    script,
+)
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())
+__all__ = [
+    "PROVIDERS",
+    "RETRYABLE",
+    "TOOL_TEXT_LIMIT",
+    "Backend",
+    "BackendResult",
+    "CommandBackend",
+    "HttpBackend",
+    "ReplayBackend",
+    "ReplayStep",
+    "ScriptItem",
+    "StreamCallback",
+    "ToolCall",
+    "Usage",
+    "infra_reason",
+    "kind_of",
+    "resolve_executable",
+    "script",
+    "tool_text",
+]

@@ -17,8 +17,6 @@ import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-import requests
-
 from pytest_ooda.backends import BackendResult, StreamCallback, Usage
 from pytest_ooda.backends.infra import infra_reason, kind_of_status, parse_retry_after
 from pytest_ooda.errors import BackendError
@@ -26,6 +24,8 @@ from pytest_ooda.errors import BackendError
 if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
+
+    import requests
 
     from pytest_ooda.config import ApiSettings
 
@@ -91,7 +91,12 @@ class HttpBackend:
         self.price_input_per_mtok = price_input_per_mtok
         self.price_output_per_mtok = price_output_per_mtok
         self.env = env
-        self.session = session or requests.Session()
+        if session is None:
+            # Imported here: a process that never makes an HTTP request never pays for it.
+            import requests
+
+            session = requests.Session()
+        self.session = session
 
     @classmethod
     def from_settings(
@@ -202,6 +207,8 @@ class HttpBackend:
                 infra_error=infra,
                 retry_after=retry_after,
             )
+
+        import requests
 
         try:
             response = self.session.post(self.url, json=body, headers=headers, timeout=limit)

@@ -1,13 +1,16 @@
-"""The ``ooda`` command; see :mod:`.app`. The console script is
-``pytest_ooda._entry:main``, which answers a repeated ``show``/``list`` from the result
-cache before it calls :func:`main`."""
+"""The ``ooda`` command: :func:`main` is the console script and ``python -m pytest_ooda``.
+
+:mod:`.app` builds the parser from ``COMMANDS``; each subcommand is one module
+(``init``, ``list``, ``show``, ``run``, ``lint``, ``report``, ``compare``, ``judge``,
+``help``) with ``add_parser(subparsers)`` and ``command(args)``, imported when named.
+"""
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pytest_ooda.cli.app import COMMANDS as COMMANDS, build_parser as build_parser, main as main
-else:
-    from pytest_ooda._exports import lazy_exports
+from pytest_ooda.cli.app import COMMANDS, build_parser, main
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())
+__all__ = [
+    "COMMANDS",
+    "build_parser",
+    "main",
+]

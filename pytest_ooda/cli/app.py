@@ -29,7 +29,7 @@ from pytest_ooda.errors import OodaError, UsageError
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable, Sequence
+    from collections.abc import Sequence
     from types import ModuleType
 
 #: Subcommands in the order `ooda --help` lists them, each with the module that has its
@@ -37,14 +37,14 @@ if TYPE_CHECKING:
 #: command is named (or `ooda --help` lists them all): `ooda show` loads no other.
 COMMANDS: dict[str, str] = {
     "init": "pytest_ooda.cli.init",
-    "list": "pytest_ooda.cli.list_",
+    "list": "pytest_ooda.cli.list",
     "show": "pytest_ooda.cli.show",
     "run": "pytest_ooda.cli.run",
     "lint": "pytest_ooda.cli.lint",
     "report": "pytest_ooda.cli.report",
     "compare": "pytest_ooda.cli.compare",
     "judge": "pytest_ooda.cli.judge",
-    "help": "pytest_ooda.cli.help_",
+    "help": "pytest_ooda.cli.help",
 }
 
 
@@ -82,12 +82,9 @@ def _command_named(argv: Sequence[str]) -> str | None:
     return None
 
 
-def main(
-    argv: Sequence[str] | None = None, *, on_command: Callable[[str], object] | None = None
-) -> int:
-    """Run the ``ooda`` command line ``argv``; returns the exit code. ``on_command`` is
-    told the subcommand's name when its handler is about to run (the result cache in
-    :mod:`pytest_ooda._entry` keeps only those runs' output, not ``--help``'s)."""
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``ooda`` command line ``argv`` (default: ``sys.argv[1:]``); returns the
+    exit code. The ``ooda`` console script and ``python -m pytest_ooda`` call this."""
     # Started with stdout or stderr closed (`ooda show build >&-`), Python leaves them
     # None; write into the void rather than fail on it.
     if sys.stdout is None:
@@ -119,8 +116,6 @@ def main(
             file=sys.stderr,
         )
         return EXIT_CONFIG
-    if on_command is not None:
-        on_command(args.command)
     try:
         return int(args.func(args))
     except UsageError as exc:

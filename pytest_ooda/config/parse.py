@@ -5,14 +5,13 @@ from __future__ import annotations
 import contextlib
 import gc
 import re
-import sys
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda import fragments
 from pytest_ooda._types import PHASES
-from pytest_ooda._util import atomic_write_bytes, did_you_mean, display_path, type_name
+from pytest_ooda._util import did_you_mean, display_path, type_name
 from pytest_ooda.config.model import (
     ApiSettings,
     BrokenProcedure,
@@ -60,7 +59,6 @@ from pytest_ooda.yamlnodes import (
 )
 
 if TYPE_CHECKING:
-    import os
     from collections.abc import Callable, Iterator, Mapping
     from pathlib import Path
 
@@ -542,8 +540,6 @@ def collector_paused() -> Iterator[None]:
 
 
 def parse_file(path: Path, tier: str) -> Layer:
-    # The YAML parser is imported only when a file is read: a cached built-in layer
-    # spares a command that reads no other file its import.
     from pytest_ooda.yamlload import load_yaml_file
 
     document = load_yaml_file(
@@ -552,69 +548,14 @@ def parse_file(path: Path, tier: str) -> Layer:
     return FileParser(path, tier).parse(document)
 
 
+#: The built-in layer of this process, by the file's place, time and size: a session
+#: loads the config for many items, and the file does not change under it.
 _builtin_cache: dict[tuple[Path, int, int], Layer] = {}
 
 
-def _readonly(items: dict[Any, Any]) -> Mapping[Any, Any]:
-    """Rebuilds a read-only mapping when a cached layer is unpickled."""
-    from types import MappingProxyType
-
-    return MappingProxyType(items)
-
-
-def _cache_file(path: Path, stat: os.stat_result) -> Path:
-    """Where the parsed built-in layer is kept between processes: beside the file, as
-    Python keeps bytecode, named by everything it depends on (the file's place, size and
-    time, and this pytest-ooda's version)."""
-    import zlib
-
-    from pytest_ooda import __version__
-
-    place = zlib.crc32(str(path).encode("utf-8", "surrogateescape"))
-    name = (
-        f"{path.stem}.{place:08x}.{stat.st_mtime_ns:x}.{stat.st_size:x}."
-        f"{__version__}.py{sys.version_info[0]}{sys.version_info[1]}.layer.pickle"
-    )
-    return path.parent / "__pycache__" / name
-
-
-def _read_cached_layer(cache: Path) -> Layer | None:
-    import pickle
-
-    try:
-        data = cache.read_bytes()
-    except OSError:
-        return None
-    try:
-        layer = pickle.loads(data)
-    except Exception:
-        # A damaged or foreign cache, whatever it holds, is rebuilt.
-        return None
-    return layer if isinstance(layer, Layer) else None
-
-
-def _write_cached_layer(cache: Path, layer: Layer) -> None:
-    import io
-    import pickle
-
-    class _Pickler(pickle.Pickler):
-        def reducer_override(self, obj: Any) -> Any:
-            if type(obj) is MappingProxyType:
-                return _readonly, (dict(obj),)
-            return NotImplemented
-
-    buffer = io.BytesIO()
-    try:
-        _Pickler(buffer, protocol=pickle.HIGHEST_PROTOCOL).dump(layer)
-        cache.parent.mkdir(exist_ok=True)
-        atomic_write_bytes(cache, buffer.getvalue())
-    except (OSError, pickle.PicklingError, TypeError):
-        pass  # a read-only installation: parse it each time
-
-
 def builtin_layer() -> Layer | None:
-    """The built-in procedures, parsed: from memory, else from the cache beside the
-    file (written the first time, where the installation is writable), else parsed."""
+    """The built-in procedures, parsed (their fragments' templates checked) once per
+    process while the file is unchanged; ``None`` when the file is missing."""
     path = fragments.builtin_procedures_file()
     try:
         stat = path.stat()
@@ -623,11 +564,7 @@ def builtin_layer() -> Layer | None:
     key = (path, stat.st_mtime_ns, stat.st_size)
     layer = _builtin_cache.get(key)
     if layer is None:
-        cache = _cache_file(path, stat)
-        layer = _read_cached_layer(cache)
-        if layer is None:
-            layer = parse_file(path, "builtin")
-            _write_cached_layer(cache, layer)
+        layer = parse_file(path, "builtin")
         _builtin_cache.clear()
         _builtin_cache[key] = layer
     return layer

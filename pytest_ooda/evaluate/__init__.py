@@ -7,80 +7,120 @@ merging files, streamed), :mod:`.outcome` (how a run's outcome is decided),
 :mod:`.aggregate` (per-scenario statistics and aggregate expectations),
 :mod:`.comparison` and :mod:`.variant_comparison` (A/B and variant comparison), :mod:`.tally`
 (early stopping's shared counts), and the renderers :mod:`.render_text`,
-:mod:`.render_markdown` and :mod:`.html_report`.
-
-Names are resolved on first use (see :mod:`pytest_ooda._exports`): ``ooda --help`` and a
-pytest session without live runs import none of it.
+:mod:`.render_markdown` and :mod:`.html_report` (Jinja is imported where a page is
+rendered).
 """
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pytest_ooda.evaluate.aggregate import (
-        Gates as Gates,
-        ScenarioStats as ScenarioStats,
-        check_gates as check_gates,
-        drop_duplicates as drop_duplicates,
-        summarize as summarize,
-    )
-    from pytest_ooda.evaluate.comparison import (
-        Comparison as Comparison,
-        ScenarioComparison as ScenarioComparison,
-        compare as compare,
-    )
-    from pytest_ooda.evaluate.html_report import (
-        render_compare_html as render_compare_html,
-        render_html as render_html,
-    )
-    from pytest_ooda.evaluate.log import ResultsLog as ResultsLog, session_stamp as session_stamp
-    from pytest_ooda.evaluate.outcome import classify_outcome as classify_outcome
-    from pytest_ooda.evaluate.reading import (
-        RecordSource as RecordSource,
-        Results as Results,
-        ResultsFile as ResultsFile,
-        read_record as read_record,
-        read_results as read_results,
-    )
-    from pytest_ooda.evaluate.record import (
-        AiIdentity as AiIdentity,
-        ai_identity as ai_identity,
-        build_record as build_record,
-        fragment_hashes as fragment_hashes,
-        timestamp as timestamp,
-    )
-    from pytest_ooda.evaluate.render_markdown import (
-        compare_markdown as compare_markdown,
-        report_markdown as report_markdown,
-    )
-    from pytest_ooda.evaluate.render_text import (
-        compare_table as compare_table,
-        gate_lines as gate_lines,
-        notes as notes,
-        stats_table as stats_table,
-    )
-    from pytest_ooda.evaluate.results import (
-        SCHEMA as SCHEMA,
-        SCHEMA_VERSION as SCHEMA_VERSION,
-        FragmentHash as FragmentHash,
-        RunRecord as RunRecord,
-    )
-    from pytest_ooda.evaluate.stats import (
-        DEFAULT_ALPHA as DEFAULT_ALPHA,
-        DEFAULT_K as DEFAULT_K,
-        Sprt as Sprt,
-        fisher_exact as fisher_exact,
-        pass_at_k as pass_at_k,
-        pass_hat_k as pass_hat_k,
-        wilson_interval as wilson_interval,
-    )
-    from pytest_ooda.evaluate.tally import add_tally as add_tally, tally_counts as tally_counts
-    from pytest_ooda.evaluate.variant_comparison import (
-        compare_variants as compare_variants,
-        variant_markdown as variant_markdown,
-        variant_table as variant_table,
-    )
-else:
-    from pytest_ooda._exports import lazy_exports
+from pytest_ooda.evaluate.aggregate import (
+    Gates,
+    ScenarioStats,
+    check_gates,
+    drop_duplicates,
+    summarize,
+)
+from pytest_ooda.evaluate.comparison import (
+    Comparison,
+    ScenarioComparison,
+    compare,
+)
+from pytest_ooda.evaluate.html_report import (
+    render_compare_html,
+    render_html,
+)
+from pytest_ooda.evaluate.log import ResultsLog, session_stamp
+from pytest_ooda.evaluate.outcome import classify_outcome
+from pytest_ooda.evaluate.reading import (
+    RecordSource,
+    Results,
+    ResultsFile,
+    read_record,
+    read_results,
+)
+from pytest_ooda.evaluate.record import (
+    AiIdentity,
+    ai_identity,
+    build_record,
+    fragment_hashes,
+    timestamp,
+)
+from pytest_ooda.evaluate.render_markdown import (
+    compare_markdown,
+    report_markdown,
+)
+from pytest_ooda.evaluate.render_text import (
+    compare_table,
+    gate_lines,
+    notes,
+    stats_table,
+)
+from pytest_ooda.evaluate.results import (
+    SCHEMA,
+    SCHEMA_VERSION,
+    FragmentHash,
+    RunRecord,
+)
+from pytest_ooda.evaluate.stats import (
+    DEFAULT_ALPHA,
+    DEFAULT_K,
+    Sprt,
+    fisher_exact,
+    pass_at_k,
+    pass_hat_k,
+    wilson_interval,
+)
+from pytest_ooda.evaluate.tally import add_tally, tally_counts
+from pytest_ooda.evaluate.variant_comparison import (
+    compare_variants,
+    variant_markdown,
+    variant_table,
+)
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())
+__all__ = [
+    "DEFAULT_ALPHA",
+    "DEFAULT_K",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "AiIdentity",
+    "Comparison",
+    "FragmentHash",
+    "Gates",
+    "RecordSource",
+    "Results",
+    "ResultsFile",
+    "ResultsLog",
+    "RunRecord",
+    "ScenarioComparison",
+    "ScenarioStats",
+    "Sprt",
+    "add_tally",
+    "ai_identity",
+    "build_record",
+    "check_gates",
+    "classify_outcome",
+    "compare",
+    "compare_markdown",
+    "compare_table",
+    "compare_variants",
+    "drop_duplicates",
+    "fisher_exact",
+    "fragment_hashes",
+    "gate_lines",
+    "notes",
+    "pass_at_k",
+    "pass_hat_k",
+    "read_record",
+    "read_results",
+    "render_compare_html",
+    "render_html",
+    "report_markdown",
+    "session_stamp",
+    "stats_table",
+    "summarize",
+    "tally_counts",
+    "timestamp",
+    "variant_markdown",
+    "variant_table",
+    "wilson_interval",
+]

@@ -10,28 +10,41 @@ them: :mod:`.lexer`, :mod:`.parser`, :mod:`.compiler`, :mod:`.runtime`, :mod:`.g
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pytest_ooda.gotemplate.analysis import (
-        NO_VALUE as NO_VALUE,
-        NoValue as NoValue,
-        branches as branches,
-        first_use_line as first_use_line,
-        no_value_reads as no_value_reads,
-        referenced_params as referenced_params,
-        statement_lines as statement_lines,
-        uses_whole_dot as uses_whole_dot,
-    )
-    from pytest_ooda.gotemplate.budget import Limits as Limits, default_limits as default_limits
-    from pytest_ooda.gotemplate.engine import (
-        Branch as Branch,
-        RenderTrace as RenderTrace,
-        check as check,
-        render as render,
-    )
-    from pytest_ooda.gotemplate.gofmt import GoKey as GoKey
-    from pytest_ooda.gotemplate.yamlv3 import resolve_plain as resolve_plain
-else:
-    from pytest_ooda._exports import lazy_exports
+from pytest_ooda.gotemplate.analysis import (
+    NO_VALUE,
+    NoValue,
+    branches,
+    first_use_line,
+    no_value_reads,
+    referenced_params,
+    statement_lines,
+    uses_whole_dot,
+)
+from pytest_ooda.gotemplate.budget import Limits, default_limits
+from pytest_ooda.gotemplate.engine import (
+    Branch,
+    RenderTrace,
+    check,
+    render,
+)
+from pytest_ooda.gotemplate.gofmt import GoKey
+from pytest_ooda.gotemplate.yamlv3 import resolve_plain
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())
+__all__ = [
+    "NO_VALUE",
+    "Branch",
+    "GoKey",
+    "Limits",
+    "NoValue",
+    "RenderTrace",
+    "branches",
+    "check",
+    "default_limits",
+    "first_use_line",
+    "no_value_reads",
+    "referenced_params",
+    "render",
+    "resolve_plain",
+    "statement_lines",
+    "uses_whole_dot",
+]

@@ -10,14 +10,13 @@ fragment coverage).
 from __future__ import annotations
 
 import datetime
+import functools
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from itertools import islice
 from typing import TYPE_CHECKING, Any
-
-from jinja2.sandbox import SandboxedEnvironment
 
 from pytest_ooda.errors import TemplateError
 from pytest_ooda.gotemplate.budget import (
@@ -33,6 +32,7 @@ from pytest_ooda.gotemplate.runtime import FILTERS, GoExecError
 
 if TYPE_CHECKING:
     from jinja2 import Template
+    from jinja2.sandbox import SandboxedEnvironment
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,12 @@ def _call_template(dot: Any, state: _RenderState, index: int, nid: int) -> str:
     return state.call(index, dot, nid)
 
 
-def _make_env() -> SandboxedEnvironment:
+@functools.cache
+def _environment() -> SandboxedEnvironment:
+    """The one Jinja environment every template compiles in, made on first use (Jinja is
+    imported here: checking or analysing a template parses it with the Go port alone)."""
+    from jinja2.sandbox import SandboxedEnvironment
+
     env = SandboxedEnvironment(
         autoescape=False,
         keep_trailing_newline=True,
@@ -90,9 +95,6 @@ def _make_env() -> SandboxedEnvironment:
         {"Gtl": _trace_lines, "Gta": _trace_action, "Gtb": _trace_branch, "GTPL": _call_template}
     )
     return env
-
-
-_ENV = _make_env()
 
 
 @dataclass
@@ -146,7 +148,7 @@ def _compile(source: str, name: str, traced: bool) -> _Compiled:
         compiler = Compiler(source, trees, traced, inline=inline)
         try:
             sources = compiler.compile_all()
-            templates = [_ENV.from_string(sources[n].source) for n in names]
+            templates = [_environment().from_string(sources[n].source) for n in names]
             break
         except (RecursionError, SyntaxError, MemoryError):
             # Python caps nesting (about 100 blocks); expanding template calls in

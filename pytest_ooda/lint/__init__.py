@@ -15,26 +15,38 @@ in :mod:`.findings` and output in :mod:`.report`.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pytest_ooda._types import SEVERITIES as SEVERITIES
-    from pytest_ooda.errors import LintWarning as LintWarning
-    from pytest_ooda.lint.findings import Finding as Finding
-    from pytest_ooda.lint.procedure import lint_procedure as lint_procedure
-    from pytest_ooda.lint.project import lint_config as lint_config, lint_path as lint_path
-    from pytest_ooda.lint.report import (
-        LintReport as LintReport,
-        format_json as format_json,
-        format_text as format_text,
-    )
-    from pytest_ooda.lint.rules import RULES as RULES, Rule as Rule
-    from pytest_ooda.lint.settings import (
-        LintSettings as LintSettings,
-        parse_rule_list as parse_rule_list,
-        parse_severity_overrides as parse_severity_overrides,
-        resolve_settings as resolve_settings,
-    )
-else:
-    from pytest_ooda._exports import lazy_exports
+from pytest_ooda._types import SEVERITIES
+from pytest_ooda.errors import LintWarning
+from pytest_ooda.lint.findings import Finding
+from pytest_ooda.lint.procedure import lint_procedure
+from pytest_ooda.lint.project import lint_config, lint_path
+from pytest_ooda.lint.report import (
+    LintReport,
+    format_json,
+    format_text,
+)
+from pytest_ooda.lint.rules import RULES, Rule
+from pytest_ooda.lint.settings import (
+    LintSettings,
+    parse_rule_list,
+    parse_severity_overrides,
+    resolve_settings,
+)
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())
+__all__ = [
+    "RULES",
+    "SEVERITIES",
+    "Finding",
+    "LintReport",
+    "LintSettings",
+    "LintWarning",
+    "Rule",
+    "format_json",
+    "format_text",
+    "lint_config",
+    "lint_path",
+    "lint_procedure",
+    "parse_rule_list",
+    "parse_severity_overrides",
+    "resolve_settings",
+]

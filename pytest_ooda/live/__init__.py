@@ -10,14 +10,19 @@ what it returns.
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from pytest_ooda.live.preflight import root_refusal as root_refusal, sandbox_env as sandbox_env
-    from pytest_ooda.live.prepare import NO_AI_COMMAND as NO_AI_COMMAND, resolve_ai as resolve_ai
-    from pytest_ooda.live.report import agent_warnings as agent_warnings
-    from pytest_ooda.live.run import LiveRun as LiveRun, run_live as run_live
-    from pytest_ooda.live.settings import LiveSettings as LiveSettings
-else:
-    from pytest_ooda._exports import lazy_exports
+from pytest_ooda.live.preflight import root_refusal, sandbox_env
+from pytest_ooda.live.prepare import NO_AI_COMMAND, resolve_ai
+from pytest_ooda.live.report import agent_warnings
+from pytest_ooda.live.run import LiveRun, run_live
+from pytest_ooda.live.settings import LiveSettings
 
-    __getattr__, __dir__, __all__ = lazy_exports(__name__, globals())
+__all__ = [
+    "NO_AI_COMMAND",
+    "LiveRun",
+    "LiveSettings",
+    "agent_warnings",
+    "resolve_ai",
+    "root_refusal",
+    "run_live",
+    "sandbox_env",
+]

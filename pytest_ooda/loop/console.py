@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 import logging
-import shutil
 import sys
 import threading
 import time
@@ -244,6 +243,8 @@ class ConsoleReporter:
         )
 
     def _tick(self) -> None:
+        import shutil  # here: it loads bz2 and lzma, which a quick `ooda show` never needs
+
         self._iteration_started = time.monotonic()
         while not self._stop.wait(self.interval):
             with self._lock:

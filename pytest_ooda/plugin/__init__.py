@@ -1,13 +1,14 @@
 """The pytest plugin (entry point ``ooda``): options, markers, hooks and fixtures.
 
-Everything here is wiring, and cheap: a session in a project without procedure files
-imports none of the library (config, templates, loop, syrupy extension). The work lives
-in the package's modules — :mod:`.options` (the option table and settings), :mod:`.state`
-(session state), :mod:`.nodes` (collectors and items), :mod:`.session` (session-level
-hook bodies), :mod:`.snapshot` (the syrupy extension), :mod:`.scenarios` (replay and
-live runs), :mod:`.report` (what the plugin prints), :mod:`.fixtures` (the fixture
-objects) and :mod:`.fragment_coverage` — imported when first needed. ``-p no:ooda``
-turns all of it off.
+Everything here is wiring: a session in a project without procedure files imports the
+library's namespace (``pytest_ooda/__init__``) and this package's option, state and
+fixture modules, and none of the rest (the YAML parser, templates, scenarios, the
+syrupy extension). The work lives in the package's modules — :mod:`.options` (the
+option table and settings), :mod:`.state` (session state), :mod:`.nodes` (collectors
+and items), :mod:`.session` (session-level hook bodies), :mod:`.snapshot` (the syrupy
+extension), :mod:`.scenarios` (replay and live runs), :mod:`.report` (what the plugin
+prints), :mod:`.fixtures` (the fixture objects) and :mod:`.fragment_coverage` —
+imported inside the hooks when first needed. ``-p no:ooda`` turns all of it off.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ooda.errors import OodaError
+from pytest_ooda.plugin.fixtures import HttpAIStub, Runner, ScriptFactory, WorkspaceFactory
 from pytest_ooda.plugin.options import OPTIONS, PluginSettings, keep_default_off_md
 from pytest_ooda.plugin.state import (
     LIVE_RECORD,
@@ -28,21 +30,8 @@ from pytest_ooda.plugin.state import (
     live_requested,
 )
 
-# The public names (the first ``if TYPE_CHECKING:`` block; see pytest_ooda._exports):
-# the fixtures' types, for users' annotations, without importing the fixtures up front.
-if TYPE_CHECKING:
-    from pytest_ooda.plugin.fixtures import (
-        HttpAIStub as HttpAIStub,
-        Runner as Runner,
-        ScriptFactory as ScriptFactory,
-        WorkspaceFactory as WorkspaceFactory,
-    )
-else:
-    from pytest_ooda._exports import lazy_exports
-
-    # No lazy __dir__ here: pytest looks for fixtures by reading every name dir() lists
-    # on a plugin module, which would import the fixtures in every session.
-    __getattr__, _, __all__ = lazy_exports(__name__, globals())
+#: The fixtures' types, for users' annotations (``ooda_runner: Runner``).
+__all__ = ["HttpAIStub", "Runner", "ScriptFactory", "WorkspaceFactory"]
 
 if TYPE_CHECKING:
     from collections.abc import Generator, Iterator

@@ -1,105 +1,64 @@
-"""``pytest_ooda._exports``: one declaration block read into the lazy table and ``__all__``."""
+"""Each package's public names: its ``__init__`` imports them from the package's modules
+and lists them in ``__all__``: nothing imported there is left out, nothing listed is
+missing, and no name is hidden by a submodule of the same name."""
 
 from __future__ import annotations
 
+import ast
+import importlib
 import subprocess
 import sys
-import textwrap
-import types
 
 import pytest
 
-from pytest_ooda._exports import lazy_exports, read_declarations
+from tests.unit.test_import_graph import _all, _declared, _imported_names, _modules, _packages
 
-BLOCK = textwrap.dedent(
-    """\
-    \"\"\"A package.\"\"\"
+#: The pytest plugin's ``__init__`` also imports what its hooks use; its public names
+#: are the fixtures' types alone.
+HOOK_MODULES = ("pytest_ooda.plugin",)
 
-    from __future__ import annotations
 
-    TYPE_CHECKING = False
-    if TYPE_CHECKING:
-        from pkg.model import Config as Config  # a comment
-        from .load import (
-            load as load,
-            save as save,
-        )
-        from ..errors import Oops as Oops
-
-        read = load
+@pytest.mark.parametrize("package", _packages())
+def test_all_lists_exactly_what_the_init_imports(package: str) -> None:
+    tree = ast.parse(_modules()[package].read_text(encoding="utf-8"))
+    listed = _all(tree)
+    assert listed, f"{package}/__init__.py has no __all__"
+    assert len(listed) == len(set(listed)), "a name is listed twice"
+    imported = set(_imported_names(tree, package))
+    if package in HOOK_MODULES:
+        assert set(listed) <= imported
     else:
-        from pytest_ooda._exports import lazy_exports
-    """
-)
+        assert sorted(listed) == sorted(imported)
 
 
-def test_the_block_gives_each_name_its_module_and_keeps_aliases() -> None:
-    declared = read_declarations(BLOCK, "top.pkg")
-    assert declared.modules == {
-        "Config": "pkg.model",
-        "load": "top.pkg.load",
-        "save": "top.pkg.load",
-        "Oops": "top.errors",
-    }
-    assert declared.aliases == {"read": "load"}
-    assert declared.names == ["Config", "load", "save", "Oops", "read"]
+@pytest.mark.parametrize("package", _packages())
+def test_each_public_name_is_the_object_its_module_defines(package: str) -> None:
+    contract = importlib.import_module(package)
+    assert sorted(contract.__all__) == sorted(_declared(package))
+    for name, source in _declared(package).items():
+        value = getattr(contract, name)
+        original = importlib.import_module(source)
+        # an alias (``compose_prompt = assemble_prompt``) is an object of that module
+        assert value is getattr(original, name, None) or any(
+            value is other for other in vars(original).values()
+        ), name
 
 
-@pytest.mark.parametrize(
-    ("line", "message"),
-    [
-        ("from pkg.model import Config", r"line 3: 'Config' must be written 'Name as Name'"),
-        ("from pkg.model import Config as Cfg", r"'Config as Cfg' must be written"),
-        ("import pkg.model", r"line 3: expected 'from MODULE import Name as Name'"),
-        ("from pkg.model import (Config as Config,", r"line 3: unclosed parenthesis"),
-    ],
-)
-def test_a_block_the_reader_cannot_take_is_an_import_error(line: str, message: str) -> None:
-    source = f'"""Doc."""\nif TYPE_CHECKING:\n    {line}\nelse:\n    pass\n'
-    with pytest.raises(ImportError, match=message):
-        read_declarations(source, "pkg")
+@pytest.mark.parametrize("package", _packages())
+def test_no_public_name_is_a_submodule_too(package: str) -> None:
+    """``pkg.render`` must be the function, not ``pkg/render.py``: importing that module
+    (``import pkg.render as m``, ``mock.patch("pkg.render.x")``) would find the function."""
+    modules = _modules()
+    assert sorted(n for n in _declared(package) if f"{package}.{n}" in modules) == []
 
 
-def test_a_package_without_the_block_is_an_import_error() -> None:
-    with pytest.raises(ImportError, match="no 'if TYPE_CHECKING:' block"):
-        read_declarations('"""Doc."""\n', "pkg")
-
-
-def test_names_resolve_on_first_use_and_are_then_kept() -> None:
-    module = types.ModuleType("fake")
-    calls: list[str] = []
-
-    class Loader:
-        def get_data(self, path: str) -> bytes:
-            calls.append(path)
-            return (
-                b"if TYPE_CHECKING:\n"
-                b"    from os.path import join as join\n"
-                b"    glue = join\n"
-                b"else:\n    pass\n"
-            )
-
-    namespace = vars(module)
-    namespace.update(__loader__=Loader(), __file__="fake/__init__.py")
-    getter, lister, public = lazy_exports("fake", namespace)
-    assert calls == ["fake/__init__.py"]
-    assert public == ["join", "glue"]
-    import os.path
-
-    assert getter("glue") is os.path.join
-    assert namespace["glue"] is os.path.join  # the next lookup skips __getattr__
-    assert {"join", "glue"} <= set(lister())
-    with pytest.raises(AttributeError, match="module 'fake' has no attribute 'split'"):
-        getter("split")
-
-
-def test_importing_a_package_imports_none_of_its_modules() -> None:
+def test_the_library_leaves_its_heavy_dependencies_to_the_functions_using_them() -> None:
+    """Importing the packages an ``ooda`` command or a live run starts from loads neither
+    pytest nor the heavy libraries: each is imported where it is used."""
     code = (
-        "import sys, pytest_ooda.evaluate as e\n"
-        "before = sorted(m for m in sys.modules if m.startswith('pytest_ooda.evaluate.'))\n"
-        "e.wilson_interval\n"
-        "after = sorted(m for m in sys.modules if m.startswith('pytest_ooda.evaluate.'))\n"
-        "print(before, after)\n"
+        "import sys, pytest_ooda, pytest_ooda.cli, pytest_ooda.live, pytest_ooda.evaluate\n"
+        "print(sorted(m for m in ('pytest', 'syrupy', 'requests', 'jinja2', 'detect_secrets')"
+        " if m in sys.modules))\n"
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout == "[] ['pytest_ooda.evaluate.stats']\n"
+    assert done.stdout == "[]\n"

@@ -366,7 +366,7 @@ def test_ooda_run_record_captures_files(
     ]
 
 
-# --------------------------------------------------------------------------- templates
+# --------------------------------------------------------------------------- fresh copies
 
 
 def _git(path: Path, *argv: str) -> str:
@@ -377,51 +377,48 @@ def _git(path: Path, *argv: str) -> str:
 
 
 def test_fresh_workspaces_are_independent_repositories(tmp_path: Path) -> None:
-    from pytest_ooda.workspace import WorkspaceTemplates
-
     source = tmp_path / "src"
     (source / "pkg").mkdir(parents=True)
     (source / "pkg" / "a.py").write_text("print('a')\n")
     (source / "link").symlink_to("pkg/a.py")
-    templates = WorkspaceTemplates(tmp_path / "scratch")
-    first = templates.fresh(source, tmp_path / "run1")
-    second = templates.fresh(source, tmp_path / "run2")
-    # One template served both runs.
-    assert len(list((tmp_path / "scratch").glob("template-*"))) == 1
+    first = workspace.fresh_repository(source, tmp_path / "run1")
+    second = workspace.fresh_repository(source, tmp_path / "run2")
     for run in (first, second):
         assert _git(run, "status", "--porcelain") == ""
         assert _git(run, "log", "--format=%s") == "ooda workspace\n"
         assert (run / "link").is_symlink()
         assert (run / "pkg" / "a.py").read_text() == "print('a')\n"
-    # An agent's commit and edits in one run reach neither the template nor the other run.
+    # An agent's commit and edits in one run reach neither the source nor the other run.
     (first / "pkg" / "a.py").write_text("changed\n")
     _git(first, "-c", "user.name=x", "-c", "user.email=x@y", "commit", "-qam", "agent")
-    _git(first, "gc", "-q", "--prune=now")
-    third = templates.fresh(source, tmp_path / "run3")
+    third = workspace.fresh_repository(source, tmp_path / "run3")
     for run in (second, third):
         assert (run / "pkg" / "a.py").read_text() == "print('a')\n"
         assert _git(run, "log", "--format=%s") == "ooda workspace\n"
-        _git(run, "fsck", "--no-progress")
-    templates.close()
-    assert not (tmp_path / "scratch").exists()
+    assert sorted(p.name for p in source.iterdir()) == ["link", "pkg"]
 
 
-def test_an_edited_source_gets_a_new_template(tmp_path: Path) -> None:
-    from pytest_ooda.workspace import WorkspaceTemplates
-
+def test_an_edited_source_is_copied_as_it_is_now(tmp_path: Path) -> None:
     source = tmp_path / "src"
     source.mkdir()
     (source / "a.txt").write_text("one\n")
-    templates = WorkspaceTemplates(tmp_path / "scratch")
-    templates.fresh(source, tmp_path / "run1")
+    workspace.fresh_repository(source, tmp_path / "run1")
     (source / "b.txt").write_text("two\n")
-    run = templates.fresh(source, tmp_path / "run2")
+    run = workspace.fresh_repository(source, tmp_path / "run2")
     assert sorted(p.name for p in run.iterdir()) == [".git", "a.txt", "b.txt"]
     assert _git(run, "status", "--porcelain") == ""
     # And an empty workspace (no source) is a repository with one empty commit.
-    empty = templates.fresh(None, tmp_path / "run3")
+    empty = workspace.fresh_repository(None, tmp_path / "run3")
     assert [p.name for p in empty.iterdir()] == [".git"]
     assert _git(empty, "log", "--format=%s") == "ooda workspace\n"
+
+
+def test_no_thread_or_exit_hook_outlives_a_fresh_workspace(tmp_path: Path) -> None:
+    import threading
+
+    before = threading.active_count()
+    workspace.fresh_repository(None, tmp_path / "run")
+    assert threading.active_count() == before
 
 
 def test_a_fifo_is_not_recorded_but_warned_about(tmp_path: Path) -> None:

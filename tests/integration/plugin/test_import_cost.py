@@ -1,6 +1,8 @@
-"""A session in a project without procedure files must not import the library: the
-plugin registers its options and hooks, and nothing else loads until a procedure file,
-a fixture or an option asks for it."""
+"""What a session loads. The plugin is part of the package, so loading it imports the
+library's namespace (``pytest_ooda/__init__``: config, compose, loop, errors); the rest
+(the YAML parser, the template engine, scenarios, lint, the collectors, the syrupy
+extension, the HTTP and secret-scanning libraries) loads only when a procedure file, a
+fixture or an option asks for it."""
 
 from __future__ import annotations
 
@@ -10,21 +12,21 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pytest
 
-LIBRARY = (
-    "pytest_ooda.config",
-    "pytest_ooda.compose",
+NOT_FOR_A_PLAIN_PROJECT = (
     "pytest_ooda.gotemplate",
-    "pytest_ooda.loop",
     "pytest_ooda.scenario",
     "pytest_ooda.lint",
+    "pytest_ooda.live",
+    "pytest_ooda.evaluate",
+    "pytest_ooda.judge",
     "pytest_ooda.yamlload",
     "pytest_ooda.plugin.nodes",
     "pytest_ooda.plugin.snapshot",
     "pytest_ooda.plugin.scenarios",
-    "pytest_ooda.plugin.fixtures",
-    "pytest_ooda.workspace",
     "yaml",
     "jinja2",
+    "requests",
+    "detect_secrets",
 )
 
 DUMP_MODULES = """
@@ -42,11 +44,11 @@ def _imported(pytester: pytest.Pytester, *args: str) -> set[str]:
     return set(json.loads((pytester.path / "modules.json").read_text()))
 
 
-def test_a_plain_project_imports_none_of_the_library(pytester: pytest.Pytester) -> None:
+def test_a_plain_project_imports_only_the_library_namespace(pytester: pytest.Pytester) -> None:
     pytester.makepyfile("def test_plain():\n    assert 1 + 1 == 2\n")
     modules = _imported(pytester)
     assert "pytest_ooda.plugin" in modules  # the plugin did load
-    assert sorted(m for m in modules if m.startswith(LIBRARY)) == []
+    assert sorted(m for m in modules if m.startswith(NOT_FOR_A_PLAIN_PROJECT)) == []
 
 
 def test_a_procedure_file_loads_the_library(pytester: pytest.Pytester) -> None:
@@ -74,21 +76,17 @@ def test_own_live_tests_are_deselected_in_a_plain_project(pytester: pytest.Pytes
     selected.assert_outcomes(failed=1, deselected=1)
 
 
-#: Modules a replay of a plain scenario (no tool or command checks, no variants) never
-#: needs: the checks and variants, recording, redaction, the live runs, and telling the
-#: infrastructure's faults from the agent's (a replay starts no agent).
+#: What a replay of a plain scenario never needs: the live runs, the results and the
+#: libraries a live run or a judge uses (a replay starts no agent and asks no API).
 NOT_FOR_A_PLAIN_REPLAY = (
-    "pytest_ooda.backends.infra",
-    "pytest_ooda.scenario.verify",
-    "pytest_ooda.variants",
-    "pytest_ooda.scenario.record",
-    "pytest_ooda.scenario.store",
-    "pytest_ooda.redact",
     "pytest_ooda.live",
+    "pytest_ooda.evaluate",
+    "requests",
+    "detect_secrets",
 )
 
 
-def test_a_plain_replay_imports_no_checks_variants_or_recording(
+def test_a_plain_replay_imports_no_live_run_machinery(
     pytester: pytest.Pytester,
 ) -> None:
     pytester.makefile(

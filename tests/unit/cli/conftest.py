@@ -1,5 +1,5 @@
-"""Fixtures shared by the ``ooda list``/``ooda show``/main-command tests (test_main.py,
-test_list_.py, test_show.py). test_run.py and others define their own ``workspace``."""
+"""Fixtures shared by the ``ooda list``/``ooda show``/main-command tests (test_app.py,
+test_list.py, test_show.py). test_run.py and others define their own ``workspace``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Helpers shared by test_main.py, test_list_.py and test_show.py."""
+"""Helpers shared by test_app.py, test_list.py and test_show.py."""
 
 from __future__ import annotations
 

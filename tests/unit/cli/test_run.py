@@ -383,12 +383,12 @@ def test_record_into_new_directories(workspace: Path) -> None:
 def test_unexpected_os_error_is_reported_without_traceback(
     workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from pytest_ooda.cli import list_
+    from pytest_ooda.cli import list as list_command
 
     def boom(args: Any, **overrides: Any) -> Any:
         raise PermissionError(13, "Permission denied", "/some/where")
 
-    monkeypatch.setattr(list_, "load_from_args", boom)
+    monkeypatch.setattr(list_command, "load_from_args", boom)
     assert main(["list"]) == 2
     assert capsys.readouterr().err == "ooda: error: /some/where: Permission denied\n"
 

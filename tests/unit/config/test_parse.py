@@ -3,10 +3,7 @@ the built-in procedures' cache."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -241,64 +238,32 @@ def builtin_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return copy
 
 
-def _caches(builtin: Path) -> list[Path]:
-    return sorted((builtin.parent / "__pycache__").glob("*.layer.pickle"))
+def test_the_builtins_are_parsed_and_leave_nothing_beside_the_file(builtin_copy: Path) -> None:
+    layer = parse.builtin_layer()
+    assert layer is not None
+    assert "build" in layer.procedures
+    assert list(builtin_copy.parent.iterdir()) == [builtin_copy]
 
 
-def test_the_first_load_writes_the_cache_and_the_next_reads_it(builtin_copy: Path) -> None:
-    parsed = parse.builtin_layer()
-    [cache] = _caches(builtin_copy)
-    parse._builtin_cache.clear()
-    cached = parse.builtin_layer()
-    assert cached is not None
-    assert parsed is not None
-    assert cached.procedures.keys() == parsed.procedures.keys()
-    build = cached.procedures["build"].fields
-    assert build.keys() == parsed.procedures["build"].fields.keys()
-    # A damaged cache is rebuilt, not trusted.
-    cache.write_bytes(b"not a pickle")
-    parse._builtin_cache.clear()
-    assert parse.builtin_layer() is not None
-    assert cache.read_bytes() != b"not a pickle"
+def _builtins() -> parse.Layer:
+    layer = parse.builtin_layer()
+    assert layer is not None
+    return layer
 
 
-def test_an_edit_to_the_file_makes_a_new_cache(builtin_copy: Path) -> None:
-    parse.builtin_layer()
+def test_an_edit_to_the_file_is_read_again(builtin_copy: Path) -> None:
+    assert "extra" not in _builtins().procedures
     text = builtin_copy.read_text()
-    builtin_copy.write_text(text + "\n# edited\n")
-    parse._builtin_cache.clear()
-    parse.builtin_layer()
-    assert len(_caches(builtin_copy)) == 2
+    builtin_copy.write_text(text + "  extra:\n    act:\n      - content: Extra.\n")
+    assert "extra" in _builtins().procedures
 
 
-def test_a_read_only_installation_parses_every_time(builtin_copy: Path) -> None:
-    if os.geteuid() == 0:
-        # root writes anywhere; make the cache directory a file instead.
-        (builtin_copy.parent / "__pycache__").write_text("")
-    else:
-        builtin_copy.parent.chmod(0o555)
-    try:
-        assert parse.builtin_layer() is not None
-    finally:
-        builtin_copy.parent.chmod(0o755)
-    assert (builtin_copy.parent / "__pycache__").is_file() or not _caches(builtin_copy)
-
-
-def test_show_with_no_config_file_never_imports_the_yaml_parser(tmp_path: Path) -> None:
-    code = (
-        "import sys, io, contextlib\n"
-        "from pytest_ooda.cli import main\n"
-        "with contextlib.redirect_stdout(io.StringIO()):\n"
-        "    assert main(['show', 'build']) == 0\n"
-        "print('yaml' in sys.modules)\n"
-    )
-    env = {**os.environ, "OODA_CONFIG_HOME": str(tmp_path / "none")}
-    runs = [
-        subprocess.run(
-            [sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True
-        )
-        for _ in range(2)
-    ]
-    # The first run may have had to write the cache; the second reads it.
-    assert runs[1].returncode == 0, runs[1].stderr
-    assert runs[1].stdout.strip() == "False"
+def test_a_broken_builtin_template_is_found_on_every_load(builtin_copy: Path) -> None:
+    text = builtin_copy.read_text()
+    broken = '  broken:\n    act:\n      - content: "{{ .x "\n        parameters: {x: 1}\n'
+    builtin_copy.write_text(text + broken)
+    for _ in range(2):  # each process parses the file: nothing kept on disk skips the check
+        error = _builtins().broken["broken"].error
+        assert isinstance(error, TemplateError)
+        assert error.line == builtin_copy.read_text().count("\n") - 1
+        parse._builtin_cache.clear()

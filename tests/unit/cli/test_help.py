@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_ooda.cli import main
-from pytest_ooda.cli.help_ import topic_text, topics
+from pytest_ooda.cli.help import topic_text, topics
 
 if TYPE_CHECKING:
     import pytest
