@@ -8,7 +8,7 @@ with ``regrade`` it asks the judge again and says which verdicts flipped.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pytest_ooda.judge.grading import grade, replay_grading
 from pytest_ooda.judge.inputs import gather
@@ -22,7 +22,29 @@ if TYPE_CHECKING:
     from pytest_ooda.judge.grading import GradingCache
     from pytest_ooda.judge.model import Grading, JudgeInputs, JudgeSpec
     from pytest_ooda.loop import LoopResult
-    from pytest_ooda.scenario import Scenario
+
+
+class _Expect(Protocol):
+    @property
+    def judge(self) -> JudgeSpec | None: ...
+
+
+class Scenario(Protocol):
+    """What grading needs of a scenario (``pytest_ooda.scenario.Scenario`` is one): the
+    judge package reads scenarios, never imports them, so that ``scenario`` can import
+    ``judge`` (to read ``expect.judge``) without a circle."""
+
+    @property
+    def procedure(self) -> str: ...
+    @property
+    def path(self) -> Path | None: ...
+    @property
+    def expect(self) -> _Expect | None: ...
+    @property
+    def judged(self) -> RecordedGrading | None: ...
+    @property
+    def label(self) -> str: ...
+    def workspace_dir(self) -> Path | None: ...
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,9 @@
-"""The package's import graph: no cycles (counting deferred and type-only imports),
-pytest/syrupy imported only inside ``pytest_ooda/plugin/``, and code outside a package
-going through its ``__init__`` only. (Each ``__init__``'s ``__all__``: test_exports.py.)"""
+"""The package's import graph, counting every import: at a module's top, inside
+functions and under ``TYPE_CHECKING`` (a type-only import is a dependency all the same,
+and a function-local one is an import cycle deferred, not removed). No cycle between
+modules, nor between packages; pytest/syrupy imported only inside ``pytest_ooda/plugin/``;
+code outside a package going through its ``__init__`` only. (Each ``__init__``'s
+``__all__``: test_exports.py.)"""
 
 from __future__ import annotations
 
@@ -67,19 +70,6 @@ def _declared(package: str) -> dict[str, str]:
     return {name: imported.get(name, package) for name in _all(tree)}
 
 
-def _defining_module(target: str, known: set[str]) -> str | None:
-    """For ``pkg.Name`` where ``pkg`` declares ``Name``: the module that defines it (through
-    as many package contracts as it passes), since a package resolves names lazily."""
-    package, _, name = target.rpartition(".")
-    packages = set(_packages())
-    while package in packages and name in _declared(package):
-        module = _declared(package)[name]
-        if module not in packages:
-            return module if module in known else None
-        package = module
-    return None
-
-
 def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
     if node.level == 0:
         return node.module or ""
@@ -92,7 +82,9 @@ def _resolve(module: str, node: ast.ImportFrom, is_package: bool) -> str:
 
 def _imports(module: str, path: Path, known: set[str]) -> tuple[set[str], set[str]]:
     """The package modules ``module`` imports anywhere (top level, in functions, under
-    ``TYPE_CHECKING``) and the external top-level packages it imports."""
+    ``TYPE_CHECKING``) and the external top-level packages it imports. ``from pkg import
+    Name`` is an import of ``pkg`` (its ``__init__``, which imports the package's
+    modules), ``from pkg import module`` one of ``pkg.module``."""
     tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
     internal: set[str] = set()
     external: set[str] = set()
@@ -102,21 +94,16 @@ def _imports(module: str, path: Path, known: set[str]) -> tuple[set[str], set[st
             targets = [alias.name for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             base = _resolve(module, node, path.name == "__init__.py")
-            targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            targets = [
+                f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base
+                for alias in node.names
+            ]
         for target in targets:
             if target.split(".")[0] != "pytest_ooda":
                 if target:
                     external.add(target.split(".")[0])
                 continue
-            # ``from pkg import Name``: the module that defines ``Name`` (a package's
-            # names are resolved lazily, so that is the module the import runs)
-            defining = _defining_module(target, known)
-            if defining is not None:
-                if defining != module:
-                    internal.add(defining)
-                continue
-            # the longest known module the name falls in (``from pkg import name``
-            # names an attribute of ``pkg`` unless ``pkg.name`` is a module)
+            # the longest known module the name falls in
             parts = target.split(".")
             while parts and ".".join(parts) not in known:
                 parts.pop()
@@ -136,8 +123,9 @@ def _graph() -> tuple[dict[str, set[str]], dict[str, set[str]]]:
 
 
 def _is_parent(a: str, b: str) -> bool:
-    # importing ``pkg.sub`` runs ``pkg/__init__``: a package importing its own
-    # submodules (its contract re-exporting them) is not a cycle.
+    # A module importing its own package (``pkg.sub`` reading ``pkg.__version__``) is no
+    # cycle: importing ``pkg.sub`` has run ``pkg/__init__`` already. The other way round,
+    # ``pkg/__init__`` importing its modules, is an edge like any other.
     return b.startswith(a + ".")
 
 
@@ -161,7 +149,7 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
             node, children = work[-1]
             advanced = False
             for child in children:
-                if _is_parent(node, child) or _is_parent(child, node):
+                if _is_parent(child, node):
                     continue
                 if child not in index:
                     index[child] = low[child] = counter
@@ -195,6 +183,74 @@ def _cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 def test_the_package_has_no_import_cycle() -> None:
     edges, _ = _graph()
     assert _cycles(edges) == []
+
+
+def _unit(module: str) -> str:
+    """The package a module belongs to (``pytest_ooda.judge.run`` -> ``pytest_ooda.judge``);
+    a top-level module (``pytest_ooda.compose``) is its own."""
+    return ".".join(module.split(".")[:2])
+
+
+def _package_edges(edges: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Package -> the packages its modules import. The root ``pytest_ooda/__init__`` (the
+    library's namespace, importing from every package) stands outside: the library
+    imports only ``__version__`` from it (test below)."""
+    between: dict[str, set[str]] = {}
+    for module, targets in edges.items():
+        if module == "pytest_ooda":
+            continue
+        units = {_unit(t) for t in targets if t != "pytest_ooda"} - {_unit(module)}
+        between.setdefault(_unit(module), set()).update(units)
+    return between
+
+
+def test_no_package_imports_another_that_imports_it_back() -> None:
+    """``judge`` and ``scenario`` once imported each other (``scenario`` reads
+    ``expect.judge``; ``judge/run.py`` took a ``Scenario`` for its types): a circle of
+    15 modules, hidden because every import on one side sat in a function or under
+    ``TYPE_CHECKING``."""
+    edges, _ = _graph()
+    assert _cycles(_package_edges(edges)) == []
+
+
+def test_the_library_imports_only_the_version_from_its_root() -> None:
+    offenders: list[str] = []
+    for name, path in _modules().items():
+        if name == "pytest_ooda":
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and _resolve(name, node, path.name == "__init__.py") == "pytest_ooda"
+            ):
+                offenders.extend(
+                    f"{name}:{node.lineno}: {alias.name}"
+                    for alias in node.names
+                    if alias.name != "__version__" and f"pytest_ooda.{alias.name}" not in _modules()
+                )
+    assert offenders == []
+
+
+def test_the_package_graph_sees_a_circle_through_a_type_only_import(tmp_path: Path) -> None:
+    files = {
+        "pytest_ooda.a.__init__": "from pytest_ooda.a.one import One\n",
+        "pytest_ooda.a.one": "from pytest_ooda.b import Two\nclass One: ...\n",
+        "pytest_ooda.b.__init__": "from pytest_ooda.b.two import Two\n",
+        "pytest_ooda.b.two": (
+            "from typing import TYPE_CHECKING\n"
+            "if TYPE_CHECKING:\n    from pytest_ooda.a import One\n"
+            "class Two: ...\n"
+        ),
+    }
+    paths: dict[str, Path] = {}
+    for dotted, text in files.items():
+        name = dotted.removesuffix(".__init__")
+        path = tmp_path / f"{dotted.replace('.', '_')}.py"
+        path.write_text(text, encoding="utf-8")
+        paths[name] = path
+    edges = {name: _imports(name, path, set(paths))[0] for name, path in paths.items()}
+    assert _cycles(_package_edges(edges)) == [["pytest_ooda.a", "pytest_ooda.b"]]
 
 
 def test_only_the_plugin_package_imports_pytest_or_syrupy() -> None:
