@@ -3,6 +3,7 @@ and a location for every setting."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -63,26 +64,32 @@ def _over_loop(fields: dict[str, Setting], loop: dict[str, Setting], key: str) -
     return fields.get(key, chosen)
 
 
-def merge_layers(
+@dataclass
+class _Tiers:
+    """Every layer's settings folded together, a higher tier's over a lower one's."""
+
+    loop: dict[str, Setting]
+    aliases: dict[str, Setting]
+    lint: dict[str, Setting] = field(default_factory=dict)
+    procedures: dict[str, RawProcedure] = field(default_factory=dict)
+    broken: dict[str, BrokenProcedure] = field(default_factory=dict)
+    warnings: list[ConfigWarning] = field(default_factory=list)
+
+
+def _fold(
     layers: list[Layer], env_loop: dict[str, Setting], cli_loop: dict[str, Setting]
-) -> Config:
-    provenance: dict[str, Provenance] = {}
-    loop: dict[str, Setting] = {
-        key: Setting(value, None, Provenance("default")) for key, value in LOOP_DEFAULTS.items()
-    }
-    aliases: dict[str, Setting] = {
-        name: Setting(command, None, Provenance("default"))
-        for name, command in BUILTIN_ALIASES.items()
-    }
-    lint: dict[str, Setting] = {}
-    procs: dict[str, RawProcedure] = {}
-    broken: dict[str, BrokenProcedure] = {}
-    warnings: list[ConfigWarning] = []
+) -> _Tiers:
+    default = Provenance("default")
+    tiers = _Tiers(
+        loop={key: Setting(value, None, default) for key, value in LOOP_DEFAULTS.items()},
+        aliases={name: Setting(cmd, None, default) for name, cmd in BUILTIN_ALIASES.items()},
+    )
+    procs, broken = tiers.procedures, tiers.broken
     for layer in layers:
-        _update_loop(loop, layer.loop)
-        aliases.update(layer.aliases)
-        lint.update(layer.lint)
-        warnings.extend(layer.warnings)
+        _update_loop(tiers.loop, layer.loop)
+        tiers.aliases.update(layer.aliases)
+        tiers.lint.update(layer.lint)
+        tiers.warnings.extend(layer.warnings)
         for name, failed in layer.broken.items():
             # A definition that failed in any tier leaves the merge unknowable.
             procs.pop(name, None)
@@ -96,86 +103,95 @@ def merge_layers(
             else:
                 merged.location = raw.location
                 merged.fields.update(raw.fields)
-    _update_loop(loop, env_loop)
-    _update_loop(loop, cli_loop)
+    _update_loop(tiers.loop, env_loop)
+    _update_loop(tiers.loop, cli_loop)
+    return tiers
 
-    alias_map = MappingProxyType({name: s.value for name, s in aliases.items()})
+
+def _procedure(raw: RawProcedure, loop: dict[str, Setting]) -> Procedure:
+    fields = raw.fields
+
+    def get(key: str, default: Any = None) -> Any:
+        setting = fields.get(key)
+        return setting.value if setting is not None else default
+
+    layout = _over_loop(fields, loop, "prompt_format")
+    return Procedure(
+        name=raw.name,
+        display=get("display", ""),
+        summary=get("summary", ""),
+        description=get("description", ""),
+        observe=get("observe", ()),
+        orient=get("orient", ()),
+        decide=get("decide", ()),
+        act=get("act", ()),
+        iteration_mode=get("iteration_mode"),
+        default_max_iterations=get("default_max_iterations"),
+        iteration_timeout=get("iteration_timeout"),
+        max_output_buffer=get("max_output_buffer"),
+        ai_cmd=get("ai_cmd"),
+        ai_cmd_alias=get("ai_cmd_alias"),
+        ai_api=get("ai_api"),
+        ai_output=get("ai_output"),
+        max_cost=get("max_cost"),
+        max_tokens=get("max_tokens"),
+        retry=get("retry"),
+        location=raw.location,
+        field_locations=MappingProxyType(
+            {key: s.location for key, s in fields.items() if s.location is not None}
+        ),
+        prompt_format=layout.value,
+        prompt_format_source=layout.provenance,
+        sandbox=get("sandbox"),
+    )
+
+
+def merge_layers(
+    layers: list[Layer], env_loop: dict[str, Setting], cli_loop: dict[str, Setting]
+) -> Config:
+    """The layers (lowest tier first), the environment's and the command line's ``loop:``
+    settings merged into one :class:`Config`, each setting with its provenance and place."""
+    tiers = _fold(layers, env_loop, cli_loop)
+    loop = tiers.loop
+    alias_map = MappingProxyType({name: s.value for name, s in tiers.aliases.items()})
     alias_setting = loop["ai_cmd_alias"]
     if alias_setting.value is not None and alias_setting.value not in alias_map:
         raise _alias_error(alias_setting.value, alias_setting, alias_map, "loop.ai_cmd_alias")
 
+    provenance: dict[str, Provenance] = {}
     locations: dict[str, Location] = {}
 
-    def record(key: str, setting: Setting) -> None:
-        provenance[key] = setting.provenance
-        if setting.location is not None:
-            locations[key] = setting.location
+    def record(prefix: str, settings: Mapping[str, Setting]) -> None:
+        for key, setting in settings.items():
+            provenance[f"{prefix}.{key}"] = setting.provenance
+            if setting.location is not None:
+                locations[f"{prefix}.{key}"] = setting.location
 
-    for key, setting in loop.items():
-        record(f"loop.{key}", setting)
-    for name, setting in aliases.items():
-        record(f"aliases.{name}", setting)
-    for rule, setting in lint.items():
-        record(f"lint.{rule}", setting)
-
+    record("loop", loop)
+    record("aliases", tiers.aliases)
+    record("lint", tiers.lint)
     procedures: dict[str, Procedure] = {}
-    for name, raw in procs.items():
-        fields = raw.fields
-        alias = fields.get("ai_cmd_alias")
+    for name, raw in tiers.procedures.items():
+        alias = raw.fields.get("ai_cmd_alias")
         if alias is not None and alias.value not in alias_map:
             error = _alias_error(alias.value, alias, alias_map, f"procedure {name}: ai_cmd_alias")
-            broken[name] = BrokenProcedure(name, error, raw.location)
+            tiers.broken[name] = BrokenProcedure(name, error, raw.location)
             continue
-        for key, setting in fields.items():
-            record(f"procedures.{name}.{key}", setting)
+        record(f"procedures.{name}", raw.fields)
+        procedures[name] = _procedure(raw, loop)
 
-        def get(key: str, default: Any = None, _fields: dict[str, Setting] = fields) -> Any:
-            setting = _fields.get(key)
-            return setting.value if setting is not None else default
-
-        layout = _over_loop(fields, loop, "prompt_format")
-        procedures[name] = Procedure(
-            name=name,
-            display=get("display", ""),
-            summary=get("summary", ""),
-            description=get("description", ""),
-            observe=get("observe", ()),
-            orient=get("orient", ()),
-            decide=get("decide", ()),
-            act=get("act", ()),
-            iteration_mode=get("iteration_mode"),
-            default_max_iterations=get("default_max_iterations"),
-            iteration_timeout=get("iteration_timeout"),
-            max_output_buffer=get("max_output_buffer"),
-            ai_cmd=get("ai_cmd"),
-            ai_cmd_alias=get("ai_cmd_alias"),
-            ai_api=get("ai_api"),
-            ai_output=get("ai_output"),
-            max_cost=get("max_cost"),
-            max_tokens=get("max_tokens"),
-            retry=get("retry"),
-            location=raw.location,
-            field_locations=MappingProxyType(
-                {key: s.location for key, s in fields.items() if s.location is not None}
-            ),
-            prompt_format=layout.value,
-            prompt_format_source=layout.provenance,
-            sandbox=get("sandbox"),
-        )
-
-    settings = LoopSettings(**{key: loop[key].value for key in LOOP_KEYS})
     return Config(
-        loop=settings,
+        loop=LoopSettings(**{key: loop[key].value for key in LOOP_KEYS}),
         aliases=alias_map,
         procedures=MappingProxyType(procedures),
         provenance=MappingProxyType(provenance),
         files=tuple(layer.path for layer in layers),
-        warnings=tuple(warnings),
-        lint=MappingProxyType({rule: s.value for rule, s in lint.items()}),
+        warnings=tuple(tiers.warnings),
+        lint=MappingProxyType({rule: s.value for rule, s in tiers.lint.items()}),
         redact=RedactSettings(
             patterns=tuple(p for layer in layers for p in layer.redact.patterns),
             env=tuple(name for layer in layers for name in layer.redact.env),
         ),
         locations=MappingProxyType(locations),
-        broken=MappingProxyType(broken),
+        broken=MappingProxyType(tiers.broken),
     )
