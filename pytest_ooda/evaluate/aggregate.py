@@ -54,32 +54,15 @@ MIN_VALID_RUNS = 5
 
 
 def drop_duplicates(records: Iterable[RunRecord]) -> tuple[list[RunRecord], int]:
-    """One record per run of a measurement: a resumed session re-runs the ``error``
-    runs and the missing ones of the series it continues, so the same run (series,
-    scenario, variant, prompt and run number) can appear twice; the valid one counts
-    (the latest among equals). Returns the records kept and how many were dropped."""
+    """One record per run of a measurement: a session under ``--ooda-resume`` runs an
+    earlier ``error`` run again, and its record names the one it replaces (``replaces``,
+    a run id); the replaced record is dropped when the one replacing it is there too.
+    Nothing else is: two sessions are two measurements, however alike their runs.
+    Returns the records kept and how many were dropped."""
     given = list(records)
-    best: dict[tuple[str, str, str, str | None, str, int], RunRecord] = {}
-    for record in given:
-        if record.prompt_sha256 is None:
-            continue
-        series = record.series or record.session or record.id
-        key = (
-            series,
-            record.procedure,
-            record.scenario,
-            record.variant,
-            record.prompt_sha256,
-            record.run,
-        )
-        kept = best.get(key)
-        if kept is None or (record.valid, record.finished_at) > (kept.valid, kept.finished_at):
-            best[key] = record
-    chosen = {id(record) for record in best.values()}
-    kept_records = [
-        record for record in given if record.prompt_sha256 is None or id(record) in chosen
-    ]
-    return kept_records, len(given) - len(kept_records)
+    replaced = {record.replaces for record in given if record.replaces is not None}
+    kept = [record for record in given if record.id not in replaced]
+    return kept, len(given) - len(kept)
 
 
 def ended_because(record: RunRecord) -> str | None:

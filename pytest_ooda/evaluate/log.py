@@ -3,8 +3,10 @@ run, appended as each run finishes.
 
 One process writes it — the pytest process, or the pytest-xdist controller, which
 receives every worker's records with its reports — so lines never interleave and no
-lock is needed. The file is created exclusively (an existing file is never touched: a
-second session in the same second gets ``<session>-2.jsonl``) and each record is one
+lock is needed. A session's name is its start time and a random part, so sessions
+started in the same second (on one machine or several sharing a directory) never share
+one. The file is created exclusively (an existing file is never touched: the unlikely
+second file of the same name gets ``<session>-2.jsonl``) and each record is one
 ``write`` of a whole line, so a session killed at any point leaves whole records plus
 at most one unfinished last line, which the reader skips with a warning.
 """
@@ -12,6 +14,7 @@ at most one unfinished last line, which the reader skips with a warning.
 from __future__ import annotations
 
 import os
+import secrets
 import shutil
 import subprocess
 import time
@@ -25,9 +28,12 @@ if TYPE_CHECKING:
 __all__ = ["ResultsLog", "repository_state", "session_stamp"]
 
 
-def session_stamp(epoch: float | None = None) -> str:
-    """A session's name in the log directory: its UTC start time, sortable."""
-    return time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(epoch))
+def session_stamp(epoch: float | None = None, *, unique: str | None = None) -> str:
+    """A session's name in the log directory and its records: its UTC start time,
+    sortable, then ``unique`` (default: six random hex digits), so two sessions started
+    in the same second are two sessions (``20250611T093015Z-3fa9c1``)."""
+    started = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime(epoch))
+    return f"{started}-{secrets.token_hex(3) if unique is None else unique}"
 
 
 def repository_state(root: Path) -> tuple[str | None, bool | None]:

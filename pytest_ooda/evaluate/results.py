@@ -169,10 +169,12 @@ class RunRecord:
     variant: str | None = None
     #: The model-graded rubric's votes, reasons, usage and verdict.
     judge: Mapping[str, Any] | None = None
-    #: Runs of one measurement share a series: a session's own stamp, or, under
-    #: ``--ooda-resume``, the series it resumed. ``ooda report`` counts a run of a series
-    #: once (``None``: the record's ``session``).
+    #: Runs of one measurement share a series: a session's own name, or, under
+    #: ``--ooda-resume``, the series it resumed (``None``: the record's ``session``).
     series: str | None = None
+    #: The id of the ``error`` run ``--ooda-resume`` ran this one again for: reports
+    #: count the two once (this one).
+    replaces: str | None = None
     #: Seconds the run waited for a slot under ``--ooda-max-concurrent``.
     queued_s: float | None = None
     #: What the HTML transcript view shows (the composed prompt by fragment, each
@@ -245,6 +247,7 @@ class RunRecord:
             "variant": self.variant,
             "judge": dict(self.judge) if self.judge is not None else None,
             "series": self.series,
+            "replaces": self.replaces,
             "queued_s": self.queued_s,
             "transcript": dict(self.transcript) if self.transcript is not None else None,
         }
@@ -326,6 +329,7 @@ _RECORD_FIELDS: _Fields = _fields(
         "variant": (_STR, False),
         "judge": (_DICT, False),
         "series": (_STR, False),
+        "replaces": (_STR, False),
         "queued_s": (_NUMBER, False),
         "transcript": (_DICT, False),
     }
@@ -664,6 +668,7 @@ class RecordReader:
             variant=plain["variant"],
             judge=MappingProxyType(judge) if judge is not None else None,
             series=plain["series"],
+            replaces=plain["replaces"],
             queued_s=plain["queued_s"],
             transcript=MappingProxyType(transcript) if transcript is not None else None,
         )

@@ -121,17 +121,12 @@ class LiveRuns:
         if not isinstance(data, dict):
             self._resumed(report)
             return
-        record = self._keep(data)
+        from pytest_ooda.plugin.pacing import REPLACES_PROPERTY
+
+        record = self._keep(data, replaces=_property(report, REPLACES_PROPERTY))
         if record is None:
             return
-        recorded = next(
-            (
-                value
-                for name, value in report.user_properties
-                if name == RECORDED_PROPERTY and isinstance(value, str)
-            ),
-            None,
-        )
+        recorded = _property(report, RECORDED_PROPERTY)
         if recorded:
             self.recorded.append(f"{record.label} -> {recorded}")
         self._progress(f"ooda: {live_line(record, recorded)}")
@@ -164,7 +159,7 @@ class LiveRuns:
                         earlier.outcome,
                     )
 
-    def _keep(self, data: dict[str, Any]) -> RunRecord | None:
+    def _keep(self, data: dict[str, Any], *, replaces: str | None = None) -> RunRecord | None:
         from pytest_ooda.errors import OodaError
         from pytest_ooda.evaluate import RunRecord
 
@@ -181,7 +176,7 @@ class LiveRuns:
 
         log = self._results_log()
         record = log.stamp(record)
-        record = replace(record, series=self.series or record.session)
+        record = replace(record, series=self.series or record.session, replaces=replaces)
         self.records.append(record)
         # Early stopping on any worker reads this before starting another run.
         # Without the tally a run is only not skipped: nothing is lost.
@@ -358,3 +353,15 @@ def select_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
         return
     config.hook.pytest_deselected(items=[item for item in items if id(item) in dropped])
     items[:] = [item for item in items if id(item) not in dropped]
+
+
+def _property(report: pytest.TestReport, wanted: str) -> str | None:
+    """The item's user property ``wanted`` (a string), if it set one."""
+    return next(
+        (
+            value
+            for name, value in report.user_properties
+            if name == wanted and isinstance(value, str)
+        ),
+        None,
+    )

@@ -65,6 +65,8 @@ RunKey = tuple[str, str, str | None, str, int]
 WORKER_INPUT = "ooda_session_dir"
 #: A resumed item's user property: the id of the earlier run that stands for it.
 RESUMED_PROPERTY = "ooda_resumed"
+#: The user property naming the ``error`` run a resumed session runs again.
+REPLACES_PROPERTY = "ooda_replaces"
 
 
 @dataclass
@@ -73,7 +75,8 @@ class Pacing:
 
     directory: Path
     owner: bool
-    #: ``(procedure, scenario, variant, prompt sha256, run)`` -> an earlier valid run.
+    #: ``(procedure, scenario, variant, prompt sha256, run)`` -> the earlier run: a
+    #: valid one, else the latest ``error``.
     finished: dict[RunKey, RunRecord] | None = None
     prompts: dict[Path, str | None] = field(default_factory=dict)
 
@@ -148,7 +151,10 @@ def before_run(item: LiveItem, scenario: Scenario) -> Path:
     settings = item.config.stash[PLUGIN_STATE].settings
     if settings.resume:
         earlier = _finished(item, scenario, state)
-        if earlier is not None:
+        if earlier is not None and not earlier.valid:
+            # Run again; the new record replaces this one in every report.
+            item.user_properties.append((REPLACES_PROPERTY, earlier.id))
+        elif earlier is not None:
             item.user_properties.append((RESUMED_PROPERTY, earlier.id))
             item.stash[SKIP_AT_ITEM] = True
             pytest.skip(
@@ -265,18 +271,16 @@ def _finished(item: LiveItem, scenario: Scenario, state: Pacing) -> RunRecord | 
 
 
 def finished_runs(config: pytest.Config) -> dict[RunKey, RunRecord]:
-    """The valid runs of the results directory, by what makes a run the same run."""
+    """The runs of the results directory, by what makes a run the same run: the first
+    valid one, else the latest ``error`` (which a resumed session runs again)."""
     found: dict[RunKey, RunRecord] = {}
     for record in sorted(results_records(config), key=lambda item: item.finished_at):
-        if record.valid and record.prompt_sha256 is not None:
-            key = (
-                record.procedure,
-                record.scenario,
-                record.variant,
-                record.prompt_sha256,
-                record.run,
-            )
-            found.setdefault(key, record)
+        if record.prompt_sha256 is None:
+            continue
+        key = (record.procedure, record.scenario, record.variant, record.prompt_sha256, record.run)
+        held = found.get(key)
+        if held is None or not held.valid:
+            found[key] = record
     return found
 
 

@@ -189,3 +189,66 @@ def test_an_unwritable_results_directory_fails_the_session_but_not_the_runs(
     result.assert_outcomes(passed=1, deselected=7)
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     result.stdout.fnmatch_lines(["error: cannot write the results log blocked/results/deeper: *"])
+
+
+# Makes the sessions of one project wait for each other, then start together: each
+# leaves a marker, and once all are there every one sleeps to the same whole second
+# (two seconds after the last marker was made), so their start times are one second.
+SAME_SECOND = """\
+import math
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config):
+    gate = Path(os.environ["OODA_TEST_GATE"])
+    (gate / str(os.getpid())).touch()
+    deadline = time.monotonic() + 120
+    while len(list(gate.iterdir())) < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    last = max(marker.stat().st_mtime for marker in gate.iterdir())
+    time.sleep(max(0.0, math.floor(last) + 2.05 - time.time()))
+"""
+
+
+def test_three_sessions_started_in_the_same_second_are_three_series(
+    live: Project, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import sys
+
+    from pytest_ooda.cli.app import main as ooda
+
+    live.scenario("first", SCENARIO)
+    live.write("conftest.py", SAME_SECOND)
+    gate = live.path / "gate"
+    gate.mkdir()
+    monkeypatch.setenv("OODA_TEST_GATE", str(gate))
+    command = [
+        sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:benchmark",
+        "-m", "live", "-k", "first", "--ooda-ai-cmd", live.ai_cmd,  # type: ignore[attr-defined]
+        "--ooda-repeat=5", "--ooda-results=res",
+    ]  # fmt: skip
+    sessions = [
+        subprocess.Popen(command, cwd=live.path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+        for _ in range(3)
+    ]
+    outputs = [session.communicate(timeout=600)[0].decode() for session in sessions]
+    assert [session.returncode for session in sessions] == [0, 0, 0], outputs
+    files = sorted((live.path / "res").glob("*.jsonl"))
+    assert len(files) == 3
+    found = records(live.path / "res")
+    names = {record["session"] for record in found}
+    # Started in one second, yet three sessions: the time, then a part of their own.
+    assert len(names) == 3
+    assert len({name.split("-")[0] for name in names}) == 1, names
+    assert {record["series"] for record in found} == names
+    assert {file.stem for file in files} == names
+    capsys.readouterr()
+    assert ooda(["report", str(live.path / "res")]) == 0
+    out, err = capsys.readouterr()
+    assert "1 scenario(s), 15 run(s) from 3 file(s)" in out
+    assert "counted once" not in err

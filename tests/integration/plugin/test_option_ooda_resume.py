@@ -129,6 +129,9 @@ def test_error_runs_are_run_again_and_the_report_counts_each_run_once(
     assert resumed.ret == pytest.ExitCode.OK
     records = _records(project.path / "results")
     assert sorted(record["outcome"] for record in records) == ["error"] * 3 + ["success"] * 3
+    # Each run made again names the error it replaces, by id.
+    errors = {record["id"] for record in records if record["outcome"] == "error"}
+    assert {record["replaces"] for record in records if record["outcome"] == "success"} == errors
     # Two files, one series: `ooda report` counts each run once, the valid one.
     capsys.readouterr()
     assert ooda(["report", str(project.path / "results"), "--check"]) == 0

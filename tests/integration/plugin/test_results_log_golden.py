@@ -235,12 +235,19 @@ def normalised(value: Any, project: Path) -> Any:
     return value
 
 
+#: ``replaces``: the error run a resumed session made again (issue 29).
+ADDED_IN_VERSION_3 = ("replaces",)
+
+
 def as_version_3(record: dict[str, Any]) -> dict[str, Any]:
     """A golden (version 2) record as version 3 writes it: the ``success`` field beside
     ``outcome`` is gone, nothing else (``docs/evaluating.md``, Schema)."""
     if record["version"] == 2:
         assert record.pop("success") == (record["outcome"] == "success")
         record["version"] = 3
+    # Fields added within version 3 since the copy was taken; null in these runs.
+    for name in ADDED_IN_VERSION_3:
+        record.setdefault(name, None)
     return record
 
 

@@ -220,17 +220,28 @@ def test_a_settled_sequential_test_is_the_gates_verdict() -> None:
     assert problem.endswith("settled early (SPRT of 70% against 90%, error rates <= 0.05 each way)")
 
 
-def test_a_resumed_series_counts_each_run_once() -> None:
+def test_a_run_resumed_again_replaces_the_error_it_names() -> None:
+    from dataclasses import replace
+
     first = [
-        record(True, run=1, series="S", finished_at="2025-01-01T00:00:01+00:00"),
-        record(False, run=2, outcome="error", series="S", finished_at="2025-01-01T00:00:02+00:00"),
+        record(True, run=1, series="S"),
+        record(False, run=2, outcome="error", series="S"),
     ]
-    resumed = [record(True, run=2, series="S", finished_at="2025-01-02T00:00:00+00:00")]
-    other = [record(True, run=1, series="T"), record(True, run=1, session="U")]
-    kept, dropped = drop_duplicates([*first, *resumed, *other])
+    again = replace(record(True, run=2, series="S"), replaces=first[1].id)
+    kept, dropped = drop_duplicates([*first, again])
     assert dropped == 1
-    assert first[1] not in kept
-    assert [item.run for item in kept] == [1, 2, 1, 1]
+    assert kept == [first[0], again]
+    # Read without the session that ran it again, the error stands.
+    assert drop_duplicates(first) == (first, 0)
+
+
+def test_sessions_that_share_run_numbers_count_in_full() -> None:
+    # Two sessions of one series and the same runs (as sessions started in one second
+    # once were): nothing names another run, so nothing is dropped.
+    one = [record(True, run=number, series="S", session="S") for number in (1, 2)]
+    two = [record(False, run=number, series="S", session="S") for number in (1, 2)]
+    kept, dropped = drop_duplicates([*one, *two])
+    assert (len(kept), dropped) == (4, 0)
 
 
 def test_runs_of_two_variants_are_two_runs() -> None:

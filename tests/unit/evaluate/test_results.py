@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import TYPE_CHECKING
 
 import pytest
@@ -100,8 +101,8 @@ def test_fields_added_later_in_a_version_may_be_missing(tmp_path: Path) -> None:
 
 
 def test_the_log_creates_a_new_file_and_never_touches_an_existing_one(tmp_path: Path) -> None:
-    stamp = session_stamp(0)
-    assert stamp == "19700101T000000Z"
+    stamp = session_stamp(0, unique="abc123")
+    assert stamp == "19700101T000000Z-abc123"
     taken = tmp_path / "results" / f"{stamp}.jsonl"
     taken.parent.mkdir()
     taken.write_text("someone's work\n")
@@ -116,6 +117,12 @@ def test_the_log_creates_a_new_file_and_never_touches_an_existing_one(tmp_path: 
     # An existing directory gets no .gitignore of ours.
     assert not (tmp_path / "results/.gitignore").exists()
     assert [item.id for item in read_results([log.path]).records] == [first.id, second.id]
+
+
+def test_sessions_started_in_one_second_have_names_of_their_own() -> None:
+    names = {session_stamp(0) for _ in range(50)}
+    assert len(names) == 50
+    assert all(re.fullmatch(r"19700101T000000Z-[0-9a-f]{6}", name) for name in names)
 
 
 def test_stamping_adds_the_session_and_the_repository(tmp_path: Path) -> None:
@@ -137,9 +144,11 @@ def test_version_three_fields_round_trip() -> None:
         sandbox={"kind": "docker", "image": "ooda-test:1", "image_id": "sha256:abc"},
         variant="haiku",
         judge={"verdict": "fail", "votes": []},
+        replaces="id-0",
     )
     data = json.loads(original.to_line())
     assert data["version"] == SCHEMA_VERSION == 3
+    assert data["replaces"] == "id-0"
     # The outcome alone says how a run counts: no `success` beside it.
     assert "success" not in data
     assert (data["outcome"], data["retries"], data["variant"]) == ("error", 2, "haiku")
