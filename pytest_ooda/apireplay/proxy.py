@@ -111,6 +111,12 @@ class _Handler(BaseHTTPRequestHandler):
         """Quiet: the agent's own output is what a run shows."""
 
 
+class _TcpHandler(_Handler):
+    # Headers and body are two writes: without TCP_NODELAY the second waits for the
+    # client's delayed ACK of the first (40 ms on Linux).
+    disable_nagle_algorithm = True
+
+
 class _TcpServer(ThreadingHTTPServer):
     daemon_threads = True
     proxy: ApiProxy
@@ -168,6 +174,9 @@ class ApiProxy:
         self.redact = redact
         self.upstreams = dict(upstreams) if upstreams is not None else upstreams_from_env()
         self.matcher = Matcher(self.cassette)
+        #: Whether a request may have been recorded redacted (then a request that does
+        #: not match as it is is redacted and tried again).
+        self._redactions = redact is not None and self.cassette.has_redactions
         #: Requests the cassette had no answer for, in the order they came.
         self.divergences: list[Divergence] = []
         #: What went wrong talking to the upstream (an unreachable host, a cut stream).
@@ -200,7 +209,7 @@ class ApiProxy:
 
     def start(self, *, host: str = "127.0.0.1", port: int = 0) -> ApiProxy:
         """Listen on ``host:port`` (0: a free port)."""
-        server = _TcpServer((host, port), _Handler)
+        server = _TcpServer((host, port), _TcpHandler)
         self.port = server.server_address[1]
         self._serve(server)
         return self
@@ -213,7 +222,7 @@ class ApiProxy:
 
     def listen_on(self, listener: socket.socket) -> int:
         """Also serve ``listener``, a listening TCP socket made elsewhere; its port."""
-        server = _TcpServer(("127.0.0.1", 0), _Handler, bind_and_activate=False)
+        server = _TcpServer(("127.0.0.1", 0), _TcpHandler, bind_and_activate=False)
         server.socket.close()
         server.socket = listener
         self._serve(server)
@@ -264,7 +273,9 @@ class ApiProxy:
         path = "/" + rest
         request = canonical_request(provider, handler.command, path, body, self.normaliser)
         if self.mode != "record":
-            exchange = self.matcher.take(self._keys(request))
+            exchange = self.matcher.take([request.key()])
+            if exchange is None and self._redactions:
+                exchange = self.matcher.take([self._redacted_key(request)])
             if exchange is not None:
                 self._replay(handler, exchange)
                 return
@@ -273,21 +284,20 @@ class ApiProxy:
                 return
         self._forward(handler, provider, path, body, request, arrival)
 
-    def _keys(self, request: Canonical) -> list[str]:
-        """The keys ``request`` may be recorded under: as it is, and, when the cassette
-        holds redacted parts, as the redaction would have stored it."""
-        keys = [request.key()]
-        if self.redact is None or not self.cassette.has_redactions:
-            return keys
+    def _redacted_key(self, request: Canonical) -> str:
+        """The key ``request`` has if the redaction changed it when it was recorded: its
+        parts and top-level fields as the redaction would have stored them."""
+        redact = self.redact
+        if redact is None:
+            return request.key()
         renamed: dict[str, str] = {}
         for name, value in request.parts.items():
             if name not in self.cassette.parts:
-                stored = digest(redact_value(value, self.redact))
+                stored = digest(redact_value(value, redact))
                 if stored in self.cassette.redacted_parts:
                     renamed[name] = stored
         skeleton = _rename(request.skeleton, renamed)
-        keys.append(request.key(redact_value(skeleton, self.redact)))
-        return keys
+        return request.key(redact_value(skeleton, redact))
 
     def _send(
         self, handler: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str], body: bytes

@@ -63,6 +63,8 @@ def _connection(client: socket.socket, path: str) -> None:
 def _accept(listener: socket.socket, path: str) -> None:
     while True:
         client, _ = listener.accept()
+        # Each piece is passed on as it comes: no waiting for the peer's delayed ACK.
+        client.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         threading.Thread(target=_connection, args=(client, path), daemon=True).start()
 
 

@@ -138,3 +138,18 @@ def test_redact_value_reaches_every_string() -> None:
     assert redact_value(value, lambda s: s.replace("secret", "*")) == {
         "a": ["x *", {"* key": 3, "b": None}]
     }
+
+
+def test_dates_and_uuids_are_replaced_only_whole() -> None:
+    uuid = "0c3d2e1f-aaaa-4bbb-8ccc-dddddddddddd"
+    text = (
+        f"2026-11-27 x2026-11-27 12026-11-27 2026-11-277 (2026-01-02) "
+        f"{uuid} a{uuid} {uuid}0 id={uuid}."
+    )
+    assert Normaliser().request(text) == (
+        "<ooda:date> x2026-11-27 12026-11-27 2026-11-277 (<ooda:date>) "
+        f"<ooda:uuid> a{uuid} {uuid}0 id=<ooda:uuid>."
+    )
+    assert Normaliser().request("-11-27 11-27 -4bbb-8ccc-dddd-dddddddddddd") == (
+        "-11-27 11-27 -4bbb-8ccc-dddd-dddddddddddd"
+    )
