@@ -26,6 +26,7 @@ import contextlib
 import http.client
 import json
 import os
+import socket
 import socketserver
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -45,7 +46,6 @@ from pytest_ooda.apireplay.divergence import Divergence
 from pytest_ooda.apireplay.sse import EventReader, coalesce, final_message, frame
 
 if TYPE_CHECKING:
-    import socket
     from collections.abc import Callable, Mapping
     from pathlib import Path
 
@@ -127,6 +127,13 @@ class _UnixServer(socketserver.ThreadingUnixStreamServer):
     proxy: ApiProxy
 
 
+class _Lone:
+    """What a handler serving one handed-out connection sees as its server."""
+
+    def __init__(self, proxy: ApiProxy) -> None:
+        self.proxy = proxy
+
+
 def _read_body(handler: BaseHTTPRequestHandler) -> bytes:
     if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
         chunks: list[bytes] = []
@@ -194,6 +201,7 @@ class ApiProxy:
         self._servers: list[socketserver.BaseServer] = []
         self._threads: list[threading.Thread] = []
         self._unix_paths: list[Path] = []
+        self._brokered: list[socket.socket] = []
         self.port: int | None = None
 
     # ------------------------------------------------------------------ listening
@@ -229,6 +237,44 @@ class ApiProxy:
         port: int = listener.getsockname()[1]
         return port
 
+    def broker(self) -> socket.socket:
+        """One end of a socket pair for a relay that may not open sockets of its own
+        (a seccomp filter refuses Unix sockets): the relay is handed this end as an open
+        file descriptor, writes a byte on it for each connection, and gets back the end
+        of a new connected pair whose other end this proxy serves. Closed on close."""
+        ours, theirs = socket.socketpair()
+        self._brokered.append(ours)
+        thread = threading.Thread(target=self._hand_out, args=(ours,), daemon=True)
+        thread.start()
+        self._threads.append(thread)
+        return theirs
+
+    def _hand_out(self, ours: socket.socket) -> None:
+        while True:
+            try:
+                asked = ours.recv(1)
+            except OSError:
+                return
+            if not asked:
+                return
+            served, handed = socket.socketpair()
+            threading.Thread(target=self._serve_socket, args=(served,), daemon=True).start()
+            try:
+                socket.send_fds(ours, [b"k"], [handed.fileno()])
+            except OSError:
+                return
+            finally:
+                handed.close()
+
+    def _serve_socket(self, connection: socket.socket) -> None:
+        """Answer the requests on one connected socket, then close it."""
+        try:
+            _Handler(connection, "relay", _Lone(self))  # type: ignore[arg-type]
+        except OSError:
+            pass
+        finally:
+            connection.close()
+
     def url(self, provider: str, *, port: int | None = None) -> str:
         """The base URL an agent of ``provider`` is given."""
         chosen = self.port if port is None else port
@@ -251,6 +297,11 @@ class ApiProxy:
             with contextlib.suppress(OSError):
                 path.unlink()
         self._unix_paths.clear()
+        for end in self._brokered:
+            with contextlib.suppress(OSError):
+                end.shutdown(socket.SHUT_RDWR)
+            end.close()
+        self._brokered.clear()
 
     def __enter__(self) -> ApiProxy:
         return self

@@ -8,8 +8,13 @@ socket bound into the sandbox too, and the agent's command is started as::
 
 The relay listens on a free port of the sandbox's own loopback, sets each ``NAME`` to
 ``http://127.0.0.1:PORT`` + ``SUFFIX`` (``ANTHROPIC_BASE_URL=/anthropic``), starts the
-command with that environment, copies every connection to the socket and back, and exits
+command with that environment, copies every connection to the proxy and back, and exits
 with the command's status. The agent so reaches the proxy and nothing else.
+
+``SOCKET`` is the path of the proxy's Unix socket, or ``fd:N``: an inherited socket to
+the proxy's broker (:meth:`~pytest_ooda.apireplay.proxy.ApiProxy.broker`), for a sandbox
+whose seccomp filter refuses to open Unix sockets. For each connection the relay writes a
+byte on it and receives, as an open file descriptor, a socket the proxy serves.
 
 This file is run by path, inside the sandbox, by whatever Python the host has: it uses
 the standard library only and imports nothing of pytest-ooda.
@@ -44,13 +49,36 @@ def _copy(source: socket.socket, target: socket.socket) -> None:
         target.shutdown(socket.SHUT_WR)
 
 
-def _connection(client: socket.socket, path: str) -> None:
+_asking = threading.Lock()
+
+
+def _open(path: str) -> socket.socket:
+    """A new connection to the proxy."""
+    if path.startswith("fd:"):
+        broker = socket.socket(fileno=int(path[3:]))
+        try:
+            with _asking:  # one question, one answer at a time
+                broker.sendall(b"c")
+                _, fds, _, _ = socket.recv_fds(broker, 1, 1)
+        finally:
+            broker.detach()  # the descriptor stays open for the next connection
+        if not fds:
+            raise OSError("the proxy's broker is gone")
+        return socket.socket(fileno=fds[0])
     upstream = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         upstream.connect(path)
     except OSError:
-        client.close()
         upstream.close()
+        raise
+    return upstream
+
+
+def _connection(client: socket.socket, path: str) -> None:
+    try:
+        upstream = _open(path)
+    except OSError:
+        client.close()
         return
     back = threading.Thread(target=_copy, args=(upstream, client), daemon=True)
     back.start()

@@ -3,6 +3,7 @@ port that reaches the proxy's Unix socket, and its exit status is the relay's.""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -104,3 +105,46 @@ def test_a_signal_to_the_relay_reaches_the_command(tmp_path: Path) -> None:
     os.kill(process.pid, signal.SIGTERM)
     assert process.wait(timeout=20) == 5
     assert marker.exists()
+
+
+CONCURRENT = textwrap.dedent(
+    """\
+    import json, os, sys, threading, urllib.request
+    url = os.environ["ANTHROPIC_BASE_URL"] + "/v1/messages"
+    answers = {}
+    def ask(n):
+        body = {"model": "m", "messages": [{"role": "user", "content": f"call {n}"}]}
+        request = urllib.request.Request(url, data=json.dumps(body).encode(), method="POST")
+        with urllib.request.urlopen(request, timeout=20) as answer:
+            answers[n] = json.loads(answer.read())["content"][0]["text"]
+    threads = [threading.Thread(target=ask, args=(n,)) for n in range(4)]
+    for t in threads: t.start()
+    for t in threads: t.join()
+    print(json.dumps(answers, sort_keys=True))
+    """
+)
+
+
+def test_through_an_inherited_broker_socket_the_relay_opens_no_socket_of_its_own(
+    tmp_path: Path,
+) -> None:
+    # A sandbox's seccomp filter may refuse Unix sockets: the relay gets each connection
+    # as a descriptor over the one socket it inherits.
+    upstream = Upstream()
+    try:
+        with ApiProxy("record", upstreams={"anthropic": upstream.url}) as proxy:
+            theirs = proxy.broker()
+            done = subprocess.run(
+                [sys.executable, "-I", "-S", relay_module.__file__, f"fd:{theirs.fileno()}",
+                 "ANTHROPIC_BASE_URL=/anthropic", "--", sys.executable, "-c", CONCURRENT],
+                capture_output=True, text=True, timeout=60, check=False,
+                pass_fds=[theirs.fileno()],
+            )  # fmt: skip
+            theirs.close()
+    finally:
+        upstream.close()
+    assert done.returncode == 0, done.stderr
+    answers = json.loads(done.stdout)
+    assert sorted(answers) == ["0", "1", "2", "3"]
+    assert all(text.endswith(f"to call {n}") for n, text in answers.items())
+    assert len(proxy.recording().exchanges) == 4
