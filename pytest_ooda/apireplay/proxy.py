@@ -191,6 +191,10 @@ class ApiProxy:
         #: How many requests were forwarded to an upstream.
         self.forwarded = 0
         self._lock = threading.Lock()
+        #: Requests being answered; close() and recording() wait for them (an answer is
+        #: kept after the agent has it, so the agent may be done before the proxy is).
+        self._busy = 0
+        self._idle = threading.Condition(self._lock)
         self._arrivals = 0
         self._recorded: list[tuple[int, Exchange]] = []
         #: Parts kept (digest as stored -> value), each once; which of them the
@@ -284,8 +288,14 @@ class ApiProxy:
         """The base-URL variables pointing every provider's CLI at this proxy."""
         return {variable: self.url(p, port=port) for p, (variable, _) in PROVIDERS.items()}
 
+    def _wait_idle(self, timeout: float = 60.0) -> None:
+        with self._idle:
+            self._idle.wait_for(lambda: self._busy == 0, timeout=timeout)
+
     def close(self) -> None:
-        """Stop listening; safe to call twice."""
+        """Stop listening, once every request under way is answered and kept; safe to
+        call twice."""
+        self._wait_idle()
         for server in self._servers:
             server.shutdown()
             server.server_close()
@@ -315,7 +325,16 @@ class ApiProxy:
         """Answer one request (called on the server's thread for it)."""
         with self._lock:
             self._arrivals += 1
+            self._busy += 1
             arrival = self._arrivals
+        try:
+            self._answer(handler, arrival)
+        finally:
+            with self._idle:
+                self._busy -= 1
+                self._idle.notify_all()
+
+    def _answer(self, handler: BaseHTTPRequestHandler, arrival: int) -> None:
         provider, _, rest = handler.path.lstrip("/").partition("/")
         body = _read_body(handler)
         if handler.command == "HEAD" or provider not in PROVIDERS:
@@ -550,6 +569,7 @@ class ApiProxy:
     def recording(self) -> Cassette:
         """The cassette to write: in ``new`` mode the one read plus what was forwarded;
         else what was forwarded, in the order the requests came."""
+        self._wait_idle()
         cassette = Cassette()
         if self.mode == "new":
             cassette.parts.update(self.cassette.parts)

@@ -10,6 +10,7 @@ import json
 import random
 import socket
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any
 
@@ -403,3 +404,16 @@ def test_a_chunked_request_body_is_read_whole(upstream: Upstream) -> None:
         assert "answer 1 to chunked" in connection.getresponse().read().decode()
         connection.close()
     assert upstream.requests[0][3]["messages"][0]["content"][0]["text"] == "chunked"
+
+
+def test_an_exchange_still_being_kept_when_the_agent_is_done_is_waited_for(
+    upstream: Upstream,
+) -> None:
+    # The agent has its answer before the proxy has redacted and kept it.
+    def slow(text: str) -> str:
+        time.sleep(0.05)
+        return text
+
+    with _proxy("record", upstream.url, redact=slow) as proxy:
+        assert _call(proxy, "anthropic", "/v1/messages", _message("slow", stream=True))[0] == 200
+    assert len(proxy.recording().exchanges) == 1
