@@ -209,7 +209,6 @@ class Generator:
             run=run,
             runs=runs,
             status="success" if success or not problems else "max-iters",
-            success=success,
             elapsed_s=round(sum(entry.duration_s for entry in iterations), 3),
             started_at=f"2025-06-11T{9 + minute // 60 % 14:02d}:{minute % 60:02d}:00+00:00",
             finished_at=f"2025-06-11T{9 + minute // 60 % 14:02d}:{minute % 60:02d}:30+00:00",

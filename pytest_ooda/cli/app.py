@@ -43,6 +43,7 @@ COMMANDS: dict[str, str] = {
     "lint": "pytest_ooda.cli.lint",
     "report": "pytest_ooda.cli.report",
     "compare": "pytest_ooda.cli.compare",
+    "view": "pytest_ooda.cli.view",
     "judge": "pytest_ooda.cli.judge",
     "help": "pytest_ooda.cli.help",
 }

@@ -211,3 +211,32 @@ def append_step_summary(markdown: str) -> None:
             handle.write(markdown + "\n")
     except OSError as exc:
         note(f"warning: cannot append to $GITHUB_STEP_SUMMARY ({target}): {exc.strerror or exc}")
+
+
+def has_display() -> bool:
+    """Whether a browser could open a window here: always on macOS and Windows; on
+    other systems an X11 or Wayland display must be set."""
+    import os
+
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def open_in_browser(url: str) -> bool:
+    """Open ``url`` in the user's web browser (``$BROWSER`` first, as Python's
+    ``webbrowser`` does). Without a display, or when no browser starts, say so and do
+    nothing: the URL was printed."""
+    if not has_display():
+        note(f"--open: no display here (DISPLAY is not set); open {url} yourself")
+        return False
+    import webbrowser
+
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error as exc:
+        note(f"--open: cannot start a web browser ({exc}); open {url} yourself")
+        return False
+    if not opened:
+        note(f"--open: no web browser found; open {url} yourself")
+    return opened

@@ -20,7 +20,7 @@ from pytest_ooda.cli.common import (
 from pytest_ooda.errors import UsageError
 
 if TYPE_CHECKING:
-    from pytest_ooda.evaluate import Comparison
+    from collections.abc import Callable
 
 #: A scenario's success rate fell significantly.
 EXIT_REGRESSED = 1
@@ -102,7 +102,7 @@ def add_parser(subparsers: Any) -> None:
         default=None,
         metavar="D",
         help="also say how many valid runs per side a two-sided test needs to detect a "
-        "change of D in success rate (0.2 or 20%%) with 80%% power",
+        "change of D in success rate (0.2 or 20%%) with 80%% power (not with --by variant)",
     )
     parser.add_argument(
         "--k",
@@ -115,7 +115,10 @@ def add_parser(subparsers: Any) -> None:
         "--markdown", action="store_true", help="print Markdown instead of the terminal table"
     )
     parser.add_argument(
-        "--html", metavar="FILE", help="also write the comparison as one self-contained HTML file"
+        "--html",
+        metavar="FILE",
+        help="also write the comparison as one self-contained HTML file (with --by variant: "
+        "the ranking, the pairwise tests and each variant's runs)",
     )
     parser.add_argument("--title", default="ooda compare", help="heading of the Markdown summary")
     add_by_variant_option(parser)
@@ -134,8 +137,20 @@ def add_by_variant_option(parser: argparse.ArgumentParser) -> None:
 
 def command_by_variant(args: argparse.Namespace) -> int:
     """``ooda compare --by variant RESULTS...``: the ranking and the pairwise tests."""
-    from pytest_ooda.evaluate import compare_variants, variant_markdown, variant_table
+    from pytest_ooda.evaluate import (
+        compare_variants,
+        render_variants_html,
+        variant_markdown,
+        variant_table,
+    )
 
+    if args.detect is not None:
+        raise UsageError(
+            "--detect is for two sides (BASE NEW): with --by variant every pair is tested "
+            "Holm-corrected, and no one sample size answers for all of them; compare two "
+            "variants' results as BASE and NEW to ask what a difference needs"
+        )
+    _check_html_path(args.html)
     paths = [args.base, *([args.new] if args.new else []), *args.more_base, *args.more_new]
     results = read_results_noting(paths, summary=True)
     comparison = compare_variants(results.records, alpha=args.alpha)
@@ -147,6 +162,13 @@ def command_by_variant(args: argparse.Namespace) -> int:
         print()
         print("\n".join(variant_table(comparison)))
     append_step_summary(markdown)
+    if args.html:
+        _write_html(
+            Path(args.html),
+            lambda generated: render_variants_html(
+                comparison, results.records, title=args.title, generated=generated
+            ),
+        )
     return EXIT_OK
 
 
@@ -154,11 +176,16 @@ def command(args: argparse.Namespace) -> int:
     if args.by == "variant":
         return command_by_variant(args)
     if args.new is None:
-        from pytest_ooda.errors import UsageError
-
         raise UsageError("ooda compare: give BASE and NEW (or --by variant RESULTS)")
-    from pytest_ooda.evaluate import compare, compare_markdown, compare_table, drop_duplicates
+    from pytest_ooda.evaluate import (
+        compare,
+        compare_markdown,
+        compare_table,
+        drop_duplicates,
+        render_compare_html,
+    )
 
+    _check_html_path(args.html)
     base = read_results_noting([args.base, *args.more_base], summary=True)
     new = read_results_noting([args.new, *args.more_new], summary=True)
     base_records, _ = drop_duplicates(base.records)
@@ -176,21 +203,31 @@ def command(args: argparse.Namespace) -> int:
         print("\n".join(compare_table(comparison)))
     append_step_summary(markdown)
     if args.html:
-        _write_html(Path(args.html), comparison, args.title)
+        _write_html(
+            Path(args.html),
+            lambda generated: render_compare_html(
+                comparison,
+                title=args.title,
+                generated=generated,
+                whole_base=base.whole,
+                whole_new=new.whole,
+            ),
+        )
     return EXIT_REGRESSED if comparison.regressed else EXIT_OK
 
 
-def _write_html(path: Path, comparison: Comparison, title: str) -> None:
+def _check_html_path(given: str | None) -> None:
+    if given is not None and Path(given).is_dir():
+        raise UsageError(f"--html {given}: is a directory; give the path of an .html file")
+
+
+def _write_html(path: Path, render: Callable[[str], str]) -> None:
+    """The page ``render`` makes (given when it was generated), written atomically."""
     import time
 
     from pytest_ooda._util import atomic_write_text
-    from pytest_ooda.evaluate import render_compare_html
 
-    if path.is_dir():
-        raise UsageError(f"--html {path}: is a directory; give the path of an .html file")
-    html = render_compare_html(
-        comparison, title=title, generated=time.strftime("%Y-%m-%d %H:%M:%S %Z")
-    )
+    html = render(time.strftime("%Y-%m-%d %H:%M:%S %Z"))
     try:
         atomic_write_text(path, html)
     except OSError as exc:

@@ -1,6 +1,7 @@
 """``ooda report RESULTS...``: the measured runs per scenario, as a terminal table, a
-Markdown summary or one self-contained HTML file; ``--check`` gates on the scenarios'
-aggregate expectations."""
+Markdown summary or a self-contained HTML report (its runs paged when there are many);
+``--check`` gates on the scenarios' aggregate expectations; an incomplete measurement
+is named with the command that goes on."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pytest_ooda.cli.common import (
     EXIT_OK,
     append_step_summary,
     note,
+    open_in_browser,
     positive_int,
     read_results_noting,
 )
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
 
-    from pytest_ooda.evaluate import ScenarioStats
+    from pytest_ooda.evaluate import Results, ScenarioStats
 
 #: ``--check`` found a scenario below its aggregate expectations.
 EXIT_GATE_FAILED = 1
@@ -53,7 +55,10 @@ def add_parser(subparsers: Any) -> None:
         f"default: {DEFAULT_RESULTS}, where `pytest -m live` writes them",
     )
     parser.add_argument(
-        "--html", metavar="FILE", help="also write the report as one self-contained HTML file"
+        "--html",
+        metavar="FILE",
+        help="also write the report as a self-contained HTML file (with more runs than "
+        "one page holds, their details go to FILE-2.html, FILE-3.html, ... beside it)",
     )
     parser.add_argument(
         "--markdown", action="store_true", help="print Markdown instead of the terminal table"
@@ -77,6 +82,11 @@ def add_parser(subparsers: Any) -> None:
         metavar="K",
         help=f"the k of pass^k and pass@k (default {DEFAULT_K})",
     )
+    parser.add_argument(
+        "--open",
+        action="store_true",
+        help="with --html: open the written report in a web browser (when there is a display)",
+    )
     parser.add_argument("--title", default="ooda report", help="heading of the report")
     parser.set_defaults(func=command)
 
@@ -89,12 +99,15 @@ def command(args: argparse.Namespace) -> int:
         report_markdown,
         stats_table,
         summarize,
+        unfinished,
     )
 
     html_path = Path(args.html) if args.html else None
     if html_path is not None and html_path.is_dir():
         raise UsageError(f"--html {args.html}: is a directory; give the path of an .html file")
-    results = read_results_noting(args.results or [default_results()], summary=html_path is None)
+    if args.open and html_path is None:
+        raise UsageError("--open opens the --html file: give --html FILE too")
+    results = read_results_noting(args.results or [default_results()], summary=True)
     records, dropped = drop_duplicates(results.records)
     if dropped:
         note(
@@ -102,6 +115,7 @@ def command(args: argparse.Namespace) -> int:
             "(the valid run counts)"
         )
     stats = summarize(records, k=args.k)
+    incomplete = unfinished(results)
     markdown = report_markdown(stats, k=args.k, title=args.title)
     gates, failed = gate_lines(stats)
     if args.markdown:
@@ -113,9 +127,16 @@ def command(args: argparse.Namespace) -> int:
         print("\n".join(stats_table(stats, args.k)))
         for line in [*gates, *notes(stats)]:
             print(line)
+        for item in incomplete:
+            print(
+                f"incomplete: {item['text']}; its gates were judged over the runs made. "
+                f"To go on: {item['command']}"
+            )
     append_step_summary(markdown)
     if html_path is not None:
-        _write_html(html_path, stats, args, [str(path) for path in results.files])
+        _write_html(html_path, stats, args, results, incomplete)
+        if args.open:
+            open_in_browser(html_path.resolve().as_uri())
     if args.check and not any(item.gates is not None for item in stats):
         note(
             "ooda report: no aggregate expectation (expect.success_rate, max_mean_iterations, "
@@ -140,22 +161,67 @@ def default_results() -> str:
 
 
 def _write_html(
-    path: Path, stats: Sequence[ScenarioStats], args: argparse.Namespace, sources: list[str]
+    path: Path,
+    stats: Sequence[ScenarioStats],
+    args: argparse.Namespace,
+    results: Results,
+    incomplete: list[dict[str, str]],
 ) -> None:
+    """The report's files: ``path``, and its run pages beside it when it has more runs
+    than one page holds. A page of another report of ours is replaced; any other file
+    of that name is left alone (the report is not written)."""
     import time
 
     from pytest_ooda._util import atomic_write_text
-    from pytest_ooda.evaluate import render_html
+    from pytest_ooda.evaluate import report_pages
 
-    html = render_html(
+    pages = report_pages(
         stats,
         k=args.k,
         title=args.title,
-        sources=sources,
+        name=path.name,
+        sources=[str(item) for item in results.files],
         generated=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
+        notes=incomplete,
+        whole=results.whole,
+        size=lambda record: results.sources[record.id].length,
     )
+    names = {page.name for page in pages}
+    stale = [item for item in _report_pages_beside(path) if item.name not in names]
+    for page in pages[1:]:
+        target = path.with_name(page.name)
+        if target.exists() and not _ours(target):
+            raise UsageError(
+                f"--html {args.html}: its run pages would replace {target}, which is not an "
+                "ooda report page; move it or choose another name"
+            )
     try:
-        atomic_write_text(path, html)
+        for page in pages:
+            atomic_write_text(path.with_name(page.name), page.html)
+        for item in stale:
+            item.unlink(missing_ok=True)
     except OSError as exc:
         raise UsageError(f"--html {args.html}: cannot write it: {exc.strerror or exc}") from None
-    note(f"ooda report: wrote {path}")
+    more = f" and {len(pages) - 1} page(s) of runs beside it" if len(pages) > 1 else ""
+    note(f"ooda report: wrote {path}{more}")
+
+
+def _ours(path: Path) -> bool:
+    """Whether ``path`` is a page an ooda report wrote (its generator says so)."""
+    try:
+        with open(path, encoding="utf-8", errors="replace") as handle:
+            head = handle.read(1024)
+    except OSError:
+        return False
+    return '<meta name="generator" content="pytest-ooda ' in head
+
+
+def _report_pages_beside(path: Path) -> list[Path]:
+    """The run pages of an earlier report of the same name (``NAME-2.html`` …)."""
+    stem = path.name.removesuffix(".html")
+    found = []
+    for item in path.parent.glob(f"{stem}-*.html"):
+        number = item.name.removesuffix(".html")[len(stem) + 1 :]
+        if number.isdigit() and _ours(item):
+            found.append(item)
+    return found

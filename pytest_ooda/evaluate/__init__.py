@@ -7,8 +7,10 @@ merging files, streamed), :mod:`.outcome` (how a run's outcome is decided),
 :mod:`.aggregate` (per-scenario statistics and aggregate expectations),
 :mod:`.comparison` and :mod:`.variant_comparison` (A/B and variant comparison), :mod:`.tally`
 (early stopping's shared counts), and the renderers :mod:`.render_text`,
-:mod:`.render_markdown` and :mod:`.html_report` (Jinja is imported where a page is
-rendered).
+:mod:`.render_markdown` and :mod:`.html_report` (with :mod:`.pages`, :mod:`.run_view`,
+:mod:`.compare_pages` and :mod:`.outputs`, the HTML pages' content; Jinja is imported
+where a page is rendered), and ``ooda view``'s :mod:`.index` (the sessions of results
+directories, read as they grow) and :mod:`.viewer` (its pages over HTTP).
 """
 
 from __future__ import annotations
@@ -20,15 +22,14 @@ from pytest_ooda.evaluate.aggregate import (
     drop_duplicates,
     summarize,
 )
+from pytest_ooda.evaluate.compare_pages import render_compare_html, render_variants_html
 from pytest_ooda.evaluate.comparison import (
     Comparison,
     ScenarioComparison,
     compare,
 )
-from pytest_ooda.evaluate.html_report import (
-    render_compare_html,
-    render_html,
-)
+from pytest_ooda.evaluate.html_report import ReportPage, render_html, report_pages
+from pytest_ooda.evaluate.index import ResultsIndex, unfinished
 from pytest_ooda.evaluate.log import ResultsLog, session_stamp
 from pytest_ooda.evaluate.outcome import classify_outcome
 from pytest_ooda.evaluate.reading import (
@@ -76,6 +77,7 @@ from pytest_ooda.evaluate.variant_comparison import (
     variant_markdown,
     variant_table,
 )
+from pytest_ooda.evaluate.viewer import Viewer, make_server
 
 __all__ = [
     "DEFAULT_ALPHA",
@@ -87,13 +89,16 @@ __all__ = [
     "FragmentHash",
     "Gates",
     "RecordSource",
+    "ReportPage",
     "Results",
     "ResultsFile",
+    "ResultsIndex",
     "ResultsLog",
     "RunRecord",
     "ScenarioComparison",
     "ScenarioStats",
     "Sprt",
+    "Viewer",
     "add_tally",
     "ai_identity",
     "build_record",
@@ -107,6 +112,7 @@ __all__ = [
     "fisher_exact",
     "fragment_hashes",
     "gate_lines",
+    "make_server",
     "notes",
     "pass_at_k",
     "pass_hat_k",
@@ -114,12 +120,15 @@ __all__ = [
     "read_results",
     "render_compare_html",
     "render_html",
+    "render_variants_html",
     "report_markdown",
+    "report_pages",
     "session_stamp",
     "stats_table",
     "summarize",
     "tally_counts",
     "timestamp",
+    "unfinished",
     "variant_markdown",
     "variant_table",
     "wilson_interval",

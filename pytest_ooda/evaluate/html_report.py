@@ -1,51 +1,59 @@
-"""The HTML report: one self-contained file (inline CSS and SVG, no script, nothing
-fetched — a Content-Security-Policy forbids it) built from ``report.html.j2`` with
-Jinja2's autoescaping, so an agent's output can never become markup.
+"""The HTML renderer: Jinja2 templates (``templates/``, autoescaped, so an agent's
+output can never become markup) for ``ooda report --html``, ``ooda compare --html`` and
+every page of ``ooda view`` (:mod:`.viewer`) — one template set.
 
-Per scenario: the success rate with its Wilson interval drawn as a bar, a histogram
-of iterations per run, time, tokens and cost, how the runs ended (their outcomes, with
-why where the loop's status adds to it, as in the terminal table), the aggregate
-expectations, and each prompt version the runs used, fragment by fragment. Per run, a
-transcript: its verdict first (success / failure / error: whether it met the scenario's
-expectations, never the loop's status alone) with the reason visible without a click,
-then each iteration — a link to its prompt, the agent's output, every tool call with
-input and result, the diffs of the files it changed — the verification commands and
-judge verdicts. Filters (scenario, verdict, variant) are radio buttons and CSS; a run's
-permalink is ``#procedure/scenario/N``. Closed ``<details>`` keep a page of 1,000 runs
-light to open, and past ``TRANSCRIPT_BUDGET`` a run shows its summary and a note instead
-of its transcript.
+A static page is self-contained: inline CSS and SVG, no script, nothing fetched (a
+Content-Security-Policy forbids it). Per scenario it shows the success rate with its
+Wilson interval drawn as a bar, a histogram of iterations per run, time, tokens and
+cost, how the runs ended, the aggregate expectations and each prompt version fragment by
+fragment; with variants, the scenarios × variants matrix. Per run (:mod:`.run_view`) its
+verdict first with the reason visible without a click, each iteration as the loop
+decided it with the agent's output, tool calls and diffs, the verification commands and
+the judge. Filters (verdict, scenario, variant) are radio buttons and CSS. A run's
+permalink is ``#procedure/scenario/RUN``, its run number (with the series between when
+merged sessions repeat a number).
+
+A report of up to ``RUNS_PER_PAGE`` runs is one file. A larger one pages its runs: the
+first file holds the figures and a table with a row (and permalink) per run, and the
+runs' details go to ``NAME-2.html``, ``NAME-3.html``, … beside it. Transcripts are
+shown up to ``TRANSCRIPT_BUDGET`` characters in all, runs that did not succeed first;
+``ooda view`` shows every one.
 """
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda import __version__
-from pytest_ooda.evaluate.aggregate import check_gates
-from pytest_ooda.evaluate.render_text import interval, money, number, percent, seconds
+from pytest_ooda.evaluate.pages import geometry, matrix, prompt_versions, scenario_view
+from pytest_ooda.evaluate.run_view import run_view, transcript_size
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
 
     import jinja2
 
     from pytest_ooda.evaluate.aggregate import ScenarioStats
-    from pytest_ooda.evaluate.comparison import Comparison
     from pytest_ooda.evaluate.results import RunRecord
 
-__all__ = ["render_compare_html", "render_html"]
+__all__ = [
+    "RUNS_PER_PAGE",
+    "STATIC_CSP",
+    "TRANSCRIPT_BUDGET",
+    "ReportPage",
+    "render_html",
+    "render_page",
+    "report_pages",
+    "run_anchors",
+]
 
-TEMPLATE = Path(__file__).with_name("report.html.j2")
-COMPARE_TEMPLATE = Path(__file__).with_name("compare.html.j2")
-#: Geometry of the rate bar and the histogram (SVG user units).
-BAR_WIDTH = 300
-HISTOGRAM_HEIGHT = 80
-HISTOGRAM_BAR = 24
-#: Room above the histogram's bars for their run counts.
-HISTOGRAM_TOP = 14
+TEMPLATES = Path(__file__).with_name("templates")
+#: What a static page may load: its own inline styles and data: images, nothing else.
+STATIC_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+#: Run details per file of a static report.
+RUNS_PER_PAGE = 200
 #: Characters of transcripts (outputs, tool calls, diffs) one report shows in full;
 #: runs that do not fail are the first left out past it.
 TRANSCRIPT_BUDGET = 24 * 1024 * 1024
@@ -53,246 +61,223 @@ TRANSCRIPT_BUDGET = 24 * 1024 * 1024
 VERDICT_ORDER = ("success", "failure", "error")
 
 
-@dataclass(frozen=True)
-class RateBar:
-    """The success rate and its interval on a 0–100% scale ``BAR_WIDTH`` wide."""
+def environment() -> jinja2.Environment:
+    import jinja2
 
-    rate: float
-    low: float
-    high: float
-
-    @property
-    def fill(self) -> float:
-        return round(self.rate * BAR_WIDTH, 2)
-
-    @property
-    def low_x(self) -> float:
-        return round(self.low * BAR_WIDTH, 2)
-
-    @property
-    def high_x(self) -> float:
-        return round(self.high * BAR_WIDTH, 2)
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
 
 
-@dataclass(frozen=True)
-class HistogramBar:
-    iterations: int
-    runs: int
-    x: float
-    height: float
-
-    @property
-    def y(self) -> float:
-        return round(HISTOGRAM_TOP + HISTOGRAM_HEIGHT - self.height, 2)
+def render_page(template: str, *, csp: str = STATIC_CSP, poll: Any = None, **context: Any) -> str:
+    """``template`` rendered with what every page needs (``poll``: how a viewer page
+    reloads itself while a session runs; ``None`` for a static page)."""
+    return (
+        environment()
+        .get_template(template)
+        .render(version=__version__, geometry=geometry(), csp=csp, poll=poll, **context)
+    )
 
 
-def _histogram(stats: ScenarioStats) -> list[HistogramBar]:
-    """A bar for every iteration count from 1 (or 0) to the maximum, empty ones too,
-    so the shape of the distribution reads at a glance."""
-    counts = stats.iteration_counts
-    first = min(min(counts), 1)
-    tallest = max(counts.values())
-    bars = []
-    for position, iterations in enumerate(range(first, stats.iterations_max + 1)):
-        runs = counts.get(iterations, 0)
-        height = round(runs / tallest * (HISTOGRAM_HEIGHT - 4), 2) if tallest else 0.0
-        bars.append(HistogramBar(iterations, runs, position * (HISTOGRAM_BAR + 4), height))
-    return bars
-
-
-def _reason(record: RunRecord) -> str:
-    """Why a run is not a success, in one line (empty for a success)."""
-    if record.outcome == "success":
-        return ""
-    if record.outcome == "error":
-        why = record.error_reason or record.error or "the run could not be measured"
-        return f"⚠ infrastructure error: {why}"
-    if record.problems:
-        more = len(record.problems) - 1
-        return record.problems[0] + (f" (+{more} more)" if more else "")
-    return record.error or f"ended {record.status}"
-
-
-def _diff_lines(text: str) -> list[tuple[str, str]]:
-    """``(css class, line)`` pairs of a unified diff."""
-    out = []
-    for line in text.splitlines():
-        if line.startswith(("+++", "---")):
-            kind = "file"
-        elif line.startswith("@@"):
-            kind = "hunk"
-        elif line.startswith("+"):
-            kind = "add"
-        elif line.startswith("-"):
-            kind = "del"
-        else:
-            kind = ""
-        out.append((kind, line))
-    return out
-
-
-def _transcript_size(record: RunRecord) -> int:
-    transcript = record.transcript or {}
-    size = 0
-    for item in transcript.get("iterations") or ():
-        if isinstance(item, dict):
-            size += len(str(item.get("output") or ""))
-            size += sum(len(str(text)) for text in (item.get("diffs") or {}).values())
-            for call in item.get("tool_calls") or ():
-                if isinstance(call, dict):
-                    size += len(str(call.get("input") or "")) + len(str(call.get("result") or ""))
-    return size
-
-
-def _transcript_iterations(record: RunRecord) -> dict[int, dict[str, Any]]:
-    transcript = record.transcript or {}
-    out: dict[int, dict[str, Any]] = {}
-    for item in transcript.get("iterations") or ():
-        if isinstance(item, dict) and isinstance(item.get("number"), int):
-            found = item.get("diffs")
-            diffs: dict[str, Any] = found if isinstance(found, dict) else {}
-            out[item["number"]] = {
-                "output": item.get("output") if isinstance(item.get("output"), str) else None,
-                "tool_calls": [c for c in item.get("tool_calls") or () if isinstance(c, dict)],
-                "denials": [c for c in item.get("permission_denials") or () if isinstance(c, dict)],
-                "diffs": [(path, _diff_lines(str(text))) for path, text in diffs.items()],
-            }
-    return out
-
-
-def _judge_items(judge: Any) -> list[tuple[str, str]]:
-    """A judge mapping as ``(key, text)`` rows, its verdict first."""
-    if not isinstance(judge, dict) and not hasattr(judge, "items"):
-        return []
-    rows = []
-    for key, value in sorted(judge.items(), key=lambda kv: (kv[0] != "verdict", str(kv[0]))):
-        text = value if isinstance(value, str) else json.dumps(value, indent=1, default=str)
-        rows.append((str(key), text))
-    return rows
-
-
-def _run_view(
-    record: RunRecord, *, anchor: str, full: bool, prompt_anchor: str | None
-) -> dict[str, Any]:
-    transcript = _transcript_iterations(record) if full else {}
-    notes = list((record.transcript or {}).get("notes") or ()) if full else []
+def run_anchors(records: Sequence[RunRecord]) -> dict[str, str]:
+    """Each run's permalink by id: ``procedure/scenario/RUN`` (the scenario with its
+    ``@variant``), or ``procedure/scenario/SERIES/RUN`` when merged sessions repeat a
+    run number."""
+    counts: dict[tuple[str, int], int] = {}
+    for record in records:
+        counts[(record.label, record.run)] = counts.get((record.label, record.run), 0) + 1
     return {
-        "record": record,
-        "anchor": anchor,
-        "verdict": record.outcome,
-        "reason": _reason(record),
-        "full": full,
-        "has_transcript": record.transcript is not None,
-        "notes": [str(note) for note in notes],
-        "prompt_anchor": prompt_anchor,
-        "judge": _judge_items(record.judge),
-        "cost": money(record.cost),
-        "tokens": "-" if record.usage is None else f"{record.usage.total_tokens:,}",
-        "time": seconds(record.elapsed_s),
-        "iterations": [
-            {
-                "entry": entry,
-                "time": seconds(entry.duration_s),
-                "tokens": "-" if entry.usage is None else f"{entry.usage.total_tokens:,}",
-                "cost": money(entry.usage.cost if entry.usage is not None else None),
-                "transcript": transcript.get(entry.number),
-            }
-            for entry in record.iterations
-        ],
-    }
-
-
-def _prompt_versions(stats: ScenarioStats, index: int) -> dict[str, dict[str, Any]]:
-    """Each distinct prompt the runs used (by its sha256), fragment by fragment, once."""
-    versions: dict[str, dict[str, Any]] = {}
-    for record in stats.records:
-        key = record.prompt_sha256 or ""
-        segments = (record.transcript or {}).get("prompt") or ()
-        if key in versions or not segments:
-            continue
-        versions[key] = {
-            "anchor": f"prompt-{index}-{len(versions) + 1}",
-            "sha": key[:12],
-            "segments": [
-                (str(segment.get("source") or ""), str(segment.get("text") or ""))
-                for segment in segments
-                if isinstance(segment, dict)
-            ],
-        }
-    return versions
-
-
-def _scenario_view(
-    stats: ScenarioStats, index: int, full: set[str], variants: dict[str, int]
-) -> dict[str, Any]:
-    low, high = stats.interval
-    latest = stats.records[-1] if stats.records else None
-    prompts = _prompt_versions(stats, index)
-    runs = []
-    for position, record in enumerate(stats.records, start=1):
-        prompt = prompts.get(record.prompt_sha256 or "")
-        runs.append(
-            {
-                **_run_view(
-                    record,
-                    anchor=f"{stats.label}/{position}",
-                    full=record.id in full,
-                    prompt_anchor=prompt["anchor"] if prompt is not None else None,
-                ),
-                "position": position,
-                "variant_index": variants.get(record.variant or "", 0),
-            }
+        record.id: (
+            f"{record.label}/{record.run}"
+            if counts[(record.label, record.run)] == 1
+            else f"{record.label}/{record.series or record.session or record.id}/{record.run}"
         )
-    return {
-        "stats": stats,
-        "index": index,
-        "anchor": f"scenario-{index}",
-        "prompts": list(prompts.values()),
-        "rate": percent(stats.rate),
-        "interval": interval(stats),
-        "bar": RateBar(stats.rate, low, high),
-        "histogram": _histogram(stats),
-        "histogram_width": max(1, len(_histogram(stats))) * (HISTOGRAM_BAR + 4),
-        "iterations": (
-            f"{stats.iterations_mean:.2f} mean, {number(stats.iterations_median)} median, "
-            f"{stats.iterations_max} max"
-        ),
-        "time": f"{seconds(stats.elapsed_mean)} mean, {seconds(stats.elapsed_total)} total",
-        "tokens": (
-            "not reported"
-            if stats.tokens_mean is None
-            else f"{stats.tokens_mean:,.0f} per run over {stats.token_runs} run(s), "
-            f"{stats.tokens_total:,} total"
-        ),
-        "cost": (
-            "not reported"
-            if stats.cost_mean is None
-            else f"{money(stats.cost_mean)} per run over {stats.cost_runs} run(s), "
-            f"{money(stats.cost_total)} total"
-        ),
-        "cost_per_run": money(stats.cost_mean),
-        "pass_hat_k": "-" if stats.pass_hat_k is None else f"{stats.pass_hat_k:.2f}",
-        "pass_at_k": "-" if stats.pass_at_k is None else f"{stats.pass_at_k:.2f}",
-        "gate_problems": check_gates(stats),
-        "fragments": latest.fragments if latest is not None else (),
-        "runs": runs,
+        for record in records
     }
 
 
-def _full_transcripts(stats: Sequence[ScenarioStats], budget: int) -> set[str]:
+@dataclass(frozen=True)
+class ReportPage:
+    """One file of a static report: its name and its HTML."""
+
+    name: str
+    html: str
+
+
+class _StaticLinks:
+    """Links inside a static report: run permalinks on the page holding the details."""
+
+    def __init__(self, anchors: dict[str, str], pages: dict[str, str], here: str) -> None:
+        self.anchors = anchors
+        self.pages = pages
+        self.here = here
+
+    def run(self, record: RunRecord) -> str:
+        page = self.pages.get(record.id, self.here)
+        return f"{'' if page == self.here else page}#{self.anchors[record.id]}"
+
+    def cell(self, stats: ScenarioStats) -> str | None:
+        return None
+
+    def outputs(self, procedure: str, scenario: str) -> str | None:
+        return None
+
+
+def _full_transcripts(
+    records: Sequence[RunRecord], budget: int, size: Callable[[RunRecord], int]
+) -> set[str]:
     """The ids of the runs whose transcripts fit the report's budget: runs that did not
     succeed first (they are what people open the report for), then in order."""
-    records = [record for item in stats for record in item.records]
     ordered = sorted(range(len(records)), key=lambda i: (records[i].outcome == "success", i))
     chosen: set[str] = set()
     spent = 0
     for i in ordered:
-        size = _transcript_size(records[i])
-        if spent + size > budget:
+        cost = size(records[i])
+        if spent + cost > budget:
             continue
-        spent += size
+        spent += cost
         chosen.add(records[i].id)
     return chosen
+
+
+def report_pages(
+    stats: Sequence[ScenarioStats],
+    *,
+    k: int,
+    title: str,
+    name: str = "report.html",
+    sources: Sequence[str] = (),
+    generated: str = "",
+    notes: Sequence[dict[str, str]] = (),
+    whole: Callable[[RunRecord], RunRecord] | None = None,
+    size: Callable[[RunRecord], int] = transcript_size,
+    transcript_budget: int = TRANSCRIPT_BUDGET,
+    runs_per_page: int = RUNS_PER_PAGE,
+) -> list[ReportPage]:
+    """The report's files: ``name`` first, then its run pages when it has more runs
+    than one page holds. ``whole`` reads a run's whole record when ``stats`` hold
+    summaries (``read_results(..., summary=True)``); ``size`` is what a run's transcript
+    costs the budget; ``notes`` are incomplete measurements (``text``, ``command``)."""
+    load = whole or (lambda record: record)
+    records = [record for item in stats for record in item.records]
+    anchors = run_anchors(records)
+    full = _full_transcripts(records, transcript_budget, size)
+    inline = len(records) <= runs_per_page
+    stem = name.removesuffix(".html")
+    page_of: dict[str, str] = {}
+    chunks = (
+        [records]
+        if inline
+        else [
+            records[start : start + runs_per_page]
+            for start in range(0, len(records), runs_per_page)
+        ]
+    )
+    files = [name] if inline else [name, *(f"{stem}-{n}.html" for n in range(2, len(chunks) + 2))]
+    for number, chunk in enumerate(chunks):
+        for record in chunk:
+            page_of[record.id] = files[0] if inline else files[number + 1]
+    names = sorted({record.variant for record in records if record.variant})
+    variants = {variant: index for index, variant in enumerate(names, start=1)}
+    links = _StaticLinks(anchors, page_of, name)
+    views = []
+    prompt_hrefs: dict[tuple[str, str], str] = {}
+    for index, item in enumerate(stats, start=1):
+        view = scenario_view(item, index, links)
+        if inline:
+            loaded = [load(record) for record in item.records]
+        else:
+            # One run per prompt version is read whole for its composed prompt.
+            firsts: dict[str, RunRecord] = {}
+            for record in item.records:
+                firsts.setdefault(record.prompt_sha256 or "", record)
+            loaded = [load(record) for record in firsts.values()]
+        prompts = prompt_versions(loaded, index)
+        view["prompts"] = list(prompts.values())
+        for sha, prompt in prompts.items():
+            prompt_hrefs[(item.label, sha)] = f"{'' if inline else name}#{prompt['anchor']}"
+        if inline:
+            view["runs"] = [
+                _details(record, anchors, full, prompt_hrefs, variants) for record in loaded
+            ]
+        else:
+            view["runs"] = [_row(record, anchors, links) for record in item.records]
+        views.append(view)
+    listed = [
+        {"number": number, "label": f"runs {number - 1}", "href": file}
+        for number, file in enumerate(files[1:], start=2)
+    ]
+    left_out = sum(1 for record in records if record.id not in full and size(record) > 0)
+    first = render_page(
+        "report.html.j2",
+        verdict_order=VERDICT_ORDER,
+        variants=list(variants.items()),
+        left_out=left_out,
+        transcript_budget_mib=transcript_budget // (1024 * 1024),
+        title=title,
+        k=k,
+        generated=generated,
+        sources=list(sources),
+        runs=len(records),
+        scenarios=views,
+        matrix=matrix(stats, links),
+        inline=inline,
+        pages=listed,
+        interrupted=list(notes),
+    )
+    out = [ReportPage(name, first)]
+    for number, chunk in enumerate(chunks[1:] if inline else chunks, start=2):
+        runs = []
+        for record in chunk:
+            runs.append(_details(load(record), anchors, full, prompt_hrefs, variants))
+        html = render_page(
+            "report_runs.html.j2",
+            title=title,
+            home=name,
+            page=number,
+            pages=listed,
+            runs=runs,
+        )
+        out.append(ReportPage(files[number - 1], html))
+    return out
+
+
+def _details(
+    record: RunRecord,
+    anchors: dict[str, str],
+    full: set[str],
+    prompt_hrefs: dict[tuple[str, str], str],
+    variants: dict[str, int],
+) -> dict[str, Any]:
+    return {
+        **run_view(
+            record,
+            anchor=anchors[record.id],
+            full=record.id in full,
+            prompt_anchor=prompt_hrefs.get((record.label, record.prompt_sha256 or "")),
+        ),
+        "variant_index": variants.get(record.variant or "", 0),
+        "left_out": None,
+    }
+
+
+def _row(record: RunRecord, anchors: dict[str, str], links: _StaticLinks) -> dict[str, Any]:
+    from pytest_ooda.evaluate.render_text import money, seconds
+    from pytest_ooda.evaluate.run_view import reason
+
+    return {
+        "record": record,
+        "anchor": anchors[record.id],
+        "href": links.run(record),
+        "verdict": record.outcome,
+        "reason": reason(record),
+        "time": seconds(record.elapsed_s),
+        "cost": money(record.cost),
+    }
 
 
 def render_html(
@@ -304,69 +289,12 @@ def render_html(
     generated: str = "",
     transcript_budget: int = TRANSCRIPT_BUDGET,
 ) -> str:
-    """The whole report as one HTML document."""
-    full = _full_transcripts(stats, transcript_budget)
-    names = sorted({record.variant for item in stats for record in item.records if record.variant})
-    variants = {name: index for index, name in enumerate(names, start=1)}
-    views = [
-        _scenario_view(item, index, full, variants) for index, item in enumerate(stats, start=1)
-    ]
-    left_out = sum(
-        1 for view in views for run in view["runs"] if run["has_transcript"] and not run["full"]
-    )
-    return (
-        _environment()
-        .from_string(TEMPLATE.read_text(encoding="utf-8"))
-        .render(
-            verdict_order=VERDICT_ORDER,
-            variants=list(variants.items()),
-            left_out=left_out,
-            transcript_budget_mib=transcript_budget // (1024 * 1024),
-            title=title,
-            k=k,
-            version=__version__,
-            generated=generated,
-            sources=list(sources),
-            runs=sum(item.runs for item in stats),
-            scenarios=views,
-            bar_width=BAR_WIDTH,
-            histogram_height=HISTOGRAM_HEIGHT,
-            histogram_top=HISTOGRAM_TOP,
-            histogram_bar=HISTOGRAM_BAR,
-        )
-    )
-
-
-def _environment() -> jinja2.Environment:
-    import jinja2
-
-    return jinja2.Environment(
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-
-
-def render_compare_html(comparison: Comparison, *, title: str, generated: str = "") -> str:
-    """``ooda compare --html``: the comparison as one self-contained HTML document."""
-    from pytest_ooda.evaluate.render_text import COMPARE_HEADERS, compare_details, compare_rows
-
-    rows = [
-        {"cells": cells, "verdict": item.verdict, "label": item.label}
-        for cells, item in zip(compare_rows(comparison), comparison.scenarios, strict=True)
-    ]
-    return (
-        _environment()
-        .from_string(COMPARE_TEMPLATE.read_text(encoding="utf-8"))
-        .render(
-            title=title,
-            version=__version__,
-            generated=generated,
-            headers=COMPARE_HEADERS,
-            rows=rows,
-            details=compare_details(comparison),
-            alpha=comparison.alpha,
-            regressed=[item.label for item in comparison.regressed],
-        )
-    )
+    """The report's first file (the whole report when it fits one page)."""
+    return report_pages(
+        stats,
+        k=k,
+        title=title,
+        sources=sources,
+        generated=generated,
+        transcript_budget=transcript_budget,
+    )[0].html

@@ -8,11 +8,15 @@ started in the same second (on one machine or several sharing a directory) never
 one. The file is created exclusively (an existing file is never touched: the unlikely
 second file of the same name gets ``<session>-2.jsonl``) and each record is one
 ``write`` of a whole line, so a session killed at any point leaves whole records plus
-at most one unfinished last line, which the reader skips with a warning.
+at most one unfinished last line, which the reader skips with a warning. While the
+session runs it holds an exclusive ``flock`` on its file (released when the file is
+closed, or the process dies): ``ooda view`` tells a running session from one that ended.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import secrets
 import shutil
@@ -110,6 +114,10 @@ class ResultsLog:
             except FileExistsError:
                 attempt += 1
                 continue
+            # Readers see a running session by this lock; a filesystem without locks
+            # only loses that (the session shows as ended).
+            with contextlib.suppress(OSError):
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             self.path = path
             return fd
 

@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from pytest_ooda._types import RunOutcome
     from pytest_ooda.config import Config
     from pytest_ooda.evaluate import RunRecord
-    from pytest_ooda.judge import Judged
+    from pytest_ooda.judge import Grading, Judged
     from pytest_ooda.live.settings import LiveSettings
     from pytest_ooda.live.slots import Slot
     from pytest_ooda.loop import LoopEvent, LoopResult
@@ -288,11 +288,29 @@ def _results_record(
         error_reason=prepared.redactor(reason) if reason is not None else None,
         sandbox=sandbox,
         variant=settings.variant.name if settings.variant is not None else None,
-        judge=grading.as_dict() if grading is not None else None,
+        judge=_judge_field(grading, prepared) if grading is not None else None,
         retries=result.retries,
         aggregate_expect=aggregate,
         queued_s=round(queued, 3) if queued is not None else None,
     )
+
+
+def _judge_field(grading: Grading, prepared: Prepared) -> dict[str, Any]:
+    """The record's ``judge``: the grading, the rubric it answered and who judged
+    (redacted), so a report can show what was asked beside the votes."""
+    out = grading.as_dict()
+    expect = prepared.scenario.expect
+    spec = expect.judge if expect is not None else None
+    if spec is not None:
+        backend = spec.backend
+        if backend.ai_api is not None:
+            who = f"{backend.ai_api.provider}:{backend.ai_api.model}"
+        else:
+            who = backend.ai_cmd or f"alias {backend.ai_cmd_alias}"
+        out["rubric"] = prepared.redactor(spec.rubric)
+        out["rubric_file"] = spec.rubric_file
+        out["judge"] = prepared.redactor(who)
+    return out
 
 
 def _not_started(

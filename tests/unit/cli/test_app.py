@@ -79,6 +79,7 @@ def test_every_registered_command_has_a_parser_and_handler() -> None:
         "lint": [],
         "report": ["r.jsonl"],
         "compare": ["a.jsonl", "b.jsonl"],
+        "view": [],
         "judge": ["check", "s.yml"],
         "help": [],
     }

@@ -124,3 +124,45 @@ def test_compare_rejects_a_bad_detect(
 ) -> None:
     assert ooda(["compare", "a", "b", "--detect", value]) == 1
     assert "argument --detect: expected a rate difference" in capsys.readouterr().err
+
+
+def test_compare_by_variant_writes_its_page_and_refuses_detect(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dataclasses import replace
+
+    runs = [
+        *[replace(item, variant="good") for item in sample(9, 10)],
+        *[replace(item, variant="bad") for item in sample(1, 10)],
+    ]
+    results = write(tmp_path / "r.jsonl", runs)
+    page = tmp_path / "variants.html"
+    assert ooda(["compare", "--by", "variant", str(results), "--html", str(page)]) == 0
+    assert f"wrote {page}" in capsys.readouterr().err
+    html = page.read_text()
+    assert '<tr data-variant="good">' in html
+    assert '<tr data-scenario="build/happy" data-winner="good">' in html
+    assert 'href="#run-build/happy@bad/1"' in html
+    code = ooda(["compare", "--by", "variant", str(results), "--detect", "0.2"])
+    assert code == 1
+    assert "--detect is for two sides (BASE NEW)" in capsys.readouterr().err
+
+
+def test_compare_html_has_the_runs_of_both_sides(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    write(tmp_path / "base.jsonl", sample(9, 10))
+    write(tmp_path / "new.jsonl", sample(2, 10, fragment="f" * 64))
+    page = tmp_path / "c.html"
+    argv = [
+        "compare",
+        str(tmp_path / "base.jsonl"),
+        str(tmp_path / "new.jsonl"),
+        "--html",
+        str(page),
+    ]
+    assert ooda(argv) == 1
+    html = page.read_text()
+    assert 'id="base-build/happy/1"' in html
+    assert 'id="new-build/happy/10"' in html
+    assert "observe[0] prompts/look.md" in html

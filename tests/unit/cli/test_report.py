@@ -152,3 +152,80 @@ def test_report_without_results_reads_the_default_directory(
     write(tmp_path / ".ooda/results/session.jsonl", sample(3, 4))
     assert ooda(["report"]) == 0
     assert "1 scenario(s), 4 run(s) from 1 file(s)" in capsys.readouterr().out
+
+
+def test_a_large_html_report_pages_its_runs_and_replaces_only_its_own_pages(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # 401 runs: a page of figures and run rows, and pages of 200, 200 and 1 run's details.
+    results = write(tmp_path / "r.jsonl", sample(300, 401))
+    target = tmp_path / "out" / "report.html"
+    target.parent.mkdir()
+    (target.parent / "report-9.html").write_text('<meta name="generator" content="pytest-ooda 0">')
+    assert ooda(["report", str(results), "--html", str(target)]) == 0
+    assert "and 3 page(s) of runs beside it" in capsys.readouterr().err
+    names = sorted(path.name for path in target.parent.iterdir())
+    # An earlier report's page beyond this report's is removed.
+    assert names == ["report-2.html", "report-3.html", "report-4.html", "report.html"]
+    assert 'href="report-2.html#build/happy/200"' in target.read_text()
+    assert 'href="report-4.html#build/happy/401"' in target.read_text()
+    assert 'id="build/happy/401"' in (target.parent / "report-4.html").read_text()
+    # A file of that name that is not a page of ours is never replaced.
+    (target.parent / "report-2.html").write_text("my notes\n")
+    assert ooda(["report", str(results), "--html", str(target)]) == 1
+    assert "not an ooda report page" in capsys.readouterr().err
+    assert (target.parent / "report-2.html").read_text() == "my notes\n"
+
+
+def test_open_without_a_display_says_so(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    results = write(tmp_path / "r.jsonl", sample(1, 1))
+    monkeypatch.delenv("DISPLAY", raising=False)
+    monkeypatch.delenv("WAYLAND_DISPLAY", raising=False)
+    assert ooda(["report", str(results), "--open"]) == 1
+    assert "--open opens the --html file" in capsys.readouterr().err
+    assert ooda(["report", str(results), "--html", str(tmp_path / "r.html"), "--open"]) == 0
+    assert "--open: no display here" in capsys.readouterr().err
+
+
+def test_open_starts_the_users_browser_on_the_written_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import sys
+
+    results = write(tmp_path / "r.jsonl", sample(1, 1))
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.py"
+    browser.write_text(f"import sys\nopen({str(opened)!r}, 'w').write(sys.argv[1])\n")
+    monkeypatch.setenv("DISPLAY", ":0")
+    monkeypatch.setenv("BROWSER", f"{sys.executable} {browser} %s")
+    import webbrowser
+
+    monkeypatch.setattr(webbrowser, "_tryorder", None)
+    target = tmp_path / "r.html"
+    assert ooda(["report", str(results), "--html", str(target), "--open"]) == 0
+    for _ in range(100):
+        if opened.exists() and opened.read_text():
+            break
+        import time
+
+        time.sleep(0.05)
+    assert opened.read_text() == target.resolve().as_uri()
+
+
+def test_an_interrupted_measurement_is_named_with_the_command_that_goes_on(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from dataclasses import replace
+
+    runs = [replace(item, series="S", nodeid="ooda-config.yml::build::live[happy]")
+            for item in sample(3, 10, gates=GATES)[:3]]  # fmt: skip
+    write(tmp_path / "res" / "S.jsonl", runs)
+    assert ooda(["report", str(tmp_path / "res")]) == 0
+    out = capsys.readouterr().out
+    assert "incomplete: series S: build/happy has 3 of 10 runs; its gates were judged" in out
+    assert (
+        f"To go on: pytest -m live ooda-config.yml::build --ooda-repeat=10 "
+        f"--ooda-results={tmp_path / 'res'} --ooda-resume"
+    ) in out

@@ -10,7 +10,8 @@ from html.parser import HTMLParser
 from evaluate_records import record, sample
 
 from pytest_ooda.evaluate import summarize
-from pytest_ooda.evaluate.html_report import BAR_WIDTH, render_html
+from pytest_ooda.evaluate.html_report import render_html
+from pytest_ooda.evaluate.pages import BAR_WIDTH
 from pytest_ooda.scenario import CommandOutcome
 
 
@@ -114,10 +115,10 @@ def test_the_verdict_leads_and_an_error_run_shows_its_reason() -> None:
         transcript=_transcript("done"),
     )
     broken = replace(
-        record(False, status="aborted"),
+        record(False, status="aborted", run=2, runs=2),
         outcome="error",
         error_reason="the AI command could not start: agent-cli: not found",
-        judge={"verdict": "fail", "votes": [0, 0, 1], "reason": "no greeting"},
+        judge={"passed": False, "rule": "all 1", "votes": [{"verdict": "fail", "reason": "no hi"}]},
     )
     html = render_html(summarize([ok, missed, broken]), k=3, title="t")
     runs = re.findall(
@@ -140,11 +141,14 @@ def test_the_verdict_leads_and_an_error_run_shows_its_reason() -> None:
     assert "no such dir &lt;x&gt;" in html
     assert '<span class="add">+hi</span>' in html
     assert "iteration 1: output cut" in html
-    assert '<th>verdict</th><td><pre class="judge-value">fail</pre>' in html
+    assert '<div class="judge" data-verdict="fail">' in html
+    assert "<td>no hi</td>" in html
     # Filters: a radio per verdict and per variant, and the rules that use them.
     assert 'id="fx-1"' in html
     assert '#fx-1:checked ~ main details.run:not([data-variant-index="1"])' in html
-    assert re.search(r'id="build/happy/[12]"', html)
+    # Permalinks are run numbers.
+    assert 'id="build/happy/1"' in html
+    assert 'id="build/happy/2"' in html
     assert 'id="build/happy@terse/1"' in html
 
 
@@ -160,3 +164,37 @@ def test_past_the_transcript_budget_runs_show_their_summary_and_a_note() -> None
     kept = re.findall(r'data-verdict="(\w+)"[^>]*>\s*<summary>(?:(?!</details>).)*?'
                       r'<pre class="output">x', html, re.S)  # fmt: skip
     assert set(kept) == {"failure"}
+
+
+def test_a_large_report_pages_its_runs() -> None:
+    from pytest_ooda.evaluate import report_pages
+
+    runs = [
+        replace(record(i % 3 != 0, run=i + 1, runs=7), transcript=_transcript(f"run {i + 1}"))
+        for i in range(7)
+    ]
+    pages = report_pages(summarize(runs), k=3, title="t", name="r.html", runs_per_page=3)
+    assert [page.name for page in pages] == ["r.html", "r-2.html", "r-3.html", "r-4.html"]
+    first = pages[0].html
+    # The first file: the figures and a row per run, its permalink the run number,
+    # linking to the page that holds its details.
+    assert first.count('<tr id="build/happy/') == 7
+    assert '<a class="permalink" href="r-2.html#build/happy/1">1/7</a>' in first
+    assert '<a class="permalink" href="r-4.html#build/happy/7">7/7</a>' in first
+    assert '<details class="run"' not in first
+    assert 'id="prompt-1-1"' in first
+    # Each run page: its runs' details, every one under its permalink.
+    second = pages[1].html
+    assert second.count('<details class="run"') == 3
+    assert 'id="build/happy/2"' in second
+    assert "run 2" in second
+    assert 'href="r.html#prompt-1-1"' in second
+    assert '<a href="r.html">t</a>' in second
+
+
+def test_merged_sessions_that_repeat_a_run_number_keep_both_runs_apart() -> None:
+    first = replace(record(True, run=1, runs=1), series="A")
+    again = replace(record(False, run=1, runs=1), series="B")
+    html = render_html(summarize([first, again]), k=3, title="t")
+    assert 'id="build/happy/A/1"' in html
+    assert 'id="build/happy/B/1"' in html
