@@ -67,7 +67,8 @@ def add_parser(subparsers: Any) -> None:
         "--check",
         action="store_true",
         help="exit 1 when a scenario misses its expect.success_rate / max_mean_iterations / "
-        "max_mean_cost (judged over all the valid runs given)",
+        "max_mean_cost (judged over all the valid runs given), or is inconclusive: more "
+        "infrastructure errors among its runs than its max_error_rate (default 0.2)",
     )
     parser.add_argument(
         "--require-gates",

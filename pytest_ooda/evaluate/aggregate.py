@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DEFAULT_K",
+    "DEFAULT_MAX_ERROR_RATE",
     "MIN_VALID_RUNS",
     "UNMET",
     "Gates",
@@ -51,6 +52,11 @@ __all__ = [
 #: A gate judged over fewer valid (non-``error``) runs than this fails for want of data,
 #: unless the scenario asks for fewer runs (``repeat:``) in the first place.
 MIN_VALID_RUNS = 5
+
+#: The share of a scenario's runs that may be infrastructure errors (``expect.max_error_rate``
+#: when not written): past it the gates are inconclusive, since the runs left are no
+#: longer the sample that was planned (errors cluster: a rate limit hits the fast runs).
+DEFAULT_MAX_ERROR_RATE = 0.2
 
 
 def drop_duplicates(records: Iterable[RunRecord]) -> tuple[list[RunRecord], int]:
@@ -85,6 +91,13 @@ class Gates:
     #: ``success_rate.min_runs``: the valid runs a verdict needs (default
     #: :data:`MIN_VALID_RUNS`, or the scenario's run count when smaller).
     min_runs: int | None = None
+    #: ``max_error_rate`` as written (``None``: :data:`DEFAULT_MAX_ERROR_RATE`).
+    max_error_rate: float | None = None
+
+    @property
+    def error_bound(self) -> float:
+        """The share of runs that may be infrastructure errors."""
+        return DEFAULT_MAX_ERROR_RATE if self.max_error_rate is None else self.max_error_rate
 
     @classmethod
     def from_yaml(cls, data: Mapping[str, Any] | None) -> Gates | None:
@@ -95,13 +108,14 @@ class Gates:
         rate = rate if isinstance(rate, dict) else {}
         low = rate.get("min")
         iterations, cost = data.get("max_mean_iterations"), data.get("max_mean_cost")
-        min_runs = rate.get("min_runs")
+        min_runs, errors = rate.get("min_runs"), data.get("max_error_rate")
         return cls(
             float(low) if isinstance(low, (int, float)) else None,
             float(iterations) if isinstance(iterations, (int, float)) else None,
             float(cost) if isinstance(cost, (int, float)) else None,
             stop_early=rate.get("stop_early") is True,
             min_runs=min_runs if isinstance(min_runs, int) and min_runs > 0 else None,
+            max_error_rate=float(errors) if isinstance(errors, (int, float)) else None,
         )
 
     @property
@@ -121,6 +135,8 @@ class Gates:
             parts.append(f"mean iterations <= {self.max_mean_iterations:g}")
         if self.max_mean_cost is not None:
             parts.append(f"mean cost <= ${self.max_mean_cost:g}")
+        if self.max_error_rate is not None:
+            parts.append(f"errors <= {self.max_error_rate:.0%} of runs")
         return ", ".join(parts)
 
 
@@ -331,13 +347,31 @@ def early_verdict(stats: ScenarioStats) -> bool | None:
     return sprt.decide(stats.successes, stats.failures)
 
 
+def inconclusive(stats: ScenarioStats) -> str | None:
+    """``inconclusive: 4 of 10 runs errored …`` when more of the scenario's runs were
+    infrastructure errors (a crashed worker's runs among them) than its gates allow."""
+    gates = stats.gates
+    if gates is None or not stats.runs or stats.errors / stats.runs <= gates.error_bound:
+        return None
+    why = ", ".join(f"{reason} {count}" for reason, count in stats.error_reasons.items())
+    return (
+        f"inconclusive: {stats.errors} of {stats.runs} runs errored"
+        + (f" ({why})" if why else "")
+        + f", more than max_error_rate {gates.error_bound:.0%} allows"
+    )
+
+
 def check_gates(stats: ScenarioStats) -> list[str]:
     """Every aggregate expectation ``stats`` misses, as a sentence. A gate that cannot
-    be judged (too few valid runs, a cost limit when no run reported a cost) is missed,
-    not passed: a CI gate must never pass for want of data."""
+    be judged (too many infrastructure errors, too few valid runs, a cost limit when no
+    run reported a cost) is missed, not passed: a CI gate must never pass for want of
+    data."""
     gates = stats.gates
     if gates is None:
         return []
+    errored = inconclusive(stats)
+    if errored is not None:
+        return [errored]
     problems = []
     settled = early_verdict(stats)
     sprt = gates.sprt

@@ -1,7 +1,7 @@
 """Reading ``expect:``, what a scenario's runs are held to: per run its loop status,
 iterations, signals, files, tool calls, verification commands and the judge's rubric
 (``expect.judge``, read by ``judge.schema``); over all runs the aggregate expectations
-(``success_rate``, ``max_mean_iterations``, ``max_mean_cost``)."""
+(``success_rate``, ``max_error_rate``, ``max_mean_iterations``, ``max_mean_cost``)."""
 
 from __future__ import annotations
 
@@ -216,4 +216,14 @@ def _aggregate(check: Reader, block: YamlMapping) -> AggregateExpect | None:
             mark,
         )
     cost = check.optional(block, "max_mean_cost", "expect", check.number, None)
-    return AggregateExpect(rate, iterations, cost, stop_early=stop_early, min_runs=min_runs)
+    errors = check.optional(block, "max_error_rate", "expect", check.number, None)
+    if errors is not None and errors > 1:
+        _, mark = check.get(block, "max_error_rate")
+        raise check.fail(
+            f"expect.max_error_rate: expected a rate from 0 to 1, got {errors:g}",
+            mark,
+            f"for {errors:g}% write {errors / 100:g}" if errors <= 100 else None,
+        )
+    return AggregateExpect(
+        rate, iterations, cost, stop_early=stop_early, min_runs=min_runs, max_error_rate=errors
+    )

@@ -55,7 +55,7 @@ _TOOLS_KEYS = ("called", "not_called", "bash_matches", "max_calls")
 _COMMAND_KEYS = ("run", "exit_code", "timeout", "output_contains")
 _RECORDED_KEYS = ("status", "reason", "iterations", "tokens", "cost", "sandbox")
 #: ``expect`` keys about all runs of a scenario together (live repeats), never one run.
-_AGGREGATE_KEYS = ("success_rate", "max_mean_iterations", "max_mean_cost")
+_AGGREGATE_KEYS = ("success_rate", "max_error_rate", "max_mean_iterations", "max_mean_cost")
 #: The most runs ``repeat:`` (and ``--ooda-repeat``) may ask for: more is a typo.
 MAX_REPEAT = 10_000
 _ITERATION_KEYS = (
@@ -251,6 +251,9 @@ class AggregateExpect:
     stop_early: bool = False
     #: ``success_rate.min_runs``: the valid runs a verdict needs.
     min_runs: int | None = None
+    #: ``max_error_rate``: the share of runs that may be infrastructure errors before
+    #: the gates are inconclusive (``None``: the default, 0.2).
+    max_error_rate: float | None = None
 
     def to_yaml(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -261,6 +264,8 @@ class AggregateExpect:
             if self.min_runs is not None:
                 rate["min_runs"] = self.min_runs
             out["success_rate"] = rate
+        if self.max_error_rate is not None:
+            out["max_error_rate"] = _plain(self.max_error_rate)
         if self.max_mean_iterations is not None:
             out["max_mean_iterations"] = _plain(self.max_mean_iterations)
         if self.max_mean_cost is not None:

@@ -104,8 +104,8 @@ def test_errors_are_not_counted_and_a_gate_needs_enough_valid_runs(project: Proj
     result.stdout.fnmatch_lines(
         [
             "greet/s  *4   0       4     -  0%–100%*",
-            "gate FAILED greet/s: only 0 valid run(s) of 4, 4 (agent-died 4) infrastructure "
-            "error(s): the aggregate expectations need at least 4",
+            "gate FAILED greet/s: inconclusive: 4 of 4 runs errored (agent-died 4), more than "
+            "max_error_rate 20% allows",
             "SKIPPED [[]4[]] *: infrastructure error, not counted in the success rate: "
             "agent-died: exited with code 3 before any output (after 1 retry)",
         ],
@@ -116,6 +116,34 @@ def test_errors_are_not_counted_and_a_gate_needs_enough_valid_runs(project: Proj
     assert all(record["retries"] == 1 for record in records)
     # Each run was tried twice: the first try and one retry.
     assert (project.path / "agent/count").read_text() == "8"
+
+
+def test_errors_past_max_error_rate_make_the_session_and_the_report_inconclusive(
+    project: Project, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from pytest_ooda.cli.app import main as ooda
+
+    # 4 of 10 runs die before a word (the agent's infrastructure); the 6 left succeed.
+    agent = _agent(project, {"die": [1, 3, 5, 7]})
+    _scenario(project, ", success_rate: {min: 0.8}", 10, extra="retry: 0\n")
+    result = project.run("-m", "live", "--ooda-ai-cmd", agent)
+    result.assert_outcomes(passed=6, skipped=4, deselected=7)
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    inconclusive = (
+        "inconclusive: 4 of 10 runs errored (agent-died 4), more than max_error_rate 20% allows"
+    )
+    result.stdout.fnmatch_lines([f"gate FAILED greet/s: {inconclusive}"])
+    assert "gate passed" not in result.stdout.str()
+    capsys.readouterr()
+    assert ooda(["report", str(project.path / ".ooda/results"), "--check"]) == 1
+    out, err = capsys.readouterr()
+    assert inconclusive in out + err
+    # Written beside success_rate, a looser bound lets the same runs pass.
+    (project.path / "agent/count").unlink()
+    _scenario(project, ", success_rate: {min: 0.8}, max_error_rate: 0.5", 10, extra="retry: 0\n")
+    looser = project.run("-m", "live", "--ooda-ai-cmd", agent)
+    assert looser.ret == pytest.ExitCode.OK
+    looser.stdout.fnmatch_lines(["gate passed greet/s: success rate >= 80%, errors <= 50% of runs"])
 
 
 def test_without_a_gate_an_error_run_fails_its_item_saying_whose_fault(project: Project) -> None:
@@ -140,6 +168,13 @@ def test_a_run_whose_worker_dies_is_recorded_as_an_error(project: Project) -> No
     for record in crashed:
         assert str(record["error_reason"]).startswith("worker-crashed: ")
     result.stdout.fnmatch_lines(["greet/s  *6   4       2  100%*"])
+    # 2 of 6 runs crashed: past the default bound of 20%, the 100% left decide nothing.
+    result.stdout.fnmatch_lines(
+        [
+            "gate FAILED greet/s: inconclusive: 2 of 6 runs errored (worker-crashed 2), more "
+            "than max_error_rate 20% allows"
+        ]
+    )
     # pytest-xdist reports the crashed items as failed.
     assert result.ret == pytest.ExitCode.TESTS_FAILED
     # The dead workers' workspaces are gone with the rest.

@@ -161,8 +161,8 @@ def test_an_api_that_always_fails_gives_error_runs_and_a_gate_without_valid_runs
     result.stdout.fnmatch_lines(
         [
             "greet/hello  *2   0       2     -  *",
-            "gate FAILED greet/hello: only 0 valid run(s) of 2, 2 (overloaded 2) "
-            "infrastructure error(s): the aggregate expectations need at least 2",
+            "gate FAILED greet/hello: inconclusive: 2 of 2 runs errored (overloaded 2), more "
+            "than max_error_rate 20% allows",
         ],
         consecutive=False,
     )

@@ -189,17 +189,43 @@ def test_errors_are_left_out_of_the_rate_and_its_interval() -> None:
 
 
 def test_a_gate_needs_enough_valid_runs() -> None:
-    gates = {"success_rate": {"min": 0.5}}
+    # Errors allowed (max_error_rate: 1), the valid runs are still too few.
+    gates = {"success_rate": {"min": 0.5}, "max_error_rate": 1}
     [stats] = summarize([*sample(2, 2, gates=gates), *_errors(8, gates=gates, runs=10)])
     assert check_gates(stats) == [
         "only 2 valid run(s) of 10, 8 (overloaded 8) infrastructure error(s): the aggregate "
         "expectations need at least 5"
     ]
-    fewer = {"success_rate": {"min": 0.5, "min_runs": 2}}
+    fewer = {"success_rate": {"min": 0.5, "min_runs": 2}, "max_error_rate": 1}
     [stats] = summarize([*sample(2, 2, gates=fewer), *_errors(8, gates=fewer, runs=10)])
     assert check_gates(stats) == []
     # A scenario planned with 3 runs needs its 3.
     [stats] = summarize(sample(3, 3, gates=gates))
+    assert check_gates(stats) == []
+
+
+def test_more_errors_than_max_error_rate_make_the_gates_inconclusive() -> None:
+    gates = {"success_rate": {"min": 0.8}}
+    # 4 of 10 runs errored: the 6 left all succeeded, yet nothing is concluded.
+    [stats] = summarize([*sample(6, 6, gates=gates), *_errors(4, gates=gates, runs=10)])
+    assert check_gates(stats) == [
+        "inconclusive: 4 of 10 runs errored (overloaded 4), more than max_error_rate 20% allows"
+    ]
+    # 2 of 10 is the default bound itself: judged as usual.
+    [stats] = summarize([*sample(8, 8, gates=gates), *_errors(2, gates=gates, runs=10)])
+    assert check_gates(stats) == []
+    # Written beside success_rate, the bound moves; a settled early verdict does not
+    # override it either.
+    looser = {**gates, "max_error_rate": 0.5}
+    [stats] = summarize([*sample(6, 6, gates=looser), *_errors(4, gates=looser, runs=10)])
+    assert check_gates(stats) == []
+    assert Gates.from_yaml(looser).describe() == "success rate >= 80%, errors <= 50% of runs"  # type: ignore[union-attr]
+    early = {"success_rate": {"min": 0.8, "stop_early": True}}
+    [stats] = summarize([*sample(17, 18, gates=early), *_errors(6, gates=early, runs=24)])
+    assert early_verdict(stats) is True
+    assert check_gates(stats)[0].startswith("inconclusive: 6 of 24 runs errored")
+    # Without aggregate expectations there is no gate to be inconclusive.
+    [stats] = summarize([*sample(1, 1), *_errors(4, runs=5)])
     assert check_gates(stats) == []
 
 

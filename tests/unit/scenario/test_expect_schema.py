@@ -26,6 +26,7 @@ def test_every_key_read() -> None:
         "  tools: {called: Bash, bash_matches: '^ls', max_calls: 0}\n"
         "  commands: [{run: make, exit_code: 2, timeout: 1.5, output_contains: ok}]\n"
         "  success_rate: {min: 0.5, stop_early: true, min_runs: 8}\n"
+        "  max_error_rate: 0.3\n"
     )
     expect = scenario.expect
     assert expect is not None
@@ -33,7 +34,10 @@ def test_every_key_read() -> None:
     assert (expect.min_iterations, expect.max_iterations) == (1, 3)
     assert expect.tools == ToolExpect(("Bash",), (), ("^ls",), 0, line=4)
     assert expect.commands == (CommandCheck("make", 2, 1.5, ("ok",), line=5),)
-    assert expect.aggregate == AggregateExpect(0.5, None, None, stop_early=True, min_runs=8)
+    assert expect.aggregate == AggregateExpect(
+        0.5, None, None, stop_early=True, min_runs=8, max_error_rate=0.3
+    )
+    assert expect.aggregate.to_yaml()["max_error_rate"] == 0.3
     # No aggregate key, no aggregate expectations.
     plain = load_scenario_text("procedure: b\nexpect: {status: success}\n").expect
     assert plain is not None
@@ -68,6 +72,8 @@ def test_every_key_read() -> None:
         ("expect: {max_mean_iterations: 0}", "2:31", "a run has at least 1 iteration, got 0"),
         ("expect: {max_mean_cost: -1}", "2:25", "expect.max_mean_cost: expected a number >= 0"),
         ("expect: {success_ratio: 1}", "2:10", "unknown key 'success_ratio' in expect"),
+        ("expect: {max_error_rate: 20}", "2:26", "expect.max_error_rate: expected a rate from 0"),
+        ("expect: {max_error_rate: -1}", "2:26", "expect.max_error_rate: expected a number >= 0"),
     ],
 )
 def test_located_errors(tmp_path: Path, body: str, where: str, message: str) -> None:
