@@ -23,6 +23,7 @@ import yaml
 import yaml.nodes
 
 from pytest_ooda.errors import ConfigError, OodaError
+from pytest_ooda.reader import MAX_DEPTH as MAX_DEPTH  # the bound every reader keeps
 from pytest_ooda.textfile import MAX_BYTES, line_col, read_text_file
 from pytest_ooda.yamlnodes import (
     ANY_ITEM,
@@ -40,7 +41,6 @@ if TYPE_CHECKING:
 # Alias expansion is what turns a 1 KB "billion laughs" file into gigabytes; a config
 # with more nodes than this is not something a person wrote.
 MAX_NODES = 500_000
-MAX_DEPTH = 100
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 _MERGE_TAG = "tag:yaml.org,2002:merge"

@@ -80,8 +80,8 @@ def add_parser(subparsers: Any) -> None:
 def command(args: argparse.Namespace) -> int:
     from pytest_ooda.config import load_config
     from pytest_ooda.errors import ScenarioError
-    from pytest_ooda.judge import cache_for, calibrate, make_asker, render
-    from pytest_ooda.scenario import load_examples, load_scenario
+    from pytest_ooda.judge import cache_for, calibrate, load_examples, make_asker, render
+    from pytest_ooda.scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
     spec = scenario.expect.judge if scenario.expect is not None else None

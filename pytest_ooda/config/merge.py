@@ -19,7 +19,7 @@ from pytest_ooda.config.model import (
 )
 from pytest_ooda.config.parse import Layer, RawProcedure, Setting
 from pytest_ooda.config.schema import BUILTIN_ALIASES, LOOP_DEFAULTS, LOOP_KEYS
-from pytest_ooda.errors import ConfigError, ConfigWarning
+from pytest_ooda.errors import ConfigError, OodaWarning
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -73,7 +73,7 @@ class _Tiers:
     lint: dict[str, Setting] = field(default_factory=dict)
     procedures: dict[str, RawProcedure] = field(default_factory=dict)
     broken: dict[str, BrokenProcedure] = field(default_factory=dict)
-    warnings: list[ConfigWarning] = field(default_factory=list)
+    warnings: list[OodaWarning] = field(default_factory=list)
 
 
 def _fold(

@@ -7,7 +7,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._util import did_you_mean, display_path
-from pytest_ooda.errors import ConfigError, ConfigWarning
+from pytest_ooda.errors import ConfigError, OodaWarning
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -235,7 +235,7 @@ class Config:
     procedures: Mapping[str, Procedure]
     provenance: Mapping[str, Provenance]
     files: tuple[Path, ...]
-    warnings: tuple[ConfigWarning, ...]
+    warnings: tuple[OodaWarning, ...]
     lint: Mapping[str, str]
     #: Every file's ``redact:`` section, merged (lists concatenated).
     redact: RedactSettings = field(default_factory=RedactSettings)

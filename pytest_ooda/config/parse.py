@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import re
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -25,7 +24,6 @@ from pytest_ooda.config.schema import (
     _LOOP_CHECKS,
     _PROCEDURE_CHECKS,
     _PROCEDURE_NAME,
-    _QUOTE_KEY_HINT,
     API_KEYS,
     API_PROVIDERS,
     EMPTY_MEANS_UNSET,
@@ -48,7 +46,15 @@ from pytest_ooda.config.schema import (
     _Invalid,
     located_template_error,
 )
-from pytest_ooda.errors import ConfigError, ConfigWarning, FragmentError, OodaError, TemplateError
+from pytest_ooda.errors import (
+    ConfigError,
+    ConfigWarning,
+    FragmentError,
+    OodaError,
+    OodaWarning,
+    TemplateError,
+)
+from pytest_ooda.reader import Reader
 from pytest_ooda.yamlnodes import (
     Mark,
     YamlMapping,
@@ -90,7 +96,7 @@ class Layer:
     procedures: dict[str, RawProcedure] = field(default_factory=dict)
     lint: dict[str, Setting] = field(default_factory=dict)
     redact: RedactSettings = field(default_factory=RedactSettings)
-    warnings: list[ConfigWarning] = field(default_factory=list)
+    warnings: list[OodaWarning] = field(default_factory=list)
     #: Procedures whose definitions failed: each fails alone (the "blast radius").
     broken: dict[str, BrokenProcedure] = field(default_factory=dict)
 
@@ -108,67 +114,26 @@ class FileParser:
         self.base_dir = path.parent
         self.display = display_path(path)
         self.lenient = path.name == ROODA_CONFIG_FILENAME
-        self.warnings: list[ConfigWarning] = []
-
-    def warn(self, message: str, mark: Mark, hint: str | None = None) -> None:
-        self.warnings.append(
-            ConfigWarning(message, file=self.path, line=mark.line, column=mark.column, hint=hint)
-        )
+        self.read = Reader(self.display, ConfigError, ConfigWarning, lenient=self.lenient)
 
     def loc(self, mark: Mark) -> Location:
         return Location(self.path, mark.line, mark.column)
-
-    def error(
-        self,
-        message: str,
-        mark: Mark,
-        hint: str | None = None,
-        cls: type[ConfigError] = ConfigError,
-    ) -> ConfigError:
-        return cls(message, file=self.display, line=mark.line, column=mark.column, hint=hint)
 
     def setting(self, value: Any, mapping: YamlMapping, key: Any) -> Setting:
         """``mapping[key]`` as read: the value, located at its key."""
         mark = key_mark(mapping, key)
         return Setting(value, self.loc(mark), Provenance(self.tier, self.path, mark.line))
 
-    def check_keys(self, mapping: YamlMapping, known: tuple[str, ...], where: str) -> set[Any]:
-        """Refuse unknown keys; in a lenient file warn instead and return them (ignored)."""
-        ignored: set[Any] = set()
-        for key in mapping:
-            if not isinstance(key, str):
-                message = f"{where}: keys must be strings, got {type_name(key)}"
-                hint = _QUOTE_KEY_HINT
-            elif key not in known:
-                message = f"{where}: unknown key {key!r}"
-                hint = did_you_mean(key, known, label="expected one of")
-            else:
-                continue
-            if not self.lenient:
-                raise self.error(message, key_mark(mapping, key), hint)
-            ignored.add(key)
-            first = hint.splitlines()[0] if hint else ""
-            self.warn(
-                f"{message} (ignored, as rooda does)" + (f"; {first}" if first else ""),
-                key_mark(mapping, key),
-            )
-        return ignored
-
-    def expect_mapping(self, value: Any, mark: Mark, where: str) -> YamlMapping:
-        if not isinstance(value, YamlMapping):
-            raise self.error(f"{where}: expected a mapping, got {type_name(value)}", mark)
-        return value
-
     def parse(self, document: Any) -> Layer:
-        layer = Layer(self.path, self.tier, warnings=self.warnings)
+        layer = Layer(self.path, self.tier, warnings=self.read.warnings)
         if document is None:
-            raise self.error(
+            raise self.read.fail(
                 "config file is empty",
                 Mark(1, 1),
                 "expected a mapping with any of: " + ", ".join(TOP_LEVEL_KEYS),
             )
         if not isinstance(document, YamlMapping):
-            raise self.error(
+            raise self.read.fail(
                 f"the top level of a config file must be a mapping, got {type_name(document)}",
                 getattr(document, "mark", Mark(1, 1)),
                 "expected keys: " + ", ".join(TOP_LEVEL_KEYS),
@@ -178,14 +143,7 @@ class FileParser:
                 continue
             mark = key_mark(document, key)
             hint = did_you_mean(str(key), TOP_LEVEL_KEYS, label="known top-level keys")
-            layer.warnings.append(
-                ConfigWarning(
-                    f"unknown top-level key {key!r} (ignored); {hint.splitlines()[0]}",
-                    file=self.path,
-                    line=mark.line,
-                    column=mark.column,
-                )
-            )
+            self.read.warn(f"unknown top-level key {key!r} (ignored); {hint.splitlines()[0]}", mark)
         if document.get("loop") is not None:
             layer.loop = self.parse_loop(document["loop"], value_mark(document, "loop"))
         if document.get("ai_cmd_aliases") is not None:
@@ -197,7 +155,7 @@ class FileParser:
         if document.get("redact") is not None:
             layer.redact = self.parse_redact(document["redact"], value_mark(document, "redact"))
         if document.get("procedures") is not None:
-            procs = self.expect_mapping(
+            procs = self.read.mapping(
                 document["procedures"], value_mark(document, "procedures"), "procedures"
             )
             for name, body in procs.items():
@@ -212,15 +170,17 @@ class FileParser:
         return layer
 
     def parse_loop(self, value: Any, mark: Mark) -> dict[str, Setting]:
-        loop = self.expect_mapping(value, mark, "loop")
-        ignored = self.check_keys(loop, LOOP_KEYS, "loop")
+        loop = self.read.mapping(value, mark, "loop")
+        ignored = self.read.keys(loop, LOOP_KEYS, "loop")
         out: dict[str, Setting] = {}
         for key, item in loop.items():
             if item is None or key in ignored or (key in EMPTY_MEANS_UNSET and item == ""):
                 continue
             vmark = value_mark(loop, key)
             if self.lenient and key in ZERO_MEANS_UNSET_IN_ROODA and _is_zero(item):
-                self.warn(f"loop.{key}: 0 means not set (as in rooda): the default applies", vmark)
+                self.read.warn(
+                    f"loop.{key}: 0 means not set (as in rooda): the default applies", vmark
+                )
                 continue
             parsed: Any
             if key == "ai_api":
@@ -236,39 +196,28 @@ class FileParser:
         try:
             return check(value)
         except _Invalid as exc:
-            raise self.error(f"{where}: {exc.stated(type_name(value))}", mark, exc.hint) from None
+            raise self.read.fail(
+                f"{where}: {exc.stated(type_name(value))}", mark, exc.hint
+            ) from None
 
     def parse_redact(self, value: Any, mark: Mark) -> RedactSettings:
-        section = self.expect_mapping(value, mark, "redact")
-        self.check_keys(section, REDACT_KEYS, "redact")
+        section = self.read.mapping(value, mark, "redact")
+        self.read.keys(section, REDACT_KEYS, "redact")
         lists: dict[str, tuple[str, ...]] = {}
         for key in REDACT_KEYS:
-            items = section.get(key)
-            if items is None:
+            if section.get(key) is None:
                 continue
-            where = f"redact.{key}"
-            if not isinstance(items, YamlSequence):
-                raise self.error(
-                    f"{where}: expected a list of strings, got {type_name(items)}",
-                    value_mark(section, key),
-                )
-            for index, item in enumerate(items):
-                item_mark = items.item_marks[index]
-                if not isinstance(item, str) or not item:
-                    raise self.error(
-                        f"{where}[{index}]: expected a non-empty string, got {type_name(item)}",
-                        item_mark,
+            items, at = self.read.get(section, key)
+            read = self.read.pattern if key == "patterns" else self.read.text
+            found: list[str] = []
+            for index, (item, item_mark) in enumerate(self.read.items(items, at, f"redact.{key}")):
+                text = read(item, item_mark, f"redact.{key}[{index}]")
+                if not text:
+                    raise self.read.fail(
+                        f"redact.{key}[{index}]: expected a non-empty string", item_mark
                     )
-                if key == "patterns":
-                    try:
-                        re.compile(item)
-                    except re.error as exc:
-                        raise self.error(
-                            f"{where}[{index}]: not a regular expression: {exc}",
-                            item_mark,
-                            "Python `re` syntax; quote the pattern in YAML",
-                        ) from None
-            lists[key] = tuple(items)
+                found.append(text)
+            lists[key] = tuple(found)
         return RedactSettings(**lists)
 
     def parse_sandbox(self, value: Any, mark: Mark, where: str) -> SandboxSpec:
@@ -287,15 +236,15 @@ class FileParser:
                 "see `ooda help sandbox`"
             )
             hint = f"{exc.hint}\n  {example}" if exc.hint else example
-            raise self.error(f"{where}: {exc.message}", at, hint) from None
+            raise self.read.fail(f"{where}: {exc.message}", at, hint) from None
 
     def parse_aliases(self, value: Any, mark: Mark) -> dict[str, Setting]:
-        aliases = self.expect_mapping(value, mark, "ai_cmd_aliases")
+        aliases = self.read.mapping(value, mark, "ai_cmd_aliases")
         out: dict[str, Setting] = {}
         for name, command in aliases.items():
             kmark = key_mark(aliases, name)
             if not isinstance(name, str) or not name.strip():
-                raise self.error(
+                raise self.read.fail(
                     f"ai_cmd_aliases: alias names must be non-empty strings, got {type_name(name)}",
                     kmark,
                 )
@@ -304,12 +253,12 @@ class FileParser:
         return out
 
     def parse_lint(self, value: Any, mark: Mark) -> dict[str, Setting]:
-        section = self.expect_mapping(value, mark, "lint")
+        section = self.read.mapping(value, mark, "lint")
         out: dict[str, Setting] = {}
         for rule, severity in section.items():
             kmark = key_mark(section, rule)
             if not isinstance(rule, str) or not _LINT_RULE.match(rule):
-                raise self.error(
+                raise self.read.fail(
                     f"lint: a rule id must be a name like OODA201, got {type_name(rule)}", kmark
                 )
             if isinstance(severity, bool) and severity is False:
@@ -322,11 +271,11 @@ class FileParser:
         return out
 
     def parse_api(self, value: Any, mark: Mark, where: str) -> ApiSettings:
-        api = self.expect_mapping(value, mark, where)
-        self.check_keys(api, API_KEYS, where)
+        api = self.read.mapping(value, mark, where)
+        self.read.keys(api, API_KEYS, where)
         for required in ("provider", "model"):
             if api.get(required) is None:
-                raise self.error(
+                raise self.read.fail(
                     f"{where}: missing required key {required!r}",
                     api.mark,
                     "an ai_api mapping needs at least provider (anthropic | openai) and model",
@@ -362,7 +311,7 @@ class FileParser:
     def parse_procedure(self, name: Any, body: Any, procs: YamlMapping) -> RawProcedure:
         kmark = key_mark(procs, name)
         if not isinstance(name, str) or not _PROCEDURE_NAME.match(name):
-            raise self.error(
+            raise self.read.fail(
                 f"invalid procedure name {name!r}",
                 kmark,
                 "procedure names are lower-case letters, digits and '-', "
@@ -372,8 +321,8 @@ class FileParser:
         raw = RawProcedure(name, self.loc(kmark), {})
         if body is None:
             return raw
-        proc = self.expect_mapping(body, value_mark(procs, name), where)
-        ignored = self.check_keys(proc, PROCEDURE_KEYS, where)
+        proc = self.read.mapping(body, value_mark(procs, name), where)
+        ignored = self.read.keys(proc, PROCEDURE_KEYS, where)
         for key, item in proc.items():
             if item is None or key in ignored or (key in EMPTY_MEANS_UNSET and item == ""):
                 continue
@@ -396,7 +345,7 @@ class FileParser:
             # rooda's v0.1.0 form, still supported there: the phase is one fragment path.
             return (self.parse_string_phase(name, phase, value, mark),)
         if not isinstance(value, YamlSequence):
-            raise self.error(
+            raise self.read.fail(
                 f"procedure {name}: {phase}: expected a list of fragment actions, "
                 f"got {type_name(value)}",
                 mark,
@@ -410,7 +359,7 @@ class FileParser:
     def parse_string_phase(self, name: str, phase: str, path: str, mark: Mark) -> FragmentAction:
         where = f"procedure {name}: {phase}"
         if not path:
-            raise self.error(
+            raise self.read.fail(
                 f"{where}: fragment must specify either content or path",
                 mark,
                 "an empty string does not count",
@@ -418,7 +367,7 @@ class FileParser:
         try:
             file = fragments.resolve_fragment_path(path, self.base_dir)
         except FragmentError as exc:
-            raise self.error(f"{where}: {exc.message}", mark, exc.hint, FragmentError) from None
+            raise self.read.fail(f"{where}: {exc.message}", mark, exc.hint, FragmentError) from None
         location = self.loc(mark)
         return FragmentAction(
             content=None,
@@ -439,22 +388,21 @@ class FileParser:
             hint = "write `- path: <file>` or `- content: <text>`"
             if isinstance(value, str):
                 hint = f"write `- path: {value}` or `- content: ...`"
-            raise self.error(
+            raise self.read.fail(
                 f"{where}: expected a fragment action mapping, got {type_name(value)}", mark, hint
             )
-        self.check_keys(value, FRAGMENT_KEYS, where)
+        self.read.keys(value, FRAGMENT_KEYS, where)
         content = value.get("content")
         path = value.get("path")
         for key, item in (("content", content), ("path", path)):
-            if item is not None and not isinstance(item, str):
-                raise self.error(
-                    f"{where}: {key}: expected a string, got {type_name(item)}",
-                    value_mark(value, key),
-                )
+            if item is not None:
+                self.read.text(item, value_mark(value, key), f"{where}: {key}")
         if content and path:
-            raise self.error(f"{where}: fragment cannot specify both content and path", value.mark)
+            raise self.read.fail(
+                f"{where}: fragment cannot specify both content and path", value.mark
+            )
         if not content and not path:
-            raise self.error(
+            raise self.read.fail(
                 f"{where}: fragment must specify either content or path",
                 value.mark,
                 "an empty string does not count",
@@ -463,7 +411,7 @@ class FileParser:
         parameters: Mapping[str, Any] = MappingProxyType({})
         parameter_locations: dict[str, Location] = {}
         if params_value is not None:
-            params = self.expect_mapping(
+            params = self.read.mapping(
                 params_value, value_mark(value, "parameters"), f"{where}: parameters"
             )
             named: dict[str, Any] = {}
@@ -471,7 +419,7 @@ class FileParser:
                 pmark = key_mark(params, pname)
                 if pname is None:
                     # yaml.v3 drops a null key when decoding into rooda's parameter map.
-                    self.warn(f"{where}: a parameter with a null name is ignored", pmark)
+                    self.read.warn(f"{where}: a parameter with a null name is ignored", pmark)
                     continue
                 if not isinstance(pname, str):
                     # A merged-in key (`<<`): named by its text, as yaml.v3 names it.
@@ -484,7 +432,7 @@ class FileParser:
             try:
                 file = fragments.resolve_fragment_path(path, self.base_dir)
             except FragmentError as exc:
-                raise self.error(
+                raise self.read.fail(
                     f"{where}: {exc.message}", key_mark(value, "path"), exc.hint, FragmentError
                 ) from None
         action = FragmentAction(
@@ -507,7 +455,7 @@ class FileParser:
         try:
             text = fragments.load_fragment_text(action)
         except OodaError as exc:
-            raise self.error(
+            raise self.read.fail(
                 f"{where}: {exc.message}", key_mark(node, "path"), exc.hint, FragmentError
             ) from None
         try:

@@ -193,7 +193,6 @@ def rooda_variable(name: str) -> str:
 
 
 # YAML 1.1 reads unquoted yes/no/on/off/true/false and numbers as non-strings.
-_QUOTE_KEY_HINT = 'quote the key, e.g. "on": or "1":'
 _PROCEDURE_NAME = re.compile(r"[a-z0-9][a-z0-9-]*\Z")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _LINT_RULE = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")

@@ -50,6 +50,7 @@ from pytest_ooda.judge.run import (
 )
 from pytest_ooda.judge.schema import (
     MAX_JUDGE_FILE_BYTES,
+    load_examples,
     read_examples,
     read_judge,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "judge_live",
     "judge_prompt",
     "judge_replay",
+    "load_examples",
     "make_asker",
     "parse_answer",
     "read_examples",

@@ -1,15 +1,16 @@
-"""Reading ``expect.judge`` (and labelled examples files): every mistake a located
-``ScenarioError``. The scenario loader hands in its reader, which knows the file and
-makes the errors; this module knows the judge's keys."""
+"""Reading ``expect.judge`` and labelled-examples files: every mistake a located
+``ScenarioError``. The scenario loader hands in its :class:`~pytest_ooda.reader.Reader`,
+which knows the file and makes the errors; this module knows the judge's keys."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import AI_OUTPUTS, JUDGE_INPUTS, JUDGE_PASS_RULES, JUDGE_VERDICTS
 from pytest_ooda._util import type_name
+from pytest_ooda.errors import ScenarioError
 from pytest_ooda.judge.model import (
     DEFAULT_INPUTS,
     DEFAULT_JUDGE_RETRIES,
@@ -18,17 +19,13 @@ from pytest_ooda.judge.model import (
     JudgeSpec,
     LabelledExample,
 )
+from pytest_ooda.reader import Reader
+from pytest_ooda.yamlload import load_yaml_file
 from pytest_ooda.yamlnodes import Mark, YamlMapping, YamlSequence
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
-
     from pytest_ooda._types import JudgeInput
     from pytest_ooda.config import ApiSettings
-    from pytest_ooda.errors import ScenarioError
-
-_T = TypeVar("_T")
-_D = TypeVar("_D")
 
 JUDGE_KEYS = ("rubric", "inputs", "judge", "votes", "pass", "retries", "examples")
 _BACKEND_KEYS = ("ai_api", "ai_cmd", "ai_cmd_alias", "ai_output", "timeout")
@@ -41,32 +38,7 @@ MAX_VOTES = 99
 MAX_JUDGE_FILE_BYTES = 4 * 1024 * 1024
 
 
-class Validator(Protocol):
-    """What the scenario loader's reader offers (``scenario.reader.Reader``)."""
-
-    file: str | None
-
-    def fail(self, message: str, mark: Mark, hint: str | None = None) -> ScenarioError: ...
-    def keys(self, mapping: YamlMapping, known: Sequence[str], where: str) -> None: ...
-    def mapping(self, value: Any, mark: Mark, where: str) -> YamlMapping: ...
-    def get(self, mapping: YamlMapping, key: str) -> tuple[Any, Mark]: ...
-    def text(self, value: Any, mark: Mark, where: str) -> str: ...
-    def texts(self, value: Any, mark: Mark, where: str) -> tuple[str, ...]: ...
-    def integer(self, value: Any, mark: Mark, where: str, minimum: int | None = None) -> int: ...
-    def positive(self, value: Any, mark: Mark, where: str) -> float: ...
-    def choice(self, value: Any, mark: Mark, where: str, choices: Sequence[str]) -> str: ...
-    def optional(
-        self,
-        container: YamlMapping,
-        key: str,
-        where: str,
-        read: Callable[[Any, Mark, str], _T],
-        default: _D,
-    ) -> _T | _D: ...
-    def examples_file(self, path: Path) -> tuple[LabelledExample, ...]: ...
-
-
-def read_judge(check: Validator, value: Any, mark: Mark, base: Path | None) -> JudgeSpec:
+def read_judge(check: Reader, value: Any, mark: Mark, base: Path | None) -> JudgeSpec:
     """``expect.judge`` into a ``JudgeSpec``; ``base`` is the scenario file's folder
     (rubric and examples paths are relative to it)."""
     where = "expect.judge"
@@ -123,7 +95,7 @@ def read_judge(check: Validator, value: Any, mark: Mark, base: Path | None) -> J
     )
 
 
-def _rubric(check: Validator, value: Any, mark: Mark, base: Path | None) -> tuple[str, str | None]:
+def _rubric(check: Reader, value: Any, mark: Mark, base: Path | None) -> tuple[str, str | None]:
     """The rubric text, and the file it came from when it was given as a path."""
     text = check.text(value, mark, "expect.judge.rubric")
     if not text.strip():
@@ -145,7 +117,7 @@ def _rubric(check: Validator, value: Any, mark: Mark, base: Path | None) -> tupl
     return _read_file(check, path, mark, "expect.judge.rubric"), candidate
 
 
-def _read_file(check: Validator, path: Path, mark: Mark, where: str) -> str:
+def _read_file(check: Reader, path: Path, mark: Mark, where: str) -> str:
     from pytest_ooda.errors import ScenarioError
     from pytest_ooda.textfile import read_text_file
 
@@ -158,7 +130,7 @@ def _read_file(check: Validator, path: Path, mark: Mark, where: str) -> str:
 
 
 def _inputs(
-    check: Validator, value: Any, mark: Mark
+    check: Reader, value: Any, mark: Mark
 ) -> tuple[tuple[JudgeInput, ...], tuple[str, ...]]:
     where = "expect.judge.inputs"
     items = list(value) if isinstance(value, YamlSequence) else [value]
@@ -190,7 +162,7 @@ def _input_name(name: str) -> JudgeInput:
     raise ValueError(name)
 
 
-def _backend(check: Validator, value: Any, mark: Mark) -> JudgeBackendSpec:
+def _backend(check: Reader, value: Any, mark: Mark) -> JudgeBackendSpec:
     where = "expect.judge.judge"
     block = check.mapping(value, mark, where)
     check.keys(block, _BACKEND_KEYS, where)
@@ -237,7 +209,7 @@ def _backend(check: Validator, value: Any, mark: Mark) -> JudgeBackendSpec:
     )
 
 
-def _command_line(check: Validator, command: str, mark: Mark, where: str) -> None:
+def _command_line(check: Reader, command: str, mark: Mark, where: str) -> None:
     import shlex
 
     try:
@@ -248,7 +220,7 @@ def _command_line(check: Validator, command: str, mark: Mark, where: str) -> Non
         raise check.fail(f"{where}: the command is empty", mark)
 
 
-def _api(check: Validator, value: Any, mark: Mark, where: str) -> ApiSettings:
+def _api(check: Reader, value: Any, mark: Mark, where: str) -> ApiSettings:
     from pytest_ooda.config import API_KEYS, ApiSettings, check_api_value
 
     block = check.mapping(value, mark, where)
@@ -279,7 +251,7 @@ def _api(check: Validator, value: Any, mark: Mark, where: str) -> ApiSettings:
     return ApiSettings(**kwargs)
 
 
-def _pass_rule(check: Validator, value: Any, mark: Mark, votes: int) -> tuple[str, int | None]:
+def _pass_rule(check: Reader, value: Any, mark: Mark, votes: int) -> tuple[str, int | None]:
     where = "expect.judge.pass"
     if isinstance(value, YamlMapping):
         check.keys(value, ("at_least",), where)
@@ -299,7 +271,7 @@ def _pass_rule(check: Validator, value: Any, mark: Mark, votes: int) -> tuple[st
 
 
 def read_examples(
-    check: Validator, value: Any, mark: Mark, base: Path | None
+    check: Reader, value: Any, mark: Mark, base: Path | None
 ) -> tuple[LabelledExample, ...]:
     """``examples:`` — a list of labelled examples, or a path (relative to the
     scenario) to a YAML file holding such a list."""
@@ -310,7 +282,7 @@ def read_examples(
             raise check.fail(
                 f"{where}: examples file not found: {value} (resolved to {path})", mark
             )
-        return check.examples_file(path)
+        return load_examples(path)
     if not isinstance(value, YamlSequence):
         raise check.fail(
             f"{where}: expected a list of labelled examples or a file path, got {type_name(value)}",
@@ -322,7 +294,7 @@ def read_examples(
     )
 
 
-def _example(check: Validator, value: Any, mark: Mark, where: str) -> LabelledExample:
+def _example(check: Reader, value: Any, mark: Mark, where: str) -> LabelledExample:
     block = check.mapping(value, mark, where)
     check.keys(block, _EXAMPLE_KEYS, where)
     if block.get("label") is None:
@@ -349,3 +321,18 @@ def _example(check: Validator, value: Any, mark: Mark, where: str) -> LabelledEx
         name=texts["name"] or f"example {where.rsplit('[', 1)[-1].rstrip(']')}",
         line=mark.line,
     )
+
+
+def load_examples(path: Path) -> tuple[LabelledExample, ...]:
+    """A file of labelled examples for judge calibration: a YAML list, or a mapping
+    with ``examples:`` (and an optional ``description``)."""
+    doc = load_yaml_file(path, error=ScenarioError, max_bytes=MAX_JUDGE_FILE_BYTES)
+    check = Reader(str(path), ScenarioError)
+    if isinstance(doc, YamlMapping):
+        check.keys(doc, ("examples", "description"), "examples file")
+        if doc.get("examples") is None:
+            raise check.fail("examples file: missing 'examples'", doc.mark)
+        value, mark = check.get(doc, "examples")
+    else:
+        value, mark = doc, Mark(1, 1)
+    return read_examples(check, value, mark, path.parent)

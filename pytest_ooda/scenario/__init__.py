@@ -29,7 +29,6 @@ from pytest_ooda.scenario.model import (
     assert_expectations,
     sha256_text,
 )
-from pytest_ooda.scenario.reader import load_examples
 from pytest_ooda.scenario.record import (
     Recorder,
     needs_recording,
@@ -70,7 +69,6 @@ __all__ = [
     "check_writable",
     "detect_drift",
     "failure_text",
-    "load_examples",
     "load_for",
     "load_scenario",
     "load_scenario_text",

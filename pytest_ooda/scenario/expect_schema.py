@@ -22,7 +22,7 @@ from pytest_ooda.scenario.model import (
 from pytest_ooda.yamlnodes import YamlMapping, YamlSequence
 
 if TYPE_CHECKING:
-    from pytest_ooda.scenario.reader import Reader
+    from pytest_ooda.reader import Reader
     from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
     from pytest_ooda.yamlnodes import Mark
 

@@ -25,7 +25,7 @@ from pytest_ooda.yamlnodes import YamlSequence, to_plain
 
 if TYPE_CHECKING:
     from pytest_ooda.judge import RecordedGrading
-    from pytest_ooda.scenario.reader import Reader
+    from pytest_ooda.reader import Reader
     from pytest_ooda.yamlnodes import Mark
 
 __all__ = ["read_iterations", "read_judged", "read_recorded"]

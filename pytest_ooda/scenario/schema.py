@@ -5,7 +5,7 @@ This module reads the document and the scenario's own settings (procedure, conte
 limits, budgets, ``repeat``, ``retry``, ``sandbox``, ``variants``); the sections have
 their own readers — ``expect:`` in :mod:`.expect_schema`, what a recording holds
 (``iterations``, ``recorded``, ``judged``) in :mod:`.recording_schema` — all written
-with :class:`~pytest_ooda.scenario.reader.Reader`, which locates every mistake.
+with :class:`~pytest_ooda.reader.Reader`, which locates every mistake.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import ScenarioError
+from pytest_ooda.reader import Reader
 from pytest_ooda.scenario.expect_schema import read_expect
 from pytest_ooda.scenario.model import (
     _PROCEDURE_NAME,
@@ -24,7 +25,6 @@ from pytest_ooda.scenario.model import (
     Scenario,
     ScenarioIteration,
 )
-from pytest_ooda.scenario.reader import Reader, load_examples
 from pytest_ooda.scenario.recording_schema import read_iterations, read_judged, read_recorded
 from pytest_ooda.yamlload import load_yaml_file, load_yaml_text
 from pytest_ooda.yamlnodes import Mark, YamlMapping, to_plain, value_mark
@@ -34,8 +34,7 @@ if TYPE_CHECKING:
     from pytest_ooda.sandbox import SandboxSpec
     from pytest_ooda.variants import Variant
 
-# ``load_examples`` is the reader's; named here too, beside the other files' loaders.
-__all__ = ["load_examples", "load_scenario", "load_scenario_text"]
+__all__ = ["load_scenario", "load_scenario_text"]
 
 
 def load_scenario_text(
@@ -46,14 +45,14 @@ def load_scenario_text(
     doc = load_yaml_text(text, file=display, error=ScenarioError)
     resolved = Path(path) if path is not None else None
     stem = name or (resolved.stem if resolved is not None else "scenario")
-    return _scenario(Reader(display), doc, resolved, stem)
+    return _scenario(Reader(display, ScenarioError), doc, resolved, stem)
 
 
 def load_scenario(path: str | Path, *, name: str | None = None) -> Scenario:
     """Read and validate the scenario file at ``path`` (``name`` defaults to its stem)."""
     file = Path(path)
     doc = load_yaml_file(file, error=ScenarioError, max_bytes=MAX_SCENARIO_BYTES)
-    return _scenario(Reader(str(file)), doc, file, name or file.stem)
+    return _scenario(Reader(str(file), ScenarioError), doc, file, name or file.stem)
 
 
 def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario:

@@ -75,7 +75,7 @@ def test_scenario_variants(tmp_path: Path) -> None:
     [
         ("variants: {}\n", "2:11", "name at least one variant"),
         ("variants: {'a@b': {model: m}}\n", "2:12", "'a@b' is not a variant name"),
-        ("variants: {a: {modle: m}}\n", "2:16", "unknown key 'modle' in variants.a"),
+        ("variants: {a: {modle: m}}\n", "2:16", "variants.a: unknown key 'modle'"),
         ("variants: {a: {prompt_format: go}}\n", "2:31", "variants.a.prompt_format: expected"),
         (
             "variants: {a: {ai_cmd: x, ai_cmd_alias: y}}\n",

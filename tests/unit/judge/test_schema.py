@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from pytest_ooda.errors import ScenarioError
-from pytest_ooda.judge import JudgeBackendSpec
+from pytest_ooda.judge import JudgeBackendSpec, load_examples
 from pytest_ooda.scenario import load_scenario, load_scenario_text
 
 from .helpers import JUDGE, write
@@ -137,3 +137,32 @@ def test_the_documented_scenarios_load(doc: str, tmp_path: Path) -> None:
         scenario = load_scenario(write(tmp_path, body))
         assert scenario.expect is not None
         assert scenario.expect.judge is not None
+
+
+def test_an_examples_file_a_list_or_a_mapping(tmp_path: Path) -> None:
+    listed = tmp_path / "listed.yml"
+    listed.write_text("- {name: good, label: pass, output: fine}\n- {label: fail, output: nope}\n")
+    assert [example.label for example in load_examples(listed)] == ["pass", "fail"]
+    described = tmp_path / "described.yml"
+    described.write_text("description: two\nexamples:\n  - {label: pass, output: ok}\n")
+    assert [example.output for example in load_examples(described)] == ["ok"]
+
+
+@pytest.mark.parametrize(
+    ("text", "where", "message"),
+    [
+        ("description: none\n", "1:1", "examples file: missing 'examples'"),
+        ("exampels: []\n", "1:1", "examples file: unknown key 'exampels'"),
+        ("- {label: maybe, output: x}\n", "1:11", "label"),
+        ("- " * 200 + "x\n", "1:", "nesting deeper than 100 levels"),
+    ],
+)
+def test_mistakes_in_an_examples_file_are_located(
+    tmp_path: Path, text: str, where: str, message: str
+) -> None:
+    path = tmp_path / "examples.yml"
+    path.write_text(text)
+    with pytest.raises(ScenarioError) as info:
+        load_examples(path)
+    assert str(info.value).startswith(f"{path}:{where}"), str(info.value)
+    assert message in info.value.message

@@ -51,7 +51,7 @@ def test_every_key_read() -> None:
         ("expect: {iterations: {min: 3, max: 1}}\n", "2:22", "min 3 is greater"),
         ("expect: {signals: [SUCCES]}\n", "2:20", "expected one of none, SUCCESS"),
         ("expect: {files: {a: maybe}}\n", "2:21", "expected one of exists, absent"),
-        ("expect:\n  tools: {calld: [Bash]}\n", "3:11", "unknown key 'calld' in expect.tools"),
+        ("expect:\n  tools: {calld: [Bash]}\n", "3:11", "expect.tools: unknown key 'calld'"),
         ("expect:\n  tools: {bash_matches: '(unclosed'}\n", "3:25", "is not a regular expr"),
         (
             "expect:\n  tools: {called: [Bash], not_called: [Bash]}\n",
@@ -68,10 +68,10 @@ def test_every_key_read() -> None:
         ("expect: {success_rate: 0.8}", "2:24", "expect.success_rate: expected a mapping like"),
         ("expect: {success_rate: {}}", "2:24", "expect.success_rate: give min"),
         ("expect: {success_rate: {min: 80}}", "2:30", "expected a rate from 0 to 1, got 80"),
-        ("expect: {success_rate: {max: 1}}", "2:25", "unknown key 'max' in expect.success_rate"),
+        ("expect: {success_rate: {max: 1}}", "2:25", "expect.success_rate: unknown key 'max'"),
         ("expect: {max_mean_iterations: 0}", "2:31", "a run has at least 1 iteration, got 0"),
         ("expect: {max_mean_cost: -1}", "2:25", "expect.max_mean_cost: expected a number >= 0"),
-        ("expect: {success_ratio: 1}", "2:10", "unknown key 'success_ratio' in expect"),
+        ("expect: {success_ratio: 1}", "2:10", "expect: unknown key 'success_ratio'"),
         ("expect: {max_error_rate: 20}", "2:26", "expect.max_error_rate: expected a rate from 0"),
         ("expect: {max_error_rate: -1}", "2:26", "expect.max_error_rate: expected a number >= 0"),
     ],
@@ -83,7 +83,8 @@ def test_located_errors(tmp_path: Path, body: str, where: str, message: str) -> 
 def test_unknown_key_suggests() -> None:
     with pytest.raises(ScenarioError) as info:
         load_scenario_text("procedure: b\nexpect:\n  statsu: success\n", path="s.yml")
-    assert info.value.hint == "did you mean 'status'?"
+    assert info.value.hint is not None
+    assert info.value.hint.startswith("did you mean 'status'?")
     assert (info.value.line, info.value.column) == (3, 3)
 
 

@@ -54,7 +54,7 @@ def test_recorded_and_judged_read() -> None:
         (
             "iterations:\n  - usage: {input: 3}\n",
             "3:13",
-            "unknown key 'input' in iterations[0].usage",
+            "iterations[0].usage: unknown key 'input'",
         ),
         (
             "iterations:\n  - tool_calls: [{summary: x}]\n",

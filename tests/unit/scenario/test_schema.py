@@ -60,7 +60,7 @@ def test_the_name_and_path_of_text_loaded_without_a_file() -> None:
         ("procedure: b\nmax_iterations: two\n", "2:17", "max_iterations: expected an integer"),
         ("procedure: b\nmax_iterations: 0\n", "2:17", "expected an integer >= 1, got 0"),
         ("procedure: b\nmax_iterations: true\n", "2:17", "expected an integer, got a boolean"),
-        ("procedure: b\nexpext: {}\n", "2:1", "unknown key 'expext' in scenario"),
+        ("procedure: b\nexpext: {}\n", "2:1", "scenario: unknown key 'expext'"),
         ("procedure: b\nmax_cost: 0\n", "2:11", "max_cost: expected a number > 0"),
         ("procedure: b\nmax_tokens: 0.5\n", "2:13", "max_tokens: expected an integer"),
         ("procedure: b\nrepeat: 0\n", "2:9", "repeat: expected an integer >= 1, got 0"),

@@ -1,26 +1,25 @@
-"""Located reading of one value (scenario/reader.py): what each reader accepts, where
-and how it refuses the rest; and a judge's labelled-examples file."""
+"""Located reading of one value (pytest_ooda/reader.py): what each check accepts, where
+and how it refuses the rest, in a YAML file (at the value's line and column) and in a
+JSON record (at its line); unknown keys refused or, in a lenient reader, warned about;
+nesting bounded."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import pytest
 
-from pytest_ooda.errors import ScenarioError
-from pytest_ooda.scenario.reader import Reader, load_examples
+from pytest_ooda.errors import ConfigWarning, ResultsError, ScenarioError
+from pytest_ooda.reader import MAX_DEPTH, Reader, deeper_than
 from pytest_ooda.yamlload import load_yaml_text
 from pytest_ooda.yamlnodes import YamlMapping
-
-if TYPE_CHECKING:
-    from pathlib import Path
 
 
 def _field(text: str) -> tuple[Reader, YamlMapping]:
     """A reader of ``f.yml`` and the mapping ``text`` holds."""
     doc = load_yaml_text(text, file="f.yml", error=ScenarioError)
     assert isinstance(doc, YamlMapping)
-    return Reader("f.yml"), doc
+    return Reader("f.yml", ScenarioError), doc
 
 
 def _refused(read: Any) -> ScenarioError:
@@ -78,40 +77,70 @@ def test_a_wrong_value_is_refused_where_it_is(
 def test_an_unknown_key_is_refused_at_the_key_with_the_closest_known_one() -> None:
     check, doc = _field("top: 1\nexpext: 2\n")
     error = _refused(lambda: check.keys(doc, ("top", "expect"), "here"))
-    assert (error.line, error.column, error.message) == (2, 1, "unknown key 'expext' in here")
-    assert error.hint == "did you mean 'expect'?"
+    assert (error.line, error.column, error.message) == (2, 1, "here: unknown key 'expext'")
+    assert error.hint == "did you mean 'expect'?\n  expected one of: expect, top"
     far = _refused(lambda: check.keys(doc, ("top", "zzz"), "here"))
     assert far.hint == "expected one of: top, zzz"
+    check, doc = _field("1: x\n")
+    error = _refused(lambda: check.keys(doc, ("top",), "here"))
+    assert error.message == "here: keys must be strings, got an integer (1)"
+
+
+def test_a_lenient_reader_warns_about_unknown_keys_and_names_them() -> None:
+    doc = load_yaml_text("top: 1\nextra: 2\n", file="rooda-config.yml")
+    assert isinstance(doc, YamlMapping)
+    check = Reader("rooda-config.yml", ScenarioError, ConfigWarning, lenient=True)
+    assert check.keys(doc, ("top",), "loop") == {"extra"}
+    [warning] = check.warnings
+    assert isinstance(warning, ConfigWarning)
+    assert (warning.file, warning.line, warning.column) == ("rooda-config.yml", 2, 1)
+    assert (
+        warning.message
+        == "loop: unknown key 'extra' (ignored, as rooda does); expected one of: top"
+    )
+
+
+def test_a_json_value_is_refused_at_the_line_of_its_record() -> None:
+    check = Reader("r.jsonl", ResultsError, line=7)
+    record = {"n": "x", "list": [1, "two"]}
+    error = _refused_as(ResultsError, lambda: check.integer(record["n"], None, "n"))
+    assert (error.file, error.line, error.column) == ("r.jsonl", 7, None)
+    assert error.message == "n: expected an integer, got a string ('x')"
+    error = _refused_as(ResultsError, lambda: check.texts(record["list"], None, "list"))
+    assert (error.line, error.message) == (7, "list[0]: expected a string, got an integer (1)")
+    assert check.mapping(record, None, "record") is record
+
+
+def test_the_depth_of_a_value_is_measured_without_recursion() -> None:
+    deep: object = 1
+    for _ in range(50_000):  # far past Python's recursion limit
+        deep = [deep]
+    assert deeper_than(deep)
+    level: object = 1
+    for _ in range(MAX_DEPTH):
+        level = {"a": level}
+    assert not deeper_than(level)
+    assert deeper_than({"b": level})
+    assert not deeper_than([1, "x", None, {}])
+
+
+def test_a_value_kept_as_it_is_is_refused_when_nested_too_deep() -> None:
+    check = Reader("r.jsonl", ResultsError, line=3)
+    deep: object = {}
+    for _ in range(MAX_DEPTH + 1):
+        deep = {"a": deep}
+    error = _refused_as(ResultsError, lambda: check.nested(deep, None, "expect"))
+    assert (error.line, error.message) == (3, f"expect: nesting deeper than {MAX_DEPTH} levels")
+    assert check.nested({"a": [1]}, None, "expect") == {"a": [1]}
+
+
+def _refused_as(cls: type[Exception], read: Any) -> Any:
+    with pytest.raises(cls) as info:
+        read()
+    return info.value
 
 
 def test_the_base_folder_of_relative_paths() -> None:
     assert Reader("dir/sub/s.yml").base is not None
     assert str(Reader("dir/sub/s.yml").base) == "dir/sub"
     assert Reader(None).base is None
-
-
-def test_an_examples_file_a_list_or_a_mapping(tmp_path: Path) -> None:
-    listed = tmp_path / "listed.yml"
-    listed.write_text("- {name: good, label: pass, output: fine}\n- {label: fail, output: nope}\n")
-    assert [example.label for example in load_examples(listed)] == ["pass", "fail"]
-    described = tmp_path / "described.yml"
-    described.write_text("description: two\nexamples:\n  - {label: pass, output: ok}\n")
-    assert [example.output for example in Reader(None).examples_file(described)] == ["ok"]
-
-
-@pytest.mark.parametrize(
-    ("text", "where", "message"),
-    [
-        ("description: none\n", "1:1", "examples file: missing 'examples'"),
-        ("exampels: []\n", "1:1", "unknown key 'exampels' in examples file"),
-        ("- {label: maybe, output: x}\n", "1:11", "label"),
-    ],
-)
-def test_mistakes_in_an_examples_file_are_located(
-    tmp_path: Path, text: str, where: str, message: str
-) -> None:
-    path = tmp_path / "examples.yml"
-    path.write_text(text)
-    error = _refused(lambda: load_examples(path))
-    assert str(error).startswith(f"{path}:{where}: "), str(error)
-    assert message in error.message
