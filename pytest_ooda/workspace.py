@@ -26,6 +26,7 @@ Limits (a placeholder, a change left out or a symlink leaves a line in ``warning
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import shutil
@@ -39,7 +40,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from pytest_ooda.errors import BackendError
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping
+    from collections.abc import Mapping, Sequence
 
     from pytest_ooda._types import FileChange
     from pytest_ooda.loop import LoopEvent
@@ -52,6 +53,7 @@ __all__ = [
     "WorkspaceChanges",
     "fresh_repository",
     "placeholder",
+    "restore_protected",
     "scan",
 ]
 
@@ -383,3 +385,122 @@ def copy_workspace(source: Path | None, target: Path) -> Path:
             raise BackendError(f"workspace directory not found: {source}")
         shutil.copytree(source, target, dirs_exist_ok=True, symlinks=True)
     return target
+
+
+# --------------------------------------------------------------------------- protect
+
+#: What a protected path holds, per relative path: a file (digest, executable), a
+#: symbolic link (its target), a directory, or something else.
+_Kind = tuple[str, ...]
+
+
+def restore_protected(
+    workspace: Path, source: Path | None, paths: Sequence[str]
+) -> tuple[str, ...]:
+    """Put each of ``paths`` (files or directories, relative to ``workspace``) back as
+    ``source`` holds it (the directory the workspace was copied from; ``None``: an empty
+    one, so whatever the agent put there is removed), so that what the agent did to
+    them cannot decide a verdict (``expect.protect``). Returns the relative paths under
+    them the agent created, changed or deleted (a file's content or executable bit, a
+    link's target, a directory), sorted.
+
+    Nothing is followed through a symbolic link: a link the agent put in place of a
+    protected path, or of a directory above one, is removed, never written through, and
+    what ``source`` holds there is put back."""
+    changed: set[str] = set()
+    for path in paths:
+        held = _tree(source, path) if source is not None else {}
+        found = _tree(workspace, path)
+        if found == held:
+            continue
+        # Under a directory the agent locked nothing could be read: it stands for all.
+        locked = tuple(key + "/" for key, kind in found.items() if kind == ("unreadable",))
+        changed.update(
+            key
+            for key in held.keys() | found.keys()
+            if held.get(key) != found.get(key) and not key.startswith(locked)
+        )
+        target = _clear(workspace, path)
+        if source is not None and os.path.lexists(source / path):
+            _copy(source / path, target)
+    return tuple(sorted(changed))
+
+
+def _tree(root: Path, path: str) -> dict[str, _Kind]:
+    """What ``root/path`` holds, walked without following a link (an ancestor of
+    ``path`` that is not a real directory holds ``path`` as "displaced")."""
+    here = root
+    for part in path.split("/")[:-1]:
+        here = here / part
+        if not os.path.lexists(here):
+            return {}
+        if here.is_symlink() or not here.is_dir():
+            return {path: ("displaced",)}
+    found: dict[str, _Kind] = {}
+    stack = [path]
+    while stack:
+        relative = stack.pop()
+        full = root / relative
+        try:
+            info = full.lstat()
+        except FileNotFoundError:
+            continue
+        try:
+            if stat.S_ISLNK(info.st_mode):
+                found[relative] = ("link", os.readlink(full))
+            elif stat.S_ISDIR(info.st_mode):
+                found[relative] = ("dir",)
+                stack.extend(f"{relative}/{entry.name}" for entry in os.scandir(full))
+            elif stat.S_ISREG(info.st_mode):
+                digest = hashlib.sha256(full.read_bytes()).hexdigest()
+                found[relative] = ("file", digest, str(bool(info.st_mode & 0o111)))
+            else:
+                found[relative] = ("special", _special(info.st_mode))
+        except PermissionError:
+            # Locked by the agent (chmod 000): changed, whatever it holds.
+            found[relative] = ("unreadable",)
+    return found
+
+
+def _clear(workspace: Path, path: str) -> Path:
+    """Remove what ``workspace/path`` holds, after making every directory above it a
+    real one inside ``workspace`` (a link or a file in the way is removed first).
+    Returns the emptied path."""
+    here = workspace
+    for part in path.split("/")[:-1]:
+        here = here / part
+        if here.is_symlink() or (os.path.lexists(here) and not here.is_dir()):
+            here.unlink()
+        here.mkdir(exist_ok=True)
+    target = here / path.split("/")[-1]
+    if target.is_symlink() or (os.path.lexists(target) and not target.is_dir()):
+        target.unlink()
+    elif target.is_dir():
+        _unlock(target)
+        shutil.rmtree(target)
+    return target
+
+
+def _unlock(top: Path) -> None:
+    """Let the owner list and empty every directory under ``top``: an agent running as
+    this user may have locked one (``chmod 000``) to keep it from being restored."""
+    stack = [top]
+    while stack:
+        directory = stack.pop()
+        with contextlib.suppress(OSError):
+            os.chmod(directory, 0o700)
+            stack.extend(
+                Path(entry.path)
+                for entry in os.scandir(directory)
+                if entry.is_dir(follow_symlinks=False)
+            )
+
+
+def _copy(original: Path, target: Path) -> None:
+    """``original`` (a file, a link or a directory) copied to ``target``, links as links."""
+    if original.is_symlink():
+        os.symlink(os.readlink(original), target)
+    elif original.is_dir():
+        shutil.copytree(original, target, symlinks=True)
+    else:
+        shutil.copy2(original, target)

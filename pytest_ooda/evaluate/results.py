@@ -175,6 +175,9 @@ class RunRecord:
     #: The id of the ``error`` run ``--ooda-resume`` ran this one again for: reports
     #: count the two once (this one).
     replaces: str | None = None
+    #: Files under ``expect.protect`` the agent created, changed or deleted (relative
+    #: to the workspace), put back before the run was checked.
+    protected_changes: tuple[str, ...] = ()
     #: Seconds the run waited for a slot under ``--ooda-max-concurrent``.
     queued_s: float | None = None
     #: What the HTML transcript view shows (the composed prompt by fragment, each
@@ -248,6 +251,7 @@ class RunRecord:
             "judge": dict(self.judge) if self.judge is not None else None,
             "series": self.series,
             "replaces": self.replaces,
+            "protected_changes": list(self.protected_changes),
             "queued_s": self.queued_s,
             "transcript": dict(self.transcript) if self.transcript is not None else None,
         }
@@ -330,6 +334,7 @@ _RECORD_FIELDS: _Fields = _fields(
         "judge": (_DICT, False),
         "series": (_STR, False),
         "replaces": (_STR, False),
+        "protected_changes": (_LIST, False),
         "queued_s": (_NUMBER, False),
         "transcript": (_DICT, False),
     }
@@ -613,8 +618,9 @@ class RecordReader:
             raise self.fail(
                 f"field 'status': expected one of {', '.join(STATUSES)}, got {status!r}"
             )
-        if not all(type(problem) is str for problem in plain["problems"] or ()):
-            raise self.fail("field 'problems': expected a list of strings")
+        for name in ("problems", "protected_changes"):
+            if not all(type(item) is str for item in plain[name] or ()):
+                raise self.fail(f"field {name!r}: expected a list of strings")
         if (plain["retries"] or 0) < 0:
             raise self.fail(f"field 'retries': expected a count >= 0, got {plain['retries']}")
         return plain
@@ -669,6 +675,7 @@ class RecordReader:
             judge=MappingProxyType(judge) if judge is not None else None,
             series=plain["series"],
             replaces=plain["replaces"],
+            protected_changes=tuple(plain["protected_changes"] or ()),
             queued_s=plain["queued_s"],
             transcript=MappingProxyType(transcript) if transcript is not None else None,
         )

@@ -208,13 +208,9 @@ def judge_view(judge: Mapping[str, Any] | None) -> dict[str, Any] | None:
 
 
 def _protected(record: RunRecord) -> list[tuple[str, str]]:
-    """The protected paths the agent changed (``expect.protect``), when the record says."""
-    found = getattr(record, "protected", None)
-    if isinstance(found, dict):
-        return [(str(path), str(change)) for path, change in found.items()]
-    if isinstance(found, (list, tuple)):
-        return [(str(path), "changed") for path in found]
-    return []
+    """The protected paths the agent changed (``expect.protect``), put back before the
+    run was checked."""
+    return [(path, "changed") for path in record.protected_changes]
 
 
 def run_view(

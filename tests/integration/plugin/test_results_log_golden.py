@@ -235,8 +235,10 @@ def normalised(value: Any, project: Path) -> Any:
     return value
 
 
-#: ``replaces``: the error run a resumed session made again (issue 29).
-ADDED_IN_VERSION_3 = ("replaces",)
+#: Fields added within version 3 since the copy was taken, with their value in these
+#: runs: the error run a resumed session made again, the protected files the agent
+#: changed (issue 29).
+ADDED_IN_VERSION_3 = {"replaces": None, "protected_changes": []}
 
 
 def as_version_3(record: dict[str, Any]) -> dict[str, Any]:
@@ -246,8 +248,8 @@ def as_version_3(record: dict[str, Any]) -> dict[str, Any]:
         assert record.pop("success") == (record["outcome"] == "success")
         record["version"] = 3
     # Fields added within version 3 since the copy was taken; null in these runs.
-    for name in ADDED_IN_VERSION_3:
-        record.setdefault(name, None)
+    for name, value in ADDED_IN_VERSION_3.items():
+        record.setdefault(name, value)
     return record
 
 

@@ -67,6 +67,17 @@ def test_html_shows_each_verification_command() -> None:
     assert "3 passed" in "".join(parser.text)
 
 
+def test_html_names_the_protected_paths_the_agent_changed() -> None:
+    changed = replace(record(False), protected_changes=("tests/check.sh", "tests/conftest.py"))
+    html = render_html(summarize([changed, record(True)]), k=3, title="r")
+    parser = _Collector()
+    parser.feed(html)
+    text = re.sub(r"\s+", " ", "".join(parser.text))
+    assert "the agent changed protected paths (restored before the checks ran):" in text
+    assert "tests/check.sh changed, tests/conftest.py changed" in text
+    assert text.count("the agent changed protected paths") == 1
+
+
 def test_html_draws_the_rate_and_its_interval() -> None:
     [stats] = summarize(sample(15, 20))
     html = render_html([stats], k=3, title="r")
