@@ -163,6 +163,11 @@ class ResultsError(OodaError):
     a record of a schema version this pytest-ooda knows."""
 
 
+class ResultsNestingError(ResultsError):
+    """A results record nests deeper than any reader follows (``reader.MAX_DEPTH``):
+    reading a log leaves its line out with a warning."""
+
+
 # --------------------------------------------------------------------------- warnings
 
 

@@ -123,6 +123,8 @@ class Reader:
         """Refuse a key ``known`` lacks, at the key, with the closest known one; a lenient
         reader warns instead and returns the keys to ignore."""
         ignored: set[Any] = set()
+        # A JSON object has no marks: its mistakes are at the reader's line.
+        marks = mapping.key_marks if isinstance(mapping, YamlMapping) else {}
         for key in mapping:
             if not isinstance(key, str):
                 message = f"{where}: keys must be strings, got {type_name(key)}"
@@ -132,7 +134,7 @@ class Reader:
                 hint = did_you_mean(key, known, label="expected one of")
             else:
                 continue
-            mark = mapping.key_marks.get(key, mapping.mark)
+            mark = marks.get(key, getattr(mapping, "mark", None))
             if not self.lenient:
                 raise self.fail(message, mark, hint)
             ignored.add(key)
@@ -192,15 +194,17 @@ class Reader:
             raise self.fail(f"{where}: expected an integer >= {minimum}, got {value}", mark)
         return value
 
-    def number(self, value: Any, mark: Mark | None, where: str) -> float:
-        """A finite number >= 0 (a rate, a cost, a duration)."""
+    def number(self, value: Any, mark: Mark | None, where: str, minimum: float | None = 0) -> float:
+        """A finite number >= ``minimum`` (a rate, a cost, a duration), or any finite
+        number when ``minimum`` is ``None``."""
         if (
             isinstance(value, bool)
             or not isinstance(value, int | float)
             or not math.isfinite(value)
-            or value < 0
+            or (minimum is not None and value < minimum)
         ):
-            raise self.fail(f"{where}: expected a number >= 0, got {value!r}", mark)
+            expected = "a number" if minimum is None else f"a number >= {minimum:g}"
+            raise self.fail(f"{where}: expected {expected}, got {value!r}", mark)
         return float(value)
 
     def positive(self, value: Any, mark: Mark | None, where: str) -> float:

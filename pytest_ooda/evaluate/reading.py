@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda.errors import ResultsError, ResultsWarning
+from pytest_ooda.errors import ResultsError, ResultsNestingError, ResultsWarning
 from pytest_ooda.evaluate.results import RecordReader, RunRecord
+from pytest_ooda.reader import MAX_DEPTH
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -66,9 +67,19 @@ def _parse(raw: bytes, file: str, line: int) -> Any:
             f"not a results record: {exc.msg}", file=file, line=line, column=exc.colno
         ) from None
     except RecursionError:
-        raise ResultsError(
-            "not a results record: nested too deeply", file=file, line=line
+        # Python's parser recurses once per level: this line nests far past MAX_DEPTH.
+        raise ResultsNestingError(
+            f"the record nests deeper than {MAX_DEPTH} levels", file=file, line=line
         ) from None
+
+
+def _is_json(raw: bytes) -> bool:
+    """Whether a line without its newline is whole (a file written by hand), not cut."""
+    try:
+        json.loads(raw)
+    except (ValueError, RecursionError):
+        return False
+    return True
 
 
 def read_record(source: RecordSource) -> RunRecord:
@@ -134,8 +145,19 @@ class ResultsFile:
                         continue
                     try:
                         data = _parse(raw, name, number)
+                        reader.line = number
+                        record = reader.record(data)
+                    except ResultsNestingError as error:
+                        # Nothing a session writes nests that deep: a damaged or planted
+                        # line, left out so that the rest of the log still counts.
+                        warnings.append(
+                            ResultsWarning(
+                                f"{error.message}; the line is left out", file=name, line=number
+                            )
+                        )
+                        continue
                     except ResultsError:
-                        if raw.endswith(b"\n"):
+                        if raw.endswith(b"\n") or _is_json(raw):
                             raise
                         warnings.append(
                             ResultsWarning(
@@ -146,10 +168,7 @@ class ResultsFile:
                             )
                         )
                         continue
-                    reader.line = number
-                    found.append(
-                        (RecordSource(self.path, number, offset, len(raw)), reader.record(data))
-                    )
+                    found.append((RecordSource(self.path, number, offset, len(raw)), record))
         except OSError as exc:
             raise ResultsError(
                 f"cannot read results file: {exc.strerror or exc}", file=name

@@ -24,7 +24,8 @@ from typing import TYPE_CHECKING, Any
 from pytest_ooda._types import FILE_CHANGES, RUN_OUTCOMES, STATUSES
 from pytest_ooda._util import type_name
 from pytest_ooda.backends import ToolCall, Usage
-from pytest_ooda.errors import ResultsError
+from pytest_ooda.errors import ResultsError, ResultsNestingError, ResultsWarning
+from pytest_ooda.reader import MAX_DEPTH, Reader, deeper_than
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -371,7 +372,7 @@ _USAGE_FIELDS: _Fields = _fields(
 )
 
 
-class RecordReader:
+class RecordReader(Reader):
     """Typed access to parsed records, failing at their file and line.
 
     ``summary``: leave out what only a run's own page shows (the transcript; each
@@ -381,6 +382,8 @@ class RecordReader:
     prompt version has the same).
     """
 
+    MAPPING = "an object"
+
     def __init__(
         self,
         file: str | None,
@@ -389,20 +392,11 @@ class RecordReader:
         summary: bool = False,
         shared: dict[Any, tuple[FragmentHash, ...]] | None = None,
     ) -> None:
-        self.file = file
-        self.line = line
+        super().__init__(file, ResultsError, ResultsWarning, line=line)
         self.summary = summary
         self.shared = shared if shared is not None else {}
 
-    def fail(self, message: str, hint: str | None = None) -> ResultsError:
-        return ResultsError(message, file=self.file, line=self.line, hint=hint)
-
-    def mapping(self, value: Any, where: str) -> dict[str, Any]:
-        if not isinstance(value, dict):
-            raise self.fail(f"{where}: expected an object, got {type_name(value)}")
-        return value
-
-    def get(self, data: dict[str, Any], key: str, kinds: tuple[type, ...], where: str) -> Any:
+    def field(self, data: dict[str, Any], key: str, kinds: tuple[type, ...], where: str) -> Any:
         """``data[key]``, required, of one of ``kinds`` (``type(None)`` allows null)."""
         name = f"{where}.{key}" if where else key
         if key not in data:
@@ -412,11 +406,25 @@ class RecordReader:
             raise self.fail(f"field {name!r}: expected {_kinds(kinds)}, got {type_name(value)}")
         return value
 
-    def optional(self, data: dict[str, Any], key: str, kinds: tuple[type, ...], where: str) -> Any:
-        """Like ``get``, but a missing field is ``None`` (fields added within a version)."""
+    def optional_field(
+        self, data: dict[str, Any], key: str, kinds: tuple[type, ...], where: str
+    ) -> Any:
+        """Like ``field``, but a missing field is ``None`` (fields added within a version)."""
         if data.get(key) is None:
             return None
-        return self.get(data, key, kinds, where)
+        return self.field(data, key, kinds, where)
+
+    def kept(self, value: Any, key: str) -> Mapping[str, Any] | None:
+        """An object field kept as it is (``expect``, ``sandbox``, ``judge`` …): what
+        renders it later recurses on it, so it may not nest deeper than ``MAX_DEPTH``."""
+        if value is None:
+            return None
+        if deeper_than(value):
+            raise self.fail(
+                f"field {key!r} nests deeper than {MAX_DEPTH} levels",
+                error=ResultsNestingError,
+            )
+        return MappingProxyType(value)
 
     def plain(self, data: dict[str, Any], fields: _Fields, where: str) -> dict[str, Any]:
         """Every field of ``fields`` checked (a missing optional one is ``None``)."""
@@ -436,13 +444,13 @@ class RecordReader:
             return f"missing field {name!r}"
         return f"field {name!r}: expected {_kinds(kinds)}, got {type_name(data[key])}"
 
-    def number(self, data: dict[str, Any], key: str, where: str) -> float:
-        return float(self.get(data, key, _NUMBER, where))
+    def number_field(self, data: dict[str, Any], key: str, where: str) -> float:
+        return float(self.field(data, key, _NUMBER, where))
 
     def usage(self, value: Any, where: str) -> Usage | None:
         if value is None:
             return None
-        data = self.plain(self.mapping(value, where), _USAGE_FIELDS, where)
+        data = self.plain(self.mapping(value, None, where), _USAGE_FIELDS, where)
         cost = data["cost"]
         return Usage(
             input_tokens=data["input_tokens"],
@@ -459,17 +467,17 @@ class RecordReader:
         if not isinstance(value, list):
             raise self.fail(f"field {where!r}: expected a list, got {type_name(value)}")
         return [
-            (self.mapping(item, f"{where}[{index}]"), f"{where}[{index}]")
+            (self.mapping(item, None, f"{where}[{index}]"), f"{where}[{index}]")
             for index, item in enumerate(value)
         ]
 
     def tool_calls(self, value: Any, where: str) -> tuple[ToolCall, ...]:
         return tuple(
             ToolCall(
-                name=self.get(data, "name", _STR, at),
-                summary=self.optional(data, "summary", _STR, at) or "",
-                ok=self.optional(data, "ok", _BOOL, at),
-                error=self.optional(data, "error", _STR, at),
+                name=self.field(data, "name", _STR, at),
+                summary=self.optional_field(data, "summary", _STR, at) or "",
+                ok=self.optional_field(data, "ok", _BOOL, at),
+                error=self.optional_field(data, "error", _STR, at),
             )
             for data, at in self.objects(value, where)
         )
@@ -477,7 +485,7 @@ class RecordReader:
     def files(self, value: Any, where: str) -> Mapping[str, FileChange]:
         if value is None:
             return MappingProxyType({})
-        data = self.mapping(value, where)
+        data = self.mapping(value, None, where)
         for name, change in data.items():
             if change not in FILE_CHANGES:
                 raise self.fail(
@@ -487,7 +495,7 @@ class RecordReader:
         return MappingProxyType(dict(data))
 
     def iteration(self, value: Any, where: str) -> IterationEntry:
-        data = self.mapping(value, where)
+        data = self.mapping(value, None, where)
         if self.summary:
             # How the loop decided the iteration, without what only its page shows.
             plain = self.plain(data, _ITERATION_SUMMARY_FIELDS, where)
@@ -520,7 +528,7 @@ class RecordReader:
                 data.get("permission_denials"), f"{where}.permission_denials"
             ),
             files=self.files(data.get("files"), f"{where}.files"),
-            output_tail=self.optional(data, "output_tail", _STR, where) or "",
+            output_tail=self.optional_field(data, "output_tail", _STR, where) or "",
             error=plain["error"],
             retries=plain["retries"] or 0,
             infra_error=plain["infra_error"],
@@ -540,10 +548,10 @@ class RecordReader:
                 return found
         fragments = tuple(
             FragmentHash(
-                phase=self.get(data, "phase", _STR, at),
-                index=self.get(data, "index", _INT, at),
-                source=self.get(data, "source", _STR, at),
-                sha256=self.get(data, "sha256", _STR, at),
+                phase=self.field(data, "phase", _STR, at),
+                index=self.field(data, "index", _INT, at),
+                source=self.field(data, "source", _STR, at),
+                sha256=self.field(data, "sha256", _STR, at),
             )
             for data, at in self.objects(value, "fragments")
         )
@@ -560,14 +568,14 @@ class RecordReader:
 
         return tuple(
             CommandOutcome(
-                run=self.get(data, "run", _STR, at),
-                exit_code=self.get(data, "exit_code", _INT, at),
-                expected_exit_code=self.get(data, "expected_exit_code", _INT, at),
-                duration_s=self.number(data, "duration_s", at),
-                timed_out=self.optional(data, "timed_out", _BOOL, at) or False,
-                problem=self.optional(data, "problem", _STR, at),
+                run=self.field(data, "run", _STR, at),
+                exit_code=self.field(data, "exit_code", _INT, at),
+                expected_exit_code=self.field(data, "expected_exit_code", _INT, at),
+                duration_s=self.number_field(data, "duration_s", at),
+                timed_out=self.optional_field(data, "timed_out", _BOOL, at) or False,
+                problem=self.optional_field(data, "problem", _STR, at),
                 output_tail=(
-                    "" if self.summary else self.optional(data, "output_tail", _STR, at) or ""
+                    "" if self.summary else self.optional_field(data, "output_tail", _STR, at) or ""
                 ),
             )
             for data, at in entries
@@ -581,7 +589,7 @@ class RecordReader:
                 f"not a pytest-ooda results record (schema {data.get('schema')!r})",
                 hint=f'results records start with {{"schema": "{SCHEMA}", …}}',
             )
-        version: int = self.get(data, "version", _INT, "")
+        version: int = self.field(data, "version", _INT, "")
         if version > SCHEMA_VERSION:
             raise self.fail(
                 f"results schema version {version} is newer than this pytest-ooda reads "
@@ -594,15 +602,15 @@ class RecordReader:
         """``outcome``; a version 1 line has only ``success``, and a version 2 line
         carries both, which must agree."""
         if version < 2 or (version == 2 and data.get("outcome") is None):
-            success = self.get(data, "success", _BOOL, "")
+            success = self.field(data, "success", _BOOL, "")
             return "success" if success else "failure"
-        outcome: RunOutcome = self.get(data, "outcome", _STR, "")
+        outcome: RunOutcome = self.field(data, "outcome", _STR, "")
         if outcome not in RUN_OUTCOMES:
             raise self.fail(
                 f"field 'outcome': expected one of {', '.join(RUN_OUTCOMES)}, got {outcome!r}"
             )
         if version == 2:
-            success = self.get(data, "success", _BOOL, "")
+            success = self.field(data, "success", _BOOL, "")
             if (outcome == "success") != success:
                 raise self.fail(
                     f"field 'outcome' is {outcome!r} but 'success' is {str(success).lower()}",
@@ -626,12 +634,10 @@ class RecordReader:
         return plain
 
     def record(self, value: Any) -> RunRecord:
-        data = self.mapping(value, "record")
+        data = self.mapping(value, None, "record")
         version = self.header(data)
         plain = self.checked(data)
         outcome = self.outcome(data, version)
-        expect, aggregate = plain["expect"], plain["aggregate_expect"]
-        sandbox, judge = plain["sandbox"], plain["judge"]
         transcript = None if self.summary else plain["transcript"]
         return RunRecord(
             id=plain["id"],
@@ -663,21 +669,21 @@ class RecordReader:
                 for index, item in enumerate(plain["iterations"])
             ),
             files_changed=self.files(data.get("files_changed"), "files_changed"),
-            expect=MappingProxyType(expect) if expect is not None else None,
+            expect=self.kept(plain["expect"], "expect"),
             problems=tuple(plain["problems"] or ()),
             commands=self.commands(data.get("commands")),
-            aggregate_expect=MappingProxyType(aggregate) if aggregate is not None else None,
+            aggregate_expect=self.kept(plain["aggregate_expect"], "aggregate_expect"),
             error=plain["error"],
             error_reason=plain["error_reason"],
             retries=plain["retries"] or 0,
-            sandbox=MappingProxyType(sandbox) if sandbox is not None else None,
+            sandbox=self.kept(plain["sandbox"], "sandbox"),
             variant=plain["variant"],
-            judge=MappingProxyType(judge) if judge is not None else None,
+            judge=self.kept(plain["judge"], "judge"),
             series=plain["series"],
             replaces=plain["replaces"],
             protected_changes=tuple(plain["protected_changes"] or ()),
             queued_s=plain["queued_s"],
-            transcript=MappingProxyType(transcript) if transcript is not None else None,
+            transcript=self.kept(transcript, "transcript"),
         )
 
 

@@ -10,8 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_ooda._util import atomic_write_text
+from pytest_ooda.errors import OodaError, ScenarioError
 from pytest_ooda.judge.ask import ask_vote, judge_prompt
 from pytest_ooda.judge.model import Grading, Vote, combine, grading_key, inputs_key
+from pytest_ooda.reader import Reader
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -21,6 +23,18 @@ if TYPE_CHECKING:
 
 #: Folder of the grading cache inside a results directory.
 CACHE_DIR = "judge-cache"
+#: What a cache entry holds (``Vote.as_dict()``).
+_ENTRY_KEYS = (
+    "verdict",
+    "reason",
+    "score",
+    "error",
+    "input_tokens",
+    "output_tokens",
+    "cost",
+    "attempts",
+    "cached",
+)
 
 
 class GradingCache:
@@ -39,14 +53,16 @@ class GradingCache:
         return self.directory / key[:2] / f"{key}.json"
 
     def get(self, key: str) -> Vote | None:
+        """The vote kept under ``key``; ``None`` when there is none, or when the entry is
+        damaged in any way (not JSON, nested past any bound, a field missing or of the
+        wrong type): the judge is asked again and its vote replaces the entry."""
+        path = self._path(key)
         try:
-            data = json.loads(self._path(key).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(data, dict) or data.get("verdict") not in ("pass", "fail"):
+            vote = _read_vote(Reader(str(path), ScenarioError), path.read_bytes())
+        except (OSError, OodaError):
             return None
         self.hits += 1
-        return Vote.from_dict(data)
+        return vote
 
     def put(self, key: str, vote: Vote) -> None:
         if vote.verdict is None:
@@ -64,6 +80,30 @@ class GradingCache:
         except OSError:
             # A cache that cannot be written costs a second question, never the run.
             return
+
+
+def _read_vote(check: Reader, raw: bytes) -> Vote:
+    """A cache entry (``Vote.as_dict()`` as JSON), every field checked."""
+    try:
+        data = json.loads(raw)
+    except (ValueError, RecursionError):
+        raise check.fail("not a JSON object") from None
+    entry = check.mapping(data, None, "vote")
+    check.keys(entry, _ENTRY_KEYS, "vote")
+    if entry.get("error") is not None:
+        raise check.fail("an errored vote is never kept")
+
+    verdict = check.choice(entry.get("verdict"), None, "verdict", ("pass", "fail"))
+    score, cost = entry.get("score"), entry.get("cost")
+    return Vote(
+        verdict="pass" if verdict == "pass" else "fail",
+        reason=check.text(entry.get("reason", ""), None, "reason"),
+        score=None if score is None else check.number(score, None, "score", None),
+        input_tokens=check.integer(entry.get("input_tokens", 0), None, "input_tokens", 0),
+        output_tokens=check.integer(entry.get("output_tokens", 0), None, "output_tokens", 0),
+        cost=None if cost is None else check.number(cost, None, "cost"),
+        attempts=check.integer(entry.get("attempts", 1), None, "attempts", 1),
+    )
 
 
 def cache_for(

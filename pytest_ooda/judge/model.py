@@ -240,22 +240,6 @@ class Vote:
             out["cached"] = True
         return out
 
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> Vote:
-        verdict = data.get("verdict")
-        score = data.get("score")
-        cost = data.get("cost")
-        return cls(
-            verdict=verdict if verdict in ("pass", "fail") else None,
-            reason=str(data.get("reason") or ""),
-            score=float(score) if isinstance(score, int | float) else None,
-            error=str(data["error"]) if data.get("error") is not None else None,
-            input_tokens=int(data.get("input_tokens") or 0),
-            output_tokens=int(data.get("output_tokens") or 0),
-            cost=float(cost) if isinstance(cost, int | float) else None,
-            attempts=int(data.get("attempts") or 1),
-        )
-
 
 @dataclass(frozen=True)
 class Grading:

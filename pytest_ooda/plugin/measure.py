@@ -71,7 +71,7 @@ class LiveRuns:
             from pytest_ooda.plugin.pacing import finished_runs, results_records
 
             self._earlier = {record.id: record for record in finished_runs(config).values()}
-            held = results_records(config)
+            held = results_records(config, warn=True)
             if held:
                 # The session continues the measurement the directory's latest run is of.
                 latest = max(held, key=lambda record: record.finished_at)

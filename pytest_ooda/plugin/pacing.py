@@ -284,8 +284,9 @@ def finished_runs(config: pytest.Config) -> dict[RunKey, RunRecord]:
     return found
 
 
-def results_records(config: pytest.Config) -> list[RunRecord]:
-    """Every record the results directory holds (``--ooda-resume`` reads it)."""
+def results_records(config: pytest.Config, *, warn: bool = False) -> list[RunRecord]:
+    """Every record the results directory holds (``--ooda-resume`` reads it); ``warn``:
+    say what reading left out (a line nested too deep, a record cut short)."""
     from pytest_ooda.errors import OodaError
     from pytest_ooda.evaluate import read_results
     from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
@@ -295,9 +296,12 @@ def results_records(config: pytest.Config) -> list[RunRecord]:
     if not directory.is_dir():
         return []
     try:
-        return list(read_results([directory]).records)
+        results = read_results([directory])
     except OodaError as error:
         raise pytest.UsageError(f"--ooda-resume: cannot read the results: {error}") from None
+    for warning in results.warnings if warn else ():
+        config.issue_config_time_warning(warning, stacklevel=2)
+    return list(results.records)
 
 
 def _first_prompt_sha(item: LiveItem, scenario: Scenario) -> str | None:

@@ -204,3 +204,28 @@ def test_the_default_results_folder_stays_out_of_git(judged: Project) -> None:
     result.assert_outcomes(passed=1, deselected=7)
     assert any((judged.path / ".ooda/results/judge-cache").rglob("*.json"))
     assert (judged.path / ".ooda/.gitignore").read_text().endswith("*\n")
+
+
+def test_a_damaged_cache_entry_is_graded_again_and_the_run_recorded(judged: Project) -> None:
+    """Each cache entry overwritten by one nested 1,000 levels deep: the next session
+    reads every entry as a miss, asks the judge again, passes and logs the run."""
+    with JudgeServer(default=verdict("pass")) as server:
+        judged.scenario("hello", scenario(server, votes=2))
+        live(judged).assert_outcomes(passed=1, deselected=7)
+        assert len(server.requests) == 2
+        entries = sorted((judged.path / "results" / "judge-cache").rglob("*.json"))
+        assert len(entries) == 2
+        for entry in entries:
+            entry.write_text("[" * 1000 + "]" * 1000)
+        for log in (judged.path / "results").glob("*.jsonl"):
+            log.unlink()
+        again = live(judged)
+        again.assert_outcomes(passed=1, deselected=7)
+        assert len(server.requests) == 4
+    assert "INTERNALERROR" not in again.stdout.str()
+    [record] = records(judged.path / "results")
+    assert record["outcome"] == "success"
+    assert record["judge"]["passed"] is True
+    assert not any(vote.get("cached") for vote in record["judge"]["votes"])
+    # The votes asked again replaced the damaged entries.
+    assert all(json.loads(entry.read_text())["verdict"] == "pass" for entry in entries)

@@ -139,3 +139,24 @@ def test_error_runs_are_run_again_and_the_report_counts_each_run_once(
     assert "1 scenario(s), 3 run(s) from 2 file(s)" in out
     assert "3 run(s) counted once: a resumed session ran them again" in err
     assert "greet/s      3   3       0  100%" in out
+
+
+def test_a_results_line_nested_too_deep_is_left_out_with_a_warning(project: Project) -> None:
+    agent = project.write(
+        "agent/ok.py", "import sys\nsys.stdin.read()\nprint('done <promise>SUCCESS</promise>')\n"
+    )
+    project.scenario(
+        "s",
+        "procedure: greet\nmax_iterations: 1\nrepeat: 2\nexpect: {status: success}\n"
+        "iterations: []\n",
+    )
+    planted = project.path / "results" / "planted.jsonl"
+    planted.parent.mkdir()
+    planted.write_text("[" * 1000 + "]" * 1000 + "\n")
+    args = ["-m", "live", "--ooda-ai-cmd", f"{sys.executable} {agent}", "--ooda-results=results"]
+    resumed = project.run(*args, "--ooda-resume")
+    resumed.assert_outcomes(passed=2, deselected=7)
+    out = resumed.stdout.str()
+    assert "INTERNALERROR" not in out
+    assert "Traceback" not in out
+    assert "planted.jsonl:1: the record nests deeper than 100 levels; the line is left out" in out

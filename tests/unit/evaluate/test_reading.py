@@ -13,6 +13,7 @@ from evaluate_records import record, sample, write
 from pytest_ooda.backends import ToolCall
 from pytest_ooda.errors import ResultsError
 from pytest_ooda.evaluate import ResultsFile, read_record, read_results
+from pytest_ooda.reader import MAX_DEPTH
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -168,12 +169,42 @@ def test_a_file_being_written_is_read_as_it_grows(tmp_path: Path) -> None:
     assert log.read(final=True) == ([], [])
 
 
-def test_a_line_nested_too_deeply_is_located(tmp_path: Path) -> None:
+@pytest.mark.parametrize("summary", [False, True])
+def test_a_line_nested_too_deeply_is_left_out_with_a_warning(tmp_path: Path, summary: bool) -> None:
+    """Nested past Python's parser (1,000 levels) or past MAX_DEPTH inside a field a
+    record keeps as it is: each such line is a warning at its line, the others count."""
+    first = record(True)
+    fields = json.loads(first.to_line())
+    deep: object = 1
+    for _ in range(MAX_DEPTH):
+        deep = {"a": deep}
+    lines = [
+        first.to_line(),
+        "[" * 1000 + "]" * 1000,
+        json.dumps({**fields, "id": "deep-expect", "expect": {"b": deep}}),
+        json.dumps({**fields, "id": "deep-judge", "judge": {"votes": [deep]}}),
+        "[" * 100_000,
+        replace(record(False), id="last").to_line(),
+    ]
     path = tmp_path / "a.jsonl"
-    path.write_text(record(True).to_line() + "[" * 100_000 + "]" * 100_000 + "\n")
-    with pytest.raises(ResultsError) as caught:
-        read_results([path])
-    assert (caught.value.line, caught.value.message) == (
-        2,
-        "not a results record: nested too deeply",
-    )
+    path.write_text("".join(line.rstrip("\n") + "\n" for line in lines))
+    results = read_results([path], summary=summary)
+    assert [r.id for r in results.records] == [first.id, "last"]
+    said = [(w.line, w.message) for w in results.warnings]
+    assert said == [
+        (2, f"the record nests deeper than {MAX_DEPTH} levels; the line is left out"),
+        (3, f"field 'expect' nests deeper than {MAX_DEPTH} levels; the line is left out"),
+        (4, f"field 'judge' nests deeper than {MAX_DEPTH} levels; the line is left out"),
+        (5, f"the record nests deeper than {MAX_DEPTH} levels; the line is left out"),
+    ]
+
+
+def test_a_line_nested_within_the_bound_is_read(tmp_path: Path) -> None:
+    fields = json.loads(record(True).to_line())
+    deep: object = 1
+    for _ in range(MAX_DEPTH):
+        deep = {"a": deep}
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps({**fields, "expect": deep}) + "\n")
+    [kept] = read_results([path]).records
+    assert kept.expect is not None
