@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import stat
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,16 @@ if TYPE_CHECKING:
 
     from pytest_ooda.sandbox.spec import SandboxSpec
 
-__all__ = ["BASE_ENV", "Launch", "Sandbox", "SandboxRun", "allowed_env", "fresh_home"]
+__all__ = [
+    "BASE_ENV",
+    "Launch",
+    "Sandbox",
+    "SandboxRun",
+    "allowed_env",
+    "fresh_home",
+    "launcher_failure",
+    "scrub_workspace",
+]
 
 #: Variables every isolating sandbox passes through; ``env:`` adds more.
 BASE_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TZ")
@@ -47,11 +57,20 @@ class SandboxRun(ABC):
 
     #: ``{"kind", "image", "image_id"}`` for results logs, reports and recordings.
     identity: Mapping[str, str | None]
+    #: What :meth:`stop` had to undo in the workspace (a set-user-ID bit, a device
+    #: node), one line each, for a warning.
+    notes: Sequence[str] = ()
 
     @abstractmethod
     def launch(self, argv: Sequence[str], env: Mapping[str, str] | None, cwd: Path) -> Launch:
         """The process to start for ``argv`` with ``env`` (``None``: the caller's
         environment) in ``cwd`` (the workspace or below)."""
+
+    def not_started(self, exit_code: int, output: str) -> str | None:
+        """Why the process that ended with ``exit_code`` and ``output`` (its first
+        bytes) never got to start the command — the launcher's own failure (``bwrap:
+        execvp …``, ``docker exec``'s 126/127) — or ``None`` when it did start."""
+        return None
 
     def stop(self) -> None:  # noqa: B027 - optional hook: most kinds hold nothing
         """Remove what the run left (a container, a process tree); safe to call twice."""
@@ -83,6 +102,16 @@ class Sandbox(ABC):
     def identity(self) -> Mapping[str, str | None]:
         """``{"kind", "image", "image_id"}`` of this sandbox."""
         return {"kind": self.kind, "image": None, "image_id": None}
+
+    def inside_uid(self) -> int | None:
+        """The uid processes have inside (``None``: not known, e.g. a remote backend)."""
+        return None
+
+    def agent_problem(self, argv: Sequence[str], env: Mapping[str, str] | None) -> str | None:
+        """Why the agent ``argv`` (with the caller's ``env``) cannot start inside this
+        sandbox, naming the path, or ``None``; checked before any run (and by the dry
+        run), after :meth:`prepare`. Nothing of the agent is run."""
+        return None
 
     @abstractmethod
     def start(self, workspace: Path, scratch: Path) -> SandboxRun:
@@ -137,3 +166,43 @@ def fresh_home(scratch: Path, files: Sequence[str], env: Mapping[str, str] | Non
             shutil.copy2(origin, target)
         # A listed file that does not exist is no error: credentials are optional.
     return home
+
+
+def launcher_failure(exit_code: int, output: str, prefixes: Sequence[str]) -> str | None:
+    """The launcher's last message when ``output`` is nothing but its messages (each
+    line starting with one of ``prefixes``) and ``exit_code`` is a failure: the command
+    itself never ran, so nothing else could have been said."""
+    lines = [line for line in output.strip().splitlines() if line.strip()]
+    if exit_code == 0 or not lines or len(lines) > 5:
+        return None
+    if all(line.startswith(tuple(prefixes)) for line in lines):
+        return lines[-1].strip()
+    return None
+
+
+def scrub_workspace(root: Path) -> list[str]:
+    """Clear the set-user-ID and set-group-ID bits of files and remove device nodes
+    under ``root``, so nothing a run left there gains privileges on the host; one line
+    per change. Links are not followed."""
+    notes: list[str] = []
+    for directory, dirnames, filenames in os.walk(root):
+        for name in (*dirnames, *filenames):
+            path = Path(directory, name)
+            try:
+                info = path.lstat()
+            except OSError:
+                continue
+            shown = path.relative_to(root).as_posix()
+            if stat.S_ISCHR(info.st_mode) or stat.S_ISBLK(info.st_mode):
+                try:
+                    path.unlink()
+                    notes.append(f"{shown}: a device node, removed")
+                except OSError as exc:
+                    notes.append(f"{shown}: a device node, which could not be removed: {exc}")
+            elif stat.S_ISREG(info.st_mode) and info.st_mode & (stat.S_ISUID | stat.S_ISGID):
+                try:
+                    path.chmod(stat.S_IMODE(info.st_mode) & ~(stat.S_ISUID | stat.S_ISGID))
+                    notes.append(f"{shown}: its set-user/group-ID bit was cleared")
+                except OSError as exc:
+                    notes.append(f"{shown}: a set-user/group-ID file, left as it is: {exc}")
+    return notes

@@ -2,7 +2,17 @@
 container per run, started before the run's first process and removed after the run —
 also on Ctrl-C, and, after a killed session, at the next session's start. Every process
 of the run (the agent each iteration, the verification commands) is a ``docker exec``
-into it, as the invoking user's uid:gid, in the workspace bind-mounted at its own path.
+into it, in the workspace bind-mounted at its own path.
+
+Nothing in it runs as root: the agent gets the invoking user's uid:gid, or, when that
+is root, ``user:`` (default :data:`ROOT_STAND_IN`) — and then the workspace and the
+fresh home are handed to that uid for the run and back to their owner after it. Every
+capability is dropped (``--cap-drop ALL``: no device node, no ``chown`` to another
+user), no process gains privileges (``no-new-privileges``: a set-user-ID file does not
+work), and the run's processes and memory are capped (``pids_limit``, ``memory``; the
+defaults are :data:`~pytest_ooda.sandbox.spec.DEFAULT_PIDS_LIMIT` and
+:data:`~pytest_ooda.sandbox.spec.DEFAULT_MEMORY`). After the run the workspace is
+scrubbed of set-user-ID bits and device nodes all the same.
 
 Before any run (:meth:`DockerSandbox.prepare`): the engine is installed, its daemon
 answers, the network exists, and the image is present — or built from ``build:`` once
@@ -12,6 +22,7 @@ unchanged Dockerfile is never built twice.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import os
@@ -23,15 +34,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_ooda.errors import SandboxError
-from pytest_ooda.sandbox.base import Launch, Sandbox, SandboxRun, allowed_env, fresh_home
-from pytest_ooda.sandbox.spec import DOCKER_OPTIONS
+from pytest_ooda.sandbox.base import (
+    Launch,
+    Sandbox,
+    SandboxRun,
+    allowed_env,
+    fresh_home,
+    launcher_failure,
+    scrub_workspace,
+)
+from pytest_ooda.sandbox.spec import DEFAULT_MEMORY, DEFAULT_PIDS_LIMIT, DOCKER_OPTIONS
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from pytest_ooda.sandbox.spec import SandboxSpec
 
-__all__ = ["LABEL", "DockerSandbox", "remove_leftovers"]
+__all__ = ["LABEL", "ROOT_STAND_IN", "DockerSandbox", "remove_leftovers"]
 
 #: Every container we start carries this label (value: ``host:pid`` of the session).
 LABEL = "pytest-ooda.run"
@@ -39,6 +58,10 @@ INSTALL = {"docker": "apt-get install -y docker.io", "podman": "apt-get install 
 #: Files of a build context hashed at most (a bigger context is hashed by its listing).
 _HASH_LIMIT = 64 << 20
 _names = itertools.count(1)
+#: The uid:gid an agent gets when root starts the session (an ordinary user's).
+ROOT_STAND_IN = "1000:1000"
+#: What ``docker exec`` prints when it cannot start the command (exit 126 or 127).
+_EXEC_FAILURES = ("OCI runtime exec failed", "Error response from daemon", "Error: ")
 
 
 def _owner() -> str:
@@ -117,6 +140,15 @@ def context_hash(dockerfile: Path) -> str:
     return digest.hexdigest()
 
 
+def _chown_tree(root: Path, uid: int, gid: int) -> None:
+    """``chown -R`` without following links (the owner of what a link points at stays)."""
+    os.lchown(root, uid, gid)
+    for directory, dirnames, filenames in os.walk(root):
+        for name in (*dirnames, *filenames):
+            with contextlib.suppress(OSError):
+                os.lchown(os.path.join(directory, name), uid, gid)
+
+
 class _DockerRun(SandboxRun):
     def __init__(self, sandbox: DockerSandbox, workspace: Path, scratch: Path) -> None:
         self.sandbox = sandbox
@@ -124,21 +156,29 @@ class _DockerRun(SandboxRun):
         options = sandbox.spec.options
         self.workspace = workspace.resolve()
         self.home = fresh_home(scratch, options.get("home_files", ()), None).resolve()
-        self.user = f"{os.getuid()}:{os.getgid()}"
+        self.user = sandbox.user()
         self.identity = sandbox.identity()
+        self.notes: list[str] = []
         self.name = f"ooda-{os.getpid()}-{next(_names)}-{secrets.token_hex(3)}"
         self.stopped = False
+        # As root the agent is another uid: it gets the workspace for the run.
+        owner = self.workspace.stat()
+        self.owner = (owner.st_uid, owner.st_gid)
+        self.handed = os.geteuid() == 0 and self.user != f"{owner.st_uid}:{owner.st_gid}"
+        if self.handed:
+            uid, _, gid = self.user.partition(":")
+            _chown_tree(self.workspace, int(uid), int(gid))
+            _chown_tree(self.home, int(uid), int(gid))
         argv = [self.engine, "run", "-d", "--init", "--name", self.name]
         argv += ["--label", f"{LABEL}={_owner()}", "--user", self.user]
+        argv += ["--cap-drop", "ALL", "--security-opt", "no-new-privileges"]
         argv += ["--network", options.get("network", "bridge")]
         if "cpus" in options:
             argv += ["--cpus", str(options["cpus"])]
-        if "memory" in options:
-            argv += ["--memory", str(options["memory"])]
-        if "pids_limit" in options:
-            argv += ["--pids-limit", str(options["pids_limit"])]
+        argv += ["--memory", str(options.get("memory", DEFAULT_MEMORY))]
+        argv += ["--pids-limit", str(options.get("pids_limit", DEFAULT_PIDS_LIMIT))]
         argv += ["-v", f"{self.workspace}:{self.workspace}", "-v", f"{self.home}:{self.home}"]
-        argv += ["--tmpfs", "/tmp:rw,exec,mode=1777", "-w", str(self.workspace)]
+        argv += ["--tmpfs", "/tmp:rw,exec,nosuid,nodev,mode=1777", "-w", str(self.workspace)]
         argv += ["--entrypoint", "", sandbox.image]
         argv += list(options.get("keepalive", ("sleep", "infinity")))
         started = _engine_run(argv, timeout=300)
@@ -153,16 +193,7 @@ class _DockerRun(SandboxRun):
 
     def launch(self, argv: Sequence[str], env: Mapping[str, str] | None, cwd: Path) -> Launch:
         inner = allowed_env(env, self.sandbox.spec.options.get("env", ()), OODA_SANDBOXED="docker")
-        client = dict(os.environ if env is None else env)
-        client.update(inner)
-        # Allowed values reach the container by name (`-e NAME`: the client copies its
-        # own value), never in argv; HOME and TMPDIR are paths, not secrets.
-        for name in ("HOME", "TMPDIR"):
-            client.pop(name, None)
-        for keep in ("HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "PATH"):
-            if keep in os.environ:
-                client[keep] = os.environ[keep]
-        flags = [f"-e{name}" for name in inner]
+        client, flags = _client_env(env, inner)
         flags += [f"-eHOME={self.home}", "-eTMPDIR=/tmp"]
         command = (
             self.engine,
@@ -178,11 +209,36 @@ class _DockerRun(SandboxRun):
         )
         return Launch(command, client, cwd)
 
+    def not_started(self, exit_code: int, output: str) -> str | None:
+        if exit_code not in (1, 126, 127):
+            return None
+        return launcher_failure(exit_code, output, _EXEC_FAILURES)
+
     def stop(self) -> None:
         if self.stopped:
             return
         self.stopped = True
         _engine_run([self.engine, "rm", "-f", "-v", self.name], timeout=120)
+        self.notes.extend(scrub_workspace(self.workspace))
+        if self.handed:
+            _chown_tree(self.workspace, *self.owner)
+            _chown_tree(self.home, *self.owner)
+
+
+def _client_env(
+    env: Mapping[str, str] | None, inner: Mapping[str, str]
+) -> tuple[dict[str, str], list[str]]:
+    """The docker client's environment and its ``-e`` flags: allowed values reach the
+    container by name (``-e NAME``: the client copies its own value), never in argv."""
+    client = dict(os.environ if env is None else env)
+    client.update(inner)
+    # HOME and TMPDIR are paths, not secrets: given in argv.
+    for name in ("HOME", "TMPDIR"):
+        client.pop(name, None)
+    for keep in ("HOME", "DOCKER_HOST", "DOCKER_CONFIG", "DOCKER_CONTEXT", "PATH"):
+        if keep in os.environ:
+            client[keep] = os.environ[keep]
+    return client, [f"-e{name}" for name in inner]
 
 
 def _tail(text: str, lines: int = 6) -> str:
@@ -194,7 +250,8 @@ class DockerSandbox(Sandbox):
     """See the module docstring; options: ``engine`` (docker | podman), ``image`` or
     ``build`` (a Dockerfile, relative to the declaring file), ``network`` (none | host
     | bridge; default bridge), ``cpus``, ``memory``, ``pids_limit``, ``env``,
-    ``home_files``, ``keepalive`` (the container's idle command)."""
+    ``home_files``, ``keepalive`` (the container's idle command), ``user`` (the uid:gid
+    the agent runs as when root starts the session)."""
 
     kind = "docker"
     options = DOCKER_OPTIONS
@@ -212,9 +269,50 @@ class DockerSandbox(Sandbox):
         self.image: str = options.get("image", "")
         self.image_id: str | None = None
         self.prepared = False
+        self._checked: dict[str, str | None] = {}
 
     def identity(self) -> Mapping[str, str | None]:
         return {"kind": self.kind, "image": self.image or None, "image_id": self.image_id}
+
+    def user(self) -> str:
+        """The uid:gid processes run as inside: yours, or when you are root the ``user``
+        option (an ordinary user's, never 0)."""
+        if os.geteuid() != 0:
+            return f"{os.getuid()}:{os.getgid()}"
+        return str(self.spec.options.get("user", ROOT_STAND_IN))
+
+    def inside_uid(self) -> int | None:
+        return int(self.user().partition(":")[0])
+
+    def agent_problem(self, argv: Sequence[str], env: Mapping[str, str] | None) -> str | None:
+        """Whether the image has ``argv[0]`` (on the ``PATH`` a run passes in), checked in
+        a throwaway container with no network: ``command -v`` and ``-x`` by the image's
+        ``/bin/sh``, nothing of the agent run. An image without ``/bin/sh`` is not
+        checked (verification commands would need it)."""
+        key = argv[0]
+        if key not in self._checked:
+            self._checked[key] = self._check(argv[0], env)
+        return self._checked[key]
+
+    def _check(self, command: str, env: Mapping[str, str] | None) -> str | None:
+        inner = allowed_env(env, self.spec.options.get("env", ()))
+        client, flags = _client_env(env, {"PATH": inner["PATH"]} if "PATH" in inner else {})
+        script = 'p=$(command -v "$1") || exit 3; case $p in /*) [ -x "$p" ] || exit 4;; esac'
+        done = _engine_run(
+            [self.engine, "run", "--rm", "--network", "none", "--user", self.user(),
+             "--cap-drop", "ALL", "--entrypoint", "", *flags, self.image,
+             "/bin/sh", "-c", script, "sh", command],
+            timeout=120,
+            env=client,
+        )  # fmt: skip
+        if done.returncode == 0:
+            return None
+        where = f"in the image {self.image}"
+        if done.returncode == 3:
+            return f"{command} is not on the PATH {where} ({inner.get('PATH', 'unset')})"
+        if done.returncode == 4:
+            return f"{command} is not executable {where}"
+        return None
 
     def prepare(self) -> None:
         if self.prepared:

@@ -17,12 +17,18 @@ if TYPE_CHECKING:
 
 __all__ = [
     "COMMON_OPTIONS",
+    "DEFAULT_MEMORY",
+    "DEFAULT_PIDS_LIMIT",
     "OptionError",
     "SandboxSpec",
     "check_env_list",
     "check_options",
 ]
 
+#: Processes a run may have at once unless ``pids_limit`` says otherwise (bwrap, docker).
+DEFAULT_PIDS_LIMIT = 512
+#: A container's memory unless ``memory`` says otherwise.
+DEFAULT_MEMORY = "4g"
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _MEMORY = re.compile(r"[0-9]+(?:\.[0-9]+)?[bkmgBKMG]?\Z")
 
@@ -148,6 +154,16 @@ def _positive_int(value: Any) -> Any:
     return value
 
 
+def _user(value: Any) -> Any:
+    text = str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(text, str) or not re.fullmatch(r"[0-9]+(?::[0-9]+)?", text.strip()):
+        raise OptionError("expected a numeric uid or uid:gid, e.g. 1000:1000")
+    uid, _, gid = text.strip().partition(":")
+    if int(uid) == 0:
+        raise OptionError("expected a uid other than 0: the agent never runs as root")
+    return f"{int(uid)}:{int(gid or uid)}"
+
+
 def _argv(value: Any) -> Any:
     if isinstance(value, str):
         value = value.split()
@@ -169,7 +185,12 @@ COMMON_OPTIONS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
     }
 )
 BWRAP_OPTIONS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
-    {**COMMON_OPTIONS, "network": _choice(("host", "none")), "expose": _check_paths}
+    {
+        **COMMON_OPTIONS,
+        "network": _choice(("host", "none")),
+        "expose": _check_paths,
+        "pids_limit": _positive_int,
+    }
 )
 DOCKER_OPTIONS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
     {
@@ -181,6 +202,7 @@ DOCKER_OPTIONS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "memory": _memory,
         "pids_limit": _positive_int,
         "keepalive": _argv,
+        "user": _user,
     }
 )
 

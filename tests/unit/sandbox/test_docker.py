@@ -18,7 +18,8 @@ from sandbox_images import busybox_image, require_docker
 from pytest_ooda.backends.command import CommandBackend
 from pytest_ooda.errors import SandboxError
 from pytest_ooda.sandbox import parse_spec
-from pytest_ooda.sandbox.docker import LABEL, DockerSandbox, remove_leftovers
+from pytest_ooda.sandbox.docker import LABEL, ROOT_STAND_IN, DockerSandbox, remove_leftovers
+from pytest_ooda.sandbox.spec import DEFAULT_MEMORY, DEFAULT_PIDS_LIMIT
 from pytest_ooda.scenario.verify import CommandCheck
 
 if TYPE_CHECKING:
@@ -69,11 +70,15 @@ def test_a_run_is_one_labelled_container_removed_afterwards(image: str, tmp_path
         )
     assert _containers() == []
     lines = done.output.split("\n")
-    assert lines[:2] == [str(os.getuid()), str(os.getgid())]
+    # Never root inside: yours, or as root an ordinary user's (ROOT_STAND_IN).
+    inside = f"{os.getuid()}:{os.getgid()}" if os.getuid() else ROOT_STAND_IN
+    assert lines[:2] == inside.split(":")
     assert lines[2] == "a=yes s= f=1"
     assert lines[3] == str(workspace)
     assert (workspace / "out.txt").read_text() == "made\n"
+    # What the agent wrote is the invoking user's again after the run.
     assert (workspace / "out.txt").stat().st_uid == os.getuid()
+    assert workspace.stat().st_uid == os.getuid()
     assert outcome.output_tail.startswith("made\n")
     assert "No such file" in outcome.output_tail  # the host's tree is not in there
 
@@ -173,22 +178,42 @@ def test_leftovers_of_a_killed_session_are_removed_at_the_next_start(
     assert removed == [] or name in removed
 
 
+def _host_config(run: object) -> list[str]:
+    return subprocess.run(
+        ["docker", "inspect", "--format",
+         "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}} {{.HostConfig.PidsLimit}} "
+         "{{.HostConfig.NetworkMode}} {{.Config.User}} {{.HostConfig.CapDrop}} "
+         "{{.HostConfig.SecurityOpt}}", run.name],  # type: ignore[attr-defined]
+        capture_output=True, text=True, check=True,
+    ).stdout.split()  # fmt: skip
+
+
 def test_resource_limits_reach_the_container(image: str, tmp_path: Path) -> None:
-    sandbox = _sandbox(image=image, cpus=0.5, memory="64m", pids_limit=64)
+    sandbox = _sandbox(image=image, cpus=0.5, memory="64m", pids_limit=64, user="4242:4343")
     with sandbox.start(tmp_path, tmp_path) as run:
-        shown = subprocess.run(
-            ["docker", "inspect", "--format",
-             "{{.HostConfig.NanoCpus}} {{.HostConfig.Memory}} {{.HostConfig.PidsLimit}} "
-             "{{.HostConfig.NetworkMode}} {{.Config.User}}", run.name],  # type: ignore[attr-defined]
-            capture_output=True, text=True, check=True,
-        ).stdout.split()  # fmt: skip
+        shown = _host_config(run)
+    user = "4242:4343" if os.getuid() == 0 else f"{os.getuid()}:{os.getgid()}"
     assert shown == [
         "500000000",
         str(64 * 1024 * 1024),
         "64",
         "none",
-        f"{os.getuid()}:{os.getgid()}",
+        user,
+        "[ALL]",
+        "[no-new-privileges]",
     ]
+
+
+def test_every_container_is_capped_and_unprivileged_by_default(
+    image: str, tmp_path: Path
+) -> None:
+    sandbox = _sandbox(image=image)
+    with sandbox.start(tmp_path, tmp_path) as run:
+        shown = _host_config(run)
+    assert DEFAULT_MEMORY == "4g"
+    assert shown[1:3] == [str(4 << 30), str(DEFAULT_PIDS_LIMIT)]
+    assert shown[4].split(":")[0] != "0"
+    assert shown[5:] == ["[ALL]", "[no-new-privileges]"]
 
 
 CTRL_C = """\
@@ -259,7 +284,10 @@ def test_engine_podman_runs_podman_with_the_same_flags(
     assert calls[2] == "image inspect --format {{.Id}} img:1"
     started = calls[3].split()
     assert started[:4] == ["run", "-d", "--init", "--name"]
-    assert ["--user", f"{os.getuid()}:{os.getgid()}"] == started[started.index("--user") :][:2]
+    inside = f"{os.getuid()}:{os.getgid()}" if os.getuid() else ROOT_STAND_IN
+    assert ["--user", inside] == started[started.index("--user") :][:2]
+    assert started[started.index("--cap-drop") :][:2] == ["--cap-drop", "ALL"]
+    assert "no-new-privileges" in started
     assert started[started.index("--network") :][:2] == ["--network", "host"]
     assert started[-3:] == ["img:1", "sleep", "infinity"]
     assert calls[4].startswith("rm -f -v ooda-")
