@@ -20,6 +20,9 @@ Limits (a placeholder, a change left out or a symlink leaves a line in ``warning
   the workspace's version rather than replacing it with a placeholder;
 - symbolic links are never recorded (replay could only write through them), nor are
   empty directories (replay creates directories for the files in them);
+- nor is the content of a file with more than one hard link: under ``sandbox: none``
+  it may be the other name of a file outside the workspace (a key the agent linked in),
+  so the recording says so instead;
 - FIFOs, sockets and device files are never opened nor recorded (a FIFO would block the
   reader), each with a warning.
 """
@@ -92,6 +95,13 @@ class Entry(NamedTuple):
     link: str | None = None
     #: For what is neither a file, a directory nor a link: ``FIFO``, ``socket``, ``device``.
     special: str | None = None
+    #: Hard links to a regular file (more than one: it has a name elsewhere too).
+    links: int = 1
+
+    @property
+    def plain(self) -> bool:
+        """A regular file with one name: the only kind whose content is read."""
+        return self.link is None and self.special is None and self.links == 1
 
 
 def scan(root: Path) -> dict[str, Entry]:
@@ -122,7 +132,13 @@ def scan(root: Path) -> dict[str, Entry]:
                         stack.append((relative + "/", entry.path))
                 elif entry.is_file(follow_symlinks=False):
                     st = entry.stat(follow_symlinks=False)
-                    found[relative] = Entry(st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_ino)
+                    found[relative] = Entry(
+                        st.st_size,
+                        st.st_mtime_ns,
+                        st.st_ctime_ns,
+                        st.st_ino,
+                        links=st.st_nlink,
+                    )
                 else:
                     st = entry.stat(follow_symlinks=False)
                     found[relative] = Entry(
@@ -221,6 +237,12 @@ class WorkspaceChanges:
                 # Never opened (a FIFO would block the recorder), never recorded: said.
                 if old is None or old.special is None:
                     self.warnings.append(f"{where}{path}: {entry.special} is not recorded")
+                continue
+            if entry.links > 1:
+                self.warnings.append(
+                    f"{where}{path}: a file with {entry.links} hard links (it has a name "
+                    "elsewhere too); its content is not recorded"
+                )
                 continue
             if not self._nameable(path, where):
                 continue

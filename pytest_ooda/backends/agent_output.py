@@ -257,9 +257,9 @@ class AgentStream(ABC):
 #: --permission-mode bypassPermissions is used as root outside a sandbox.
 ROOT_REFUSAL = "cannot be used with root/sudo privileges"
 ROOT_REFUSAL_HINT = (
-    "Claude Code refuses to skip permission prompts as root; set IS_SANDBOX=1 in the "
-    "environment when this runs in a container or CI sandbox (or run it in a sandbox, "
-    "or as another user)"
+    "Claude Code refuses to skip permission prompts as root unless IS_SANDBOX is exactly "
+    "1 (true or yes do not count); set IS_SANDBOX=1 in the environment when this runs in "
+    "a container or CI sandbox (or run it in a sandbox, or as another user)"
 )
 
 _FLAGS_HINT: dict[str, str] = {

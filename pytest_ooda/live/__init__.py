@@ -10,7 +10,7 @@ what it returns.
 
 from __future__ import annotations
 
-from pytest_ooda.live.preflight import root_refusal, sandbox_env
+from pytest_ooda.live.preflight import agent_refusal, root_refusal, sandbox_env
 from pytest_ooda.live.prepare import NO_AI_COMMAND, resolve_ai
 from pytest_ooda.live.report import agent_warnings
 from pytest_ooda.live.run import LiveRun, run_live
@@ -20,6 +20,7 @@ __all__ = [
     "NO_AI_COMMAND",
     "LiveRun",
     "LiveSettings",
+    "agent_refusal",
     "agent_warnings",
     "resolve_ai",
     "root_refusal",

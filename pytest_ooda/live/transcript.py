@@ -90,7 +90,7 @@ class DiffWatcher:
 
         self._entries = scan(self.root)
         for path, entry in sorted(self._entries.items()):
-            if entry.link is None:
+            if entry.plain:
                 text = self._read(path, entry.size)
                 if text is not None:
                     self._texts[path] = text
@@ -121,13 +121,16 @@ class DiffWatcher:
         for path, change in diff_paths(before, after).items():
             old = self._texts.pop(path, None)
             new = None
-            if change != "deleted" and after[path].link is None:
+            if change != "deleted" and after[path].plain:
                 new = self._read(path, after[path].size)
                 if new is not None:
                     self._texts[path] = new
             clean = self.redactor if self.redactor is not None else (lambda text: text)
             shown = self.redactor.path(path) if self.redactor is not None else path
-            if change == "deleted":
+            if change != "deleted" and not after[path].plain:
+                # A link, a FIFO or a second name of another file: never opened.
+                out[path] = f"({change}; a link or special file, not shown)"
+            elif change == "deleted":
                 out[path] = _diff(shown, clean(old), "") if old is not None else "(deleted)"
             elif new is None:
                 out[path] = f"({change}; binary, not UTF-8, or too large to show)"

@@ -206,25 +206,9 @@ class FileCheck:
     line: int | None = field(default=None, compare=False)
 
     def check(self, workspace: Path) -> str | None:
-        target = workspace / self.path
-        if self.exists is False:
-            return (
-                f"file {self.path}: expected to be absent, but it exists"
-                if target.exists()
-                else None
-            )
-        if not target.exists():
-            if self.exists or self.contains:
-                return f"file {self.path}: expected to exist, but it is missing"
-            return None
-        for needle in self.contains:
-            try:
-                text = target.read_text(encoding="utf-8", errors="replace")
-            except OSError as exc:
-                return f"file {self.path}: cannot read it: {exc.strerror or exc}"
-            if needle not in text:
-                return f"file {self.path}: expected to contain {needle!r}"
-        return None
+        from pytest_ooda.scenario.verify import check_file
+
+        return check_file(workspace, self.path, exists=self.exists, contains=self.contains)
 
     def to_yaml(self) -> Any:
         if not self.contains:

@@ -1,6 +1,12 @@
-"""What a run did beyond its outputs: the ``expect.tools`` check of the agent's tool
-calls, and the ``expect.commands`` verification commands run in the workspace after
-the loop (SWE-bench style: the code the agent left behind must actually work).
+"""What a run did beyond its outputs: the ``expect.files`` check of the workspace, the
+``expect.tools`` check of the agent's tool calls, and the ``expect.commands``
+verification commands run in the workspace after the loop (SWE-bench style: the code
+the agent left behind must actually work).
+
+A file check reads on the host, for the agent: it never follows a symbolic link out of
+the workspace (a link to a file the sandbox hid would let the agent learn, through a
+passing or failing ``contains``, what it could not read itself), and a file that is
+such a link fails its check whatever it expects.
 
 A verification command runs through ``/bin/sh -c`` (pipes and ``&&`` work, as in a CI
 script) in its own process group, in the workspace, with stdin closed and stdout and
@@ -12,16 +18,17 @@ agent ran: a scenario file is code, and its commands get no more than the agent 
 
 from __future__ import annotations
 
+import os
 import re
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_ooda.errors import OodaError
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
 
     from pytest_ooda.backends import ToolCall
     from pytest_ooda.loop import LoopResult
@@ -34,6 +41,32 @@ COMMAND_TOOLS = ("Bash", "shell")
 COMMAND_OUTPUT_LIMIT = 64 * 1024
 _SHOWN_LINES = 12
 _SHELL = "/bin/sh"
+
+
+def check_file(
+    workspace: Path, path: str, *, exists: bool | None, contains: tuple[str, ...]
+) -> str | None:
+    """What is wrong with ``path`` (relative to ``workspace``) for an ``expect.files``
+    entry, or ``None``; see the module docstring for links."""
+    target = workspace / path
+    root = os.path.realpath(workspace)
+    real = os.path.realpath(target)
+    if os.path.lexists(target) and real != root and not real.startswith(root + os.sep):
+        return f"file {path}: links outside the workspace (not read)"
+    if exists is False:
+        return f"file {path}: expected to be absent, but it exists" if target.exists() else None
+    if not target.exists():
+        if exists or contains:
+            return f"file {path}: expected to exist, but it is missing"
+        return None
+    for needle in contains:
+        try:
+            text = Path(real).read_text(encoding="utf-8", errors="replace")
+        except OSError as exc:
+            return f"file {path}: cannot read it: {exc.strerror or exc}"
+        if needle not in text:
+            return f"file {path}: expected to contain {needle!r}"
+    return None
 
 
 def _called(calls: tuple[ToolCall, ...]) -> list[ToolCall]:

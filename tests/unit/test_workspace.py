@@ -196,6 +196,31 @@ def test_symlinks_are_not_recorded(ws: Path) -> None:
     assert all("symlink not recorded" in w for w in changes.warnings)
 
 
+def test_a_file_with_another_name_is_a_note_not_its_content(ws: Path, tmp_path: Path) -> None:
+    # Under `sandbox: none` an agent can hard-link a key into the workspace: its second
+    # name there must not carry the key into the recording.
+    key = tmp_path / "outside-key"
+    key.write_text("KEY-CONTENT\n")
+    changes = WorkspaceChanges(ws)
+    changes.start()
+    os.link(key, ws / "leak.txt")
+    (ws / "own.txt").write_text("mine\n")
+    assert dict(changes.capture(1)) == {"own.txt": "mine\n"}
+    assert changes.warnings == [
+        "iteration 1: leak.txt: a file with 2 hard links (it has a name elsewhere too); "
+        "its content is not recorded"
+    ]
+    # The DiffWatcher of the HTML report never opens it either.
+    from pytest_ooda.live.transcript import DiffWatcher
+
+    watcher = DiffWatcher(ws)
+    watcher._start()
+    (ws / "leak.txt").write_text("KEY-CONTENT\nmore\n")
+    shown = watcher._capture()
+    assert shown == {"leak.txt": "(modified; a link or special file, not shown)"}
+    assert "KEY-CONTENT" not in repr(watcher._texts)
+
+
 def test_unencodable_names_and_unreadable_files_are_warnings(
     ws: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

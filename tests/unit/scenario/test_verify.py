@@ -179,3 +179,37 @@ def test_a_single_run_never_checks_them(ooda_script: object) -> None:
     )
     # 4 iterations > max_mean_iterations, no success: not this run's business.
     assert scenario.check(result) == []
+
+
+def test_a_file_check_never_reads_through_a_link_out_of_the_workspace(tmp_path: Path) -> None:
+    from pytest_ooda.scenario.verify import check_file
+
+    secret = tmp_path / "hidden-key"
+    secret.write_text("HOST-SECRET\n")
+    workspace = tmp_path / "ws"
+    (workspace / "docs").mkdir(parents=True)
+    (workspace / "PLAN.md").symlink_to(secret)
+    (workspace / "ok.txt").symlink_to("/etc/hostname")
+    (workspace / "gone.txt").symlink_to(tmp_path / "nowhere")
+    (workspace / "docs" / "real.md").write_text("inside\n")
+    (workspace / "inner.md").symlink_to("docs/real.md")
+    (workspace / "up").symlink_to("..")
+    outside = "file PLAN.md: links outside the workspace (not read)"
+    # Whatever the check expects, a link out fails it: a passing `contains: <the
+    # secret>` and a failing `contains: NOTTHERE` would both tell what it holds.
+    for contains in (("HOST-SECRET",), ("NOTTHERE",), ()):
+        assert check_file(workspace, "PLAN.md", exists=True, contains=contains) == outside
+    assert check_file(workspace, "PLAN.md", exists=False, contains=()) == outside
+    assert check_file(workspace, "ok.txt", exists=True, contains=()) == (
+        "file ok.txt: links outside the workspace (not read)"
+    )
+    assert "links outside" in (check_file(workspace, "gone.txt", exists=None, contains=()) or "")
+    assert "links outside" in (
+        check_file(workspace, "up/hidden-key", exists=True, contains=()) or ""
+    )
+    # A link that stays inside is followed like the file it names.
+    assert check_file(workspace, "inner.md", exists=True, contains=("inside",)) is None
+    assert check_file(workspace, "docs/real.md", exists=True, contains=("inside",)) is None
+    assert check_file(workspace, "missing.md", exists=True, contains=()) == (
+        "file missing.md: expected to exist, but it is missing"
+    )
