@@ -7,6 +7,7 @@ iterations). The loop runner only ever talks to the ``Backend`` protocol.
 
 from __future__ import annotations
 
+from pytest_ooda.backends.agent_output import redacted_call
 from pytest_ooda.backends.base import (
     TOOL_TEXT_LIMIT,
     Backend,
@@ -14,6 +15,7 @@ from pytest_ooda.backends.base import (
     StreamCallback,
     ToolCall,
     Usage,
+    tool_arguments,
     tool_text,
 )
 from pytest_ooda.backends.command import (
@@ -50,6 +52,8 @@ __all__ = [
     "infra_reason",
     "kind_of",
     "resolve_executable",
+    "redacted_call",
     "script",
+    "tool_arguments",
     "tool_text",
 ]

@@ -21,10 +21,13 @@ import json
 from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import AI_OUTPUTS, AiOutput
-from pytest_ooda.backends import BackendResult, ToolCall, Usage, tool_text
+from pytest_ooda.backends.base import BackendResult, ToolCall, Usage, tool_arguments, tool_text
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "AI_OUTPUTS",
@@ -40,6 +43,7 @@ __all__ = [
     "parse",
     "parse_claude_json",
     "parse_codex_json",
+    "redacted_call",
 ]
 
 _SUMMARY_WIDTH = 120
@@ -113,6 +117,49 @@ def summarize(name: str, arguments: Any) -> str:
 def _one_line(text: str, width: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+#: How a failed call's ``error`` is made from its result text.
+_ERROR_WIDTH = 200
+
+
+def redacted_call(call: ToolCall, redact: Callable[[str], str]) -> ToolCall:
+    """``call`` with ``redact`` applied to each decoded text before it is joined or
+    encoded: every string of its input on its own (a multi-line command keeps its lines,
+    so ``export API_TOKEN=…`` on the second line is still a line of its own), then the
+    summary and the JSON text made again from what is left; the result text, and the
+    error made from it, likewise. A call read back from a file (no decoded input) has
+    its stored texts redacted as they are."""
+    if call.arguments is not None:
+        clean = _redacted_tree(call.arguments, redact)
+        summary = summarize(call.name, clean)
+        text = tool_text(clean) if call.input is not None else None
+    else:
+        clean = None
+        summary = redact(call.summary)
+        text = redact(call.input) if call.input is not None else None
+    result = redact(call.result) if call.result is not None else None
+    error = call.error
+    if (
+        error is not None
+        and call.result is not None
+        and result is not None
+        and (error == _one_line(call.result, _ERROR_WIDTH))
+    ):
+        error = _one_line(result, _ERROR_WIDTH)
+    elif error is not None:
+        error = redact(error)
+    return replace(call, summary=summary, input=text, result=result, error=error, arguments=clean)
+
+
+def _redacted_tree(value: Any, redact: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {redact(key): _redacted_tree(item, redact) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_redacted_tree(item, redact) for item in value]
+    return value
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -282,6 +329,7 @@ def _claude_result(event: dict[str, Any]) -> dict[str, Any]:
             ok=False,
             error="permission denied",
             id=item.get("tool_use_id"),
+            arguments=tool_arguments(item.get("tool_input")),
         )
         for item in event.get("permission_denials") or ()
         if isinstance(item, dict)
@@ -374,6 +422,7 @@ class ClaudeStream(AgentStream):
                     summarize(name, block.get("input")),
                     id=call_id,
                     input=tool_text(block.get("input")),
+                    arguments=tool_arguments(block.get("input")),
                 )
                 if call_id not in self._calls:
                     self._order.append(call_id)
@@ -397,7 +446,7 @@ class ClaudeStream(AgentStream):
                 )
                 continue
             self._calls[call.id or ""] = replace(
-                call, ok=False, error=_one_line(detail, 200), result=tool_text(detail)
+                call, ok=False, error=_one_line(detail, _ERROR_WIDTH), result=tool_text(detail)
             )
             shown.append(f"✗ {call.name}: {_one_line(detail, _SUMMARY_WIDTH)}")
         return "\n".join(shown) or None
@@ -424,11 +473,12 @@ class ClaudeStream(AgentStream):
 
 
 def _result_text(content: Any) -> str:
-    """A tool_result's content: a string, or a list of text blocks."""
+    """A tool_result's content: a string, or a list of text blocks (one per line, so a
+    redactor sees where each block's lines begin)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return " ".join(
+        return "\n".join(
             block["text"]
             for block in content
             if isinstance(block, dict) and isinstance(block.get("text"), str)
@@ -545,6 +595,7 @@ def _codex_item(item: dict[str, Any]) -> ToolCall | str | None:
             error=f"exit {code}" if failed else None,
             input=tool_text(item.get("command")),
             result=tool_text(item.get("aggregated_output")),
+            arguments=tool_arguments(item.get("command")),
         )
     if item_type == "file_change":
         changes = [_mapping(change) for change in item.get("changes") or ()]
@@ -555,7 +606,8 @@ def _codex_item(item: dict[str, Any]) -> ToolCall | str | None:
     if item_type == "mcp_tool_call":
         return ToolCall(f"{item.get('server', '?')}.{item.get('tool', '?')}", ok=not failed)
     if item_type == "web_search":
-        return ToolCall("web_search", summarize("", {"query": item.get("query")}))
+        query = {"query": item.get("query")}
+        return ToolCall("web_search", summarize("", query), arguments=tool_arguments(query))
     return None
 
 

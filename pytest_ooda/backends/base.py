@@ -74,6 +74,11 @@ class ToolCall:
     #: ``TOOL_TEXT_LIMIT`` characters; kept for transcripts, never in ``as_dict``.
     input: str | None = field(default=None, compare=False)
     result: str | None = field(default=None, compare=False)
+    #: The decoded input the summary and ``input`` were made from (strings capped at
+    #: ``TOOL_TEXT_LIMIT``), so a redactor sees each value's own lines before they are
+    #: joined into one summary line or escaped into JSON (``redacted_call``); never
+    #: written anywhere itself.
+    arguments: Any = field(default=None, compare=False, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         """The call as scenario files and results logs write it (without the CLI's id)."""
@@ -82,6 +87,20 @@ class ToolCall:
 
 #: How much of a tool call's input or result a ``ToolCall`` keeps (the start).
 TOOL_TEXT_LIMIT = 8192
+
+
+def tool_arguments(value: Any, depth: int = 0) -> Any:
+    """``value`` (a decoded tool input) with every string capped at ``TOOL_TEXT_LIMIT``
+    characters and nesting cut at 20 levels: what a ``ToolCall`` keeps of it."""
+    if isinstance(value, str):
+        return value[:TOOL_TEXT_LIMIT]
+    if depth >= 20:
+        return None
+    if isinstance(value, dict):
+        return {str(key): tool_arguments(item, depth + 1) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [tool_arguments(item, depth + 1) for item in value]
+    return value
 
 
 def tool_text(value: Any) -> str | None:

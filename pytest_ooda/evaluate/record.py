@@ -95,15 +95,10 @@ def _tail(text: str, redactor: Redactor) -> str:
 
 
 def _calls(calls: Sequence[ToolCall], redactor: Redactor) -> tuple[ToolCall, ...]:
-    return tuple(
-        replace(
-            call,
-            summary=redactor(call.summary),
-            error=redactor(call.error) if call.error is not None else None,
-            id=None,
-        )
-        for call in calls
-    )
+    from pytest_ooda.backends import redacted_call
+
+    # Each decoded input text is redacted before it is joined into the summary line.
+    return tuple(replace(redacted_call(call, redactor), id=None) for call in calls)
 
 
 def _files(changes: Mapping[str, FileChange], redactor: Redactor) -> Mapping[str, FileChange]:

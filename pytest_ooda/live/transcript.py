@@ -213,19 +213,21 @@ def _compose_segments(
 
 
 def _call(call: ToolCall, redactor: Redactor, prefix: str | None) -> dict[str, Any]:
-    def text(value: str | None) -> str | None:
-        if value is None:
-            return None
+    from pytest_ooda.backends import redacted_call
+
+    def text(value: str) -> str:
         # Paths inside the run's throw-away workspace, relative (as recordings have them).
         return redactor(value.replace(prefix, "") if prefix else value)
 
+    # Each decoded text is redacted before it is joined into a line or encoded as JSON.
+    clean = redacted_call(call, text)
     return {
-        "name": call.name,
-        "summary": text(call.summary),
-        "ok": call.ok,
-        "error": text(call.error),
-        "input": text(call.input),
-        "result": text(call.result),
+        "name": clean.name,
+        "summary": clean.summary,
+        "ok": clean.ok,
+        "error": clean.error,
+        "input": clean.input,
+        "result": clean.result,
     }
 
 

@@ -116,7 +116,14 @@ def scenario_from_result(
 def _relative(calls: tuple[ToolCall, ...], prefix: str | None) -> tuple[ToolCall, ...]:
     if not prefix:
         return calls
-    return tuple(replace(call, summary=call.summary.replace(prefix, "")) for call in calls)
+    from pytest_ooda.backends import redacted_call
+
+    def relative(text: str) -> str:
+        return text.replace(prefix, "")
+
+    # Through every decoded input text, so the summary made again from it (when the
+    # recording is redacted) stays relative too.
+    return tuple(redacted_call(call, relative) for call in calls)
 
 
 class Recorder:

@@ -95,14 +95,10 @@ def redact_scenario(
 
 
 def _redacted_calls(redactor: Redactor, calls: tuple[ToolCall, ...]) -> tuple[ToolCall, ...]:
-    return tuple(
-        replace(
-            call,
-            summary=redactor(call.summary),
-            error=redactor(call.error) if call.error is not None else None,
-        )
-        for call in calls
-    )
+    from pytest_ooda.backends import redacted_call
+
+    # Each decoded input text is redacted before it is joined into the summary line.
+    return tuple(redacted_call(call, redactor) for call in calls)
 
 
 def _redacted_files(redactor: Redactor, files: Mapping[str, str | None]) -> dict[str, str | None]:

@@ -252,3 +252,34 @@ def test_a_stream_cut_off_cleanly_before_its_result_is_a_failure(tmp_path: Path)
 def test_an_unknown_format_is_refused() -> None:
     with pytest.raises(ValueError, match="ai_output must be one of"):
         CommandBackend(["x"], ai_output="yaml")  # type: ignore[arg-type]
+
+
+def test_a_tool_calls_texts_are_redacted_line_by_line_before_they_are_joined() -> None:
+    from pytest_ooda.backends.agent_output import redacted_call
+    from pytest_ooda.redact import Redactor
+
+    token, password, netrc = "tq8Rr2Zb5WcYp3Lk9Xv1", "hZ2kP8sQ4vX7nM1c", "pL5tR8wQ2zK7mN4b"
+    stream = ClaudeStream()
+    command = f"cd app &&\nexport SERVICE_API_TOKEN={token}\nmake deploy"
+    content = f"DB_PASSWORD={password}\nmachine api.example.com\n  password {netrc}\n"
+    for line in (
+        _assistant(_tool("t1", "Bash", command=command, description="deploy")),
+        _assistant(_tool("t2", "Write", file_path="/w/.env", content=content)),
+        _tool_result("t1", [_text("deployed"), _text(f"SERVICE_API_TOKEN={token}")], error=True),
+        _tool_result("t2", "written"),
+        _result("done"),
+    ):
+        stream.feed(line)
+    bash, write = stream.report().tool_calls
+    # Joined into one summary line, the assignment is no longer a line of its own:
+    # redacting the summary afterwards would miss it.
+    assert bash.summary == f"cd app && export SERVICE_API_TOKEN={token} make deploy"
+    assert token in Redactor({})(bash.summary)
+    clean = [redacted_call(call, Redactor({})) for call in (bash, write)]
+    written = json.dumps([call.as_dict() | {"in": call.input, "out": call.result} for call in clean])
+    for secret in (token, password, netrc):
+        assert secret not in written
+    assert clean[0].summary == "cd app && export SERVICE_API_TOKEN=<redacted> make deploy"
+    assert clean[0].error == "deployed SERVICE_API_TOKEN=<redacted>"
+    assert "DB_PASSWORD=<redacted>" in (clean[1].input or "")
+    assert clean[1].summary == "/w/.env"
