@@ -72,11 +72,16 @@ class JudgeContext:
     redact: Callable[[str], str] | None = None
 
 
-def run_inputs(scenario: Scenario, result: LoopResult, workspace: Path | None) -> JudgeInputs:
+def run_inputs(
+    scenario: Scenario,
+    result: LoopResult,
+    workspace: Path | None,
+    redact: Callable[[str], str] | None = None,
+) -> JudgeInputs:
     """What the judge is shown of this run (call it before verification commands run,
-    which may write into the workspace)."""
-    spec = _spec(scenario)
-    return gather(spec, result, workspace, scenario.workspace_dir())
+    which may write into the workspace), each text redacted by ``redact`` first: what
+    the judge is shown leaves the machine."""
+    return gather(_spec(scenario), result, workspace, scenario.workspace_dir(), redact)
 
 
 def _spec(scenario: Scenario) -> JudgeSpec:

@@ -19,13 +19,15 @@ if TYPE_CHECKING:
     from pytest_ooda.scenario import Scenario
 
 
-def judge_inputs(scenario: Scenario, result: LoopResult, workdir: Path) -> JudgeInputs | None:
-    """What the judge will be shown, when the scenario has a judge."""
+def judge_inputs(
+    scenario: Scenario, result: LoopResult, workdir: Path, redactor: Redactor | None = None
+) -> JudgeInputs | None:
+    """What the judge will be shown (redacted), when the scenario has a judge."""
     if scenario.expect is None or scenario.expect.judge is None:
         return None
     from pytest_ooda.judge import run_inputs
 
-    return run_inputs(scenario, result, workdir)
+    return run_inputs(scenario, result, workdir, redactor)
 
 
 def judge_budget(scenario: Scenario, result: LoopResult, settings: LiveSettings) -> float | None:

@@ -88,9 +88,14 @@ def replay_scenario(
     judged = None
     if scenario.expect is not None and scenario.expect.judge is not None:
         from pytest_ooda.judge import JudgeContext, judge_replay, run_inputs
+        from pytest_ooda.redact import Redactor
 
-        # Before the verification commands, which may write into the workspace.
-        inputs = run_inputs(scenario, result, files_dir or workdir)
+        # Before the verification commands, which may write into the workspace; redacted
+        # as a live run's are, so the recorded verdicts' key still matches.
+        redactor = Redactor(
+            extra_patterns=config.redact.patterns, extra_env_names=config.redact.env
+        )
+        inputs = run_inputs(scenario, result, files_dir or workdir, redactor)
         judged = judge_replay(
             scenario, inputs, judge or JudgeContext(config=config), regrade=regrade
         )

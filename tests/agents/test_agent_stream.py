@@ -276,7 +276,9 @@ def test_a_tool_calls_texts_are_redacted_line_by_line_before_they_are_joined() -
     assert bash.summary == f"cd app && export SERVICE_API_TOKEN={token} make deploy"
     assert token in Redactor({})(bash.summary)
     clean = [redacted_call(call, Redactor({})) for call in (bash, write)]
-    written = json.dumps([call.as_dict() | {"in": call.input, "out": call.result} for call in clean])
+    written = json.dumps(
+        [call.as_dict() | {"in": call.input, "out": call.result} for call in clean]
+    )
     for secret in (token, password, netrc):
         assert secret not in written
     assert clean[0].summary == "cd app && export SERVICE_API_TOKEN=<redacted> make deploy"

@@ -21,7 +21,7 @@ def test_workspace_diff(tmp_path: Path) -> None:
     (after / "blob.bin").write_bytes(b"\0\1")
     (after / ".git" / "HEAD").write_text("ref\n")
     diff = workspace_diff(before, after)
-    assert "Binary or large file blob.bin differs" in diff
+    assert "File blob.bin differs (binary or too large to show)" in diff
     assert "--- /dev/null\n+++ b/new.md\n@@ -0,0 +1 @@\n+fresh\n" in diff
     assert "--- a/old.md\n+++ b/old.md\n" in diff
     assert "-two\n+three\n" in diff

@@ -204,9 +204,7 @@ def test_resource_limits_reach_the_container(image: str, tmp_path: Path) -> None
     ]
 
 
-def test_every_container_is_capped_and_unprivileged_by_default(
-    image: str, tmp_path: Path
-) -> None:
+def test_every_container_is_capped_and_unprivileged_by_default(image: str, tmp_path: Path) -> None:
     sandbox = _sandbox(image=image)
     with sandbox.start(tmp_path, tmp_path) as run:
         shown = _host_config(run)
