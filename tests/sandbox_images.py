@@ -1,29 +1,29 @@
 """The real programs the sandbox tests drive: bubblewrap, a Docker daemon, and test
-images built offline (no registry is reachable in CI): a busybox rootfs, and the same
-plus the host's C library and Claude Code's native binary, imported with ``docker
-import``. Each image is tagged by a hash of what went into it, so it is built once."""
+images built offline (no registry is reachable in CI) by ``ooda sandbox image``: of
+busybox, and of the host's Claude Code. Each image is tagged by a hash of what went
+into it, so it is built once."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
-import io
 import os
+import secrets
 import shutil
+import socket
+import stat
 import subprocess
-import tarfile
+import sys
+import tempfile
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from external_tools import BWRAP_INSTALL, DOCKER_INSTALL, require
 
-#: Commands of the busybox image (links to the one static binary).
-APPLETS = (
-    "sh", "ls", "cat", "echo", "sleep", "touch", "mkdir", "id", "env", "true", "false",
-    "rm", "wc", "nc", "setsid", "grep", "ln", "test", "[", "printf", "pgrep", "ps",
-    "head", "tail", "sed", "cp", "mv", "kill", "readlink", "dirname", "basename", "tr",
-    "uname", "which", "timeout", "chmod", "stat", "find", "sort", "cut", "date",
-)  # fmt: skip
-# busybox-static in Debian has no nohup applet; the image gets the usual script.
-NOHUP = "#!/bin/sh\ntrap '' HUP\nexec \"$@\"\n"
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 
 def bwrap_works() -> bool:
@@ -56,132 +56,193 @@ def require_docker() -> None:
     require(docker_answers(), "a Docker daemon", DOCKER_INSTALL)
 
 
-def _busybox() -> Path:
-    found = shutil.which("busybox")
-    assert found, (
-        "busybox-static is needed to build the test images (apt-get install busybox-static)"
+def _image(agent: str) -> str:
+    """The tag ``ooda sandbox image --agent AGENT`` built (or found unchanged): the
+    command users run, so the tests use the images a user would."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_ooda", "sandbox", "image", "--agent", agent],
+        capture_output=True,
+        text=True,
+        timeout=1800,
+        check=False,
     )
-    return Path(found).resolve()
-
-
-def _add_file(tar: tarfile.TarFile, name: str, data: bytes, mode: int = 0o755) -> None:
-    info = tarfile.TarInfo(name)
-    info.size = len(data)
-    info.mode = mode
-    tar.addfile(info, io.BytesIO(data))
-
-
-def _add_dir(tar: tarfile.TarFile, name: str, mode: int = 0o755) -> None:
-    info = tarfile.TarInfo(name)
-    info.type = tarfile.DIRTYPE
-    info.mode = mode
-    tar.addfile(info)
-
-
-def _add_link(tar: tarfile.TarFile, name: str, target: str) -> None:
-    info = tarfile.TarInfo(name)
-    info.type = tarfile.SYMTYPE
-    info.linkname = target
-    tar.addfile(info)
-
-
-def _rootfs(extra: dict[str, Path]) -> bytes:
-    """A tar of a busybox rootfs plus ``extra`` files (path in the image -> host file)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w") as tar:
-        for directory in (
-            "bin",
-            "etc",
-            "home",
-            "lib",
-            "lib64",
-            "usr",
-            "usr/bin",
-            "proc",
-            "sys",
-            "dev",
-        ):
-            _add_dir(tar, directory)
-        _add_dir(tar, "tmp", 0o1777)
-        _add_file(tar, "bin/busybox", _busybox().read_bytes())
-        for applet in APPLETS:
-            _add_link(tar, f"bin/{applet}", "busybox")
-        _add_file(tar, "bin/nohup", NOHUP.encode())
-        _add_file(tar, "etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n", 0o644)
-        _add_file(tar, "etc/group", b"root:x:0:\n", 0o644)
-        made = {"bin", "etc", "home", "lib", "lib64", "usr", "usr/bin", "proc", "sys", "dev"}
-        for inside, host in sorted(extra.items()):
-            parts = inside.split("/")[:-1]
-            for depth in range(1, len(parts) + 1):
-                prefix = "/".join(parts[:depth])
-                if prefix not in made:
-                    made.add(prefix)
-                    _add_dir(tar, prefix)
-            _add_file(tar, inside, host.read_bytes())
-    return buffer.getvalue()
-
-
-def _import(tag: str, tar: bytes) -> str:
-    present = subprocess.run(["docker", "image", "inspect", tag], capture_output=True, check=False)
-    if present.returncode != 0:
-        subprocess.run(
-            ["docker", "import", "-c", "ENV PATH=/usr/bin:/bin", "-", tag],
-            input=tar,
-            capture_output=True,
-            check=True,
-            timeout=600,
-        )
-    return tag
-
-
-def _tag(name: str, parts: list[Path]) -> str:
-    digest = hashlib.sha256(NOHUP.encode() + " ".join(APPLETS).encode())
-    for part in parts:
-        digest.update(str(part).encode())
-        digest.update(str(part.stat().st_size).encode() + str(part.stat().st_mtime_ns).encode())
-    return f"pytest-ooda-test-{name}:{digest.hexdigest()[:12]}"
+    assert done.returncode == 0, done.stderr
+    first = done.stdout.splitlines()[0]
+    return first.split(": ", 1)[1].split(" ", 1)[0]
 
 
 def busybox_image() -> str:
-    """A busybox image (sh and the usual tools) for the sandbox tests."""
-    return _import(_tag("busybox", [_busybox()]), _rootfs({}))
-
-
-def _shared_libraries(binary: Path) -> dict[str, Path]:
-    """The C library files ``binary`` loads, at the paths the loader looks for them."""
-    listing = subprocess.run(["ldd", str(binary)], capture_output=True, text=True, check=True)
-    found: dict[str, Path] = {}
-    for line in listing.stdout.splitlines():
-        words = line.split()
-        if "=>" in words and len(words) >= 3 and words[2].startswith("/"):
-            found[words[2].lstrip("/")] = Path(words[2]).resolve()
-        elif words and words[0].startswith("/"):
-            found[words[0].lstrip("/")] = Path(words[0]).resolve()
-    return found
-
-
-def claude_binary() -> Path | None:
-    """Claude Code's native executable (``bin/claude.exe`` of its global npm package)."""
-    found = shutil.which("claude")
-    if found is None:
-        return None
-    resolved = Path(found).resolve()
-    return resolved if resolved.name == "claude.exe" else None
+    """An image of busybox (``sh`` and the usual tools) for the sandbox tests."""
+    assert shutil.which("busybox"), (
+        "busybox-static builds the test images (apt-get install busybox-static)"
+    )
+    return _image("busybox")
 
 
 def claude_image() -> str:
-    """busybox + the host's glibc + Claude Code's native binary as /usr/bin/claude, and
-    the host's bash: Claude Code's Bash tool refuses to work without bash or zsh ("No
-    suitable shell found"), and busybox has neither."""
-    binary = claude_binary()
-    assert binary is not None, "Claude Code's native binary (bin/claude.exe) was not found"
-    bash = Path(shutil.which("bash") or "/bin/bash").resolve()
-    extra = {**_shared_libraries(binary), **_shared_libraries(bash)}
-    extra["usr/bin/claude"] = binary
-    extra["usr/bin/bash"] = bash
-    return _import(_tag("claude", [_busybox(), *extra.values()]), _rootfs(extra))
+    """The image of the host's Claude Code (its native binary, the C library, bash,
+    busybox) that ``ooda sandbox image`` builds."""
+    return _image("claude")
 
 
 def docker_env() -> dict[str, str]:
     """The environment for docker commands (DOCKER_HOST as the session has it)."""
     return {key: value for key, value in os.environ.items() if key.startswith("DOCKER_")}
+
+
+# ------------------------------------------------------------------ the probe agent
+
+#: The static C helper of the probe agent: one system call an escaping agent would
+#: make per subcommand (tests/sandbox/probe.c).
+PROBE_SOURCE = Path(__file__).resolve().parent / "sandbox" / "probe.c"
+GCC_INSTALL = "apt-get install -y gcc libc6-dev"
+#: Processes the probe's fork bomb asks for: more than the default limit (512).
+FORK_BOMB = 1000
+
+
+def probe_binary() -> Path:
+    """The probe helper, built static (it runs the same on the host, under bubblewrap
+    and in a FROM-scratch image), once per source text."""
+    gcc = shutil.which("gcc")
+    require(gcc is not None, "gcc (for the static probe helper)", GCC_INSTALL)
+    assert gcc is not None
+    source = PROBE_SOURCE.read_bytes()
+    digest = hashlib.sha256(source).hexdigest()[:12]
+    target = Path(tempfile.gettempdir()) / f"ooda-probe-{digest}" / "probe"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f"probe.{os.getpid()}")
+        subprocess.run(
+            [gcc, "-static", "-O1", "-o", str(partial), str(PROBE_SOURCE)],
+            check=True,
+            capture_output=True,
+            timeout=300,
+        )
+        partial.chmod(0o755)
+        partial.rename(target)
+    return target
+
+
+def probe_script(*, secret: Path, hidden: str, host_pid: int, socket_path: Path) -> str:
+    """What the probe agent runs in its workspace (``./probe`` beside it): every escape
+    issue 28 found, each printing ``<what>: ESCAPED`` or ``<what>: refused (…)``. With
+    no sandbox (``OODA_SANDBOXED`` unset) it leaves the mounts of the host alone."""
+    return f"""\
+if [ -n "$OODA_SANDBOXED" ]; then
+  ./probe umount {hidden}
+  ./probe remount
+fi
+if cat {secret} 2>/dev/null; then echo "home-read: ESCAPED"; else echo "home-read: refused"; fi
+./probe mknod dev0
+./probe setuid su
+./probe chown result.txt
+./probe ptrace {host_pid}
+./probe unix {socket_path}
+./probe forkbomb {FORK_BOMB}
+ln -s {secret} PLAN.md
+if ln {secret} hard.txt 2>/dev/null; then
+  echo "hard-link: ESCAPED"
+else
+  echo "hard-link: refused"
+fi
+"""
+
+
+def attempts(output: str) -> dict[str, str]:
+    """``{what: "ESCAPED" | "refused"}`` from the probe's lines in ``output``."""
+    found: dict[str, str] = {}
+    for line in output.splitlines():
+        what, sep, rest = line.partition(": ")
+        if sep and rest.split(" ")[0] in ("ESCAPED", "refused"):
+            found[what.strip()] = rest.split(" ")[0]
+    return found
+
+
+@dataclass
+class ProbeTargets:
+    """What the probe aims at on the host: a secret in a home the sandboxes hide, a
+    Unix socket listening outside every hidden directory, a process of the host, and
+    what reached them."""
+
+    secret: Path
+    planted: str
+    hidden: str
+    socket_path: Path
+    host_pid: int
+    connections: list[str] = field(default_factory=list)
+
+    def script(self) -> str:
+        return probe_script(
+            secret=self.secret,
+            hidden=self.hidden,
+            host_pid=self.host_pid,
+            socket_path=self.socket_path,
+        )
+
+
+@contextlib.contextmanager
+def probe_targets(
+    home: Path | None = None, owner: tuple[int, int] | None = None
+) -> Iterator[ProbeTargets]:
+    """The probe's targets, removed afterwards: the secret under ``home`` (default:
+    ``/root`` as root, else your home), owned by ``owner`` when given, beside a socket
+    anyone may connect to."""
+    token = secrets.token_hex(4)
+    base = home or Path("/root" if os.geteuid() == 0 else os.path.expanduser("~"))
+    hidden = "/" + base.parts[1] if base.parts[1] in ("root", "home") else str(base)
+    folder = base / f".ooda-probe-{token}"
+    folder.mkdir(parents=True)
+    planted = f"PLANTED-HOST-SECRET-{token}"
+    secret = folder / "id"
+    secret.write_text(planted + "\n")
+    sockets = Path(f"/var/tmp/ooda-probe-{token}" if os.geteuid() else f"/opt/ooda-probe-{token}")
+    sockets.mkdir(parents=True)
+    sockets.chmod(0o755)
+    if owner is not None:
+        for path in (base, folder, secret):
+            os.chown(path, *owner)
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(sockets / "sock"))
+    (sockets / "sock").chmod(0o777)
+    server.listen(8)
+    server.settimeout(0.2)
+    sleeper = subprocess.Popen(["sleep", "600"])
+    targets = ProbeTargets(secret, planted, hidden, sockets / "sock", sleeper.pid)
+    done = threading.Event()
+
+    def serve() -> None:
+        while not done.is_set():
+            try:
+                connection, _ = server.accept()
+            except OSError:
+                continue
+            targets.connections.append("unix")
+            connection.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield targets
+    finally:
+        done.set()
+        thread.join(timeout=5)
+        server.close()
+        sleeper.kill()
+        sleeper.wait()
+        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(sockets, ignore_errors=True)
+
+
+def leftovers(workspace: Path) -> list[str]:
+    """Device nodes and set-user/group-ID files under ``workspace`` (links not followed)."""
+    found: list[str] = []
+    for directory, dirnames, filenames in os.walk(workspace):
+        for name in (*dirnames, *filenames):
+            mode = os.lstat(os.path.join(directory, name)).st_mode
+            if (
+                stat.S_ISCHR(mode)
+                or stat.S_ISBLK(mode)
+                or (stat.S_ISREG(mode) and mode & (stat.S_ISUID | stat.S_ISGID))
+            ):
+                found.append(name)
+    return found

@@ -45,6 +45,7 @@ COMMANDS: dict[str, str] = {
     "compare": "pytest_ooda.cli.compare",
     "view": "pytest_ooda.cli.view",
     "judge": "pytest_ooda.cli.judge",
+    "sandbox": "pytest_ooda.cli.sandbox",
     "help": "pytest_ooda.cli.help",
 }
 

@@ -81,6 +81,7 @@ def test_every_registered_command_has_a_parser_and_handler() -> None:
         "compare": ["a.jsonl", "b.jsonl"],
         "view": [],
         "judge": ["check", "s.yml"],
+        "sandbox": ["image"],
         "help": [],
     }
     assert list(cli.COMMANDS) == list(minimal)

@@ -6,6 +6,7 @@ the environment by allow-list, and verification commands inside the container.""
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -13,7 +14,14 @@ import time
 from typing import TYPE_CHECKING
 
 import pytest
-from sandbox_images import busybox_image, require_docker
+from sandbox_images import (
+    attempts,
+    busybox_image,
+    leftovers,
+    probe_binary,
+    probe_targets,
+    require_docker,
+)
 
 from pytest_ooda.backends.command import CommandBackend
 from pytest_ooda.errors import SandboxError
@@ -291,3 +299,34 @@ def test_engine_podman_runs_podman_with_the_same_flags(
     assert calls[4].startswith("rm -f -v ooda-")
     assert launch.argv[:3] == ("podman", "exec", "-i")
     assert launch.argv[-2:] == ("agent", "-p")
+
+
+def test_the_probe_agent_escapes_nothing_and_leaves_nothing(image: str, tmp_path: Path) -> None:
+    # The probe as root starts it: in a container of an ordinary uid with every
+    # capability dropped, no-new-privileges and the default process limit.
+    with probe_targets() as targets:
+        workspace = tmp_path / "ws"
+        workspace.mkdir()
+        shutil.copy2(probe_binary(), workspace / "probe")
+        (workspace / "result.txt").write_text("work\n")
+        sandbox = _sandbox(image=image)
+        with sandbox.start(workspace, tmp_path) as run:
+            backend = CommandBackend(["/bin/sh", "-c", targets.script()], sandbox=run)
+            done = backend.run(
+                "", iteration=1, workdir=workspace, timeout=120, max_output=1 << 20, stream=None
+            )
+        notes = list(run.notes)
+    found = attempts(done.output)
+    # A set-user-ID bit on its own file is the one thing an unprivileged uid may set:
+    # inert inside (no-new-privileges), cleared when the run ends.
+    escaped = {what for what, how in found.items() if how != "refused"}
+    assert escaped <= {"setuid chmod", "setuid create"}, done.output
+    for what in ("mknod", "chown", "ptrace", "unix socket", "fork bomb", "hard-link"):
+        assert found[what] == "refused", done.output
+    assert targets.planted not in done.output
+    assert targets.connections == []
+    assert leftovers(workspace) == []
+    assert all("set-user/group-ID bit was cleared" in note for note in notes)
+    assert len(notes) == len(escaped)
+    # Handed back: the host user owns and can remove everything the agent made.
+    assert {path.lstat().st_uid for path in workspace.iterdir()} == {os.getuid()}
