@@ -129,6 +129,8 @@ def _applets(busybox: Path) -> list[str]:
 
 
 def _add(tar: tarfile.TarFile, name: str, data: bytes | None = None, **kind: object) -> None:
+    import tarfile
+
     info = tarfile.TarInfo(name)
     for key, value in kind.items():
         setattr(info, key, value)
