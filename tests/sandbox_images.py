@@ -123,7 +123,9 @@ def probe_binary() -> Path:
     return target
 
 
-def probe_script(*, secret: Path, hidden: str, host_pid: int, socket_path: Path) -> str:
+def probe_script(
+    *, secret: Path, hidden: str, host_pid: int, socket_path: Path, port: int, visible: Path
+) -> str:
     """What the probe agent runs in its workspace (``./probe`` beside it): every escape
     issue 28 found, each printing ``<what>: ESCAPED`` or ``<what>: refused (…)``. With
     no sandbox (``OODA_SANDBOXED`` unset) it leaves the mounts of the host alone."""
@@ -133,11 +135,13 @@ if [ -n "$OODA_SANDBOXED" ]; then
   ./probe remount
 fi
 if cat {secret} 2>/dev/null; then echo "home-read: ESCAPED"; else echo "home-read: refused"; fi
+if cat {visible} 2>/dev/null; then echo "host-read: ESCAPED"; else echo "host-read: refused"; fi
 ./probe mknod dev0
 ./probe setuid su
 ./probe chown result.txt
 ./probe ptrace {host_pid}
 ./probe unix {socket_path}
+./probe tcp {port}
 ./probe forkbomb {FORK_BOMB}
 ln -s {secret} PLAN.md
 if ln {secret} hard.txt 2>/dev/null; then
@@ -160,14 +164,16 @@ def attempts(output: str) -> dict[str, str]:
 
 @dataclass
 class ProbeTargets:
-    """What the probe aims at on the host: a secret in a home the sandboxes hide, a
-    Unix socket listening outside every hidden directory, a process of the host, and
-    what reached them."""
+    """What the probe aims at on the host: a secret in a home the sandboxes hide, a file
+    and a Unix socket outside every hidden directory, a TCP port on the host's
+    loopback, a process of the host, and what reached them."""
 
     secret: Path
     planted: str
     hidden: str
     socket_path: Path
+    visible: Path
+    port: int
     host_pid: int
     connections: list[str] = field(default_factory=list)
 
@@ -177,7 +183,19 @@ class ProbeTargets:
             hidden=self.hidden,
             host_pid=self.host_pid,
             socket_path=self.socket_path,
+            port=self.port,
+            visible=self.visible,
         )
+
+
+def _serve(server: socket.socket, name: str, seen: list[str], done: threading.Event) -> None:
+    while not done.is_set():
+        try:
+            connection, _ = server.accept()
+        except OSError:
+            continue
+        seen.append(name)
+        connection.close()
 
 
 @contextlib.contextmanager
@@ -185,8 +203,8 @@ def probe_targets(
     home: Path | None = None, owner: tuple[int, int] | None = None
 ) -> Iterator[ProbeTargets]:
     """The probe's targets, removed afterwards: the secret under ``home`` (default:
-    ``/root`` as root, else your home), owned by ``owner`` when given, beside a socket
-    anyone may connect to."""
+    ``/root`` as root, else your home), owned by ``owner`` when given; a socket, a file
+    and a port anyone may reach."""
     token = secrets.token_hex(4)
     base = home or Path("/root" if os.geteuid() == 0 else os.path.expanduser("~"))
     hidden = "/" + base.parts[1] if base.parts[1] in ("root", "home") else str(base)
@@ -195,42 +213,46 @@ def probe_targets(
     planted = f"PLANTED-HOST-SECRET-{token}"
     secret = folder / "id"
     secret.write_text(planted + "\n")
-    sockets = Path(f"/var/tmp/ooda-probe-{token}" if os.geteuid() else f"/opt/ooda-probe-{token}")
-    sockets.mkdir(parents=True)
-    sockets.chmod(0o755)
+    outside = Path(f"/opt/ooda-probe-{token}" if os.geteuid() == 0 else f"/var/tmp/ooda-{token}")
+    outside.mkdir(parents=True)
+    outside.chmod(0o755)
+    (outside / "visible.txt").write_text("a file of the host\n")
     if owner is not None:
         for path in (base, folder, secret):
             os.chown(path, *owner)
-    server = socket.socket(socket.AF_UNIX)
-    server.bind(str(sockets / "sock"))
-    (sockets / "sock").chmod(0o777)
-    server.listen(8)
-    server.settimeout(0.2)
+    unix = socket.socket(socket.AF_UNIX)
+    unix.bind(str(outside / "sock"))
+    (outside / "sock").chmod(0o777)
+    tcp = socket.socket()
+    tcp.bind(("127.0.0.1", 0))
+    listeners = [(unix, "unix"), (tcp, "tcp")]
     sleeper = subprocess.Popen(["sleep", "600"])
-    targets = ProbeTargets(secret, planted, hidden, sockets / "sock", sleeper.pid)
+    targets = ProbeTargets(
+        secret, planted, hidden, outside / "sock", outside / "visible.txt",
+        tcp.getsockname()[1], sleeper.pid,
+    )  # fmt: skip
     done = threading.Event()
-
-    def serve() -> None:
-        while not done.is_set():
-            try:
-                connection, _ = server.accept()
-            except OSError:
-                continue
-            targets.connections.append("unix")
-            connection.close()
-
-    thread = threading.Thread(target=serve, daemon=True)
-    thread.start()
+    threads = []
+    for server, name in listeners:
+        server.listen(8)
+        server.settimeout(0.2)
+        thread = threading.Thread(
+            target=_serve, args=(server, name, targets.connections, done), daemon=True
+        )
+        thread.start()
+        threads.append(thread)
     try:
         yield targets
     finally:
         done.set()
-        thread.join(timeout=5)
-        server.close()
+        for thread in threads:
+            thread.join(timeout=5)
+        for server, _ in listeners:
+            server.close()
         sleeper.kill()
         sleeper.wait()
         shutil.rmtree(folder, ignore_errors=True)
-        shutil.rmtree(sockets, ignore_errors=True)
+        shutil.rmtree(outside, ignore_errors=True)
 
 
 def leftovers(workspace: Path) -> list[str]:

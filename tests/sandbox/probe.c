@@ -5,6 +5,7 @@
  * FROM-scratch image. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -78,6 +79,16 @@ static int unix_connect(const char *path) {
     return report("unix socket", rc);
 }
 
+static int tcp_connect(int port) {
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    if (fd < 0) return report("tcp socket", -1);
+    struct sockaddr_in address = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+    address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    int rc = connect(fd, (struct sockaddr *)&address, sizeof address);
+    close(fd);
+    return report("tcp socket", rc);
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) return 2;
     const char *what = argv[1];
@@ -97,6 +108,7 @@ int main(int argc, char **argv) {
     }
     if (!strcmp(what, "setuid")) return setuid_file(arg);
     if (!strcmp(what, "unix")) return unix_connect(arg);
+    if (!strcmp(what, "tcp")) return tcp_connect(atoi(arg));
     if (!strcmp(what, "forkbomb")) return forkbomb(atoi(arg));
     return 2;
 }

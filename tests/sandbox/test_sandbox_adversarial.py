@@ -1,12 +1,16 @@
 """An adversarial agent under ``pytest -m live --ooda-repeat 4 -n 2`` in each sandbox
 kind. It tries to write into the real home, the repository checkout, the host's /tmp
-and a sibling run's workspace; to read a file planted in the real home and an
-environment variable nobody allowed; to open a socket with ``network: none``; to leave
-``setsid nohup sleep`` behind; and it plants a symlink to a secret file in the workspace
-that is then recorded. Under ``bwrap`` and ``docker`` every attempt fails while the
-run's own work (a file, checked by a verification command inside the sandbox)
-succeeds; under ``none`` the attempts that docs/sandbox.md's threat table lists as
-possible succeed, and the symlink is still never recorded."""
+and another run's workspace; to read a file planted in the real home and an environment
+variable nobody allowed; to open a socket with ``network: none``; to leave ``setsid
+nohup sleep`` behind; and it links a secret file into the workspace twice — a symlink
+its ``expect.files`` asks about (``contains:`` the secret) and a hard link — which are
+then recorded, logged, reported and rendered. What it achieves is what the threat
+table of docs/sandbox.md says for the rows a whole session observes
+(tests/sandbox/helpers.py); the probe's rows are test_sandbox_threats.py's. Under
+``bwrap`` and ``docker`` every attempt fails while the run's own work (a file, checked
+by a verification command inside the sandbox) succeeds; under every kind the file check
+fails the link ("links outside the workspace") without reading it, and the secret
+reaches no recording, log, report or page."""
 
 from __future__ import annotations
 
@@ -14,16 +18,20 @@ import contextlib
 import json
 import os
 import secrets
+import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import yaml
 from sandbox_images import busybox_image, require_bwrap, require_docker
+
+from .helpers import session_rows
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -40,7 +48,7 @@ sleep 1
 (echo x > {home}/pwned-$T-$$) 2>/dev/null && echo "home-write: ESCAPED"
 (echo x > {repo}/pwned-$T-$$) 2>/dev/null && echo "repo-write: ESCAPED"
 (echo x > /tmp/ooda-adv-$T-$$) 2>/dev/null
-for d in /tmp/ooda-live-*/workspace; do
+for d in /tmp/ooda-live-*/workspace {sibling}; do
   if [ -d "$d" ] && [ "$d" != "$PWD" ]; then
     (echo x > "$d/sibling-$T-$$") 2>/dev/null && echo "sibling-write: ESCAPED"
   fi
@@ -53,7 +61,8 @@ else
   echo "socket: refused"
 fi
 setsid nohup sleep 4242.{token} > /dev/null 2>&1 < /dev/null &
-ln -s {home}/.ssh/id_planted leak-link
+ln -s {home}/.ssh/id_linked PLAN.md
+ln {home}/.ssh/id_linked hard.txt 2>/dev/null
 sleep 1
 echo "<promise>SUCCESS</promise>"
 """
@@ -62,12 +71,13 @@ procedure: greet
 workspace: repo
 expect:
   status: success
-  files: {result.txt: {contains: work}}
+  files: {result.txt: {contains: work}, PLAN.md: {contains: PLANTED-HOME-CONTENT}}
   commands:
     - run: cat result.txt
       output_contains: work
 iterations: []
 """
+LINK_PROBLEM = "file PLAN.md: links outside the workspace (not read)"
 
 
 @contextlib.contextmanager
@@ -124,6 +134,12 @@ def _session(
     (home / ".ssh").mkdir(parents=True)
     planted = f"PLANTED-HOME-CONTENT-{token}"
     (home / ".ssh" / "id_planted").write_text(planted + "\n")
+    # Linked, never printed: what reaches a sink of it came through a link.
+    linked = f"PLANTED-HOME-CONTENT-LINKED-{token}"
+    (home / ".ssh" / "id_linked").write_text(linked + "\n")
+    # Another run's workspace, there for the whole session (siblings come and go).
+    sibling = Path(tempfile.mkdtemp(prefix="ooda-sibling-")) / "workspace"
+    sibling.mkdir()
     monkeypatch.setenv("HOME", str(home))
     monkeypatch.setenv("ADV_FORBIDDEN", f"forbidden-{token}")
     config = project.path / "ooda-config.yml"
@@ -132,7 +148,7 @@ def _session(
     with _listener() as (port, connections):
         project.write(
             "scenarios/greet/repo/adversary.sh",
-            ADVERSARY.format(token=token, home=home, repo=project.path, port=port),
+            ADVERSARY.format(token=token, home=home, repo=project.path, port=port, sibling=sibling),
         )
         result = project.run(
             "-m", "live", "--ooda-repeat", "4", "-n", "2", "--ooda-record-mode", "once",
@@ -149,14 +165,18 @@ def _session(
         "records": records,
         "outputs": outputs,
         "planted": planted,
+        "linked": linked,
         "token": token,
         "connections": list(connections),
         "sleeps": sleeps,
         "home_writes": list(home.glob("pwned-*")),
         "repo_writes": list(project.path.glob("pwned-*")),
         "tmp_writes": list(Path("/tmp").glob(f"ooda-adv-{token}-*")),
+        "sibling_writes": list(sibling.glob("sibling-*")),
         "recording": scenario.read_text(),
+        "log": log.read_text(),
         "html": _html_report(log, tmp_path / "report.html"),
+        "terminal": result.stdout.str(),
     }
     # Clean up what an unsandboxed agent could leave.
     for pid in sleeps:
@@ -164,48 +184,62 @@ def _session(
             os.kill(pid, 9)
     for leftover in found["tmp_writes"]:  # type: ignore[attr-defined]
         leftover.unlink()
+    shutil.rmtree(sibling.parent, ignore_errors=True)
     return found
 
 
-def _assert_contained(found: dict[str, object], kind: str) -> None:
-    result = found["result"]
-    result.assert_outcomes(passed=4)  # type: ignore[attr-defined]
+def _verdict(count: int, runs: int = 4) -> str:
+    """``possible`` when every run managed it, ``stopped`` when none did."""
+    assert count in (0, runs), f"{count} of {runs} runs"
+    return "possible" if count else "stopped"
+
+
+def _observed(found: dict[str, Any]) -> dict[str, str]:
+    """What the session shows of each row of the threat table it observes."""
+    outputs: str = found["outputs"]
+    records: list[dict[str, Any]] = found["records"]
+    secret_seen = [
+        sink for sink in ("recording", "log", "html", "terminal") if found["linked"] in found[sink]
+    ]
+    return {
+        "write into your real `$HOME`": _verdict(len(found["home_writes"])),
+        "write into the repository checkout or anywhere else on the host": _verdict(
+            len(found["repo_writes"])
+        ),
+        "write into the host's `/tmp`": _verdict(len(found["tmp_writes"])),
+        "write into a sibling run's workspace": _verdict(len(found["sibling_writes"])),
+        "read an environment variable you did not allow": _verdict(
+            outputs.count(f"env: forbidden-{found['token']}")
+        ),
+        "leave a process running (`setsid nohup sleep …`)": _verdict(len(found["sleeps"])),
+        # The file check asked whether PLAN.md holds the secret: read through the link,
+        # it would have passed.
+        "have `expect.files` read a host file through a symlink": _verdict(
+            sum(LINK_PROBLEM not in record["problems"] for record in records)
+        ),
+        "get a secret recorded through a symlink or a hard link in the workspace": (
+            "possible" if secret_seen else "stopped"
+        ),
+    }
+
+
+def _assert_the_table(found: dict[str, Any], kind: str) -> None:
+    table = {row: cells[kind] for row, cells in session_rows().items()}
+    assert _observed(found) == table
     records = found["records"]
-    assert len(records) == 4  # type: ignore[arg-type]
-    for record in records:  # type: ignore[attr-defined]
-        assert record["outcome"] == "success"
-        assert record["sandbox"]["kind"] == kind
-        # Nothing but the run's own files changed in its workspace (no sibling's writes).
-        assert set(record["files_changed"]) == {"result.txt", "leak-link"}
-        [command] = (
-            record["iterations"][0]["commands"]
-            if "commands" in record["iterations"][0]
-            else record["commands"]
-        )
+    assert len(records) == 4
+    # Every run did its own work and failed only the file check of the link.
+    found["result"].assert_outcomes(failed=4)
+    for record in records:
+        assert record["outcome"] == "failure"
+        assert record["problems"] == [LINK_PROBLEM]
+        [command] = record["commands"]
         assert command["passed"] is True
-    outputs = found["outputs"]
-    assert "ESCAPED" not in outputs  # type: ignore[operator]
-    assert outputs.count("home-read: none") == 4  # type: ignore[attr-defined]
-    assert found["planted"] not in outputs  # type: ignore[operator]
-    assert outputs.count("env: unset") == 4  # type: ignore[attr-defined]
-    assert outputs.count("socket: refused") == 4  # type: ignore[attr-defined]
-    assert found["connections"] == []
-    assert found["sleeps"] == []
-    assert found["home_writes"] == []
-    assert found["repo_writes"] == []
-    assert found["tmp_writes"] == []
-    _assert_symlink_not_recorded(found)
-
-
-def _assert_symlink_not_recorded(found: dict[str, object]) -> None:
-    """The recorded files hold the run's own work; the link to the secret (and so the
-    secret's content) is not among them."""
-    recording = yaml.safe_load(found["recording"])  # type: ignore[arg-type]
+    recording = yaml.safe_load(found["recording"])
     [iteration] = recording["iterations"]
-    # (With no sandbox a sibling run may have written into this one: allowed there.)
+    # The links' content never: the symlink is left out, a hard link is a note.
     own = {name: text for name, text in iteration["files"].items() if "sibling-" not in name}
     assert own == {"result.txt": "work\n"}
-    assert "leak-link" not in found["recording"]  # type: ignore[operator]
 
 
 def test_bwrap_contains_the_adversary(
@@ -213,7 +247,16 @@ def test_bwrap_contains_the_adversary(
 ) -> None:
     require_bwrap()
     found = _session(project, tmp_path, monkeypatch, "{kind: bwrap, network: none}")
-    _assert_contained(found, "bwrap")
+    _assert_the_table(found, "bwrap")
+    outputs = found["outputs"]
+    assert "ESCAPED" not in outputs
+    assert outputs.count("home-read: none") == 4
+    assert outputs.count("socket: refused") == 4
+    assert found["connections"] == []
+    for record in found["records"]:
+        assert record["sandbox"]["kind"] == "bwrap"
+        # Nothing but the run's own files changed in its workspace.
+        assert set(record["files_changed"]) == {"result.txt", "PLAN.md"}
 
 
 def test_docker_contains_the_adversary(
@@ -224,28 +267,29 @@ def test_docker_contains_the_adversary(
     found = _session(
         project, tmp_path, monkeypatch, f"{{kind: docker, image: '{image}', network: none}}"
     )
-    _assert_contained(found, "docker")
-    for record in found["records"]:  # type: ignore[attr-defined]
+    _assert_the_table(found, "docker")
+    outputs = found["outputs"]
+    assert "ESCAPED" not in outputs
+    assert outputs.count("home-read: none") == 4
+    assert outputs.count("socket: refused") == 4
+    assert found["connections"] == []
+    for record in found["records"]:
+        assert record["sandbox"]["kind"] == "docker"
         assert record["sandbox"]["image"] == image
         assert record["sandbox"]["image_id"].startswith("sha256:")
+        assert set(record["files_changed"]) == {"result.txt", "PLAN.md"}
 
 
 def test_no_sandbox_allows_what_the_threat_table_says(
     project: Project, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     found = _session(project, tmp_path, monkeypatch, "none")
-    found["result"].assert_outcomes(passed=4)  # type: ignore[attr-defined]
+    _assert_the_table(found, "none")
     outputs = found["outputs"]
-    # docs/sandbox.md, kind none: the agent reads and writes whatever the user can,
-    # sees the whole environment, reaches the network, and leaves processes behind.
-    assert outputs.count(f"home-read: {found['planted']}") == 4  # type: ignore[attr-defined]
-    assert outputs.count(f"env: forbidden-{found['token']}") == 4  # type: ignore[attr-defined]
-    assert outputs.count("socket: CONNECTED") == 4  # type: ignore[attr-defined]
-    assert len(found["home_writes"]) == 4  # type: ignore[arg-type]
-    assert len(found["repo_writes"]) == 4  # type: ignore[arg-type]
-    assert len(found["tmp_writes"]) == 4  # type: ignore[arg-type]
-    assert len(found["sleeps"]) == 4  # type: ignore[arg-type]
-    for record in found["records"]:  # type: ignore[attr-defined]
+    # The agent reads whatever you can and reaches the network.
+    assert outputs.count(f"home-read: {found['planted']}") == 4
+    assert outputs.count("socket: CONNECTED") == 4
+    for record in found["records"]:
         assert record["sandbox"] is None
-    # What stays safe with no sandbox: a symlink to a secret is never recorded.
-    _assert_symlink_not_recorded(found)
+        # The hard link was made (the file check and the recording still never read it).
+        assert "hard.txt" in record["files_changed"]

@@ -7,17 +7,28 @@ from __future__ import annotations
 
 import json
 import secrets
+import shutil
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sandbox_images import claude_image, require_bwrap, require_docker
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
 
     import pytest
     from agents.claude_mock import AgentMock
     from integration.ooda_project import Project
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def claude_binary() -> Path:
+    """Claude Code's native executable (what ``claude`` on PATH links to)."""
+    found = shutil.which("claude")
+    assert found is not None
+    return Path(found).resolve()
+
 
 CLAUDE = (
     "claude -p --no-session-persistence --permission-mode bypassPermissions "
