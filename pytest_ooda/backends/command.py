@@ -223,7 +223,8 @@ class CommandBackend:
     holding it) before the group is killed; ``interrupt_wait`` bounds the clean-up when
     the runner is interrupted. ``ai_output`` is how the output is read (``text``, or an
     agent CLI's machine-readable format). ``sandbox`` wraps every start (see the module
-    docstring).
+    docstring). ``pass_fds`` are open descriptors the command inherits (through a
+    sandbox's launcher too), e.g. the socket a relay reaches the model-API proxy by.
     """
 
     def __init__(
@@ -236,6 +237,7 @@ class CommandBackend:
         interrupt_wait: float = 5.0,
         ai_output: AiOutput = "text",
         sandbox: SandboxRun | None = None,
+        pass_fds: Sequence[int] = (),
     ) -> None:
         if not argv:
             raise BackendError("the AI command is empty", hint="set loop.ai_cmd to a command line")
@@ -248,6 +250,7 @@ class CommandBackend:
         self.interrupt_wait = interrupt_wait
         self.ai_output: AiOutput = ai_output
         self.sandbox = sandbox
+        self.pass_fds = tuple(pass_fds)
 
     @classmethod
     def from_string(
@@ -318,6 +321,7 @@ class CommandBackend:
                 env=env,
                 start_new_session=True,
                 bufsize=0,
+                pass_fds=self.pass_fds,
             )
         except OSError as exc:
             raise BackendError(

@@ -395,3 +395,24 @@ def test_dollar_variables_are_not_expanded_and_the_error_says_so(tmp_path: Path)
         "the command is not run through a shell, so $VARIABLES are not expanded; write the value"
         f"\n  searched PATH:\n    {tmp_path}"
     )
+
+
+def test_pass_fds_reach_the_command_and_nothing_else_does(tmp_path: Path) -> None:
+    # A relay inherits the socket it reaches the model-API proxy by.
+    read_end, write_end = os.pipe()
+    other_read, other_write = os.pipe()
+    try:
+        script = (
+            "import os, sys\n"
+            f"os.write({write_end}, b'through')\n"
+            f"try:\n    os.write({other_write}, b'x')\nexcept OSError:\n    print('closed')\n"
+        )
+        backend = CommandBackend([sys.executable, "-c", script], pass_fds=[write_end])
+        result = backend.run(
+            "", iteration=1, workdir=tmp_path, timeout=30, max_output=1 << 16, stream=None
+        )
+        assert os.read(read_end, 100) == b"through"
+        assert result.output.strip() == "closed"
+    finally:
+        for fd in (read_end, write_end, other_read, other_write):
+            os.close(fd)
