@@ -72,6 +72,13 @@ class SandboxRun(ABC):
         execvp …``, ``docker exec``'s 126/127) — or ``None`` when it did start."""
         return None
 
+    def network_pid(self) -> int | None:
+        """A host process id in the network namespace every process of this run shares
+        (a container's), where a service for the run can listen on its loopback;
+        ``None`` when the run has none of its own for its whole life (the host's network,
+        or one per process)."""
+        return None
+
     def stop(self) -> None:  # noqa: B027 - optional hook: most kinds hold nothing
         """Remove what the run left (a container, a process tree); safe to call twice."""
 

@@ -209,6 +209,14 @@ class _DockerRun(SandboxRun):
         )
         return Launch(command, client, cwd)
 
+    def network_pid(self) -> int | None:
+        # The container's first process, as the host sees it (a local engine).
+        found = _engine_run(
+            [self.engine, "inspect", "--format", "{{.State.Pid}}", self.name], timeout=60
+        )
+        pid = found.stdout.strip()
+        return int(pid) if found.returncode == 0 and pid.isdigit() and pid != "0" else None
+
     def not_started(self, exit_code: int, output: str) -> str | None:
         if exit_code not in (1, 126, 127):
             return None

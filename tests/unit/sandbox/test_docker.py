@@ -330,3 +330,21 @@ def test_the_probe_agent_escapes_nothing_and_leaves_nothing(image: str, tmp_path
     assert len(notes) == len(escaped)
     # Handed back: the host user owns and can remove everything the agent made.
     assert {path.lstat().st_uid for path in workspace.iterdir()} == {os.getuid()}
+
+
+def test_network_pid_is_a_process_in_the_containers_own_network(image: str, tmp_path: Path) -> None:
+    # Where a service for the run (the model-API proxy) can listen on the container's
+    # loopback; the host's own namespace is another.
+    sandbox = _sandbox(image=image)
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with sandbox.start(workspace, tmp_path) as run:
+        pid = run.network_pid()
+        assert pid is not None
+        inside = os.readlink(f"/proc/{pid}/ns/net")
+        backend = CommandBackend(["sh", "-c", "readlink /proc/self/ns/net"], sandbox=run)
+        done = backend.run(
+            "", iteration=1, workdir=workspace, timeout=60, max_output=1 << 16, stream=None
+        )
+    assert inside != os.readlink("/proc/self/ns/net")
+    assert done.output.strip() == inside
