@@ -288,11 +288,12 @@ _BOOL = (bool,)
 _DICT = (dict,)
 _LIST = (list,)
 
-#: Plain fields as ``(name, the JSON types it may have, required)``.
-_Fields = tuple[tuple[str, tuple[type, ...], bool], ...]
+#: The JSON types a field may have; plain fields as ``(name, its kinds, required)``.
+_Kinds = tuple[type, ...]
+_Fields = tuple[tuple[str, _Kinds, bool], ...]
 
 
-def _fields(spec: dict[str, tuple[tuple[type, ...], bool]]) -> _Fields:
+def _fields(spec: dict[str, tuple[_Kinds, bool]]) -> _Fields:
     return tuple((name, kinds, required) for name, (kinds, required) in spec.items())
 
 
@@ -396,19 +397,13 @@ class RecordReader(Reader):
         self.summary = summary
         self.shared = shared if shared is not None else {}
 
-    def field(self, data: dict[str, Any], key: str, kinds: tuple[type, ...], where: str) -> Any:
+    def field(self, data: dict[str, Any], key: str, kinds: _Kinds, where: str) -> Any:
         """``data[key]``, required, of one of ``kinds`` (``type(None)`` allows null)."""
-        name = f"{where}.{key}" if where else key
-        if key not in data:
-            raise self.fail(f"missing field {name!r}")
-        value = data[key]
-        if type(value) not in kinds:
-            raise self.fail(f"field {name!r}: expected {_kinds(kinds)}, got {type_name(value)}")
-        return value
+        if key not in data or type(data[key]) not in kinds:
+            raise self.fail(self._wrong(data, key, kinds, where))
+        return data[key]
 
-    def optional_field(
-        self, data: dict[str, Any], key: str, kinds: tuple[type, ...], where: str
-    ) -> Any:
+    def optional_field(self, data: dict[str, Any], key: str, kinds: _Kinds, where: str) -> Any:
         """Like ``field``, but a missing field is ``None`` (fields added within a version)."""
         if data.get(key) is None:
             return None
@@ -420,10 +415,8 @@ class RecordReader(Reader):
         if value is None:
             return None
         if deeper_than(value):
-            raise self.fail(
-                f"field {key!r} nests deeper than {MAX_DEPTH} levels",
-                error=ResultsNestingError,
-            )
+            message = f"field {key!r} nests deeper than {MAX_DEPTH} levels"
+            raise self.fail(message, error=ResultsNestingError)
         return MappingProxyType(value)
 
     def plain(self, data: dict[str, Any], fields: _Fields, where: str) -> dict[str, Any]:
@@ -438,7 +431,7 @@ class RecordReader(Reader):
                 raise self.fail(self._wrong(data, key, kinds, where))
         return out
 
-    def _wrong(self, data: dict[str, Any], key: str, kinds: tuple[type, ...], where: str) -> str:
+    def _wrong(self, data: dict[str, Any], key: str, kinds: _Kinds, where: str) -> str:
         name = f"{where}.{key}" if where else key
         if key not in data:
             return f"missing field {name!r}"
@@ -687,7 +680,7 @@ class RecordReader(Reader):
         )
 
 
-def _kinds(kinds: tuple[type, ...]) -> str:
+def _kinds(kinds: _Kinds) -> str:
     names = {
         str: "a string",
         int: "an integer",
