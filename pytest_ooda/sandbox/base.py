@@ -60,6 +60,8 @@ class SandboxRun(ABC):
     #: What :meth:`stop` had to undo in the workspace (a set-user-ID bit, a device
     #: node), one line each, for a warning.
     notes: Sequence[str] = ()
+    #: The fresh ``HOME`` the run's processes get (``None``: the caller's).
+    home: Path | None = None
 
     @abstractmethod
     def launch(self, argv: Sequence[str], env: Mapping[str, str] | None, cwd: Path) -> Launch:

@@ -135,7 +135,7 @@ class _BwrapRun(SandboxRun):
         self.sandbox = sandbox
         self.workspace = workspace.resolve()
         options = sandbox.spec.options
-        self.home = fresh_home(scratch, options.get("home_files", ()), None).resolve()
+        self.home: Path = fresh_home(scratch, options.get("home_files", ()), None).resolve()
         self.identity = sandbox.identity()
         self.notes: list[str] = []
         self.filter = scratch / "seccomp.bpf"

@@ -155,7 +155,7 @@ class _DockerRun(SandboxRun):
         self.engine = sandbox.engine
         options = sandbox.spec.options
         self.workspace = workspace.resolve()
-        self.home = fresh_home(scratch, options.get("home_files", ()), None).resolve()
+        self.home: Path = fresh_home(scratch, options.get("home_files", ()), None).resolve()
         self.user = sandbox.user()
         self.identity = sandbox.identity()
         self.notes: list[str] = []
