@@ -81,6 +81,9 @@ _HOP = frozenset(
         "content-length",
         "accept-encoding",
         "content-encoding",
+        # Written by the proxy's own response line.
+        "server",
+        "date",
     }
 )
 UPSTREAM_TIMEOUT = 600.0
@@ -247,7 +250,9 @@ class ApiProxy:
         file descriptor, writes a byte on it for each connection, and gets back the end
         of a new connected pair whose other end this proxy serves. Closed on close."""
         ours, theirs = socket.socketpair()
-        self._brokered.append(ours)
+        # Both ends live as long as the proxy: the relays of every iteration inherit
+        # ``theirs`` by its number.
+        self._brokered += [ours, theirs]
         thread = threading.Thread(target=self._hand_out, args=(ours,), daemon=True)
         thread.start()
         self._threads.append(thread)
