@@ -34,9 +34,9 @@ import warnings
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Mapping
+    from collections.abc import Callable, Iterable, Mapping
 
-__all__ = ["REDACTED", "Redactor", "is_secret_key", "is_secret_name", "redact"]
+__all__ = ["REDACTED", "Redactor", "StreamRedactor", "is_secret_key", "is_secret_name", "redact"]
 
 REDACTED = "<redacted>"
 # Shorter values ("1", "yes", "us" for KEYBOARD_LAYOUT) would redact ordinary words.
@@ -337,3 +337,78 @@ class Redactor:
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:
     """Redact ``text`` using ``env`` (``os.environ`` by default)."""
     return Redactor(env)(text)
+
+
+_KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+_KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+
+
+class StreamRedactor:
+    """Redacts output shown live (``pytest -s``, ``ooda run --verbose``) as it arrives:
+    ``write`` gets each complete line once it is redacted, never a part of a line.
+
+    Each line is redacted on its own, but for two rules that need the lines above: a
+    private key block is held from its ``BEGIN`` line and shown as one ``<redacted>``
+    line at its ``END`` (or when the stream ends), and below a Kubernetes Secret's
+    ``kind: Secret`` (within ``context`` lines, until the next ``---``, ``apiVersion:``
+    or ``kind:``) a line is redacted with the document so far, so its ``data:`` values
+    are found. A secret split
+    over other lines is not recognised here (the recording, redacted whole, may be).
+    :meth:`flush` shows a last line that has no newline yet (at an iteration's end)."""
+
+    def __init__(
+        self, redactor: Redactor, write: Callable[[bytes], None], *, context: int = 200
+    ) -> None:
+        self.redactor = redactor
+        self.write = write
+        self.context = context
+        self._partial = b""
+        self._document: list[str] | None = None
+        self._in_key = False
+
+    def __call__(self, chunk: bytes) -> None:
+        data = self._partial + chunk
+        *lines, self._partial = data.split(b"\n")
+        for line in lines:
+            self._line(line.decode("utf-8", "replace"), "\n")
+
+    def flush(self) -> None:
+        """Show the last line even though it has no newline yet."""
+        if self._partial:
+            partial, self._partial = self._partial, b""
+            self._line(partial.decode("utf-8", "replace"), "")
+        if self._in_key:
+            self._in_key = False
+            self.write((REDACTED + "\n").encode())
+
+    close = flush
+
+    def _line(self, line: str, end: str) -> None:
+        if self._in_key:
+            if _KEY_END.search(line):
+                self._in_key = False
+                self.write((REDACTED + end).encode())
+            return
+        if _KEY_BEGIN.search(line) and not _KEY_END.search(line):
+            self._in_key = True
+            return
+        if (
+            line.strip() == "---"
+            or line.startswith(("apiVersion:", "kind:"))
+            or (self._document is not None and len(self._document) >= self.context)
+        ):
+            # Another object (or too far down): the Secret's document is over.
+            self._document = None
+        if _K8S_SECRET.match(line):
+            self._document = []
+        shown = self._redacted(line)
+        if self._document is not None:
+            self._document.append(line)
+        self.write((shown + end).encode("utf-8", "replace"))
+
+    def _redacted(self, line: str) -> str:
+        if not self._document:
+            return self.redactor(line)
+        whole = self.redactor("\n".join([*self._document, line])).split("\n")
+        # Every rule but the key block's (handled above) keeps the lines as they are.
+        return whole[-1] if len(whole) == len(self._document) + 1 else self.redactor(line)

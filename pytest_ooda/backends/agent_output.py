@@ -98,20 +98,46 @@ class AgentReport:
         )
 
 
+def _input_text(arguments: Any) -> str:
+    """What a tool call's summary is made from: the command, the file, or the first
+    scalar argument."""
+    if not isinstance(arguments, dict):
+        return "" if arguments is None else str(arguments)
+    for key in ("command", "file_path", "notebook_path", "path", "pattern", "url", "query"):
+        value = arguments.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return next((str(v) for v in arguments.values() if isinstance(v, str | int)), "")
+
+
 def summarize(name: str, arguments: Any) -> str:
     """A tool call's input in one short line: the command, the file, or the first
     scalar argument."""
-    if not isinstance(arguments, dict):
-        text = "" if arguments is None else str(arguments)
-    else:
-        for key in ("command", "file_path", "notebook_path", "path", "pattern", "url", "query"):
-            value = arguments.get(key)
-            if isinstance(value, str) and value:
-                text = value
-                break
-        else:
-            text = next((str(v) for v in arguments.values() if isinstance(v, str | int)), "")
-    return _one_line(text, _SUMMARY_WIDTH)
+    return _one_line(_input_text(arguments), _SUMMARY_WIDTH)
+
+
+#: Lines of a multi-line tool input shown live.
+_SHOWN_INPUT_LINES = 12
+
+
+def _shown(head: str, text: str) -> str:
+    """``head: first line`` of ``text``, its further lines below, indented — each line
+    as it was, so the live stream's redaction sees ``export API_TOKEN=…`` as a line of
+    its own (a summary joins them)."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    if not lines:
+        return head
+    shown = [f"{head}: {_one_line(lines[0], _SUMMARY_WIDTH)}"]
+    shown += [f"    {_one_line(line, _SUMMARY_WIDTH)}" for line in lines[1:_SHOWN_INPUT_LINES]]
+    if len(lines) > _SHOWN_INPUT_LINES:
+        shown.append(f"    … ({len(lines) - _SHOWN_INPUT_LINES} more lines)")
+    return "\n".join(shown)
+
+
+def _shown_call(name: str, arguments: Any) -> str:
+    """A tool call as a person watching sees it: ``→ Bash: first line`` and a
+    multi-line command's further lines below it."""
+    return _shown(f"→ {name}", _input_text(arguments))
 
 
 def _one_line(text: str, width: int) -> str:
@@ -427,7 +453,7 @@ class ClaudeStream(AgentStream):
                 if call_id not in self._calls:
                     self._order.append(call_id)
                 self._calls[call_id] = call
-                shown.append(f"→ {name}: {call.summary}" if call.summary else f"→ {name}")
+                shown.append(_shown_call(name, block.get("input")))
         return "\n".join(shown) or None
 
     def _tool_results(self, event: dict[str, Any]) -> str | None:
@@ -448,7 +474,7 @@ class ClaudeStream(AgentStream):
             self._calls[call.id or ""] = replace(
                 call, ok=False, error=_one_line(detail, _ERROR_WIDTH), result=tool_text(detail)
             )
-            shown.append(f"✗ {call.name}: {_one_line(detail, _SUMMARY_WIDTH)}")
+            shown.append(_shown(f"✗ {call.name}", detail))
         return "\n".join(shown) or None
 
     def report(self) -> AgentReport:
@@ -556,6 +582,8 @@ class CodexStream(AgentStream):
             if found is not None:
                 self._calls.append(found)
                 mark = "✗" if found.ok is False else "→"
+                if found.arguments is not None:
+                    return _shown(f"{mark} {found.name}", _input_text(found.arguments))
                 return f"{mark} {found.name}: {found.summary}" if found.summary else None
         return None
 

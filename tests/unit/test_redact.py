@@ -5,6 +5,7 @@ no secret-shaped literal sits in the repository."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import string
@@ -304,3 +305,41 @@ def test_loading_the_detectors_leaves_warnings_where_they_were() -> None:
     )
     done = sp.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "True"
+
+
+def test_a_stream_is_redacted_line_by_line_as_it_arrives() -> None:
+    from pytest_ooda.redact import StreamRedactor
+
+    shown: list[bytes] = []
+    stream = StreamRedactor(Redactor(ENV_SECRETS), shown.append)
+    text = "".join(f"{carrier}\n" for _, carrier, _ in PLANTED)
+    text += "".join(f"{name}={value}\n" for name, value in ENV_SECRETS.items()) + ORDINARY
+    data = text.encode()
+    # In chunks that cut lines (and a multi-byte character) anywhere.
+    cuts = sorted(_RNG.sample(range(1, len(data)), 300))
+    for start, end in itertools.pairwise([0, *cuts, len(data)]):
+        stream(data[start:end])
+        # Nothing is shown before its line is whole.
+        assert all(piece.endswith(b"\n") for piece in shown)
+    stream.flush()
+    out = b"".join(shown).decode()
+    leaked = [kind for kind, _, secret in PLANTED if secret in out]
+    leaked += [name for name, value in ENV_SECRETS.items() if value in out]
+    assert leaked == []
+    assert ORDINARY.rstrip("\n") in out
+
+
+def test_a_stream_shows_a_last_line_without_a_newline_at_flush() -> None:
+    from pytest_ooda.redact import StreamRedactor
+
+    shown: list[bytes] = []
+    stream = StreamRedactor(Redactor({}), shown.append)
+    stream(b"working on it\nexport API_TOKEN=" + b"abcdefghij0123456789")
+    assert b"".join(shown) == b"working on it\n"
+    stream.flush()
+    assert b"".join(shown) == b"working on it\nexport API_TOKEN=<redacted>"
+    # A key block cut off by the end of the stream is still not shown.
+    stream(b"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n")
+    stream.flush()
+    assert b"".join(shown).endswith(b"<redacted><redacted>\n")
+    assert b"MIIEowIBAAKCAQEA" not in b"".join(shown)
