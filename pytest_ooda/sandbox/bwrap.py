@@ -61,11 +61,12 @@ KEPT = ("/run/systemd/resolve",)
 #: user's, so nothing inside runs as root (Claude Code then needs no ``IS_SANDBOX``).
 INSIDE_UID = 1000
 #: The file descriptor bubblewrap reads the seccomp filter from (opened by the shell
-#: that starts it: a launch is an argv, it cannot hand over open files).
-_SECCOMP_FD = 3
+#: that starts it: a launch is an argv). The last one a POSIX shell can name, far from
+#: the low numbers a caller's ``pass_fds`` (inherited through this launcher) get.
+_SECCOMP_FD = 9
 # $1: the filter, $2: the run's cgroup.procs (or empty), then the command.
 _WRAPPER = (
-    'f=$1; p=$2; shift 2; if [ -n "$p" ]; then echo $$ > "$p" || exit 125; fi; exec "$@" 3<"$f"'
+    'f=$1; p=$2; shift 2; if [ -n "$p" ]; then echo $$ > "$p" || exit 125; fi; exec "$@" 9<"$f"'
 )
 _WRAPPER_NAME = "ooda-bwrap"
 
