@@ -7,7 +7,6 @@ iterations). The loop runner only ever talks to the ``Backend`` protocol.
 
 from __future__ import annotations
 
-from pytest_ooda.backends.agent_output import redacted_call
 from pytest_ooda.backends.base import (
     TOOL_TEXT_LIMIT,
     Backend,
@@ -34,6 +33,7 @@ from pytest_ooda.backends.replay import (
     ScriptItem,
     script,
 )
+from pytest_ooda.backends.tool_calls import redacted_call
 
 __all__ = [
     "PROVIDERS",

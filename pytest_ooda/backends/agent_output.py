@@ -21,13 +21,20 @@ import json
 from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from pytest_ooda._types import AI_OUTPUTS, AiOutput
 from pytest_ooda.backends.base import BackendResult, ToolCall, Usage, tool_arguments, tool_text
-
-if TYPE_CHECKING:
-    from collections.abc import Callable
+from pytest_ooda.backends.tool_calls import (
+    ERROR_WIDTH,
+    SUMMARY_WIDTH,
+    input_text,
+    one_line,
+    redacted_call,
+    shown_call,
+    shown_lines,
+    summarize,
+)
 
 __all__ = [
     "AI_OUTPUTS",
@@ -46,7 +53,6 @@ __all__ = [
     "redacted_call",
 ]
 
-_SUMMARY_WIDTH = 120
 #: The formats that list every tool call (``claude-json`` reports only the denied ones).
 TOOL_REPORTING_OUTPUTS: tuple[AiOutput, ...] = ("claude-stream-json", "codex-json")
 #: A line longer than this is skipped (the stream stays bounded, whatever it prints).
@@ -96,96 +102,6 @@ class AgentReport:
             cache_read_tokens=self.cache_read_tokens or 0,
             cache_creation_tokens=self.cache_creation_tokens or 0,
         )
-
-
-def _input_text(arguments: Any) -> str:
-    """What a tool call's summary is made from: the command, the file, or the first
-    scalar argument."""
-    if not isinstance(arguments, dict):
-        return "" if arguments is None else str(arguments)
-    for key in ("command", "file_path", "notebook_path", "path", "pattern", "url", "query"):
-        value = arguments.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return next((str(v) for v in arguments.values() if isinstance(v, str | int)), "")
-
-
-def summarize(name: str, arguments: Any) -> str:
-    """A tool call's input in one short line: the command, the file, or the first
-    scalar argument."""
-    return _one_line(_input_text(arguments), _SUMMARY_WIDTH)
-
-
-#: Lines of a multi-line tool input shown live.
-_SHOWN_INPUT_LINES = 12
-
-
-def _shown(head: str, text: str) -> str:
-    """``head: first line`` of ``text``, its further lines below, indented — each line
-    as it was, so the live stream's redaction sees ``export API_TOKEN=…`` as a line of
-    its own (a summary joins them)."""
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    if not lines:
-        return head
-    shown = [f"{head}: {_one_line(lines[0], _SUMMARY_WIDTH)}"]
-    shown += [f"    {_one_line(line, _SUMMARY_WIDTH)}" for line in lines[1:_SHOWN_INPUT_LINES]]
-    if len(lines) > _SHOWN_INPUT_LINES:
-        shown.append(f"    … ({len(lines) - _SHOWN_INPUT_LINES} more lines)")
-    return "\n".join(shown)
-
-
-def _shown_call(name: str, arguments: Any) -> str:
-    """A tool call as a person watching sees it: ``→ Bash: first line`` and a
-    multi-line command's further lines below it."""
-    return _shown(f"→ {name}", _input_text(arguments))
-
-
-def _one_line(text: str, width: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= width else text[: width - 1] + "…"
-
-
-#: How a failed call's ``error`` is made from its result text.
-_ERROR_WIDTH = 200
-
-
-def redacted_call(call: ToolCall, redact: Callable[[str], str]) -> ToolCall:
-    """``call`` with ``redact`` applied to each decoded text before it is joined or
-    encoded: every string of its input on its own (a multi-line command keeps its lines,
-    so ``export API_TOKEN=…`` on the second line is still a line of its own), then the
-    summary and the JSON text made again from what is left; the result text, and the
-    error made from it, likewise. A call read back from a file (no decoded input) has
-    its stored texts redacted as they are."""
-    if call.arguments is not None:
-        clean = _redacted_tree(call.arguments, redact)
-        summary = summarize(call.name, clean)
-        text = tool_text(clean) if call.input is not None else None
-    else:
-        clean = None
-        summary = redact(call.summary)
-        text = redact(call.input) if call.input is not None else None
-    result = redact(call.result) if call.result is not None else None
-    error = call.error
-    if (
-        error is not None
-        and call.result is not None
-        and result is not None
-        and (error == _one_line(call.result, _ERROR_WIDTH))
-    ):
-        error = _one_line(result, _ERROR_WIDTH)
-    elif error is not None:
-        error = redact(error)
-    return replace(call, summary=summary, input=text, result=result, error=error, arguments=clean)
-
-
-def _redacted_tree(value: Any, redact: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {redact(key): _redacted_tree(item, redact) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_redacted_tree(item, redact) for item in value]
-    return value
 
 
 def _mapping(value: Any) -> dict[str, Any]:
@@ -278,7 +194,7 @@ class AgentStream(ABC):
             return None
         if not stripped.startswith(("{", "[")):
             # stderr shares the pipe: the CLI's own words, not broken JSON.
-            self._foreign.append(_one_line(stripped, 300))
+            self._foreign.append(one_line(stripped, 300))
             return line.rstrip("\n")
         try:
             event = json.loads(stripped)
@@ -453,7 +369,7 @@ class ClaudeStream(AgentStream):
                 if call_id not in self._calls:
                     self._order.append(call_id)
                 self._calls[call_id] = call
-                shown.append(_shown_call(name, block.get("input")))
+                shown.append(shown_call(name, block.get("input")))
         return "\n".join(shown) or None
 
     def _tool_results(self, event: dict[str, Any]) -> str | None:
@@ -472,9 +388,9 @@ class ClaudeStream(AgentStream):
                 )
                 continue
             self._calls[call.id or ""] = replace(
-                call, ok=False, error=_one_line(detail, _ERROR_WIDTH), result=tool_text(detail)
+                call, ok=False, error=one_line(detail, ERROR_WIDTH), result=tool_text(detail)
             )
-            shown.append(_shown(f"✗ {call.name}", detail))
+            shown.append(shown_lines(f"✗ {call.name}", detail))
         return "\n".join(shown) or None
 
     def report(self) -> AgentReport:
@@ -515,7 +431,7 @@ def _result_text(content: Any) -> str:
 def _result_line(fields: dict[str, Any]) -> str:
     """The closing line shown live: turns, tokens and cost, or the error."""
     if fields.get("is_error"):
-        return f"✗ error: {_one_line(fields.get('text') or '', 300)}"
+        return f"✗ error: {one_line(fields.get('text') or '', 300)}"
     parts = []
     if fields.get("turns") is not None:
         parts.append(f"{fields['turns']} turns")
@@ -583,7 +499,7 @@ class CodexStream(AgentStream):
                 self._calls.append(found)
                 mark = "✗" if found.ok is False else "→"
                 if found.arguments is not None:
-                    return _shown(f"{mark} {found.name}", _input_text(found.arguments))
+                    return shown_lines(f"{mark} {found.name}", input_text(found.arguments))
                 return f"{mark} {found.name}: {found.summary}" if found.summary else None
         return None
 
@@ -629,7 +545,7 @@ def _codex_item(item: dict[str, Any]) -> ToolCall | str | None:
         changes = [_mapping(change) for change in item.get("changes") or ()]
         paths = ", ".join(str(change.get("path", "")) for change in changes)
         return ToolCall(
-            "file_change", paths[:_SUMMARY_WIDTH], ok=not failed, input=tool_text(changes or None)
+            "file_change", paths[:SUMMARY_WIDTH], ok=not failed, input=tool_text(changes or None)
         )
     if item_type == "mcp_tool_call":
         return ToolCall(f"{item.get('server', '?')}.{item.get('tool', '?')}", ok=not failed)
@@ -689,7 +605,7 @@ def backend_result(
     kept = data[len(data) - max_output :] if len(data) > max_output else data
     error = report.error
     if error is None and report.is_error:
-        error = f"the agent CLI reported an error: {_one_line(report.text, 300) or '(no text)'}"
+        error = f"the agent CLI reported an error: {one_line(report.text, 300) or '(no text)'}"
     infra = report.infra_error if error is not None or exit_code != 0 else None
     if infra is None and total_bytes == 0 and exit_code != 0 and not timed_out:
         from pytest_ooda.backends.infra import died_silently

@@ -255,7 +255,7 @@ def test_an_unknown_format_is_refused() -> None:
 
 
 def test_a_tool_calls_texts_are_redacted_line_by_line_before_they_are_joined() -> None:
-    from pytest_ooda.backends.agent_output import redacted_call
+    from pytest_ooda.backends import redacted_call
     from pytest_ooda.redact import Redactor
 
     token, password, netrc = "tq8Rr2Zb5WcYp3Lk9Xv1", "hZ2kP8sQ4vX7nM1c", "pL5tR8wQ2zK7mN4b"
