@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from claude_mock import CLAUDE
+from sandbox_images import require_bwrap
 
 from pytest_ooda.live.preflight import root_refusal, sandbox_env
 
@@ -55,6 +56,33 @@ def test_the_check_names_is_sandbox() -> None:
     assert root_refusal(bypass, env={}, euid=0) is not None
     assert root_refusal(["claude", "-p", "--allowedTools", "Bash"], env={}, euid=0) is None
     assert root_refusal(["my-agent", "--dangerously-skip-permissions"], env={}, euid=0) is None
+
+
+def test_only_is_sandbox_1_counts_and_the_value_seen_is_named() -> None:
+    # Claude Code 2.1.197 starts as root with IS_SANDBOX=1 and with nothing else.
+    argv = ["claude", "-p", "--dangerously-skip-permissions"]
+    for value in ("yes", "true", "TRUE", " 1", "0"):
+        problem = root_refusal(argv, env={"IS_SANDBOX": value}, euid=0)
+        assert problem is not None
+        assert f"IS_SANDBOX={value!r}" in problem
+        assert "accepts only IS_SANDBOX=1" in problem
+    inside = root_refusal(argv, env={"IS_SANDBOX": "yes"}, euid=0, sandbox="docker")
+    assert inside is not None
+    assert "the docker sandbox's env: gives IS_SANDBOX='yes'" in inside
+
+
+def test_in_a_sandbox_the_uid_inside_counts() -> None:
+    from pytest_ooda.live import agent_refusal
+    from pytest_ooda.sandbox import parse_spec
+
+    require_bwrap()
+    argv = ["claude", "-p", "--dangerously-skip-permissions"]
+    # bwrap gives the agent an ordinary uid in its own user namespace: no IS_SANDBOX.
+    assert (
+        agent_refusal(argv, parse_spec({"kind": "bwrap"}), env={"PATH": os.environ["PATH"]}) is None
+    )
+    if AS_ROOT:
+        assert agent_refusal(argv, None, env={"PATH": os.environ["PATH"]}) is not None
 
 
 def _env(mock: AgentMock | None, tmp_path: Path) -> dict[str, str]:
