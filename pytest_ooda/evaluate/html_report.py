@@ -167,20 +167,7 @@ def report_pages(
     anchors = run_anchors(records)
     full = _full_transcripts(records, transcript_budget, size)
     inline = len(records) <= runs_per_page
-    stem = name.removesuffix(".html")
-    page_of: dict[str, str] = {}
-    chunks = (
-        [records]
-        if inline
-        else [
-            records[start : start + runs_per_page]
-            for start in range(0, len(records), runs_per_page)
-        ]
-    )
-    files = [name] if inline else [name, *(f"{stem}-{n}.html" for n in range(2, len(chunks) + 2))]
-    for number, chunk in enumerate(chunks):
-        for record in chunk:
-            page_of[record.id] = files[0] if inline else files[number + 1]
+    chunks, files, page_of = _paging(records, name, runs_per_page)
     names = sorted({record.variant for record in records if record.variant})
     variants = {variant: index for index, variant in enumerate(names, start=1)}
     links = _StaticLinks(anchors, page_of, name)
@@ -244,6 +231,22 @@ def report_pages(
         )
         out.append(ReportPage(files[number - 1], html))
     return out
+
+
+def _paging(
+    records: Sequence[RunRecord], name: str, size: int
+) -> tuple[list[Sequence[RunRecord]], list[str], dict[str, str]]:
+    """The runs in pages of ``size``, each page's file (the report's own first: all of
+    them when they fit it), and the file holding each run's details."""
+    if len(records) <= size:
+        return [records], [name], dict.fromkeys((record.id for record in records), name)
+    stem = name.removesuffix(".html")
+    chunks = [records[start : start + size] for start in range(0, len(records), size)]
+    files = [name, *(f"{stem}-{number}.html" for number in range(2, len(chunks) + 2))]
+    page_of = {
+        record.id: files[number] for number, chunk in enumerate(chunks, start=1) for record in chunk
+    }
+    return chunks, files, page_of
 
 
 def _details(

@@ -6,6 +6,7 @@ import re
 import shlex
 import subprocess
 import sys
+import urllib.request
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -155,7 +156,7 @@ def test_the_quick_start_runs_as_written_in_a_fresh_venv(
             assert done.returncode == 0, f"{command}:\n{done.stdout}\n{done.stderr}"
         assert "HELLO.md" in (started / "scenarios/hello/first-live.yml").read_text()
 
-        # Steps 1 to 6 by hand.
+        # Steps 1 to 7 by hand.
         env.update(mock.env())
         subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
         (repo / "ooda-config.yml").write_text(quickstart_config())
@@ -182,6 +183,24 @@ def test_the_quick_start_runs_as_written_in_a_fresh_venv(
         report = run(_readme_command(r"`(ooda report results/ --html\s+report.html)`"))
         assert report.returncode == 0, report.stderr
         assert '<details class="run"' in (repo / "report.html").read_text()
+
+        # Step 7: ooda view, on a free port instead of 8000.
+        view = _readme_command(r"`(ooda view)` serves")
+        server = subprocess.Popen(
+            [*view, "--port", "0"], cwd=repo, env=env, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True,
+        )  # fmt: skip
+        try:
+            assert server.stdout is not None
+            url = server.stdout.readline().strip()
+            assert url.startswith("http://127.0.0.1:")
+            with urllib.request.urlopen(url, timeout=60) as page:
+                sessions = page.read().decode("utf-8")
+            assert sessions.count('<section class="session"') == 1  # the recording's
+            assert 'data-scenario="greet/happy"' in sessions
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
     finally:
         for process in (init_mock.process, mock.process):
             process.terminate()
