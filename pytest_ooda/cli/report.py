@@ -174,8 +174,17 @@ def _write_html(
     import time
 
     from pytest_ooda._util import atomic_write_text
-    from pytest_ooda.evaluate import report_pages
+    from pytest_ooda.evaluate import report_files, report_pages
 
+    names = report_files(stats, path.name)
+    stale = [item for item in _report_pages_beside(path) if item.name not in names]
+    for name in names[1:]:
+        target = path.with_name(name)
+        if target.exists() and not _ours(target):
+            raise UsageError(
+                f"--html {args.html}: its run pages would replace {target}, which is not an "
+                "ooda report page; move it or choose another name"
+            )
     pages = report_pages(
         stats,
         k=args.k,
@@ -187,15 +196,6 @@ def _write_html(
         whole=results.whole,
         size=lambda record: results.sources[record.id].length,
     )
-    names = {page.name for page in pages}
-    stale = [item for item in _report_pages_beside(path) if item.name not in names]
-    for page in pages[1:]:
-        target = path.with_name(page.name)
-        if target.exists() and not _ours(target):
-            raise UsageError(
-                f"--html {args.html}: its run pages would replace {target}, which is not an "
-                "ooda report page; move it or choose another name"
-            )
     try:
         for page in pages:
             atomic_write_text(path.with_name(page.name), page.html)
@@ -203,7 +203,7 @@ def _write_html(
             item.unlink(missing_ok=True)
     except OSError as exc:
         raise UsageError(f"--html {args.html}: cannot write it: {exc.strerror or exc}") from None
-    more = f" and {len(pages) - 1} page(s) of runs beside it" if len(pages) > 1 else ""
+    more = f" and {len(names) - 1} page(s) of runs beside it" if len(names) > 1 else ""
     note(f"ooda report: wrote {path}{more}")
 
 

@@ -28,7 +28,7 @@ from pytest_ooda.evaluate.comparison import (
     ScenarioComparison,
     compare,
 )
-from pytest_ooda.evaluate.html_report import ReportPage, render_html, report_pages
+from pytest_ooda.evaluate.html_report import ReportPage, render_html, report_files, report_pages
 from pytest_ooda.evaluate.index import ResultsIndex, unfinished
 from pytest_ooda.evaluate.log import ResultsLog, session_stamp
 from pytest_ooda.evaluate.outcome import classify_outcome
@@ -121,6 +121,7 @@ __all__ = [
     "render_compare_html",
     "render_html",
     "render_variants_html",
+    "report_files",
     "report_markdown",
     "report_pages",
     "session_stamp",

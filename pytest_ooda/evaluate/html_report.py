@@ -31,7 +31,7 @@ from pytest_ooda.evaluate.pages import geometry, matrix, prompt_versions, scenar
 from pytest_ooda.evaluate.run_view import run_view, transcript_size
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Sequence
+    from collections.abc import Callable, Iterator, Sequence
 
     import jinja2
 
@@ -45,6 +45,7 @@ __all__ = [
     "ReportPage",
     "render_html",
     "render_page",
+    "report_files",
     "report_pages",
     "run_anchors",
 ]
@@ -157,11 +158,13 @@ def report_pages(
     size: Callable[[RunRecord], int] = transcript_size,
     transcript_budget: int = TRANSCRIPT_BUDGET,
     runs_per_page: int = RUNS_PER_PAGE,
-) -> list[ReportPage]:
-    """The report's files: ``name`` first, then its run pages when it has more runs
-    than one page holds. ``whole`` reads a run's whole record when ``stats`` hold
-    summaries (``read_results(..., summary=True)``); ``size`` is what a run's transcript
-    costs the budget; ``notes`` are incomplete measurements (``text``, ``command``)."""
+) -> Iterator[ReportPage]:
+    """The report's files, one at a time (a page is written before the next is
+    rendered): ``name`` first, then its run pages when it has more runs than one page
+    holds (:func:`report_files` names them all). ``whole`` reads a run's whole record
+    when ``stats`` hold summaries (``read_results(..., summary=True)``); ``size`` is what
+    a run's transcript costs the budget; ``notes`` are incomplete measurements
+    (``text``, ``command``)."""
     load = whole or (lambda record: record)
     records = [record for item in stats for record in item.records]
     anchors = run_anchors(records)
@@ -216,7 +219,7 @@ def report_pages(
         pages=listed,
         interrupted=list(notes),
     )
-    out = [ReportPage(name, first)]
+    yield ReportPage(name, first)
     for number, chunk in enumerate(chunks[1:] if inline else chunks, start=2):
         runs = []
         for record in chunk:
@@ -229,8 +232,15 @@ def report_pages(
             pages=listed,
             runs=runs,
         )
-        out.append(ReportPage(files[number - 1], html))
-    return out
+        yield ReportPage(files[number - 1], html)
+
+
+def report_files(
+    stats: Sequence[ScenarioStats], name: str, *, runs_per_page: int = RUNS_PER_PAGE
+) -> list[str]:
+    """The names of the files :func:`report_pages` writes for ``stats``."""
+    records = [record for item in stats for record in item.records]
+    return _paging(records, name, runs_per_page)[1]
 
 
 def _paging(
@@ -293,11 +303,12 @@ def render_html(
     transcript_budget: int = TRANSCRIPT_BUDGET,
 ) -> str:
     """The report's first file (the whole report when it fits one page)."""
-    return report_pages(
+    pages = report_pages(
         stats,
         k=k,
         title=title,
         sources=sources,
         generated=generated,
         transcript_budget=transcript_budget,
-    )[0].html
+    )
+    return next(pages).html

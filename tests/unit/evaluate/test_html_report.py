@@ -178,13 +178,15 @@ def test_past_the_transcript_budget_runs_show_their_summary_and_a_note() -> None
 
 
 def test_a_large_report_pages_its_runs() -> None:
-    from pytest_ooda.evaluate import report_pages
+    from pytest_ooda.evaluate import report_files, report_pages
 
     runs = [
         replace(record(i % 3 != 0, run=i + 1, runs=7), transcript=_transcript(f"run {i + 1}"))
         for i in range(7)
     ]
-    pages = report_pages(summarize(runs), k=3, title="t", name="r.html", runs_per_page=3)
+    stats = summarize(runs)
+    pages = list(report_pages(stats, k=3, title="t", name="r.html", runs_per_page=3))
+    assert report_files(stats, "r.html", runs_per_page=3) == [page.name for page in pages]
     assert [page.name for page in pages] == ["r.html", "r-2.html", "r-3.html", "r-4.html"]
     first = pages[0].html
     # The first file: the figures and a row per run, its permalink the run number,
