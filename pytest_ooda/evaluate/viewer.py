@@ -162,21 +162,39 @@ class Viewer:
         return Response(HTTPStatus.OK, "application/json", body.encode("ascii"))
 
     def _render(
-        self, template: str, *, poll: bool, always: bool = False, **context: Any
+        self,
+        template: str,
+        *,
+        poll: Session | None,
+        always: bool = False,
+        **context: Any,
     ) -> Response:
+        """A page; ``poll``: the running session it shows (the page reloads itself while
+        that session runs); ``always``: it keeps polling (a new session may start)."""
         from pytest_ooda.evaluate.html_report import render_page
 
+        url = "/api/version" if poll is None else f"/api/version?session={quote(poll.key, safe='')}"
         polling = (
-            {"version": self.index.version, "url": "/api/version", "always": always}
-            if poll or always
+            {"version": self.index.version, "url": url, "always": always}
+            if poll is not None or always
             else None
         )
         return _html(HTTPStatus.OK, render_page(template, csp=VIEW_CSP, poll=polling, **context))
 
     # ------------------------------------------------------------------ summaries
 
-    def summary(self, session: Session) -> dict[str, Any]:
-        """What the index and the session page say about a session."""
+    def _ran(self) -> dict[str, set[tuple[str, str]]]:
+        """Each session's scenarios, by its key."""
+        return {
+            key: {(record.procedure, record.scenario) for record in session.records}
+            for key, session in self.index.sessions.items()
+        }
+
+    def summary(
+        self, session: Session, ran: dict[str, set[tuple[str, str]]] | None = None
+    ) -> dict[str, Any]:
+        """What the index and the session page say about a session (``ran``: each
+        session's scenarios, worked out once per page)."""
         from pytest_ooda.evaluate.aggregate import drop_duplicates, summarize
         from pytest_ooda.evaluate.index import resume_command
         from pytest_ooda.evaluate.pages import matrix, scenario_view, session_verdict
@@ -213,19 +231,16 @@ class Viewer:
                 {"stamp": later.stamp, "href": session_href(later.key)} if later else None
             ),
             "variants_href": f"/variants/{quote(session.key)}" if len(variants) > 1 else None,
-            "compare_href": self._previous(session),
+            "compare_href": self._previous(session, ran or self._ran()),
             "error": session.error,
             "warnings": [str(warning) for warning in session.warnings],
         }
 
-    def _previous(self, session: Session) -> str | None:
+    def _previous(self, session: Session, ran: dict[str, set[tuple[str, str]]]) -> str | None:
         """The compare page against the latest earlier session that ran a scenario
-        this one ran."""
-        mine = {(record.procedure, record.scenario) for record in session.records}
+        this one ran (``ran``: each session's scenarios)."""
         for other in self.index.ordered():
-            if other.started < session.started and mine & {
-                (record.procedure, record.scenario) for record in other.records
-            }:
+            if other.started < session.started and ran[session.key] & ran[other.key]:
                 return (
                     f"/compare?base={quote(other.key, safe='')}&new={quote(session.key, safe='')}"
                 )
@@ -234,10 +249,11 @@ class Viewer:
     # ------------------------------------------------------------------ pages
 
     def index_page(self) -> Response:
-        sessions = [self.summary(session) for session in self.index.ordered()]
+        ran = self._ran()
+        sessions = [self.summary(session, ran) for session in self.index.ordered()]
         return self._render(
             "index.html.j2",
-            poll=False,
+            poll=None,
             always=True,
             title=self.title,
             sessions=sessions,
@@ -278,7 +294,7 @@ class Viewer:
         ]
         return self._render(
             "session.html.j2",
-            poll=session.running,
+            poll=session if session.running else None,
             title=f"session {session.stamp}",
             s=summary,
             k=self.k,
@@ -316,7 +332,7 @@ class Viewer:
         variants = {item.variant for item in session.records if item.scenario == record.scenario}
         return self._render(
             "run.html.j2",
-            poll=session.running,
+            poll=session if session.running else None,
             title=view["title"],
             run=view,
             prompt=prompt,
@@ -360,7 +376,7 @@ class Viewer:
         href = f"/outputs/{quote(key)}?scenario={quote(wanted, safe='')}"
         return self._render(
             "outputs.html.j2",
-            poll=session.running,
+            poll=session if session.running else None,
             title=f"{wanted}: outputs side by side",
             label=wanted,
             columns=columns,

@@ -239,6 +239,13 @@ def normalised(value: Any, project: Path) -> Any:
 #: runs: the error run a resumed session made again, the protected files the agent
 #: changed (issue 29).
 ADDED_IN_VERSION_3 = {"replaces": None, "protected_changes": []}
+#: Keys added within version 3 to a judged run's ``judge``, with their value for the
+#: ``judged`` scenario: the rubric the judge was asked and who judged (issue 30).
+ADDED_TO_JUDGE = {
+    "rubric": "The agent greets Ada.",
+    "rubric_file": None,
+    "judge": "<python> <project>/agent/judge.py",
+}
 
 
 def as_version_3(record: dict[str, Any]) -> dict[str, Any]:
@@ -250,6 +257,9 @@ def as_version_3(record: dict[str, Any]) -> dict[str, Any]:
     # Fields added within version 3 since the copy was taken; null in these runs.
     for name, value in ADDED_IN_VERSION_3.items():
         record.setdefault(name, value)
+    if record.get("judge") is not None:
+        for name, value in ADDED_TO_JUDGE.items():
+            record["judge"].setdefault(name, value)
     return record
 
 

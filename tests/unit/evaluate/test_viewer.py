@@ -158,3 +158,24 @@ def test_unknown_pages_are_not_found(viewer: Viewer) -> None:
     assert "no run nope" in _get(viewer, "/run/nope", status=404)
     _get(viewer, "/elsewhere", status=404)
     _get(viewer, "/static/secret.txt", status=404)
+
+
+def test_a_running_sessions_pages_poll_until_it_ends(tmp_path: Path) -> None:
+    from pytest_ooda.evaluate import ResultsLog
+
+    log = ResultsLog(tmp_path, session="S")
+    [first, second] = sample(1, 2)
+    log.append(replace(first, id="r1", session="S"))
+    viewer = Viewer(ResultsIndex([tmp_path]), k=3)
+    index = _get(viewer, "/")
+    assert 'data-verdict="running"' in index
+    page = _get(viewer, "/session/S")
+    assert 'data-poll="/api/version?session=S"' in page
+    assert json.loads(_get(viewer, "/api/version?session=S"))["running"] is True
+    assert "/run/r1" in _get(viewer, "/session/S")
+    log.append(replace(second, id="r2", session="S"))
+    log.close()
+    page = _get(viewer, "/session/S")
+    assert "/run/r2" in page
+    assert "refresh.js" not in page
+    assert json.loads(_get(viewer, "/api/version?session=S"))["running"] is False
