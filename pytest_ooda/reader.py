@@ -143,9 +143,11 @@ class Reader:
         return ignored
 
     def mapping(self, value: Any, mark: Mark | None, where: str) -> YamlMapping:
+        """A mapping: a located YAML one, or a JSON object (a plain ``dict``, which
+        ``keys`` and the value checks take, but ``get``/``optional`` do not: no marks)."""
         if not isinstance(value, dict):
             raise self.fail(f"{where}: expected {self.MAPPING}, got {type_name(value)}", mark)
-        return value  # type: ignore[return-value]  # a JSON object has no marks: get() says so
+        return value  # type: ignore[return-value]  # a JSON object is a plain dict
 
     def get(self, mapping: YamlMapping, key: str) -> tuple[Any, Mark]:
         """The value of ``key`` and where it is (the mapping's place when it is absent)."""
