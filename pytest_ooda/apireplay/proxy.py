@@ -104,6 +104,8 @@ def upstreams_from_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: _TcpServer | _UnixServer
+    #: Whether the current request's answer has begun (then an error cannot replace it).
+    answered = False
 
     def _any(self) -> None:
         self.server.proxy.handle(self)
@@ -137,7 +139,7 @@ class _Lone:
         self.proxy = proxy
 
 
-def _read_body(handler: BaseHTTPRequestHandler) -> bytes:
+def _read_body(handler: _Handler) -> bytes:
     if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
         chunks: list[bytes] = []
         while True:
@@ -326,20 +328,33 @@ class ApiProxy:
 
     # ------------------------------------------------------------------ requests
 
-    def handle(self, handler: BaseHTTPRequestHandler) -> None:
+    def handle(self, handler: _Handler) -> None:
         """Answer one request (called on the server's thread for it)."""
+        handler.answered = False
         with self._lock:
             self._arrivals += 1
             self._busy += 1
             arrival = self._arrivals
         try:
             self._answer(handler, arrival)
+        except OSError:
+            # The agent hung up (it was stopped, or timed out): nothing to answer.
+            handler.close_connection = True
+        except Exception as exc:  # a bug of ours must not look like the agent's failure
+            with self._lock:
+                self.problems.append(
+                    f"the proxy failed on {handler.command} {handler.path}: {exc!r}"
+                )
+            handler.close_connection = True
+            if not handler.answered:
+                with contextlib.suppress(OSError):
+                    handler.send_error(500, "pytest-ooda proxy error")
         finally:
             with self._idle:
                 self._busy -= 1
                 self._idle.notify_all()
 
-    def _answer(self, handler: BaseHTTPRequestHandler, arrival: int) -> None:
+    def _answer(self, handler: _Handler, arrival: int) -> None:
         provider, _, rest = handler.path.lstrip("/").partition("/")
         body = _read_body(handler)
         if handler.command == "HEAD" or provider not in PROVIDERS:
@@ -375,8 +390,9 @@ class ApiProxy:
         return request.key(redact_value(skeleton, redact))
 
     def _send(
-        self, handler: BaseHTTPRequestHandler, status: int, headers: Mapping[str, str], body: bytes
+        self, handler: _Handler, status: int, headers: Mapping[str, str], body: bytes
     ) -> None:
+        handler.answered = True
         handler.send_response(status)
         for name, value in headers.items():
             handler.send_header(name, value)
@@ -386,7 +402,7 @@ class ApiProxy:
             handler.wfile.write(body)
         handler.wfile.flush()
 
-    def _replay(self, handler: BaseHTTPRequestHandler, exchange: Exchange) -> None:
+    def _replay(self, handler: _Handler, exchange: Exchange) -> None:
         if exchange.events is not None:
             text = frame(exchange.events)
         elif exchange.body is not None:
@@ -396,7 +412,7 @@ class ApiProxy:
         data = self.normaliser.expand(text, json_text=exchange.body is None).encode()
         self._send(handler, exchange.status, dict(exchange.headers), data)
 
-    def _diverged(self, handler: BaseHTTPRequestHandler, request: Canonical) -> None:
+    def _diverged(self, handler: _Handler, request: Canonical) -> None:
         key = request.key()
         divergence = Divergence.find(
             request,
@@ -429,7 +445,7 @@ class ApiProxy:
 
     def _forward(
         self,
-        handler: BaseHTTPRequestHandler,
+        handler: _Handler,
         provider: str,
         path: str,
         body: bytes,
@@ -469,12 +485,13 @@ class ApiProxy:
 
     def _stream(
         self,
-        handler: BaseHTTPRequestHandler,
+        handler: _Handler,
         response: http.client.HTTPResponse,
         headers: Mapping[str, str],
     ) -> bytes | None:
         """Pass a streamed response on chunk by chunk, as it comes; its bytes, or
         ``None`` when either side broke off."""
+        handler.answered = True
         handler.send_response(response.status)
         for name, value in headers.items():
             handler.send_header(name, value)

@@ -417,3 +417,20 @@ def test_an_exchange_still_being_kept_when_the_agent_is_done_is_waited_for(
     with _proxy("record", upstream.url, redact=slow) as proxy:
         assert _call(proxy, "anthropic", "/v1/messages", _message("slow", stream=True))[0] == 200
     assert len(proxy.recording().exchanges) == 1
+
+
+def test_a_failure_of_the_proxy_is_a_500_and_a_problem_not_a_traceback(
+    upstream: Upstream, capfd: pytest.CaptureFixture[str]
+) -> None:
+    class Broken(Normaliser):
+        def request(self, text: str) -> str:
+            raise RuntimeError("normaliser broke")
+
+    with _proxy("record", upstream.url, normaliser=Broken()) as proxy:
+        status, _, _ = _call(proxy, "anthropic", "/v1/messages", _message("x", stream=False))
+    assert status == 500
+    assert proxy.problems == [
+        "the proxy failed on POST /anthropic/v1/messages: RuntimeError('normaliser broke')"
+    ]
+    assert "Traceback" not in capfd.readouterr().err
+    assert upstream.requests == []
