@@ -403,119 +403,15 @@ class CommandBackend:
         sink: Callable[[bytes], None],
         deadline: float | None,
     ) -> tuple[bool, bool]:
-        assert proc.stdout is not None
-        assert proc.stdin is not None
-        stdin = proc.stdin
-        out_fd = proc.stdout.fileno()
-        in_fd = stdin.fileno()
-        setpipe = getattr(fcntl, "F_SETPIPE_SZ", None)
-        if setpipe is not None:
-            # A bigger pipe means fewer wake-ups for chatty children; best effort only.
-            with contextlib.suppress(OSError):
-                fcntl.fcntl(out_fd, setpipe, _PIPE_SIZE)
-        timed_out = False
-        broken_pipe = False
-        killed = False
-        kill_at: float | None = None
-        exited_at: float | None = None
-        eof = False
-        view = memoryview(data)
-        pos = 0
-        with selectors.DefaultSelector() as sel:
-            sel.register(out_fd, selectors.EVENT_READ)
-            stdin_open = True
-            if data:
-                os.set_blocking(in_fd, False)
-                sel.register(in_fd, selectors.EVENT_WRITE)
-            else:
-                proc.stdin.close()
-                stdin_open = False
-
-            # A pidfd turns "the child exited" into a selector event, so waiting for the exit
-            # after EOF costs no polling sleeps (Linux >= 5.3; elsewhere we poll).
-            exit_fd: int | None = None
-            pidfd_open = getattr(os, "pidfd_open", None)
-            if pidfd_open is not None:
-                with contextlib.suppress(OSError):
-                    exit_fd = pidfd_open(proc.pid)
-                    sel.register(exit_fd, selectors.EVENT_READ)
-
-            def close_stdin() -> None:
-                nonlocal stdin_open
-                if stdin_open:
-                    sel.unregister(in_fd)
-                    with contextlib.suppress(OSError):
-                        stdin.close()
-                    stdin_open = False
-
-            try:
-                while True:
-                    now = time.monotonic()
-                    if deadline is not None and not timed_out and now >= deadline:
-                        timed_out = True
-                        _signal_group(proc.pid, signal.SIGTERM)
-                        kill_at = now + self.kill_grace
-                    if kill_at is not None and not killed and now >= kill_at:
-                        _signal_group(proc.pid, signal.SIGKILL)
-                        killed = True
-                    if proc.poll() is not None:
-                        if exit_fd is not None:
-                            sel.unregister(exit_fd)
-                            os.close(exit_fd)
-                            exit_fd = None
-                        if eof:
-                            break
-                        if exited_at is None:
-                            exited_at = now
-                        elif now - exited_at >= self.drain_grace:
-                            if killed:
-                                # Whatever still holds the pipe escaped the group; stop waiting.
-                                break
-                            _signal_group(proc.pid, signal.SIGKILL)
-                            killed = True
-                            exited_at = now
-                    wait = _POLL
-                    pending = (deadline if not timed_out else None, kill_at if not killed else None)
-                    for limit in pending:
-                        if limit is not None:
-                            wait = max(0.0, min(wait, limit - now))
-                    if eof and not stdin_open and exit_fd is None:
-                        with contextlib.suppress(subprocess.TimeoutExpired):
-                            proc.wait(timeout=wait)
-                        continue
-                    for key, _ in sel.select(wait):
-                        if key.fd == exit_fd:
-                            continue
-                        if key.fd == out_fd:
-                            chunk = os.read(out_fd, _READ_SIZE)
-                            if not chunk:
-                                eof = True
-                                sel.unregister(out_fd)
-                                continue
-                            sink(chunk)
-                        elif stdin_open:
-                            try:
-                                pos += os.write(in_fd, view[pos : pos + _WRITE_SIZE])
-                            except BlockingIOError:
-                                continue
-                            except BrokenPipeError:
-                                broken_pipe = True
-                                close_stdin()
-                                continue
-                            if pos >= len(view):
-                                close_stdin()
-                    if eof and stdin_open and proc.poll() is not None:
-                        # The child is gone; nobody will read the rest of the prompt.
-                        broken_pipe = pos < len(view)
-                        close_stdin()
-            finally:
-                if exit_fd is not None:
-                    os.close(exit_fd)
-        if timed_out or killed:
+        """Feed ``data`` to the child's stdin and its output to ``sink`` until it has
+        exited and its output is read; ``(timed_out, broken_pipe)``."""
+        with _Pump(proc, data, sink, deadline, self.kill_grace, self.drain_grace) as pump:
+            pump.run()
+        if pump.timed_out or pump.killed:
             # Grandchildren that ignored SIGTERM or outlived the leader must not linger.
             _signal_group(proc.pid, signal.SIGKILL)
             _wait_group_gone(proc.pid, self.kill_grace)
-        return timed_out, broken_pipe
+        return pump.timed_out, pump.broken_pipe
 
     def _terminate(self, proc: subprocess.Popen[bytes], wait: float) -> None:
         """SIGTERM the group, give it up to ``wait`` seconds in total, then SIGKILL it."""
@@ -541,6 +437,162 @@ def _text_infra(output: str, rc: int, total: int, *, timed_out: bool) -> str | N
     if total == 0:
         return died_silently(rc, -rc if rc < 0 else None)
     return api_error_text(output[-2000:])
+
+
+class _Pump:
+    """One child's pipes on one selector: the prompt written to its stdin as it reads,
+    its output read as it comes, and the clock — the iteration's deadline (SIGTERM to
+    the group, then SIGKILL after ``kill_grace``) and, once the child has exited, the
+    ``drain_grace`` a grandchild holding the pipe gets before the group is killed."""
+
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        data: bytes,
+        sink: Callable[[bytes], None],
+        deadline: float | None,
+        kill_grace: float,
+        drain_grace: float,
+    ) -> None:
+        assert proc.stdout is not None
+        assert proc.stdin is not None
+        self.proc = proc
+        self.stdin = proc.stdin
+        self.sink = sink
+        self.deadline = deadline
+        self.kill_grace = kill_grace
+        self.drain_grace = drain_grace
+        self.out_fd = proc.stdout.fileno()
+        self.in_fd = self.stdin.fileno()
+        self.view = memoryview(data)
+        self.pos = 0
+        self.timed_out = False
+        self.broken_pipe = False
+        self.killed = False
+        self.kill_at: float | None = None
+        self.exited_at: float | None = None
+        self.eof = False
+        self.stdin_open = True
+        self.exit_fd: int | None = None
+        self.sel = selectors.DefaultSelector()
+
+    def __enter__(self) -> _Pump:
+        setpipe = getattr(fcntl, "F_SETPIPE_SZ", None)
+        if setpipe is not None:
+            # A bigger pipe means fewer wake-ups for chatty children; best effort only.
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(self.out_fd, setpipe, _PIPE_SIZE)
+        self.sel.register(self.out_fd, selectors.EVENT_READ)
+        if self.view:
+            os.set_blocking(self.in_fd, False)
+            self.sel.register(self.in_fd, selectors.EVENT_WRITE)
+        else:
+            self.stdin.close()
+            self.stdin_open = False
+        # A pidfd turns "the child exited" into a selector event, so waiting for the exit
+        # after EOF costs no polling sleeps (Linux >= 5.3; elsewhere we poll).
+        pidfd_open = getattr(os, "pidfd_open", None)
+        if pidfd_open is not None:
+            with contextlib.suppress(OSError):
+                self.exit_fd = pidfd_open(self.proc.pid)
+                self.sel.register(self.exit_fd, selectors.EVENT_READ)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.exit_fd is not None:
+            os.close(self.exit_fd)
+            self.exit_fd = None
+        self.sel.close()
+
+    def run(self) -> None:
+        while True:
+            now = time.monotonic()
+            self._keep_time(now)
+            if self.proc.poll() is not None and self._exited(now):
+                return
+            wait = self._wait(now)
+            if self.eof and not self.stdin_open and self.exit_fd is None:
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(timeout=wait)
+                continue
+            self._transfer(wait)
+            if self.eof and self.stdin_open and self.proc.poll() is not None:
+                # The child is gone; nobody will read the rest of the prompt.
+                self.broken_pipe = self.pos < len(self.view)
+                self._close_stdin()
+
+    def _keep_time(self, now: float) -> None:
+        """Past the deadline: SIGTERM the group; past the grace after it: SIGKILL."""
+        if self.deadline is not None and not self.timed_out and now >= self.deadline:
+            self.timed_out = True
+            _signal_group(self.proc.pid, signal.SIGTERM)
+            self.kill_at = now + self.kill_grace
+        if self.kill_at is not None and not self.killed and now >= self.kill_at:
+            _signal_group(self.proc.pid, signal.SIGKILL)
+            self.killed = True
+
+    def _exited(self, now: float) -> bool:
+        """The child has exited: whether pumping is over (its output read to the end,
+        or whatever still holds the pipe is beyond the group's reach)."""
+        if self.exit_fd is not None:
+            self.sel.unregister(self.exit_fd)
+            os.close(self.exit_fd)
+            self.exit_fd = None
+        if self.eof:
+            return True
+        if self.exited_at is None:
+            self.exited_at = now
+        elif now - self.exited_at >= self.drain_grace:
+            if self.killed:
+                # Whatever still holds the pipe escaped the group; stop waiting.
+                return True
+            _signal_group(self.proc.pid, signal.SIGKILL)
+            self.killed = True
+            self.exited_at = now
+        return False
+
+    def _wait(self, now: float) -> float:
+        """How long the next select may block: until the next thing on the clock."""
+        wait = _POLL
+        pending = (
+            self.deadline if not self.timed_out else None,
+            self.kill_at if not self.killed else None,
+        )
+        for limit in pending:
+            if limit is not None:
+                wait = max(0.0, min(wait, limit - now))
+        return wait
+
+    def _transfer(self, wait: float) -> None:
+        """Read what the child printed and write what it may take of the prompt."""
+        for key, _ in self.sel.select(wait):
+            if key.fd == self.exit_fd:
+                continue
+            if key.fd == self.out_fd:
+                chunk = os.read(self.out_fd, _READ_SIZE)
+                if not chunk:
+                    self.eof = True
+                    self.sel.unregister(self.out_fd)
+                    continue
+                self.sink(chunk)
+            elif self.stdin_open:
+                try:
+                    self.pos += os.write(self.in_fd, self.view[self.pos : self.pos + _WRITE_SIZE])
+                except BlockingIOError:
+                    continue
+                except BrokenPipeError:
+                    self.broken_pipe = True
+                    self._close_stdin()
+                    continue
+                if self.pos >= len(self.view):
+                    self._close_stdin()
+
+    def _close_stdin(self) -> None:
+        if self.stdin_open:
+            self.sel.unregister(self.in_fd)
+            with contextlib.suppress(OSError):
+                self.stdin.close()
+            self.stdin_open = False
 
 
 def _signal_group(pgid: int, sig: signal.Signals) -> None:
