@@ -138,12 +138,6 @@ FILE_CHANGES: tuple[FileChange, ...] = get_args(FileChange)
 Verdict = Literal["regressed", "improved", "inconclusive", "base-only", "new-only"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
-#: The built-in sandbox kinds a live run's agent (and its verification commands) can run
-#: in (``sandbox:``, ``--ooda-sandbox``); more come from the ``pytest_ooda.sandboxes``
-#: entry-point group. ``none`` first: the default.
-SandboxKind = Literal["none", "bwrap", "docker"]
-SANDBOX_KINDS: tuple[SandboxKind, ...] = get_args(SandboxKind)
-
 #: A sandbox's network: the host's, none (loopback only), or a container engine's bridge.
 SandboxNetwork = Literal["host", "none", "bridge"]
 SANDBOX_NETWORKS: tuple[SandboxNetwork, ...] = get_args(SandboxNetwork)
@@ -210,7 +204,6 @@ __all__ = [
     "RECORD_MODES",
     "REPLAY_COMMANDS",
     "RUN_OUTCOMES",
-    "SANDBOX_KINDS",
     "SANDBOX_NETWORKS",
     "SEVERITIES",
     "SEVERITY_LEVELS",
@@ -238,7 +231,6 @@ __all__ = [
     "RecordMode",
     "ReplayCommands",
     "RunOutcome",
-    "SandboxKind",
     "SandboxNetwork",
     "Severity",
     "SeverityLevel",
