@@ -6,6 +6,7 @@ import argparse
 import contextlib
 import sys
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import AI_OUTPUTS
@@ -23,11 +24,11 @@ from pytest_ooda.cli.common import (
 from pytest_ooda.errors import UsageError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Iterator
 
     from pytest_ooda.config import Config
-    from pytest_ooda.live import LiveRun
-    from pytest_ooda.scenario import Scenario
+    from pytest_ooda.live import RunPlan
+    from pytest_ooda.loop import LoopEvent
 
 
 #: ``ooda run``'s exit codes, as ``ooda run --help`` and ``ooda --help`` print them.
@@ -140,48 +141,6 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=command)
 
 
-def _record(
-    args: argparse.Namespace,
-    config: Config,
-    base: Scenario,
-    workdir: Path,
-    run_options: dict[str, Any],
-) -> LiveRun:
-    """``--record``: the live-run path of ``pytest -m live``, run in place (the current
-    directory) and recorded to ``base``'s file whatever it held."""
-    from pytest_ooda.config import CONFIG_FILENAME
-    from pytest_ooda.live import LiveSettings, run_live
-
-    settings = LiveSettings(
-        root=workdir,
-        ai_cmd=args.ai_cmd,
-        ai_cmd_alias=args.ai_cmd_alias,
-        ai_output=args.ai_output,
-        record_mode="all",
-        max_cost=args.max_cost,
-        max_tokens=args.max_tokens,
-        flag_prefix="--",
-    )
-    options = dict(run_options)
-    on_event = options.pop("on_event")
-    # The scenario's budget still applies: the tighter of it and the flag's.
-    options.pop("max_cost")
-    options.pop("max_tokens")
-    target = Path(args.record)
-    return run_live(
-        config.files[-1] if config.files else workdir / CONFIG_FILENAME,
-        args.procedure,
-        target,
-        settings=settings,
-        scenario=base,
-        config=config,
-        workdir=workdir,
-        record_to=target,
-        on_event=on_event,
-        run_options=options,
-    )
-
-
 def _sandbox_kind(text: str) -> str:
     from pytest_ooda.sandbox import OptionError, load_kind
 
@@ -226,12 +185,9 @@ def command(args: argparse.Namespace) -> int:
 
 
 def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
-    import logging
-
-    from pytest_ooda import live, loop, scenario
-    from pytest_ooda.compose import assemble_prompt
-    from pytest_ooda.config import resolve_run_settings
-    from pytest_ooda.scenario import replay_scenario
+    """A live run goes the one live path (plan, preflight, sandbox, loop:
+    :func:`pytest_ooda.live.run_live`); ``--replay`` serves a recording instead."""
+    from pytest_ooda import live
 
     if args.replay and (args.ai_cmd or args.ai_cmd_alias):
         raise UsageError("--replay serves recorded output; it cannot be combined with --ai-cmd")
@@ -242,112 +198,125 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     # procedure's and the scenario's, and --provenance / --dry-run show it as `cli`.
     config = load_from_args(args)
     config.procedure(args.procedure)
-    replay: scenario.Scenario | None = None
-    max_iterations, context = args.max_iterations, list(args.context)
-    threshold: int | None = None
     if args.replay:
-        replay = scenario.load_scenario(args.replay)
-        if replay.procedure != args.procedure:
-            raise UsageError(
-                f"{args.replay} records procedure {replay.procedure!r}, not {args.procedure!r}"
-            )
-        if max_iterations is None and not args.unlimited:
-            max_iterations = replay.max_iterations
-        context = context or list(replay.context)
-        threshold = replay.failure_threshold
-    settings = resolve_run_settings(
-        config,
-        args.procedure,
-        max_iterations=max_iterations,
-        unlimited=args.unlimited,
+        return _replay(args, config, stack)
+    plan = _plan(args, config)
+    if not args.no_lint:
+        _lint_gate(config, args.procedure)
+    # Before the first iteration (and in a dry run): it would fail every one of them.
+    live.run_preflight(plan)
+    if args.dry_run:
+        return _dry_run(args, plan)
+    for text in plan.notes:
+        note(f"note: {text.message}")
+    with _console(args, config, plan.settings.show_ai_output) as on_event:
+        done = live.run_live(plan, on_event=on_event, handle_signals=True)
+    for warning in done.warnings:
+        note(f"warning: {warning.message}")
+    if args.record:
+        for problem in done.problems:
+            note(f"warning: scenario expectation not met: {problem}")
+        if done.recording is not None:
+            written = live.write_recording(done.recording)
+            note(f"recorded {done.result.iterations} iteration(s) to {written}")
+        else:
+            note(f"warning: not recorded: {done.not_recorded}")
+    return done.result.exit_code
+
+
+def _plan(args: argparse.Namespace, config: Config) -> RunPlan:
+    """The run, decided from the flags and ``config`` (:func:`pytest_ooda.live.plan_run`):
+    in the current directory itself, recorded to ``--record``'s file when given."""
+    import dataclasses
+
+    from pytest_ooda import live, scenario
+    from pytest_ooda.settings import SessionSettings
+
+    workdir = Path.cwd()
+    session = SessionSettings(
+        root=workdir,
         ai_cmd=args.ai_cmd,
         ai_cmd_alias=args.ai_cmd_alias,
-        require_ai=replay is None,
         ai_output=args.ai_output,
+        max_iterations=args.max_iterations,
+        unlimited=args.unlimited,
+        context=tuple(args.context),
         max_cost=args.max_cost,
         max_tokens=args.max_tokens,
+        show_ai_output=True if args.verbose else None,
+        record_mode="all" if args.record else "none",
+        flag_prefix="--",
+        labels=MappingProxyType({"show_ai_output": "--verbose"}),
     )
-    workdir = Path.cwd()
-    if replay is not None:
-        # A recording's file changes (deletions included) must never land in the user's
-        # tree: they go to a scratch copy of the scenario's workspace, as in pytest, and
-        # the workspace must lie inside the project, as in pytest.
-        import shutil
-        import tempfile
-
-        scratch = stack.enter_context(tempfile.TemporaryDirectory(prefix="ooda-replay-"))
-        replay_files = Path(scratch)
-        source = scenario.workspace_of(replay, root=workdir)
-        if source is not None:
-            shutil.copytree(source, replay_files, dirs_exist_ok=True, symlinks=True)
-    if replay is None and not args.no_lint:
-        _lint_gate(config, args.procedure)
-    if replay is None:
-        import os
-
-        from pytest_ooda.errors import ConfigError
-        from pytest_ooda.live import root_refusal, sandbox_env
-
-        # Before the first iteration (and in a dry run): it would fail every one of them.
-        box = settings.sandbox
-        if box is None or box.kind == "none":
-            problem = root_refusal(settings.ai_cmd)
-        else:
-            inside = sandbox_env(box.options, os.environ)
-            problem = root_refusal(settings.ai_cmd, env=inside, sandbox=box.kind)
-        if problem is not None:
-            raise ConfigError(problem)
-    record_base: scenario.Scenario | None = None
-    if args.record:
+    base = scenario.Scenario(procedure=args.procedure, name=args.procedure)
+    target = Path(args.record) if args.record else None
+    if target is not None:
         # Checked before the run, so a wrong target costs no AI time.
-        target = Path(args.record)
         scenario.check_writable(target, create=not args.dry_run)
+        base = scenario.Scenario(procedure=args.procedure, name=target.stem, path=target)
         if target.exists():
             base = scenario.load_scenario(target)
             if base.procedure != args.procedure:
                 raise UsageError(
                     f"{target} records procedure {base.procedure!r}, not {args.procedure!r}"
                 )
-        else:
-            base = scenario.Scenario(
-                procedure=args.procedure,
-                name=target.stem,
-                path=target,
-                context=tuple(context),
-                max_iterations=settings.max_iterations,
-            )
-        record_base = base
-    if args.dry_run:
-        executable: str | None = None
-        if replay is None and settings.ai_cmd is not None:
-            from pytest_ooda.backends import resolve_executable
-
-            executable = resolve_executable(settings.ai_cmd, workdir=workdir)
-        elif replay is None and settings.ai_api is not None:
-            from pytest_ooda.backends import HttpBackend
-
-            HttpBackend.from_settings(settings.ai_api).check()
-        prompt = assemble_prompt(
-            config.procedure(args.procedure),
-            iteration=1,
-            max_iterations=settings.max_iterations,
-            context=context,
-            cwd=workdir,
+    plan = live.plan_run(
+        session, args.procedure, base, config=config, record_to=target, workdir=workdir
+    )
+    if target is not None and not target.exists():
+        # A new scenario file states the limit and context the run had.
+        recorded = dataclasses.replace(
+            base, max_iterations=plan.settings.max_iterations, context=plan.context
         )
-        if settings.sandbox is not None and settings.sandbox.kind != "none":
-            from pytest_ooda.sandbox import open_sandbox
+        plan = dataclasses.replace(plan, scenario=recorded)
+    return plan
 
-            # The daemon, image and program are checked now, as a run would check them.
-            open_sandbox(settings.sandbox)
-        print(f"dry run: procedure {args.procedure} — nothing will be started", file=sys.stderr)
-        print(loop.format_run_settings(settings, executable=executable), file=sys.stderr)
-        if replay is not None:
-            print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
-        if args.record:
-            print(f"  record  {args.record} (checked: writable)", file=sys.stderr)
-        write_prompt(prompt)
-        return EXIT_OK
-    streaming = args.verbose or settings.show_ai_output
+
+def _dry_run(args: argparse.Namespace, plan: RunPlan) -> int:
+    """Check everything a run would need — the agent's executable or API, the prompt,
+    the sandbox — and print the plan's settings and the prompt; nothing is started."""
+    from pytest_ooda import loop
+    from pytest_ooda.compose import assemble_prompt
+
+    settings, workdir = plan.settings, Path.cwd()
+    executable: str | None = None
+    if settings.ai_cmd is not None:
+        from pytest_ooda.backends import resolve_executable
+
+        executable = resolve_executable(settings.ai_cmd, workdir=workdir)
+    elif settings.ai_api is not None:
+        from pytest_ooda.backends import HttpBackend
+
+        HttpBackend.from_settings(settings.ai_api).check()
+    prompt = assemble_prompt(
+        plan.procedure,
+        iteration=1,
+        max_iterations=settings.max_iterations,
+        context=plan.context,
+        cwd=workdir,
+    )
+    if settings.sandbox is not None and settings.sandbox.kind != "none":
+        from pytest_ooda.sandbox import open_sandbox
+
+        # The daemon, image and program are checked now, as a run would check them.
+        open_sandbox(settings.sandbox)
+    print(f"dry run: procedure {args.procedure} — nothing will be started", file=sys.stderr)
+    print(loop.format_run_settings(settings, executable=executable), file=sys.stderr)
+    if args.record:
+        print(f"  record  {args.record} (checked: writable)", file=sys.stderr)
+    write_prompt(prompt)
+    return EXIT_OK
+
+
+@contextlib.contextmanager
+def _console(
+    args: argparse.Namespace, config: Config, streaming: bool
+) -> Iterator[Callable[[LoopEvent], None]]:
+    """The loop's events for the person at the terminal, for the block."""
+    import logging
+
+    from pytest_ooda import loop
+
     # A progress line redrawn under streamed AI output would garble both.
     reporter = loop.ConsoleReporter(
         verbose=args.verbose,
@@ -356,63 +325,81 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         level=config.loop.log_level,
         timestamps=config.loop.log_timestamp_format,
     )
-    on_event: Callable[[loop.LoopEvent], None] = reporter
     # The reporter prints the events; keep logging's last-resort handler from echoing them.
     quiet_logger = logging.getLogger("pytest_ooda.loop")
     null = logging.NullHandler()
     quiet_logger.addHandler(null)
-    run_options: dict[str, Any] = {
-        "max_iterations": max_iterations,
-        "unlimited": args.unlimited,
-        "context": context,
-        "on_event": on_event,
-        "failure_threshold": threshold,
-        "show_ai_output": True if args.verbose else None,
-        "max_cost": args.max_cost,
-        "max_tokens": args.max_tokens,
-    }
-    recorded: live.LiveRun | None = None
     try:
-        if replay is not None:
-            replayed = replay_scenario(
-                config, replay, workdir=workdir, files_dir=replay_files, **run_options
-            )
-            result = replayed.result
-        elif record_base is not None:
-            recorded = _record(args, config, record_base, workdir, run_options)
-            result = recorded.result
-        else:
-            from pytest_ooda.sandbox import sandboxed, unattended_warning
-
-            unattended = unattended_warning(settings.sandbox, settings.ai_cmd)
-            if unattended is not None:
-                note(f"note: {unattended.message}")
-            sandbox = stack.enter_context(sandboxed(settings.sandbox, workdir))
-            result = loop.run_procedure(
-                config,
-                args.procedure,
-                backend=loop.make_backend(settings, sandbox=sandbox),
-                workdir=workdir,
-                ai_cmd=args.ai_cmd,
-                ai_cmd_alias=args.ai_cmd_alias,
-                ai_output=args.ai_output,
-                **run_options,
-            )
+        yield reporter
     finally:
         reporter.close()
         quiet_logger.removeHandler(null)
-    if replay is not None:
-        for drift in replayed.drifts:
-            note(f"warning: {drift.describe()}")
-        for problem in replayed.problems:
-            note(f"warning: scenario expectation not met: {problem}")
-    if recorded is not None:
-        for warning in recorded.warnings:
-            note(f"warning: {warning.message}")
-        for problem in recorded.problems:
-            note(f"warning: scenario expectation not met: {problem}")
-        if recorded.recorded is not None:
-            note(f"recorded {result.iterations} iteration(s) to {recorded.recorded}")
-        else:
-            note(f"warning: not recorded: {recorded.not_recorded}")
-    return result.exit_code
+
+
+def _replay(args: argparse.Namespace, config: Config, stack: contextlib.ExitStack) -> int:
+    """``--replay``: the scenario's recorded outputs through the loop, in a scratch copy
+    of its workspace (a recording's file changes, deletions included, must never land
+    in the user's tree; the workspace must lie inside the project, as in pytest)."""
+    import shutil
+    import tempfile
+
+    from pytest_ooda import loop, scenario
+    from pytest_ooda.compose import assemble_prompt
+    from pytest_ooda.config import resolve_run_settings
+
+    replay = scenario.load_scenario(args.replay)
+    if replay.procedure != args.procedure:
+        raise UsageError(
+            f"{args.replay} records procedure {replay.procedure!r}, not {args.procedure!r}"
+        )
+    max_iterations = args.max_iterations
+    if max_iterations is None and not args.unlimited:
+        max_iterations = replay.max_iterations
+    context = list(args.context) or list(replay.context)
+    workdir = Path.cwd()
+    files = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ooda-replay-")))
+    source = scenario.workspace_of(replay, root=workdir)
+    if source is not None:
+        shutil.copytree(source, files, dirs_exist_ok=True, symlinks=True)
+    if args.dry_run:
+        settings = resolve_run_settings(
+            config,
+            args.procedure,
+            max_iterations=max_iterations,
+            unlimited=args.unlimited,
+            require_ai=False,
+            max_cost=args.max_cost,
+            max_tokens=args.max_tokens,
+        )
+        prompt = assemble_prompt(
+            config.procedure(args.procedure),
+            iteration=1,
+            max_iterations=settings.max_iterations,
+            context=context,
+            cwd=workdir,
+        )
+        print(f"dry run: procedure {args.procedure} — nothing will be started", file=sys.stderr)
+        print(loop.format_run_settings(settings), file=sys.stderr)
+        print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
+        write_prompt(prompt)
+        return EXIT_OK
+    with _console(args, config, bool(args.verbose or config.loop.show_ai_output)) as on_event:
+        replayed = scenario.replay_scenario(
+            config,
+            replay,
+            workdir=workdir,
+            files_dir=files,
+            max_iterations=max_iterations,
+            unlimited=args.unlimited,
+            context=context,
+            on_event=on_event,
+            failure_threshold=replay.failure_threshold,
+            show_ai_output=True if args.verbose else None,
+            max_cost=args.max_cost,
+            max_tokens=args.max_tokens,
+        )
+    for drift in replayed.drifts:
+        note(f"warning: {drift.describe()}")
+    for problem in replayed.problems:
+        note(f"warning: scenario expectation not met: {problem}")
+    return replayed.result.exit_code

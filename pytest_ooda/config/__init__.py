@@ -37,7 +37,9 @@ from pytest_ooda.config.model import (
     RunSettings,
 )
 from pytest_ooda.config.run_settings import (
+    ScenarioTier,
     infer_ai_output,
+    no_ai_error,
     resolve_run_settings,
     resolve_sandbox,
 )
@@ -89,6 +91,7 @@ __all__ = [
     "RedactSettings",
     "RetrySettings",
     "RunSettings",
+    "ScenarioTier",
     "_Invalid",
     "check_api_value",
     "check_config_file",
@@ -101,6 +104,7 @@ __all__ = [
     "load_config",
     "load_config_file",
     "located_template_error",
+    "no_ai_error",
     "resolve_run_settings",
     "resolve_sandbox",
     "workspace_config_file",

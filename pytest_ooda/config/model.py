@@ -274,7 +274,8 @@ class RunSettings:
     """Everything the loop runner needs for one run, each with its provenance."""
 
     max_iterations: int | None
-    iteration_timeout: int | None
+    #: Seconds (the config's are whole; a caller of ``run_procedure`` may pass a float).
+    iteration_timeout: float | None
     max_output_buffer: int
     failure_threshold: int
     show_ai_output: bool

@@ -1,12 +1,15 @@
-"""Resolving what one run uses: iteration limit, timeouts, buffer, AI backend, how its
-output is read, and budgets, each with its provenance."""
+"""Resolving what one run uses: iteration limit, failure threshold, timeouts, buffer, AI
+backend, how its output is read, budgets, retries and sandbox, each with its provenance
+— decided once per run, from the caller's overrides, the scenario, the procedure and
+``loop:``."""
 
 from __future__ import annotations
 
 import os
 import shlex
+from dataclasses import replace
 from types import MappingProxyType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_ooda._types import AI_OUTPUTS
 from pytest_ooda._util import did_you_mean, display_path
@@ -21,7 +24,8 @@ from pytest_ooda.config.schema import ALIAS_OUTPUT_FLAGS, BUILTIN_ALIAS_OUTPUTS,
 from pytest_ooda.errors import ConfigError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
+    from pathlib import Path
 
     from pytest_ooda._types import AiOutput
     from pytest_ooda.sandbox import SandboxSpec
@@ -41,7 +45,8 @@ def _split_command(command: str, provenance: Provenance, what: str) -> tuple[str
     return argv
 
 
-def _no_ai_error(config: Config, procedure: str) -> ConfigError:
+def no_ai_error(config: Config, procedure: str) -> ConfigError:
+    """What to say when no agent is configured for ``procedure``: every way to set one."""
     ways = (
         "--ai-cmd 'my-cli --flag' or --ai-cmd-alias NAME (ooda run / pytest --ooda-ai-cmd)",
         "OODA_LOOP_AI_CMD or OODA_LOOP_AI_CMD_ALIAS in the environment",
@@ -77,6 +82,92 @@ def infer_ai_output(argv: Sequence[str]) -> AiOutput | None:
     return None
 
 
+class ScenarioTier(Protocol):
+    """What a scenario sets for its runs, above the procedure and ``loop:`` (a
+    :class:`pytest_ooda.scenario.Scenario` is one; config does not import it)."""
+
+    @property
+    def path(self) -> Path | None: ...
+    @property
+    def max_iterations(self) -> int | None: ...
+    @property
+    def failure_threshold(self) -> int | None: ...
+    @property
+    def max_cost(self) -> float | None: ...
+    @property
+    def max_tokens(self) -> int | None: ...
+    @property
+    def retry(self) -> RetrySettings | None: ...
+    @property
+    def sandbox(self) -> SandboxSpec | None: ...
+
+
+#: How ``ooda run`` spells each override: the source a ``cli`` provenance names, unless
+#: the caller names its own (``sources``).
+FLAGS = MappingProxyType(
+    {
+        "max_iterations": "--max-iterations",
+        "unlimited": "--unlimited",
+        "ai_cmd": "--ai-cmd",
+        "ai_cmd_alias": "--ai-cmd-alias",
+        "ai_output": "--ai-output",
+        "max_cost": "--max-cost",
+        "max_tokens": "--max-tokens",
+        "failure_threshold": "failure_threshold",
+        "iteration_timeout": "iteration_timeout",
+        "max_output_buffer": "max_output_buffer",
+        "show_ai_output": "--verbose",
+        "retry": "retry",
+        "retries": "--retries",
+        "sandbox": "--sandbox",
+    }
+)
+
+
+class _Sources:
+    """Where each value of one resolution comes from: the caller's overrides (as the
+    caller names them), the scenario, the procedure, ``loop:``, the defaults."""
+
+    def __init__(
+        self,
+        config: Config,
+        procedure: str,
+        scenario: ScenarioTier | None,
+        given: Mapping[str, Provenance] | None,
+    ) -> None:
+        self.config = config
+        self.procedure = procedure
+        self.scenario = Provenance("scenario", file=scenario.path if scenario else None)
+        self.given = given or {}
+
+    def cli(self, key: str) -> Provenance:
+        return self.given.get(key) or Provenance("cli", source=FLAGS[key])
+
+    def label(self, key: str) -> str:
+        """How a message names the override ``key``: its flag or option."""
+        source = self.cli(key)
+        return source.source or str(source)
+
+    def proc(self, key: str) -> Provenance:
+        return self.config.provenance.get(f"procedures.{self.procedure}.{key}", _DEFAULT)
+
+    def loop(self, key: str) -> Provenance:
+        return self.config.provenance.get(f"loop.{key}", _DEFAULT)
+
+
+_DEFAULT = Provenance("default")
+
+
+def _first(
+    candidates: Sequence[tuple[Any, Provenance]], default: tuple[Any, Provenance]
+) -> tuple[Any, Provenance]:
+    """The first value that is set, with where it came from."""
+    for value, source in candidates:
+        if value is not None:
+            return value, source
+    return default
+
+
 def _min_budget(
     candidates: Sequence[tuple[float | int | None, Provenance]],
 ) -> tuple[float | int | None, Provenance | None]:
@@ -100,85 +191,181 @@ def resolve_run_settings(
     ai_output: AiOutput | None = None,
     max_cost: float | None = None,
     max_tokens: int | None = None,
-    scenario_sandbox: SandboxSpec | None = None,
+    failure_threshold: int | None = None,
+    iteration_timeout: float | None = None,
+    max_output_buffer: int | None = None,
+    show_ai_output: bool | None = None,
+    retry: RetrySettings | None = None,
+    retries: int | None = None,
+    sandbox: str | None = None,
+    scenario: ScenarioTier | None = None,
+    sources: Mapping[str, Provenance] | None = None,
 ) -> RunSettings:
-    """Resolve the iteration limit, timeouts and AI backend for one run of ``procedure``.
+    """Resolve everything one run of ``procedure`` uses, each with its provenance: the
+    one place a run's settings are decided.
 
-    Iterations: ``max_iterations`` > ``unlimited`` > procedure > ``loop`` > default.
-    AI: ``ai_cmd`` > ``ai_cmd_alias`` > procedure ``ai_cmd`` > ``ai_cmd_alias`` >
-    ``ai_api`` > loop ``ai_cmd`` > ``ai_cmd_alias`` > ``ai_api``.
+    The keyword arguments are the caller's overrides (``ooda run``'s flags, the plugin's
+    options, a variant's keys), above everything else; ``sources`` says where each one
+    came from (by default ``ooda run``'s flag, tier ``cli``). ``scenario`` is the
+    scenario tier, between the overrides and the procedure.
+
+    Iterations: ``max_iterations`` > ``unlimited`` > scenario > procedure > ``loop``.
+    Failure threshold: override > scenario > ``loop``. Timeout and buffer: override >
+    procedure > ``loop``. AI: ``ai_cmd`` > ``ai_cmd_alias`` > procedure ``ai_cmd`` >
+    ``ai_cmd_alias`` > ``ai_api`` > loop ``ai_cmd`` > ``ai_cmd_alias`` > ``ai_api``.
     Output format: ``ai_output`` > procedure > loop > the command's own flags > the
-    built-in alias's default > ``text``. Budgets: the smallest of ``max_cost`` (or
-    ``max_tokens``), the procedure's and the loop's.
-    Prompt layout: as the config decided it (``Procedure.prompt_format``).
-    Sandbox: a ``cli`` override of ``loop.sandbox`` (``--ooda-sandbox``, ``ooda run
-    --sandbox``) > ``scenario_sandbox`` > procedure > ``loop`` (``OODA_SANDBOX`` > files).
+    built-in alias's default > ``text``. Budgets: the smallest of the override's, the
+    scenario's, the procedure's and the loop's. Retries: ``retry`` > scenario >
+    procedure > loop, with ``retries`` replacing the attempts. Prompt layout: as the
+    config decided it (``Procedure.prompt_format``). Sandbox: see
+    :func:`resolve_sandbox` (``sandbox`` is a kind named by the caller).
     """
     proc = config.procedure(procedure)
-    prov = config.provenance
-    cli = Provenance("cli")
-    default = Provenance("default")
-
-    def from_proc(key: str) -> Provenance:
-        return prov.get(f"procedures.{procedure}.{key}", default)
-
-    def from_loop(key: str) -> Provenance:
-        return prov.get(f"loop.{key}", default)
-
+    where = _Sources(config, procedure, scenario, sources)
     out: dict[str, Provenance] = {}
-    limit: int | None
-    if max_iterations is not None:
-        if (
-            isinstance(max_iterations, bool)
-            or not isinstance(max_iterations, int)
-            or max_iterations < 1
-        ):
-            raise ConfigError(f"--max-iterations: expected an integer >= 1, got {max_iterations!r}")
-        limit, out["max_iterations"] = max_iterations, Provenance("cli", source="--max-iterations")
-    elif unlimited:
-        limit, out["max_iterations"] = None, Provenance("cli", source="--unlimited")
-    else:
-        if proc.iteration_mode is not None:
-            mode, mode_prov = proc.iteration_mode, from_proc("iteration_mode")
-        elif proc.default_max_iterations is not None:
-            mode, mode_prov = "max-iterations", from_proc("default_max_iterations")
-        else:
-            mode, mode_prov = config.loop.iteration_mode, from_loop("iteration_mode")
-        if mode == "unlimited":
-            limit, out["max_iterations"] = None, mode_prov
-        elif proc.default_max_iterations is not None:
-            limit = proc.default_max_iterations
-            out["max_iterations"] = from_proc("default_max_iterations")
-        else:
-            limit = config.loop.default_max_iterations
-            out["max_iterations"] = from_loop("default_max_iterations")
-
-    timeout: int | None
-    if proc.iteration_timeout is not None:
-        timeout, out["iteration_timeout"] = proc.iteration_timeout, from_proc("iteration_timeout")
-    else:
-        timeout, out["iteration_timeout"] = (
-            config.loop.iteration_timeout,
-            from_loop("iteration_timeout"),
-        )
-    if proc.max_output_buffer is not None:
-        buffer, out["max_output_buffer"] = proc.max_output_buffer, from_proc("max_output_buffer")
-    else:
-        buffer, out["max_output_buffer"] = (
-            config.loop.max_output_buffer,
-            from_loop("max_output_buffer"),
-        )
-    out["failure_threshold"] = from_loop("failure_threshold")
-    out["show_ai_output"] = from_loop("show_ai_output")
+    limit, out["max_iterations"] = _iterations(
+        config, procedure, where, scenario, max_iterations, unlimited
+    )
+    threshold, timeout, buffer, show = _limits(
+        config,
+        where,
+        out,
+        scenario,
+        failure_threshold=failure_threshold,
+        iteration_timeout=iteration_timeout,
+        max_output_buffer=max_output_buffer,
+        show_ai_output=show_ai_output,
+    )
     out["prompt_format"] = proc.prompt_format_source
+    argv, api, output = _agent(config, procedure, where, out, ai_cmd, ai_cmd_alias, ai_output)
+    if argv is None and api is None and require_ai:
+        raise no_ai_error(config, procedure)
+    cost, tokens = _budgets(config, procedure, where, out, scenario, max_cost, max_tokens)
+    spec, out["sandbox"] = resolve_sandbox(
+        config,
+        procedure,
+        scenario.sandbox if scenario else None,
+        cli=sandbox,
+        cli_source=where.cli("sandbox") if sandbox is not None else None,
+    )
+    chosen_retry, out["retry"] = _retry(config, procedure, where, scenario, retry, retries)
+    return RunSettings(
+        max_iterations=limit,
+        iteration_timeout=timeout,
+        max_output_buffer=buffer,
+        failure_threshold=threshold,
+        show_ai_output=show,
+        ai_cmd=argv,
+        ai_api=api,
+        provenance=MappingProxyType(out),
+        ai_output=output,
+        max_cost=float(cost) if cost is not None else None,
+        max_tokens=int(tokens) if tokens is not None else None,
+        prompt_format=proc.prompt_format,
+        sandbox=spec,
+        retry=chosen_retry,
+    )
 
-    def alias_command(alias: str, source: Provenance, where: str) -> tuple[str, ...]:
+
+def _iterations(
+    config: Config,
+    procedure: str,
+    where: _Sources,
+    scenario: ScenarioTier | None,
+    given: int | None,
+    unlimited: bool,
+) -> tuple[int | None, Provenance]:
+    """The iteration limit (``None``: unlimited) and where it came from."""
+    proc = config.procedure(procedure)
+    if given is not None:
+        if isinstance(given, bool) or not isinstance(given, int) or given < 1:
+            raise ConfigError(
+                f"{where.label('max_iterations')}: expected an integer >= 1, got {given!r}"
+            )
+        return given, where.cli("max_iterations")
+    if unlimited:
+        return None, where.cli("unlimited")
+    if scenario is not None and scenario.max_iterations is not None:
+        return scenario.max_iterations, where.scenario
+    if proc.iteration_mode is not None:
+        mode, mode_prov = proc.iteration_mode, where.proc("iteration_mode")
+    elif proc.default_max_iterations is not None:
+        mode, mode_prov = "max-iterations", where.proc("default_max_iterations")
+    else:
+        mode, mode_prov = config.loop.iteration_mode, where.loop("iteration_mode")
+    if mode == "unlimited":
+        return None, mode_prov
+    if proc.default_max_iterations is not None:
+        return proc.default_max_iterations, where.proc("default_max_iterations")
+    return config.loop.default_max_iterations, where.loop("default_max_iterations")
+
+
+def _limits(
+    config: Config,
+    where: _Sources,
+    out: dict[str, Provenance],
+    scenario: ScenarioTier | None,
+    *,
+    failure_threshold: int | None,
+    iteration_timeout: float | None,
+    max_output_buffer: int | None,
+    show_ai_output: bool | None,
+) -> tuple[int, float | None, int, bool]:
+    """The failure threshold, iteration timeout, output buffer and whether the output
+    is shown; their provenance goes into ``out``."""
+    proc = config.procedure(where.procedure)
+    loop = config.loop
+    threshold, out["failure_threshold"] = _first(
+        [
+            (failure_threshold, where.cli("failure_threshold")),
+            (scenario.failure_threshold if scenario else None, where.scenario),
+        ],
+        (loop.failure_threshold, where.loop("failure_threshold")),
+    )
+    if threshold < 1:
+        raise ValueError("failure_threshold must be >= 1")
+    timeout, out["iteration_timeout"] = _first(
+        [
+            (iteration_timeout, where.cli("iteration_timeout")),
+            (proc.iteration_timeout, where.proc("iteration_timeout")),
+        ],
+        (loop.iteration_timeout, where.loop("iteration_timeout")),
+    )
+    buffer, out["max_output_buffer"] = _first(
+        [
+            (max_output_buffer, where.cli("max_output_buffer")),
+            (proc.max_output_buffer, where.proc("max_output_buffer")),
+        ],
+        (loop.max_output_buffer, where.loop("max_output_buffer")),
+    )
+    show, out["show_ai_output"] = _first(
+        [(show_ai_output, where.cli("show_ai_output"))],
+        (loop.show_ai_output, where.loop("show_ai_output")),
+    )
+    return threshold, timeout, buffer, show
+
+
+def _agent(
+    config: Config,
+    procedure: str,
+    where: _Sources,
+    out: dict[str, Provenance],
+    ai_cmd: str | None,
+    ai_cmd_alias: str | None,
+    ai_output: AiOutput | None,
+) -> tuple[tuple[str, ...] | None, ApiSettings | None, AiOutput]:
+    """The agent command (argv) or HTTP API, and how its output is read; their
+    provenance goes into ``out``."""
+    proc = config.procedure(procedure)
+    loop = config.loop
+
+    def alias_command(alias: str, source: Provenance, what: str) -> tuple[str, ...]:
         if alias not in config.aliases:
             raise ConfigError(
-                f"{where}: unknown AI command alias {alias!r}",
+                f"{what}: unknown AI command alias {alias!r}",
                 hint=did_you_mean(alias, config.aliases, label="known aliases"),
             )
-        alias_prov = prov.get(f"aliases.{alias}", default)
+        alias_prov = config.provenance.get(f"aliases.{alias}", _DEFAULT)
         return _split_command(
             config.aliases[alias], alias_prov if alias_prov.file else source, f"alias {alias}"
         )
@@ -187,76 +374,99 @@ def resolve_run_settings(
     api: ApiSettings | None = None
     alias_used: str | None = None  # the alias the command came from, if any
     if ai_cmd is not None:
-        argv, out["ai_cmd"] = (
-            _split_command(ai_cmd, cli, "--ai-cmd"),
-            Provenance("cli", source="--ai-cmd"),
-        )
+        out["ai_cmd"] = where.cli("ai_cmd")
+        argv = _split_command(ai_cmd, out["ai_cmd"], where.label("ai_cmd"))
     elif ai_cmd_alias is not None:
-        source = Provenance("cli", source="--ai-cmd-alias")
-        argv, out["ai_cmd"] = alias_command(ai_cmd_alias, source, "--ai-cmd-alias"), source
+        out["ai_cmd"] = where.cli("ai_cmd_alias")
+        argv = alias_command(ai_cmd_alias, out["ai_cmd"], where.label("ai_cmd_alias"))
         alias_used = ai_cmd_alias
     elif proc.ai_cmd is not None:
-        argv = _split_command(proc.ai_cmd, from_proc("ai_cmd"), "ai_cmd")
-        out["ai_cmd"] = from_proc("ai_cmd")
+        out["ai_cmd"] = where.proc("ai_cmd")
+        argv = _split_command(proc.ai_cmd, out["ai_cmd"], "ai_cmd")
     elif proc.ai_cmd_alias is not None:
-        source = from_proc("ai_cmd_alias")
-        argv = alias_command(proc.ai_cmd_alias, source, f"procedure {procedure}: ai_cmd_alias")
-        out["ai_cmd"] = source
+        out["ai_cmd"] = where.proc("ai_cmd_alias")
+        argv = alias_command(
+            proc.ai_cmd_alias, out["ai_cmd"], f"procedure {procedure}: ai_cmd_alias"
+        )
         alias_used = proc.ai_cmd_alias
     elif proc.ai_api is not None:
-        api, out["ai_api"] = proc.ai_api, from_proc("ai_api")
-    elif config.loop.ai_cmd is not None:
-        argv = _split_command(config.loop.ai_cmd, from_loop("ai_cmd"), "loop.ai_cmd")
-        out["ai_cmd"] = from_loop("ai_cmd")
-    elif config.loop.ai_cmd_alias is not None:
-        source = from_loop("ai_cmd_alias")
-        argv = alias_command(config.loop.ai_cmd_alias, source, "loop.ai_cmd_alias")
-        out["ai_cmd"] = source
-        alias_used = config.loop.ai_cmd_alias
-    elif config.loop.ai_api is not None:
-        api, out["ai_api"] = config.loop.ai_api, from_loop("ai_api")
-    elif require_ai:
-        raise _no_ai_error(config, procedure)
-
-    output, out["ai_output"] = _resolve_output(config, procedure, ai_output, argv, alias_used)
+        api, out["ai_api"] = proc.ai_api, where.proc("ai_api")
+    elif loop.ai_cmd is not None:
+        out["ai_cmd"] = where.loop("ai_cmd")
+        argv = _split_command(loop.ai_cmd, out["ai_cmd"], "loop.ai_cmd")
+    elif loop.ai_cmd_alias is not None:
+        out["ai_cmd"] = where.loop("ai_cmd_alias")
+        argv = alias_command(loop.ai_cmd_alias, out["ai_cmd"], "loop.ai_cmd_alias")
+        alias_used = loop.ai_cmd_alias
+    elif loop.ai_api is not None:
+        api, out["ai_api"] = loop.ai_api, where.loop("ai_api")
+    output, out["ai_output"] = _resolve_output(
+        config, procedure, where, ai_output, argv, alias_used
+    )
     if argv is not None and alias_used is not None:
         argv = _with_output_flags(config, alias_used, argv, output)
+    return argv, api, output
+
+
+def _budgets(
+    config: Config,
+    procedure: str,
+    where: _Sources,
+    out: dict[str, Provenance],
+    scenario: ScenarioTier | None,
+    max_cost: float | None,
+    max_tokens: int | None,
+) -> tuple[float | int | None, float | int | None]:
+    """The run's cost and token budgets: the smallest set of each; provenance into
+    ``out`` when one is set."""
+    proc = config.procedure(procedure)
     cost, cost_source = _min_budget(
         [
-            (max_cost, Provenance("cli", source="--max-cost")),
-            (proc.max_cost, from_proc("max_cost")),
-            (config.loop.max_cost, from_loop("max_cost")),
+            (max_cost, where.cli("max_cost")),
+            (scenario.max_cost if scenario else None, where.scenario),
+            (proc.max_cost, where.proc("max_cost")),
+            (config.loop.max_cost, where.loop("max_cost")),
         ]
     )
     tokens, tokens_source = _min_budget(
         [
-            (max_tokens, Provenance("cli", source="--max-tokens")),
-            (proc.max_tokens, from_proc("max_tokens")),
-            (config.loop.max_tokens, from_loop("max_tokens")),
+            (max_tokens, where.cli("max_tokens")),
+            (scenario.max_tokens if scenario else None, where.scenario),
+            (proc.max_tokens, where.proc("max_tokens")),
+            (config.loop.max_tokens, where.loop("max_tokens")),
         ]
     )
-    sandbox, out["sandbox"] = resolve_sandbox(config, procedure, scenario_sandbox)
     if cost_source is not None:
         out["max_cost"] = cost_source
     if tokens_source is not None:
         out["max_tokens"] = tokens_source
+    return cost, tokens
 
-    return RunSettings(
-        max_iterations=limit,
-        iteration_timeout=timeout,
-        max_output_buffer=buffer,
-        failure_threshold=config.loop.failure_threshold,
-        show_ai_output=config.loop.show_ai_output,
-        ai_cmd=argv,
-        ai_api=api,
-        provenance=MappingProxyType(out),
-        ai_output=output,
-        max_cost=float(cost) if cost is not None else None,
-        max_tokens=int(tokens) if tokens is not None else None,
-        prompt_format=proc.prompt_format,
-        sandbox=sandbox,
-        retry=proc.retry or config.loop.retry or RetrySettings(),
+
+def _retry(
+    config: Config,
+    procedure: str,
+    where: _Sources,
+    scenario: ScenarioTier | None,
+    given: RetrySettings | None,
+    retries: int | None,
+) -> tuple[RetrySettings, Provenance]:
+    """How an iteration the infrastructure spoiled is tried again, and where that came
+    from (``retries`` replaces the attempts of whichever ``retry:`` applies)."""
+    chosen, source = _first(
+        [
+            (given, where.cli("retry")),
+            (scenario.retry if scenario else None, where.scenario),
+            (config.procedure(procedure).retry, where.proc("retry")),
+            (config.loop.retry, where.loop("retry")),
+        ],
+        (RetrySettings(), _DEFAULT),
     )
+    if retries is not None:
+        if retries < 0:
+            raise ValueError("retries must be >= 0")
+        chosen, source = replace(chosen, attempts=retries), where.cli("retries")
+    return chosen, source
 
 
 def resolve_sandbox(
@@ -265,11 +475,12 @@ def resolve_sandbox(
     scenario: SandboxSpec | None = None,
     *,
     cli: str | None = None,
+    cli_source: Provenance | None = None,
 ) -> tuple[SandboxSpec | None, Provenance]:
     """The sandbox a run of ``procedure`` uses (``None``: none) and where it came from;
     see :func:`resolve_run_settings`. ``cli`` is a kind named on the command line
-    (``--ooda-sandbox``), above everything. A kind named alone keeps the options a
-    lower setting gives the same kind."""
+    (``--ooda-sandbox``), above everything, from ``cli_source``. A kind named alone keeps
+    the options a lower setting gives the same kind."""
     proc = config.procedure(procedure)
     loop = config.loop.sandbox
     loop_prov = config.provenance.get("loop.sandbox", Provenance("default"))
@@ -284,7 +495,8 @@ def resolve_sandbox(
     if cli is not None:
         from pytest_ooda.sandbox import SandboxSpec
 
-        ordered.insert(0, (SandboxSpec(cli), Provenance("cli", source="--ooda-sandbox")))
+        source = cli_source or Provenance("cli", source="--ooda-sandbox")
+        ordered.insert(0, (SandboxSpec(cli), source))
     chosen = [(spec, source) for spec, source in ordered if spec is not None]
     if not chosen:
         return None, Provenance("default")
@@ -297,6 +509,7 @@ def resolve_sandbox(
 def _resolve_output(
     config: Config,
     procedure: str,
+    where: _Sources,
     given: AiOutput | None,
     argv: tuple[str, ...] | None,
     alias: str | None,
@@ -308,7 +521,7 @@ def _resolve_output(
                 f"ai_output: expected one of {', '.join(AI_OUTPUTS)}, got {given!r}",
                 hint=did_you_mean(given, AI_OUTPUTS, label="known formats"),
             )
-        return given, Provenance("cli", source="--ai-output")
+        return given, where.cli("ai_output")
     proc = config.procedure(procedure)
     if proc.ai_output is not None:
         return proc.ai_output, config.provenance.get(

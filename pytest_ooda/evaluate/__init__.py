@@ -30,7 +30,7 @@ from pytest_ooda.evaluate.comparison import (
 )
 from pytest_ooda.evaluate.html_report import ReportPage, render_html, report_files, report_pages
 from pytest_ooda.evaluate.index import ResultsIndex, unfinished
-from pytest_ooda.evaluate.log import ResultsLog, session_stamp
+from pytest_ooda.evaluate.log import ResultsLog, SessionStamp, session_stamp
 from pytest_ooda.evaluate.outcome import classify_outcome
 from pytest_ooda.evaluate.reading import (
     RecordSource,
@@ -41,6 +41,7 @@ from pytest_ooda.evaluate.reading import (
 )
 from pytest_ooda.evaluate.record import (
     AiIdentity,
+    RecordHead,
     ai_identity,
     build_record,
     fragment_hashes,
@@ -88,6 +89,7 @@ __all__ = [
     "Comparison",
     "FragmentHash",
     "Gates",
+    "RecordHead",
     "RecordSource",
     "ReportPage",
     "Results",
@@ -97,6 +99,7 @@ __all__ = [
     "RunRecord",
     "ScenarioComparison",
     "ScenarioStats",
+    "SessionStamp",
     "Sprt",
     "Viewer",
     "add_tally",

@@ -1,16 +1,19 @@
 """Writing the results log: one new ``<session>.jsonl`` file per session, one line per
-run, appended as each run finishes.
+run, appended as each run finishes; and the :class:`SessionStamp` every record of the
+session carries.
 
 One process writes it — the pytest process, or the pytest-xdist controller, which
 receives every worker's records with its reports — so lines never interleave and no
-lock is needed. A session's name is its start time and a random part, so sessions
-started in the same second (on one machine or several sharing a directory) never share
-one. The file is created exclusively (an existing file is never touched: the unlikely
-second file of the same name gets ``<session>-2.jsonl``) and each record is one
-``write`` of a whole line, so a session killed at any point leaves whole records plus
-at most one unfinished last line, which the reader skips with a warning. While the
-session runs it holds an exclusive ``flock`` on its file (released when the file is
-closed, or the process dies): ``ooda view`` tells a running session from one that ended.
+lock is needed. Records arrive complete: the session's stamp is decided when it starts
+and travels with each run's plan, so the writer writes them as they are. A session's
+name is its start time and a random part, so sessions started in the same second (on
+one machine or several sharing a directory) never share one. The file is created
+exclusively (an existing file is never touched: the unlikely second file of the same
+name gets ``<session>-2.jsonl``) and each record is one ``write`` of a whole line, so a
+session killed at any point leaves whole records plus at most one unfinished last line,
+which the reader skips with a warning. While the session runs it holds an exclusive
+``flock`` on its file (released when the file is closed, or the process dies): ``ooda
+view`` tells a running session from one that ended.
 """
 
 from __future__ import annotations
@@ -22,14 +25,15 @@ import secrets
 import shutil
 import subprocess
 import time
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.evaluate.results import RunRecord
 
-__all__ = ["ResultsLog", "repository_state", "session_stamp"]
+__all__ = ["ResultsLog", "SessionStamp", "repository_state", "session_stamp"]
 
 
 def session_stamp(epoch: float | None = None, *, unique: str | None = None) -> str:
@@ -72,6 +76,39 @@ def repository_state(root: Path) -> tuple[str | None, bool | None]:
     return head.stdout.strip() or None, dirty
 
 
+@dataclass(frozen=True)
+class SessionStamp:
+    """What every record of one session says about the session: its name (the log
+    file's stem), the series of runs it measures (its own name, or under
+    ``--ooda-resume`` the series it continues) and the repository's commit."""
+
+    session: str
+    series: str
+    git_commit: str | None = None
+    git_dirty: bool | None = None
+
+    @classmethod
+    def start(
+        cls, root: Path | None, *, started: float | None = None, series: str | None = None
+    ) -> SessionStamp:
+        """The stamp of a session starting now (or at ``started``) in ``root``."""
+        session = session_stamp(started)
+        commit, dirty = repository_state(root) if root is not None else (None, None)
+        return cls(session, series or session, commit, dirty)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "session": self.session,
+            "series": self.series,
+            "git_commit": self.git_commit,
+            "git_dirty": self.git_dirty,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SessionStamp:
+        return cls(data["session"], data["series"], data["git_commit"], data["git_dirty"])
+
+
 class ResultsLog:
     """Appends records to ``<directory>/<session>.jsonl``, created with the first one.
 
@@ -80,22 +117,13 @@ class ResultsLog:
     end up in a commit by accident.
     """
 
-    def __init__(
-        self,
-        directory: Path,
-        *,
-        session: str,
-        root: Path | None = None,
-        ignore_dir: Path | None = None,
-    ) -> None:
+    def __init__(self, directory: Path, *, session: str, ignore_dir: Path | None = None) -> None:
         self.directory = directory
         self.session = session
-        self.root = root
         self.ignore_dir = ignore_dir
         self.path: Path | None = None
         self.count = 0
         self._fd: int | None = None
-        self._repository: tuple[str | None, bool | None] | None = None
 
     def _open(self) -> int:
         if self.ignore_dir is not None and not self.ignore_dir.exists():
@@ -120,15 +148,6 @@ class ResultsLog:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             self.path = path
             return fd
-
-    def stamp(self, record: RunRecord) -> RunRecord:
-        """``record`` with the session's fields: its name, the repository's commit."""
-        from dataclasses import replace
-
-        if self._repository is None:
-            self._repository = repository_state(self.root) if self.root else (None, None)
-        commit, dirty = self._repository
-        return replace(record, session=self.session, git_commit=commit, git_dirty=dirty)
 
     def append(self, record: RunRecord) -> Path:
         """Write ``record`` as one line; returns the file's path."""

@@ -1,13 +1,14 @@
-"""One live run into a results record: what counts as a success, the prompt's identity
-(its sha256 and each fragment's), what the AI was, per-iteration outcomes and costs,
-the files the run changed — every string redacted before the record leaves the
-process that ran it."""
+"""One finished run into its results record, built once by :func:`build_record`: the
+run's :class:`RecordHead` (which run of what, under which plan and session), the
+prompt's identity (its sha256 and each fragment's), what the AI was, per-iteration
+outcomes and costs, the files the run changed — every string redacted before the
+record leaves the process that ran it."""
 
 from __future__ import annotations
 
 import hashlib
 import uuid
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -26,15 +27,17 @@ if TYPE_CHECKING:
     from pytest_ooda._types import FileChange, RunOutcome
     from pytest_ooda.backends import ToolCall
     from pytest_ooda.config import Procedure, RunSettings
+    from pytest_ooda.evaluate.log import SessionStamp
     from pytest_ooda.loop import IterationRecord, LoopResult
     from pytest_ooda.redact import Redactor
-    from pytest_ooda.scenario import CommandOutcome, Scenario
+    from pytest_ooda.scenario import CommandOutcome
     from pytest_ooda.workspace import PathChanges
 
 __all__ = [
     "OUTPUT_TAIL_CHARS",
     "OUTPUT_TAIL_LINES",
     "AiIdentity",
+    "RecordHead",
     "ai_identity",
     "build_record",
     "fragment_hashes",
@@ -149,57 +152,90 @@ def _command(command: CommandOutcome, redactor: Redactor) -> CommandOutcome:
     )
 
 
+@dataclass(frozen=True)
+class RecordHead:
+    """What a run's record says before the run ends: which run of which scenario, under
+    which plan and session, made with what. A run's plan makes it
+    (:meth:`pytest_ooda.live.RunPlan.head`); a crashed worker's marker keeps it, so the
+    controller builds that run's record with the same :func:`build_record`."""
+
+    run_id: str
+    procedure: str
+    scenario: str
+    run: int = 1
+    runs: int = 1
+    nodeid: str = ""
+    scenario_file: str | None = None
+    variant: str | None = None
+    shard: str | None = None
+    worker: str | None = None
+    fragments: tuple[FragmentHash, ...] = ()
+    ai: AiIdentity = field(default_factory=AiIdentity)
+    #: The scenario's per-run ``expect:`` block as written, and its aggregate keys as
+    #: the session applies them.
+    expect: Mapping[str, Any] | None = None
+    aggregate_expect: Mapping[str, Any] | None = None
+    stamp: SessionStamp | None = None
+    #: The id of the ``error`` run this one makes again (``--ooda-resume``).
+    replaces: str | None = None
+
+
 def build_record(
-    *,
-    scenario: Scenario,
+    head: RecordHead,
     result: LoopResult,
     outcome: RunOutcome,
-    problems: Sequence[str],
+    *,
     redactor: Redactor,
-    commands: Sequence[CommandOutcome] = (),
-    run: int = 1,
-    runs: int = 1,
     started_at: float,
     finished_at: float,
-    fragments: tuple[FragmentHash, ...] = (),
-    prompt_sha256: str | None = None,
-    ai: AiIdentity | None = None,
+    error_reason: str | None = None,
+    problems: Sequence[str] = (),
+    commands: Sequence[CommandOutcome] = (),
     changes: PathChanges | None = None,
-    nodeid: str = "",
-    scenario_file: str | None = None,
-    worker: str | None = None,
-    shard: str | None = None,
+    judge: Mapping[str, Any] | None = None,
+    sandbox: Mapping[str, Any] | None = None,
+    queued: float | None = None,
+    transcript: Mapping[str, Any] | None = None,
+    protected_changes: Sequence[str] = (),
 ) -> RunRecord:
-    """The results record of one finished live run of ``scenario``.
+    """The results record of one finished run: the one builder of records, called once
+    a run's outcome is decided (:func:`pytest_ooda.evaluate.classify_outcome`).
 
-    ``prompt_sha256`` identifies the prompt version when no iteration ran (else the
-    first iteration's prompt does); ``changes`` watched the run's workspace; ``commands``
-    are the verification commands' outcomes.
+    ``changes`` watched the run's workspace; ``commands`` are the verification
+    commands' outcomes, ``judge`` the grading, ``sandbox`` the sandbox's identity,
+    ``queued`` the seconds the run waited for a slot, ``protected_changes`` the paths
+    under ``expect.protect`` the agent changed. Every string that comes from the run is
+    redacted with ``redactor`` (the transcript is redacted as it is built).
     """
-    identity = ai or AiIdentity()
+    identity = head.ai
     per_iteration = changes.iterations if changes is not None else {}
-    expect = scenario.expect
-    # The per-run block as written; the aggregate keys have a field of their own.
-    declared = replace(expect, aggregate=None).to_yaml() if expect is not None else None
     models = [record.model for record in result.records if record.model]
+    stamp = head.stamp
     return RunRecord(
         id=uuid.uuid4().hex,
-        procedure=scenario.procedure,
-        scenario=scenario.name,
-        run=run,
-        runs=runs,
+        run_id=head.run_id,
+        procedure=head.procedure,
+        scenario=head.scenario,
+        run=head.run,
+        runs=head.runs,
         status=result.status,
         outcome=outcome,
+        error_reason=redactor(error_reason) if error_reason is not None else None,
         elapsed_s=round(result.elapsed, 3),
         started_at=timestamp(started_at),
         finished_at=timestamp(finished_at),
-        nodeid=nodeid,
-        scenario_file=scenario_file,
+        session=stamp.session if stamp is not None else None,
+        series=stamp.series if stamp is not None else None,
+        git_commit=stamp.git_commit if stamp is not None else None,
+        git_dirty=stamp.git_dirty if stamp is not None else None,
+        nodeid=head.nodeid,
+        scenario_file=head.scenario_file,
         pytest_ooda=__version__,
-        worker=worker,
-        shard=shard,
-        prompt_sha256=result.records[0].prompt_sha256 if result.records else prompt_sha256,
-        fragments=fragments,
+        worker=head.worker,
+        shard=head.shard,
+        variant=head.variant,
+        prompt_sha256=result.records[0].prompt_sha256 if result.records else None,
+        fragments=head.fragments,
         ai_command=redactor(identity.command) if identity.command is not None else None,
         ai_api=identity.api,
         model=models[0] if models else None,
@@ -209,15 +245,20 @@ def build_record(
             for record in result.records
         ),
         files_changed=_files(changes.total() if changes is not None else {}, redactor),
-        expect=MappingProxyType(_redacted_tree(declared, redactor))
-        if declared is not None
-        else None,
-        problems=tuple(redactor(problem) for problem in problems),
-        commands=tuple(_command(command, redactor) for command in commands),
-        aggregate_expect=(
-            MappingProxyType(expect.aggregate.to_yaml())
-            if expect is not None and expect.aggregate is not None
+        expect=(
+            MappingProxyType(_redacted_tree(head.expect, redactor))
+            if head.expect is not None
             else None
         ),
+        problems=tuple(redactor(problem) for problem in problems),
+        commands=tuple(_command(command, redactor) for command in commands),
+        aggregate_expect=head.aggregate_expect,
         error=redactor(result.error) if result.error is not None else None,
+        retries=result.retries,
+        sandbox=sandbox,
+        judge=judge,
+        queued_s=round(queued, 3) if queued is not None else None,
+        transcript=transcript,
+        replaces=head.replaces,
+        protected_changes=tuple(redactor.path(path) for path in protected_changes),
     )

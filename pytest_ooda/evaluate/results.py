@@ -9,9 +9,10 @@ Reading files is :mod:`.reading`'s.
 Version 2 gave each run an ``outcome`` (``success``, ``failure`` or ``error``, the last
 for the infrastructure's faults, with ``error_reason``), the ``retries`` it needed, the
 ``sandbox`` it ran in, its ``variant`` and its ``judge`` gradings. Version 3 dropped the
-``success`` field: ``outcome`` alone says how a run counts. Version 1 and 2 lines are
-still read: a version 1 line's outcome is ``success`` or ``failure`` as its ``success``
-says, and a version 2 line's ``success`` must agree with its ``outcome``.
+``success`` field: ``outcome`` alone says how a run counts; and each record names the
+plan it ran (``run_id``). Version 1 and 2 lines are still read: a version 1 line's
+outcome is ``success`` or ``failure`` as its ``success`` says, and a version 2 line's
+``success`` must agree with its ``outcome``.
 """
 
 from __future__ import annotations
@@ -33,13 +34,7 @@ if TYPE_CHECKING:
     from pytest_ooda._types import FileChange, RunOutcome
     from pytest_ooda.scenario import CommandOutcome
 
-__all__ = [
-    "SCHEMA",
-    "SCHEMA_VERSION",
-    "FragmentHash",
-    "IterationEntry",
-    "RunRecord",
-]
+__all__ = ["SCHEMA", "SCHEMA_VERSION", "FragmentHash", "IterationEntry", "RunRecord"]
 
 SCHEMA = "pytest-ooda/results"
 #: Bumped when a field changes meaning or goes away; new optional fields keep it.
@@ -132,8 +127,7 @@ class RunRecord:
     run: int
     runs: int
     status: str
-    #: ``success``/``failure``: the prompt's; ``error``: the infrastructure's
-    #: (:mod:`pytest_ooda.evaluate.outcome` decides).
+    #: ``success``/``failure`` (the prompt's) or ``error`` (the infrastructure's).
     outcome: RunOutcome
     elapsed_s: float
     started_at: str = ""
@@ -181,6 +175,8 @@ class RunRecord:
     protected_changes: tuple[str, ...] = ()
     #: Seconds the run waited for a slot under ``--ooda-max-concurrent``.
     queued_s: float | None = None
+    #: The content hash of the run's plan, repeat index included (``RunPlan.run_id``).
+    run_id: str | None = None
     #: What the HTML transcript view shows (the composed prompt by fragment, each
     #: iteration's output, tool calls with input and result, diffs), redacted and
     #: capped per run (``live.transcript``); ``None`` when not kept.
@@ -254,6 +250,7 @@ class RunRecord:
             "replaces": self.replaces,
             "protected_changes": list(self.protected_changes),
             "queued_s": self.queued_s,
+            "run_id": self.run_id,
             "transcript": dict(self.transcript) if self.transcript is not None else None,
         }
 
@@ -338,6 +335,7 @@ _RECORD_FIELDS: _Fields = _fields(
         "replaces": (_STR, False),
         "protected_changes": (_LIST, False),
         "queued_s": (_NUMBER, False),
+        "run_id": (_STR, False),
         "transcript": (_DICT, False),
     }
 )
@@ -592,23 +590,21 @@ class RecordReader(Reader):
         return version
 
     def outcome(self, data: dict[str, Any], version: int) -> RunOutcome:
-        """``outcome``; a version 1 line has only ``success``, and a version 2 line
-        carries both, which must agree."""
-        if version < 2 or (version == 2 and data.get("outcome") is None):
-            success = self.field(data, "success", _BOOL, "")
+        """``outcome``; a version 1 line has only ``success``, a version 2 line may have
+        both, which must agree."""
+        success = self.field(data, "success", _BOOL, "") if version < 3 else None
+        if success is not None and (version == 1 or data.get("outcome") is None):
             return "success" if success else "failure"
         outcome: RunOutcome = self.field(data, "outcome", _STR, "")
         if outcome not in RUN_OUTCOMES:
             raise self.fail(
                 f"field 'outcome': expected one of {', '.join(RUN_OUTCOMES)}, got {outcome!r}"
             )
-        if version == 2:
-            success = self.field(data, "success", _BOOL, "")
-            if (outcome == "success") != success:
-                raise self.fail(
-                    f"field 'outcome' is {outcome!r} but 'success' is {str(success).lower()}",
-                    hint="a run's success is true exactly when its outcome is 'success'",
-                )
+        if success is not None and (outcome == "success") != success:
+            raise self.fail(
+                f"field 'outcome' is {outcome!r} but 'success' is {str(success).lower()}",
+                hint="a run's success is true exactly when its outcome is 'success'",
+            )
         return outcome
 
     def checked(self, data: dict[str, Any]) -> dict[str, Any]:
@@ -630,7 +626,6 @@ class RecordReader(Reader):
         data = self.mapping(value, None, "record")
         version = self.header(data)
         plain = self.checked(data)
-        outcome = self.outcome(data, version)
         transcript = None if self.summary else plain["transcript"]
         return RunRecord(
             id=plain["id"],
@@ -639,7 +634,7 @@ class RecordReader(Reader):
             run=plain["run"],
             runs=plain["runs"],
             status=plain["status"],
-            outcome=outcome,
+            outcome=self.outcome(data, version),
             elapsed_s=float(plain["elapsed_s"]),
             started_at=plain["started_at"] or "",
             finished_at=plain["finished_at"] or "",
@@ -676,6 +671,7 @@ class RecordReader(Reader):
             replaces=plain["replaces"],
             protected_changes=tuple(plain["protected_changes"] or ()),
             queued_s=plain["queued_s"],
+            run_id=plain["run_id"],
             transcript=self.kept(transcript, "transcript"),
         )
 

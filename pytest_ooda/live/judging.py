@@ -11,9 +11,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
-    from pytest_ooda.config import Config
     from pytest_ooda.judge import Judged, JudgeInputs
-    from pytest_ooda.live.settings import LiveSettings
+    from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.redact import Redactor
     from pytest_ooda.scenario import Scenario
@@ -30,11 +29,9 @@ def judge_inputs(
     return run_inputs(scenario, result, workdir, redactor)
 
 
-def judge_budget(scenario: Scenario, result: LoopResult, settings: LiveSettings) -> float | None:
-    """What the judge may spend: the run's budget less what the agent spent."""
-    from pytest_ooda.loop import tightest
-
-    limit = tightest(scenario.max_cost, settings.max_cost)
+def judge_budget(plan: RunPlan, result: LoopResult) -> float | None:
+    """What the judge may spend: the run's cost budget less what the agent spent."""
+    limit = plan.settings.max_cost
     if limit is None:
         return None
     usage = result.usage
@@ -43,13 +40,11 @@ def judge_budget(scenario: Scenario, result: LoopResult, settings: LiveSettings)
 
 
 def judge_run(
-    scenario: Scenario,
+    plan: RunPlan,
     result: LoopResult,
     inputs: JudgeInputs | None,
     problems: Sequence[str],
     *,
-    config: Config,
-    settings: LiveSettings,
     redactor: Redactor,
 ) -> Judged | None:
     """Grade the run, unless it has no judge or already failed another expectation
@@ -59,9 +54,9 @@ def judge_run(
     from pytest_ooda.judge import JudgeContext, cache_for, judge_live
 
     context = JudgeContext(
-        config=config,
-        cache=cache_for(settings.judge_cache, ignore_dir=settings.ignore_dir),
+        config=plan.config,
+        cache=cache_for(plan.judge_cache, ignore_dir=plan.ignore_dir),
         env=os.environ,
         redact=redactor,
     )
-    return judge_live(scenario, inputs, context, budget=judge_budget(scenario, result, settings))
+    return judge_live(plan.scenario, inputs, context, budget=judge_budget(plan, result))

@@ -1,15 +1,23 @@
-"""One live run of one scenario, end to end: the one code path of ``pytest -m live`` and
-``ooda run --record``.
+"""One live run of a :class:`~pytest_ooda.live.RunPlan`, end to end: the one code path of
+``pytest -m live`` and ``ooda run``.
 
-A run is a sequence of small steps, each its own function: load (scenario, config, AI
-command), workspace (a fresh git-initialised copy of the scenario's workspace, kept
-inside the project, or the caller's directory), sandbox (:mod:`.isolation`: started
-around the workspace, stopped after the verification commands), loop (the real AI
-command through the loop runner, held to the budgets), assess (``expect``: files, tools,
-verification commands), outcome (:func:`classify_outcome`), recording (per record mode,
-redacted, atomic; a failed run never replaces a recording) and the results record.
-Nothing here prints or raises for a run that merely failed: warnings and outcomes come
-back as values in a :class:`LiveRun`, and the plugin and the CLI present them.
+A run is a sequence of small steps, each its own function: preflight (an agent that
+cannot start here is refused before any iteration), workspace (a fresh git-initialised
+copy of the scenario's workspace, or the plan's directory itself), sandbox
+(:mod:`.isolation`: started around the workspace, stopped after the verification
+commands), loop (the plan's settings through :func:`pytest_ooda.loop.run_loop`), assess
+(``expect``: files, tools, verification commands, then ``expect.judge``), outcome
+(:func:`pytest_ooda.evaluate.classify_outcome`), the recording (per record mode,
+redacted; a failed run never replaces a recording) and the results record, built once
+(:func:`pytest_ooda.evaluate.build_record`).
+
+Running is apart from writing: :func:`run_live` writes nothing the session keeps. What
+the run produced comes back as one value, :class:`LiveRun` — the record, the recording
+to write, the failure report, the warnings — which pickles, so the run may happen in
+another process or on another machine. The caller writes the recording
+(:func:`write_recording`) and the record (:class:`pytest_ooda.evaluate.ResultsLog`):
+in pytest the item's process writes the recording and the process that sees every
+report writes the log; ``ooda run --record`` writes the recording.
 """
 
 from __future__ import annotations
@@ -19,11 +27,10 @@ import os
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._util import display_path
 from pytest_ooda.errors import (
     AgentWarning,
     ConfigError,
@@ -31,32 +38,40 @@ from pytest_ooda.errors import (
     RecordingWarning,
     SandboxError,
 )
-from pytest_ooda.evaluate import classify_outcome
 from pytest_ooda.live import isolation
-from pytest_ooda.live.prepare import Prepared, prepare
-from pytest_ooda.live.report import agent_warnings
-from pytest_ooda.scenario import failure_text
+from pytest_ooda.live.plan import Portable
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterator, Mapping, Sequence
+    from collections.abc import Callable, Iterator
 
     from pytest_ooda._types import RunOutcome
-    from pytest_ooda.config import Config
-    from pytest_ooda.evaluate import RunRecord
-    from pytest_ooda.judge import Grading, Judged
-    from pytest_ooda.live.settings import LiveSettings
+    from pytest_ooda.config import RedactSettings
+    from pytest_ooda.evaluate import RecordHead, RunRecord
+    from pytest_ooda.judge import Grading, Judged, JudgeInputs
+    from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.live.slots import Slot
     from pytest_ooda.loop import LoopEvent, LoopResult
-    from pytest_ooda.sandbox import SandboxSpec
-    from pytest_ooda.scenario import Assessment, Scenario
+    from pytest_ooda.redact import Redactor
+    from pytest_ooda.sandbox import SandboxRun
+    from pytest_ooda.scenario import Assessment, Recorder, Scenario
 
-__all__ = ["LiveRun", "run_live"]
+__all__ = ["LiveRun", "Recording", "run_live", "run_preflight", "write_recording"]
 
 
-@dataclass
-class LiveRun:
+@dataclass(frozen=True)
+class Recording(Portable):
+    """A run to write into a scenario file: the scenario with the run's iterations,
+    redacted where the run happened, and the file it goes to."""
+
+    scenario: Scenario
+    path: Path
+    redact: RedactSettings | None = None
+
+
+@dataclass(frozen=True)
+class LiveRun(Portable):
     """What one live run produced: its outcome, the loop's result, the expectations it
-    missed, its results record, where it was recorded, and what a person must hear."""
+    missed, its results record, the recording to write, and what a person must hear."""
 
     scenario: str
     run: int
@@ -67,9 +82,9 @@ class LiveRun:
     problems: tuple[str, ...] = ()
     #: Why an ``error`` run is the infrastructure's fault.
     error_reason: str | None = None
-    #: The scenario file the run was recorded to (``None``: not recorded).
-    recorded: Path | None = None
-    #: Why a wanted recording was not written.
+    #: The recording to write (:func:`write_recording`); ``None``: not recorded.
+    recording: Recording | None = None
+    #: Why a wanted recording was not made.
     not_recorded: str | None = None
     #: The failure report (redacted); empty when every expectation held.
     report: str = ""
@@ -80,226 +95,383 @@ class LiveRun:
         return bool(self.problems)
 
 
+def write_recording(recording: Recording) -> Path:
+    """Write ``recording`` (redacted again with this process's environment, atomically,
+    keeping the user's comments in a file that exists); its path. A file that cannot be
+    written is a located ``ScenarioError``."""
+    from pytest_ooda.scenario import save_scenario
+
+    return save_scenario(
+        recording.scenario, recording.path, env=os.environ, redact=recording.redact
+    )
+
+
 # --------------------------------------------------------------------------- steps
 
 
-def _preflight(command: str | None, scenario: Scenario, spec: SandboxSpec | None) -> None:
+def run_preflight(plan: RunPlan) -> None:
     """Refuse, before the first iteration, an agent that cannot start where it will run
-    (here, or inside the run's sandbox with the environment its ``env:`` gives it)."""
-    import shlex
+    (here, or inside the plan's sandbox: as the uid it has there, with the environment
+    its ``env:`` gives it, seeing what the sandbox lets it see)."""
+    from pytest_ooda.live.preflight import agent_refusal
 
-    from pytest_ooda.live.preflight import root_refusal, sandbox_env
-
-    argv = shlex.split(command) if command else None
-    if spec is None or spec.kind == "none":
-        problem = root_refusal(argv)
-    else:
-        inside = sandbox_env(spec.options, os.environ)
-        problem = root_refusal(argv, env=inside, sandbox=spec.kind)
+    problem = agent_refusal(plan.settings.ai_cmd, plan.settings.sandbox)
     if problem is not None:
+        scenario = plan.scenario
         raise ConfigError(
-            f"scenario {scenario.label}: {problem}",
+            f"scenario {scenario.label}: {problem}" if scenario.path is not None else problem,
             file=str(scenario.path) if scenario.path is not None else None,
         )
 
 
 @contextlib.contextmanager
-def _run_dir(discard: Callable[[Path], None] | None, parent: Path | None = None) -> Iterator[Path]:
-    """A new directory for one live run (under ``parent`` when given), handed to
-    ``discard`` when the run is over."""
+def _run_dir(parent: Path | None) -> Iterator[Path]:
+    """A new directory for one live run (under ``parent`` when given), removed when the
+    run is over."""
     if parent is not None:
         parent.mkdir(parents=True, exist_ok=True)
     directory = Path(tempfile.mkdtemp(prefix="ooda-live-", dir=parent))
     try:
         yield directory
     finally:
-        if discard is not None:
-            discard(directory)
-        else:
-            shutil.rmtree(directory, ignore_errors=True)
+        shutil.rmtree(directory, ignore_errors=True)
 
 
-def _fresh_workspace(scenario: Scenario, directory: Path, *, root: Path) -> Path:
-    """A git-initialised copy of the scenario's workspace (inside ``root``) in
-    ``directory``."""
-    from pytest_ooda.scenario import workspace_of
+def _workdir(plan: RunPlan, stack: contextlib.ExitStack) -> Path:
+    """Where the agent works: the plan's directory, or a fresh git-initialised copy of
+    the scenario's workspace in a directory of the run's own."""
+    if plan.workdir is not None:
+        return plan.workdir
     from pytest_ooda.workspace import fresh_repository
 
-    return fresh_repository(workspace_of(scenario, root=root), directory / "workspace")
+    directory = stack.enter_context(_run_dir(plan.runs_dir))
+    return fresh_repository(plan.workspace, directory / "workspace")
 
 
-def _drifted(config: Config, scenario: Scenario, workdir: Path) -> bool:
-    """Whether the first recorded prompt differs from the one assembled now."""
+def _drifted(plan: RunPlan, workdir: Path) -> bool:
+    """Whether the scenario's first recorded prompt differs from the one sent now."""
     from pytest_ooda.compose import assemble_prompt
-    from pytest_ooda.config import resolve_run_settings
     from pytest_ooda.scenario import sha256_text
 
+    scenario = plan.scenario
     if not scenario.iterations or scenario.iterations[0].prompt_sha256 is None:
         return False
-    limit = scenario.max_iterations
-    if limit is None:
-        limit = resolve_run_settings(config, scenario.procedure, require_ai=False).max_iterations
     prompt = assemble_prompt(
-        config.procedure(scenario.procedure),
+        plan.procedure,
         iteration=1,
-        max_iterations=limit,
-        context=scenario.context,
+        max_iterations=plan.settings.max_iterations,
+        context=plan.context,
         cwd=workdir,
     )
     return sha256_text(prompt) != scenario.iterations[0].prompt_sha256
 
 
-def _loop(
-    prepared: Prepared,
-    workdir: Path,
-    settings: LiveSettings,
-    *,
-    on_event: Callable[[LoopEvent], None],
-    show_output: bool,
-    run_options: dict[str, Any],
-) -> LoopResult:
-    """The scenario through the loop runner against the real AI, held to the tighter of
-    the scenario's and the session's budgets."""
-    from pytest_ooda.loop import run_procedure, tightest
-
-    scenario = prepared.scenario
-    options: dict[str, Any] = {
-        "max_iterations": scenario.max_iterations,
-        "context": scenario.context,
-        "failure_threshold": scenario.failure_threshold,
-        "handle_signals": False,
-        "show_ai_output": show_output,
-        "ai_output": settings.ai_output,
-        "max_cost": tightest(scenario.max_cost, settings.max_cost),
-        "max_tokens": tightest(scenario.max_tokens, settings.max_tokens),
-        "retry": scenario.retry,
-        "retries": settings.retries,
-        **run_options,
-    }
-    return run_procedure(
-        prepared.config,
-        scenario.procedure,
-        workdir=workdir,
-        ai_cmd=prepared.ai_cmd,
-        ai_cmd_alias=prepared.ai_cmd_alias,
-        on_event=on_event,
-        **options,
-    )
-
-
 @contextlib.contextmanager
-def _slot(prepared: Prepared, settings: LiveSettings) -> Iterator[Slot | None]:
-    """Under ``max_concurrent``: hold one of the AI command's (or API's) slots for the
-    run, shared with every process of the session; else nothing to hold."""
-    if settings.max_concurrent is None or settings.slots_dir is None:
+def _slot(plan: RunPlan) -> Iterator[Slot | None]:
+    """Under ``max_concurrent``: hold one of the agent's slots for the run, shared with
+    every process of the session; else nothing to hold."""
+    if plan.max_concurrent is None or plan.slots_dir is None:
         yield None
         return
+    from pytest_ooda.evaluate import ai_identity
     from pytest_ooda.live.slots import acquire
 
-    identity = prepared.identity.command or prepared.identity.api or "ai"
-    with acquire(settings.slots_dir, identity, settings.max_concurrent) as slot:
+    identity = ai_identity(plan.settings)
+    agent = identity.command or identity.api or "ai"
+    with acquire(plan.slots_dir, agent, plan.max_concurrent) as slot:
         yield slot
 
 
-def _record_scenario(
-    prepared: Prepared,
-    result: LoopResult,
-    problems: Sequence[str],
-    *,
-    read_only: bool,
-    judged: Judged | None = None,
-) -> tuple[Path | None, str | None]:
-    """Write the run into its scenario file when the record mode wants it; where it
-    was written, or why a wanted recording was not."""
-    scenario, recorder = prepared.scenario, prepared.recorder
-    source = scenario.path
-    if judged is not None and judged.error is not None:
-        return None, "the judge gave no usable answer"
-    if read_only:
-        prepared.warnings.append(
+class _Watch:
+    """What the run observes of the loop: the files each iteration changed (names for
+    the record, diffs for the transcript, contents for a recording) and the caller's
+    own observer."""
+
+    def __init__(
+        self,
+        plan: RunPlan,
+        workdir: Path,
+        redactor: Redactor,
+        recorder: Recorder | None,
+        on_event: Callable[[LoopEvent], None] | None,
+    ) -> None:
+        from pytest_ooda.live.transcript import DiffWatcher
+        from pytest_ooda.workspace import PathChanges
+
+        watching = plan.watch_workspace
+        self.changes = PathChanges(workdir) if watching else None
+        self.diffs = DiffWatcher(workdir, redactor) if watching else None
+        # Watching file contents costs a read of each changed file per iteration: only
+        # when the run may be written. Names alone (for the results) are a stat walk.
+        self.contents = recorder.watch(workdir) if recorder is not None else None
+        self.on_event = on_event
+
+    def __call__(self, event: LoopEvent) -> None:
+        for observer in (self.changes, self.diffs, self.contents, self.on_event):
+            if observer is not None:
+                observer(event)
+
+
+def _recorder(plan: RunPlan, workdir: Path, warnings: list[OodaWarning]) -> Recorder | None:
+    """The recorder of a run the record mode wants written (only a scenario's first
+    repeat, so repeats never write one file); ``None`` when it is not wanted, or when
+    the scenario belongs to an installed package (said in ``warnings``)."""
+    from pytest_ooda.scenario import Recorder
+
+    recorder = Recorder(
+        plan.scenario,
+        plan.record_mode,
+        path=plan.record_to,
+        env=os.environ,
+        redact=plan.config.redact,
+    )
+    if plan.run != 1 or not recorder.wanted(drifted=_drifted(plan, workdir)):
+        return None
+    if plan.read_only:
+        source = plan.scenario.path
+        warnings.append(
             RecordingWarning(
-                f"scenario {scenario.label}: not recorded, {source} belongs to the installed "
+                f"scenario {plan.label}: not recorded, {source} belongs to the installed "
                 "package (copy the scenario into your project to record it)",
                 file=str(source) if source is not None else None,
             )
         )
-        return None, None
-    written = recorder.commit(
+        return None
+    return recorder
+
+
+def _recording(
+    plan: RunPlan,
+    recorder: Recorder,
+    result: LoopResult,
+    problems: tuple[str, ...],
+    judged: Judged | None,
+    warnings: list[OodaWarning],
+) -> tuple[Recording | None, str | None]:
+    """The recording to write, or why a wanted one is not made."""
+    from pytest_ooda.scenario import redact_scenario
+
+    if judged is not None and judged.error is not None:
+        return None, "the judge gave no usable answer"
+    recorded = recorder.recording(
         result, problems, judged=judged.recorded if judged is not None else None
     )
-    if written is None:
+    if recorded is None or recorder.path is None:
         return None, recorder.skipped_reason
-    prepared.warnings.extend(
-        RecordingWarning(f"scenario {scenario.label}: {note}", file=str(written))
+    warnings.extend(
+        RecordingWarning(f"scenario {plan.label}: {note}", file=str(recorder.path))
         for note in recorder.warnings
     )
-    return written, None
+    # Redacted here, with the environment the run had: the value may travel.
+    scenario = redact_scenario(recorded, os.environ, plan.config.redact)
+    return Recording(scenario, recorder.path, plan.config.redact), None
 
 
-def _results_record(
-    prepared: Prepared,
-    result: LoopResult,
-    assessment: Assessment,
-    outcome: tuple[RunOutcome, str | None],
-    *,
-    changes: Any,
-    started: float,
-    settings: LiveSettings,
-    path: Path,
-    run: int,
-    runs: int,
-    nodeid: str,
-    sandbox: Mapping[str, str | None] | None = None,
-    judged: Judged | None = None,
-    queued: float | None = None,
-) -> RunRecord:
-    from pytest_ooda.evaluate import build_record
+def _not_started(
+    plan: RunPlan, head: RecordHead, error: SandboxError, workdir: Path, redactor: Redactor
+) -> LiveRun:
+    """The run whose sandbox would not start: an infrastructure ``error`` with its
+    reason, no iteration, no verification command."""
+    from pytest_ooda.backends import infra_reason
+    from pytest_ooda.evaluate import build_record, classify_outcome
+    from pytest_ooda.loop import LoopResult, TimingStats
 
-    kind, reason = outcome
+    reason = infra_reason("sandbox", error.message)
+    result = LoopResult(
+        procedure=plan.procedure.name,
+        status="aborted",
+        records=(),
+        timing=TimingStats(),
+        elapsed=0.0,
+        max_iterations=plan.settings.max_iterations,
+        failure_threshold=plan.settings.failure_threshold,
+        workdir=workdir,
+        error=f"the sandbox did not start: {error.message}",
+        infra_error=reason,
+    )
+    outcome, why = classify_outcome(plan.scenario, result, (), infra_error=reason)
+    now = time.time()
     record = build_record(
-        scenario=prepared.scenario,
+        head, result, outcome, redactor=redactor, error_reason=why, started_at=now, finished_at=now
+    )
+    text = f"the sandbox did not start: {error.message}"
+    return LiveRun(
+        scenario=plan.label,
+        run=plan.run,
+        runs=plan.runs,
+        outcome=outcome,
+        error_reason=record.error_reason,
         result=result,
-        outcome=kind,
-        problems=assessment.problems,
-        redactor=prepared.redactor,
-        commands=assessment.commands,
-        run=run,
-        runs=runs,
-        started_at=started,
-        finished_at=time.time(),
-        fragments=prepared.fragments,
-        ai=prepared.identity,
-        changes=changes,
-        nodeid=nodeid,
-        scenario_file=display_path(path, settings.root),
-        worker=os.environ.get("PYTEST_XDIST_WORKER"),
-        shard=f"{settings.shard[0]}/{settings.shard[1]}" if settings.shard else None,
+        record=record,
+        report=redactor(text + (f"\n  {error.hint}" if error.hint else "")),
+    )
+
+
+# --------------------------------------------------------------------------- the run
+
+
+@dataclass
+class _Ran:
+    """What the loop and the checks made, before the outcome is decided."""
+
+    result: LoopResult
+    assessment: Assessment
+    #: What the judge is shown, taken before the verification commands ran.
+    inputs: JudgeInputs | None
+    watch: _Watch
+    recorder: Recorder | None
+    sandbox: SandboxRun | None
+    started: float
+    queued: float | None
+
+
+def run_live(
+    plan: RunPlan,
+    *,
+    on_event: Callable[[LoopEvent], None] | None = None,
+    handle_signals: bool = False,
+) -> LiveRun:
+    """Run ``plan`` against its agent and return everything it produced as one value.
+
+    ``on_event`` sees every loop event; ``handle_signals`` lets the loop end the run
+    ``interrupted`` on SIGINT/SIGTERM (``ooda run``) instead of letting
+    ``KeyboardInterrupt`` through (pytest). Secrets are redacted with this process's
+    environment as it is now.
+
+    An agent that cannot start here raises a located ``ConfigError`` before the first
+    iteration; everything about the run itself comes back in the :class:`LiveRun`.
+    """
+    from pytest_ooda.redact import Redactor
+
+    run_preflight(plan)
+    redactor = Redactor(
+        os.environ,
+        extra_patterns=plan.config.redact.patterns,
+        extra_env_names=plan.config.redact.env,
+    )
+    head = plan.head(worker=os.environ.get("PYTEST_XDIST_WORKER"))
+    warnings: list[OodaWarning] = []
+    with contextlib.ExitStack() as stack:
+        workdir = _workdir(plan, stack)
+        try:
+            sandbox = stack.enter_context(isolation.start(plan.settings.sandbox, workdir))
+        except SandboxError as error:
+            # The infrastructure's fault: nothing about the prompt was measured.
+            return _not_started(plan, head, error, workdir, redactor)
+        ran = _run(plan, stack, workdir, sandbox, redactor, warnings, on_event, handle_signals)
+    return _finish(plan, head, ran, redactor, warnings)
+
+
+def _run(
+    plan: RunPlan,
+    stack: contextlib.ExitStack,
+    workdir: Path,
+    sandbox: SandboxRun | None,
+    redactor: Redactor,
+    warnings: list[OodaWarning],
+    on_event: Callable[[LoopEvent], None] | None,
+    handle_signals: bool,
+) -> _Ran:
+    """The loop, then the expectations: the judge's inputs are taken before the
+    verification commands run, which run where the agent ran."""
+    from pytest_ooda.live.judging import judge_inputs
+    from pytest_ooda.loop import run_loop
+
+    recorder = _recorder(plan, workdir, warnings)
+    if recorder is not None:
+        recorder.sandbox = isolation.identity(sandbox)
+    watch = _Watch(plan, workdir, redactor, recorder, on_event)
+    slot = stack.enter_context(_slot(plan))
+    started = time.time()
+    result = run_loop(
+        plan.procedure,
+        plan.settings,
+        context=plan.context,
+        workdir=workdir,
+        on_event=watch,
+        handle_signals=handle_signals,
+        sandbox=sandbox,
+    )
+    inputs = judge_inputs(plan.scenario, result, workdir)
+    # Their output is redacted whole.
+    assessment = plan.scenario.assess(result, workdir, sandbox=sandbox, redact=redactor)
+    return _Ran(
+        result=result,
+        assessment=assessment,
+        inputs=inputs,
+        watch=watch,
+        recorder=recorder,
+        sandbox=sandbox,
+        started=started,
+        queued=slot.waited if slot is not None else None,
+    )
+
+
+def _finish(
+    plan: RunPlan, head: RecordHead, ran: _Ran, redactor: Redactor, warnings: list[OodaWarning]
+) -> LiveRun:
+    """The judge (outside the sandbox and the agent's slot), the run's outcome,
+    decided once, then its recording and its record."""
+    from pytest_ooda.evaluate import build_record, classify_outcome
+    from pytest_ooda.live.judging import judge_run
+    from pytest_ooda.live.report import agent_warnings
+    from pytest_ooda.live.transcript import build_transcript
+
+    result = ran.result
+    judged = judge_run(plan, result, ran.inputs, ran.assessment.problems, redactor=redactor)
+    problems = tuple(ran.assessment.problems)
+    if judged is not None and judged.problem is not None:
+        problems += (judged.problem,)
+    judge_error = judged.error if judged is not None else None
+    outcome, reason = classify_outcome(plan.scenario, result, problems, judge_error=judge_error)
+    path = plan.scenario.path
+    warnings.extend(
+        AgentWarning(f"scenario {plan.label}: {text}", file=str(path) if path else None)
+        for text in agent_warnings(result)
+    )
+    recording, not_recorded = (
+        _recording(plan, ran.recorder, result, problems, judged, warnings)
+        if ran.recorder is not None
+        else (None, None)
     )
     grading = judged.grading if judged is not None else None
-    aggregate = record.aggregate_expect
-    if settings.stop_early and aggregate is not None and "success_rate" in aggregate:
-        # The record states the gate as this session applied it.
-        aggregate = {
-            **aggregate,
-            "success_rate": {**aggregate["success_rate"], "stop_early": True},
-        }
-    return replace(
-        record,
-        error_reason=prepared.redactor(reason) if reason is not None else None,
-        sandbox=sandbox,
-        variant=settings.variant.name if settings.variant is not None else None,
-        judge=_judge_field(grading, prepared) if grading is not None else None,
-        retries=result.retries,
-        aggregate_expect=aggregate,
-        queued_s=round(queued, 3) if queued is not None else None,
+    record = build_record(
+        head,
+        result,
+        outcome,
+        redactor=redactor,
+        error_reason=reason,
+        problems=problems,
+        commands=ran.assessment.commands,
+        changes=ran.watch.changes,
+        judge=_judge_field(plan, grading, redactor) if grading is not None else None,
+        sandbox=isolation.identity(ran.sandbox),
+        queued=ran.queued,
+        transcript=build_transcript(plan.procedure, result, redactor, ran.watch.diffs),
+        started_at=ran.started,
+        finished_at=time.time(),
+    )
+    return LiveRun(
+        scenario=plan.label,
+        run=plan.run,
+        runs=plan.runs,
+        outcome=outcome,
+        error_reason=record.error_reason,
+        result=result,
+        record=record,
+        problems=problems,
+        recording=recording,
+        not_recorded=not_recorded,
+        report=_report(plan, result, problems, judge_error, not_recorded, redactor),
+        warnings=tuple(warnings),
     )
 
 
-def _judge_field(grading: Grading, prepared: Prepared) -> dict[str, Any]:
+def _judge_field(plan: RunPlan, grading: Grading, redactor: Redactor) -> dict[str, Any]:
     """The record's ``judge``: the grading, the rubric it answered and who judged
     (redacted), so a report can show what was asked beside the votes."""
     out = grading.as_dict()
-    expect = prepared.scenario.expect
+    expect = plan.scenario.expect
     spec = expect.judge if expect is not None else None
     if spec is not None:
         backend = spec.backend
@@ -307,269 +479,28 @@ def _judge_field(grading: Grading, prepared: Prepared) -> dict[str, Any]:
             who = f"{backend.ai_api.provider}:{backend.ai_api.model}"
         else:
             who = backend.ai_cmd or f"alias {backend.ai_cmd_alias}"
-        out["rubric"] = prepared.redactor(spec.rubric)
+        out["rubric"] = redactor(spec.rubric)
         out["rubric_file"] = spec.rubric_file
-        out["judge"] = prepared.redactor(who)
+        out["judge"] = redactor(who)
     return out
 
 
-def _not_started(
-    prepared: Prepared,
-    error: SandboxError,
-    workdir: Path,
-    *,
-    settings: LiveSettings,
-    path: Path,
-    run: int,
-    runs: int,
-    nodeid: str,
-) -> LiveRun:
-    """The run whose sandbox would not start: an infrastructure ``error`` with its
-    reason, no iteration, no verification command."""
-    from pytest_ooda.backends import infra_reason
-    from pytest_ooda.loop import LoopResult, TimingStats
-    from pytest_ooda.scenario import Assessment
-    from pytest_ooda.workspace import PathChanges
+def _report(
+    plan: RunPlan,
+    result: LoopResult,
+    problems: tuple[str, ...],
+    judge_error: str | None,
+    not_recorded: str | None,
+    redactor: Redactor,
+) -> str:
+    """The failure report (empty when every expectation held), redacted: live output
+    lands in CI logs."""
+    from pytest_ooda.scenario import failure_text
 
-    scenario = prepared.scenario
-    text = error.message
-    reason = infra_reason("sandbox", text)
-    result = LoopResult(
-        procedure=scenario.procedure,
-        status="aborted",
-        records=(),
-        timing=TimingStats(),
-        elapsed=0.0,
-        max_iterations=scenario.max_iterations,
-        failure_threshold=scenario.failure_threshold or 1,
-        workdir=workdir,
-        error=f"the sandbox did not start: {text}",
-        infra_error=reason,
-    )
-    outcome = classify_outcome(scenario, result, (), infra_error=reason)
-    record = _results_record(
-        prepared,
-        result,
-        Assessment([]),
-        outcome,
-        changes=PathChanges(workdir),
-        started=time.time(),
-        settings=settings,
-        path=path,
-        run=run,
-        runs=runs,
-        nodeid=nodeid,
-    )
-    return LiveRun(
-        scenario=scenario.label,
-        run=run,
-        runs=runs,
-        outcome=outcome[0],
-        error_reason=record.error_reason,
-        result=result,
-        record=record,
-        report=prepared.redactor(
-            f"the sandbox did not start: {text}" + (f"\n  {error.hint}" if error.hint else "")
-        ),
-        warnings=tuple(prepared.warnings),
-    )
-
-
-def _with_transcript(
-    prepared: Prepared, record: RunRecord, result: LoopResult, diffs: Any
-) -> RunRecord:
-    """The record with the run's transcript (prompt by fragment, outputs, tool calls,
-    diffs), redacted and capped, for the HTML report."""
-    from dataclasses import replace
-
-    from pytest_ooda.live.transcript import build_transcript
-
-    transcript = build_transcript(
-        prepared.config, prepared.scenario, result, prepared.redactor, diffs
-    )
-    return replace(record, transcript=transcript)
-
-
-# --------------------------------------------------------------------------- the run
-
-
-def run_live(
-    collected: Path,
-    procedure: str,
-    path: Path,
-    *,
-    settings: LiveSettings,
-    read_only: bool = False,
-    show_output: bool = False,
-    run: int = 1,
-    runs: int = 1,
-    nodeid: str = "",
-    discard: Callable[[Path], None] | None = None,
-    scenario: Scenario | None = None,
-    config: Config | None = None,
-    workdir: Path | None = None,
-    record_to: Path | None = None,
-    on_event: Callable[[LoopEvent], None] | None = None,
-    run_options: dict[str, Any] | None = None,
-) -> LiveRun:
-    """Run the scenario at ``path`` (procedure ``procedure`` of the config file
-    ``collected``) against the real AI command, and maybe record it.
-
-    By default the run works in a fresh git-initialised copy of the scenario's
-    workspace, removed afterwards (or handed to ``discard``); ``workdir`` runs it in
-    place instead (``ooda run --record`` in the current directory). ``scenario`` and
-    ``config`` are used as given instead of being loaded from ``path`` and
-    ``collected``; ``record_to`` records to another file than the scenario's.
-    ``show_output`` streams the AI's output; ``on_event`` sees every loop event;
-    ``run_options`` go to the loop runner and win over the scenario's and the
-    settings' (e.g. a CLI's iteration limit).
-    ``run`` of ``runs`` is this run's place among the scenario's repeats: only the
-    first may be recorded, so repeats never write one file.
-
-    Mistakes in the config or the scenario raise their located ``OodaError``; no AI
-    configured raises ``NoAICommandError``. Everything about the run itself comes back
-    in the :class:`LiveRun`.
-    """
-    from pytest_ooda.live.judging import judge_inputs, judge_run
-    from pytest_ooda.live.transcript import DiffWatcher
-    from pytest_ooda.live.variant import variant_settings
-    from pytest_ooda.workspace import PathChanges
-
-    settings = variant_settings(settings)
-    prepared = prepare(
-        collected,
-        procedure,
-        path,
-        settings,
-        scenario=scenario,
-        config=config,
-        record_to=record_to,
-    )
-    scenario = prepared.scenario
-    with contextlib.ExitStack() as stack:
-        if workdir is None:
-            workdir = _fresh_workspace(
-                scenario,
-                stack.enter_context(_run_dir(discard, settings.runs_dir)),
-                root=settings.root,
-            )
-        spec = isolation.resolve(prepared.config, scenario, settings.sandbox)
-        _preflight(prepared.identity.command, scenario, spec)
-        prepared.warnings.extend(
-            isolation.unattended_note(
-                prepared.config, scenario, spec, prepared.ai_cmd, prepared.ai_cmd_alias
-            )
-        )
-        try:
-            sandbox = stack.enter_context(isolation.start(spec, workdir))
-        except SandboxError as error:
-            # The infrastructure's fault: nothing about the prompt was measured.
-            return _not_started(
-                prepared,
-                error,
-                workdir,
-                settings=settings,
-                path=path,
-                run=run,
-                runs=runs,
-                nodeid=nodeid,
-            )
-        prepared.recorder.sandbox = isolation.identity(sandbox)
-        wanted = run == 1 and prepared.recorder.wanted(
-            drifted=_drifted(prepared.config, scenario, workdir)
-        )
-        # Watching file contents costs a read of each changed file per iteration: only
-        # when the run may be written. Names alone (for the results) are a stat walk.
-        watch = prepared.recorder.watch(workdir) if wanted and not read_only else None
-        changes = PathChanges(workdir)
-        diffs = DiffWatcher(workdir, prepared.redactor)
-
-        def observe(event: LoopEvent) -> None:
-            changes(event)
-            diffs(event)
-            if watch is not None:
-                watch(event)
-            if on_event is not None:
-                on_event(event)
-
-        queued = stack.enter_context(_slot(prepared, settings))
-        started = time.time()
-        result = _loop(
-            prepared,
-            workdir,
-            settings,
-            on_event=observe,
-            show_output=show_output,
-            run_options={"sandbox": sandbox, **(run_options or {})},
-        )
-        # What the judge sees is taken before verification commands write anything.
-        inputs = judge_inputs(scenario, result, workdir)
-        # Verification commands run where the agent ran, their output redacted whole.
-        assessment = scenario.assess(result, workdir, sandbox=sandbox, redact=prepared.redactor)
-    judged = judge_run(
-        scenario,
-        result,
-        inputs,
-        assessment.problems,
-        config=prepared.config,
-        settings=settings,
-        redactor=prepared.redactor,
-    )
-    if judged is not None and judged.problem is not None:
-        assessment = replace(assessment, problems=[*assessment.problems, judged.problem])
-    problems = tuple(assessment.problems)
-    outcome = classify_outcome(
-        scenario, result, problems, judge_error=judged.error if judged is not None else None
-    )
-    prepared.warnings.extend(
-        AgentWarning(
-            f"scenario {scenario.label}: {text}",
-            file=str(scenario.path) if scenario.path is not None else None,
-        )
-        for text in agent_warnings(result)
-    )
-    recorded, not_recorded = (
-        _record_scenario(prepared, result, problems, read_only=read_only, judged=judged)
-        if wanted
-        else (None, None)
-    )
-    record = _results_record(
-        prepared,
-        result,
-        assessment,
-        outcome,
-        changes=changes,
-        started=started,
-        settings=settings,
-        path=path,
-        run=run,
-        runs=runs,
-        nodeid=nodeid,
-        sandbox=isolation.identity(sandbox),
-        judged=judged,
-        queued=queued.waited if queued is not None else None,
-    )
-    record = _with_transcript(prepared, record, result, diffs)
-    report = ""
-    judge_error = judged.error if judged is not None else None
-    if problems or judge_error is not None:
-        shown = problems or (f"{judge_error} (an error of the judge, not of the run)",)
-        report = failure_text(scenario, result, shown, root=settings.root, mode="live")
-        if not_recorded:
-            report += f"\n\n  not recorded: {not_recorded}"
-        # Live output lands in CI logs: redact it like a recording.
-        report = prepared.redactor(report)
-    return LiveRun(
-        scenario=scenario.label,
-        run=run,
-        runs=runs,
-        outcome=outcome[0],
-        error_reason=record.error_reason,
-        result=result,
-        record=record,
-        problems=problems,
-        recorded=recorded,
-        not_recorded=not_recorded,
-        report=report,
-        warnings=tuple(prepared.warnings),
-    )
+    if not problems and judge_error is None:
+        return ""
+    shown = problems or (f"{judge_error} (an error of the judge, not of the run)",)
+    report = failure_text(plan.scenario, result, shown, root=plan.root, mode="live")
+    if not_recorded:
+        report += f"\n\n  not recorded: {not_recorded}"
+    return redactor(report)

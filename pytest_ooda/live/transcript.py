@@ -19,10 +19,9 @@ from pytest_ooda.errors import OodaError
 
 if TYPE_CHECKING:
     from pytest_ooda.backends import ToolCall
-    from pytest_ooda.config import Config
+    from pytest_ooda.config import Procedure
     from pytest_ooda.loop import LoopEvent, LoopResult
     from pytest_ooda.redact import Redactor
-    from pytest_ooda.scenario import Scenario
     from pytest_ooda.workspace import Entry
 
 __all__ = [
@@ -152,31 +151,12 @@ def _diff(path: str, old: str, new: str) -> str:
     return "".join(line if line.endswith("\n") else line + "\n" for line in lines)
 
 
-#: Prompt segments by prompt hash: the runs of one scenario share their prompt, and
-#: composing and redacting it is most of a transcript's cost.
-_SEGMENTS: dict[str, list[dict[str, str]]] = {}
-_SEGMENTS_KEPT = 64
-
-
 def _prompt_segments(
-    config: Config, scenario: Scenario, result: LoopResult, redactor: Redactor
+    procedure: Procedure, result: LoopResult, redactor: Redactor
 ) -> list[dict[str, str]]:
     """Iteration 1's prompt as ``[{source, text}]``, one entry per fragment (or the
-    preamble, a phase marker); one ``prompt`` entry when the mapping cannot be redone."""
-    first = result.records[0]
-    cached = _SEGMENTS.get(first.prompt_sha256)
-    if cached is not None:
-        return [dict(segment) for segment in cached]
-    segments = _compose_segments(config, scenario, result, redactor)
-    if len(_SEGMENTS) >= _SEGMENTS_KEPT:
-        _SEGMENTS.clear()
-    _SEGMENTS[first.prompt_sha256] = segments
-    return [dict(segment) for segment in segments]
-
-
-def _compose_segments(
-    config: Config, scenario: Scenario, result: LoopResult, redactor: Redactor
-) -> list[dict[str, str]]:
+    preamble, a phase marker); one ``prompt`` entry when the mapping cannot be redone.
+    Made for each run with the run's own redactor: secrets differ between runs."""
     from pytest_ooda.compose import assemble_prompt_mapped
 
     prompt = result.records[0].prompt
@@ -184,7 +164,7 @@ def _compose_segments(
     redacted = redactor(prompt)
     try:
         mapped = assemble_prompt_mapped(
-            config.procedure(scenario.procedure),
+            procedure,
             iteration=1,
             max_iterations=result.max_iterations,
             context=result.context,
@@ -232,8 +212,7 @@ def _call(call: ToolCall, redactor: Redactor, prefix: str | None) -> dict[str, A
 
 
 def build_transcript(
-    config: Config,
-    scenario: Scenario,
+    procedure: Procedure,
     result: LoopResult,
     redactor: Redactor,
     diffs: DiffWatcher | None = None,
@@ -242,7 +221,7 @@ def build_transcript(
     (``[{number, output, tool_calls, permission_denials, diffs}]``) and ``notes`` (what
     the caps left out)."""
     notes: list[str] = list(diffs.notes) if diffs is not None else []
-    segments = _prompt_segments(config, scenario, result, redactor) if result.records else []
+    segments = _prompt_segments(procedure, result, redactor) if result.records else []
     total = 0
     for segment in segments:
         room = max(0, PROMPT_LIMIT - total)

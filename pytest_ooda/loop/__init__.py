@@ -35,7 +35,7 @@ from pytest_ooda.loop.result import (
     RunningStats,
     TimingStats,
 )
-from pytest_ooda.loop.runner import make_backend, run_procedure
+from pytest_ooda.loop.runner import make_backend, run_loop, run_procedure
 from pytest_ooda.loop.signals import (
     FAILURE_SIGNAL,
     SUCCESS_SIGNAL,
@@ -72,6 +72,7 @@ __all__ = [
     "format_run_settings",
     "iteration_table",
     "make_backend",
+    "run_loop",
     "run_procedure",
     "run_settings_rows",
     "served_table",

@@ -20,11 +20,13 @@ import pytest
 
 from pytest_ooda.errors import OodaError
 from pytest_ooda.plugin.fixtures import HttpAIStub, Runner, ScriptFactory, WorkspaceFactory
-from pytest_ooda.plugin.options import OPTIONS, PluginSettings, keep_default_off_md
+from pytest_ooda.plugin.options import OPTIONS, collects, keep_default_off_md, session_settings
 from pytest_ooda.plugin.state import (
-    LIVE_RECORD,
+    LIVE_ATTRIBUTE,
+    LIVE_REPORT,
     PLUGIN_STATE,
     SKIP_AT_ITEM,
+    LiveReport,
     PluginState,
     deselect_unrequested_live,
     live_requested,
@@ -59,12 +61,13 @@ def pytest_configure(config: pytest.Config) -> None:
         "live: runs a procedure against the real AI command; only runs when selected with -m live",
     )
     read = {spec.name: spec.read_sourced(config) for spec in OPTIONS}
-    settings = PluginSettings.from_values(
+    settings = session_settings(
         {name: value for name, (value, _) in read.items()},
         sources={name: source for name, (_, source) in read.items()},
         rootpath=config.rootpath,
         inipath=config.inipath,
         invocation_dir=config.invocation_params.dir,
+        capture=config.getoption("capture", None),
     )
     config.stash[PLUGIN_STATE] = PluginState(settings)
     if not hasattr(config, "workerinput") and live_requested(config):
@@ -90,7 +93,7 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if not parent.config.stash[PLUGIN_STATE].settings.matches(file_path):
+    if not collects(parent.config.stash[PLUGIN_STATE].settings, file_path):
         return None
     from pytest_ooda.plugin.nodes import ConfigFile
 
@@ -121,16 +124,25 @@ def pytest_runtest_makereport(
     # A live item skipped for want of an AI command is reported at its scenario file,
     # not at the plugin line that noticed.
     outcome = yield
-    record = item.stash.get(LIVE_RECORD, None)
-    if record is not None and call.when == "call":
-        from pytest_ooda.plugin import measure
-
-        measure.attach_record(outcome.get_result(), record)
+    live = item.stash.get(LIVE_REPORT, None)
+    if live is not None and call.when == "call":
+        # The run's record, or (a resumed item) the earlier run that stands for it.
+        setattr(outcome.get_result(), LIVE_ATTRIBUTE, live)
     if item.stash.get(SKIP_AT_ITEM, False):
         report = outcome.get_result()
         if report.skipped and isinstance(report.longrepr, tuple):
             path, line, _ = item.reportinfo()
             report.longrepr = (str(path), (line or 0) + 1, report.longrepr[2])
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_report_to_serializable(report: pytest.TestReport) -> Generator[None, Any, None]:
+    # The one serialisation of a live run's report: xdist sends reports as JSON.
+    outcome = yield
+    data = outcome.get_result()
+    live = getattr(report, LIVE_ATTRIBUTE, None)
+    if isinstance(data, dict) and isinstance(live, LiveReport):
+        data[LIVE_ATTRIBUTE] = live.to_json()
 
 
 @pytest.hookimpl(trylast=True)

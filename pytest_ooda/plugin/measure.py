@@ -3,9 +3,12 @@ the per-scenario table, the aggregate expectations as a gate, and ``--ooda-shard
 
 :class:`LiveRuns` is registered in the process that sees every report — the only one,
 or pytest-xdist's controller, to which each worker sends its reports with the run's
-record attached (``report.ooda_run``). So one process writes the log (no lock, no
-interleaving) and judges each scenario over all its runs, wherever they ran. Workers
-register nothing of this.
+record attached (``report.ooda_run``, a :class:`~pytest_ooda.plugin.state.LiveReport`:
+in one process the record as it was built, across xdist its JSON wire form). So one
+process writes the log (no lock, no interleaving) and judges each scenario over all its
+runs, wherever they ran. Workers register nothing of this. The same process decides
+the session's stamp (its name, series and commit) when it starts; each run's plan
+carries it, so records arrive complete and are written as they are.
 
 The gate: once the run loop ends, every scenario with ``expect.success_rate`` /
 ``max_mean_iterations`` / ``max_mean_cost`` is judged over the valid runs this session
@@ -30,16 +33,13 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ooda._util import display_path
-from pytest_ooda.plugin.report import RECORDED_PROPERTY, live_line
-from pytest_ooda.plugin.state import PLUGIN_STATE
+from pytest_ooda.plugin.report import live_line
+from pytest_ooda.plugin.state import LIVE_ATTRIBUTE, PLUGIN_STATE, LiveReport
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
     from pytest_ooda.evaluate import ResultsLog, RunRecord
-
-#: The attribute of a live item's call report that carries its results record.
-REPORT_ATTRIBUTE = "ooda_run"
 
 
 class LiveRuns:
@@ -66,7 +66,7 @@ class LiveRuns:
         #: session's skipped items; the series the session continues.
         self._earlier: dict[str, RunRecord] = {}
         self.resumed: list[RunRecord] = []
-        self.series: str | None = None
+        series: str | None = None
         if self.settings.resume:
             from pytest_ooda.plugin.pacing import finished_runs, results_records
 
@@ -75,7 +75,12 @@ class LiveRuns:
             if held:
                 # The session continues the measurement the directory's latest run is of.
                 latest = max(held, key=lambda record: record.finished_at)
-                self.series = latest.series or latest.session
+                series = latest.series or latest.session
+        from pytest_ooda.evaluate import SessionStamp
+        from pytest_ooda.plugin.pacing import pacing
+
+        self.stamp = SessionStamp.start(self.settings.root, started=self._started, series=series)
+        pacing(config).stamp = self.stamp
 
     @property
     def measured(self) -> list[RunRecord]:
@@ -84,10 +89,12 @@ class LiveRuns:
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_configure_node(self, node: Any) -> None:
-        """pytest-xdist: hand each worker the session directory (tallies, slots, runs)."""
-        from pytest_ooda.plugin.pacing import WORKER_INPUT, pacing
+        """pytest-xdist: hand each worker the session directory (tallies, slots, runs)
+        and the session's stamp."""
+        from pytest_ooda.plugin.pacing import WORKER_INPUT, WORKER_STAMP, pacing
 
         node.workerinput[WORKER_INPUT] = str(pacing(self.config).directory)
+        node.workerinput[WORKER_STAMP] = self.stamp.to_json()
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_handlecrashitem(self, crashitem: str, report: pytest.TestReport, sched: Any) -> None:
@@ -98,11 +105,10 @@ class LiveRuns:
 
         text = str(report.longrepr or "").strip().splitlines()
         message = text[-1] if text else "the worker running it crashed"
-        data = crashed_run(pacing(self.config), crashitem, message, root=self.settings.rootpath)
-        if data is not None:
-            record = self._keep(data)
-            if record is not None:
-                self._progress(f"ooda: {live_line(record)}")
+        record = crashed_run(pacing(self.config), crashitem, message)
+        if record is not None:
+            self._keep(record)
+            self._progress(f"ooda: {live_line(record)}")
 
     # ------------------------------------------------------------------ per report
 
@@ -117,19 +123,19 @@ class LiveRuns:
                 self.no_agent.append(report.nodeid)
             elif not report.skipped:
                 self.ran_live += 1
-        data = getattr(report, REPORT_ATTRIBUTE, None)
-        if not isinstance(data, dict):
-            self._resumed(report)
+        live = getattr(report, LIVE_ATTRIBUTE, None)
+        if isinstance(live, dict):
+            live = self._from_worker(live)
+        if not isinstance(live, LiveReport):
             return
-        from pytest_ooda.plugin.pacing import REPLACES_PROPERTY
-
-        record = self._keep(data, replaces=_property(report, REPLACES_PROPERTY))
-        if record is None:
+        if live.resumed is not None:
+            self._resumed(live.resumed)
+        if live.record is None:
             return
-        recorded = _property(report, RECORDED_PROPERTY)
-        if recorded:
-            self.recorded.append(f"{record.label} -> {recorded}")
-        self._progress(f"ooda: {live_line(record, recorded)}")
+        self._keep(live.record)
+        if live.recorded:
+            self.recorded.append(f"{live.record.label} -> {live.recorded}")
+        self._progress(f"ooda: {live_line(live.record, live.recorded)}")
 
     def _progress(self, line: str) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")
@@ -141,42 +147,40 @@ class LiveRuns:
                 writer.line()
             reporter.write_line(line)
 
-    def _resumed(self, report: pytest.TestReport) -> None:
-        """A resumed item: the earlier run it names counts in this session's numbers."""
-        from pytest_ooda.evaluate import add_tally
-        from pytest_ooda.plugin.pacing import RESUMED_PROPERTY, pacing
-
-        for name, value in report.user_properties:
-            if name == RESUMED_PROPERTY and isinstance(value, str) and value in self._earlier:
-                earlier = self._earlier[value]
-                self.resumed.append(earlier)
-                # Early stopping counts the resumed runs as well.
-                with contextlib.suppress(OSError):
-                    add_tally(
-                        pacing(self.config).tallies,
-                        earlier.procedure,
-                        earlier.scenario_key,
-                        earlier.outcome,
-                    )
-
-    def _keep(self, data: dict[str, Any], *, replaces: str | None = None) -> RunRecord | None:
+    def _from_worker(self, data: dict[str, Any]) -> LiveReport | None:
+        """A live report from an xdist worker, in its JSON wire form."""
         from pytest_ooda.errors import OodaError
-        from pytest_ooda.evaluate import RunRecord
 
         try:
-            record = RunRecord.from_json(data)
-        except OodaError as error:
+            return LiveReport.from_json(data)
+        except (OodaError, AttributeError, TypeError) as error:
             # Made by this pytest-ooda a moment ago; a hook must not raise regardless.
             self.log_error = f"a run's results record is malformed: {error}"
             return None
-        from dataclasses import replace
 
+    def _resumed(self, run_id: str) -> None:
+        """A resumed item: the earlier run it names counts in this session's numbers."""
         from pytest_ooda.evaluate import add_tally
         from pytest_ooda.plugin.pacing import pacing
 
-        log = self._results_log()
-        record = log.stamp(record)
-        record = replace(record, series=self.series or record.session, replaces=replaces)
+        earlier = self._earlier.get(run_id)
+        if earlier is None:
+            return
+        self.resumed.append(earlier)
+        # Early stopping counts the resumed runs as well.
+        with contextlib.suppress(OSError):
+            add_tally(
+                pacing(self.config).tallies,
+                earlier.procedure,
+                earlier.scenario_key,
+                earlier.outcome,
+            )
+
+    def _keep(self, record: RunRecord) -> None:
+        """Count a finished run, and write its record as it arrived."""
+        from pytest_ooda.evaluate import add_tally
+        from pytest_ooda.plugin.pacing import pacing
+
         self.records.append(record)
         # Early stopping on any worker reads this before starting another run.
         # Without the tally a run is only not skipped: nothing is lost.
@@ -189,28 +193,23 @@ class LiveRuns:
                 record.outcome,
             )
         if self.log_error is not None:
-            return record
+            return
+        log = self._results_log()
         try:
             log.append(record)
         except OSError as exc:
-            where = display_path(log.path or log.directory, self.settings.rootpath)
+            where = display_path(log.path or log.directory, self.settings.root)
             self.log_error = f"cannot write the results log {where}: {exc.strerror or exc}"
-        return record
 
     def _results_log(self) -> ResultsLog:
         if self._log is None:
-            from pytest_ooda.evaluate import ResultsLog, session_stamp
+            from pytest_ooda.evaluate import ResultsLog
             from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
 
             settings = self.settings
-            directory = settings.results_dir or settings.rootpath.joinpath(*DEFAULT_RESULTS_DIR)
+            directory = settings.results_dir or settings.root.joinpath(*DEFAULT_RESULTS_DIR)
             self._log = ResultsLog(
-                directory,
-                session=session_stamp(self._started),
-                root=settings.rootpath,
-                ignore_dir=(
-                    settings.rootpath / DEFAULT_RESULTS_DIR[0] if settings.results_default else None
-                ),
+                directory, session=self.stamp.session, ignore_dir=settings.ignore_dir
             )
         return self._log
 
@@ -278,7 +277,7 @@ class LiveRuns:
         if self.log_error is not None:
             terminalreporter.write_line(f"error: {self.log_error}", red=True)
         elif self._log is not None and self._log.path is not None:
-            shown = display_path(self._log.path, self.settings.rootpath)
+            shown = display_path(self._log.path, self.settings.root)
             terminalreporter.write_line(
                 f"results: {shown} ({self._log.count} run{'s' if self._log.count != 1 else ''}; "
                 f"`ooda report {shown}`)"
@@ -307,12 +306,6 @@ def _skip_reason(report: pytest.TestReport) -> str | None:
         message = str(longrepr[2])
         return message.removeprefix("Skipped: ")
     return None
-
-
-def attach_record(report: pytest.TestReport, record: dict[str, Any]) -> None:
-    """Carry ``record`` on the call report; pytest-xdist ships a report's attributes to
-    the controller with it."""
-    setattr(report, REPORT_ATTRIBUTE, record)
 
 
 # --------------------------------------------------------------------------- shards
@@ -353,15 +346,3 @@ def select_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
         return
     config.hook.pytest_deselected(items=[item for item in items if id(item) in dropped])
     items[:] = [item for item in items if id(item) not in dropped]
-
-
-def _property(report: pytest.TestReport, wanted: str) -> str | None:
-    """The item's user property ``wanted`` (a string), if it set one."""
-    return next(
-        (
-            value
-            for name, value in report.user_properties
-            if name == wanted and isinstance(value, str)
-        ),
-        None,
-    )

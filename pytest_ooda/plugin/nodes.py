@@ -20,7 +20,6 @@ Collectors and items share this module because each kind creates or walks the ot
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,15 +29,16 @@ from pytest_ooda._types import PHASES, PROMPT_PARTS
 from pytest_ooda._util import display_path
 from pytest_ooda.errors import LintWarning, NoAICommandError, OodaError, ScenarioError
 from pytest_ooda.plugin import report, snapshot as prompt_snapshot
-from pytest_ooda.plugin.options import SCENARIO_SUFFIXES
+from pytest_ooda.plugin.options import SCENARIO_SUFFIXES, collects
 from pytest_ooda.plugin.report import ItemFailure
 from pytest_ooda.plugin.snapshot import PromptSnapshotExtension, safe_name, snapshot_stem
 from pytest_ooda.plugin.state import (
-    LIVE_RECORD,
+    LIVE_REPORT,
     PLUGIN_STATE,
     PROMPT_FORMAT,
     SKIP_AT_ITEM,
     SNAPSHOT_DIR,
+    LiveReport,
     LoadedFile,
     live_requested,
     load_collected,
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     state = parent.config.stash[PLUGIN_STATE]
-    if not state.settings.matches(file_path):
+    if not collects(state.settings, file_path):
         return None
     collector: ConfigFile = ConfigFile.from_parent(parent, path=file_path)
     return collector
@@ -584,7 +584,7 @@ class ScenarioItem(OodaItem):
                 run_commands=settings.replay_commands == "run",
                 regrade=settings.regrade,
                 judge_cache=settings.results_dir,
-                ignore_dir=scenarios.results_ignore_dir(settings),
+                ignore_dir=settings.ignore_dir,
                 rerecord_hint=scenarios.rerecord_hint(self.live_nodeid),
             )
         except OodaError as error:
@@ -611,43 +611,36 @@ class LiveItem(ScenarioItem):
         self.skip_if_broken()
         self.check_unique()
         node = self.procedure_node
-        state = self.config.stash[PLUGIN_STATE]
         try:
             scenario = load_for(node.procedure.name, self.scenario_path)
-        except OodaError as error:
-            raise locate_compose_error(error, node.procedure) from None
-        # Resumed or stopped early: skipped here. Else where the run's files go.
-        runs_dir = pacing.before_run(self, scenario)
-        try:
-            summary = scenarios.run_live(
-                node.loaded.path,
-                node.procedure.name,
-                self.scenario_path,
-                settings=state.settings,
-                read_only=node.file_node.read_only,
-                # With -s a person is watching: stream what the agent prints.
-                show_output=self.config.getoption("capture") == "no",
+            plan = scenarios.plan_live(
+                self.config,
+                collected=node.loaded.path,
+                procedure=node.procedure.name,
+                scenario=scenario,
+                variant=self.variant,
                 run=self.run_index,
                 runs=self.run_count,
                 nodeid=self.nodeid,
-                discard=state.discard,
-                first_said=functools.partial(pacing.first_said, self.config),
-                variant=self.variant,
-                scenario=scenario,
-                slots_dir=pacing.pacing(self.config).slots,
-                runs_dir=runs_dir,
+                read_only=node.file_node.read_only,
             )
         except NoAICommandError as missing:
             self.stash[SKIP_AT_ITEM] = True
             pytest.skip(str(missing))
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None
-        if summary.recorded is not None:
-            shown = display_path(summary.recorded, self.config.rootpath)
-            self.user_properties.append((report.RECORDED_PROPERTY, shown))
-        # The run travels to the process that measures it as its results record only.
-        self.stash[LIVE_RECORD] = summary.record.to_json()
-        pacing.after_run(self, summary)
+        # Resumed or stopped early: skipped here.
+        plan = pacing.before_run(self, plan)
+        try:
+            done, recorded = scenarios.run_live(self.config, plan)
+        except OodaError as error:
+            raise locate_compose_error(error, node.procedure) from None
+        # The run travels to the process that measures it as its record, as built.
+        self.stash[LIVE_REPORT] = LiveReport(
+            record=done.record,
+            recorded=display_path(recorded, self.config.rootpath) if recorded else None,
+        )
+        pacing.after_run(self, done)
 
 
 def iter_procedure_nodes(items: Iterable[pytest.Item]) -> Iterator[ProcedureNode]:

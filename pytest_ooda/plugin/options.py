@@ -1,5 +1,7 @@
 """The plugin's options, declared once: the ``OPTIONS`` table, how each is read
-(command line > ini > default) and checked, and the resolved ``PluginSettings``.
+(command line > ini > default) and checked, and the session's settings they make
+(:func:`session_settings`, a :class:`pytest_ooda.live.SessionSettings`, the type
+``ooda run`` fills from its flags too).
 
 A leaf of the plugin package: it imports nothing of the library at module level, so
 registering the options costs a pytest session nothing.
@@ -11,6 +13,7 @@ import re
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 import pytest
@@ -21,11 +24,8 @@ from pytest_ooda._types import (
     PROMPT_FORMATS,
     RECORD_MODES,
     REPLAY_COMMANDS,
-    AiOutput,
     DriftMode,
-    PromptFormat,
     RecordMode,
-    ReplayCommands,
     parse_bool,
 )
 from pytest_ooda.errors import OodaError
@@ -33,6 +33,7 @@ from pytest_ooda.errors import OodaError
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
+    from pytest_ooda.settings import SessionSettings
     from pytest_ooda.variants import Variant
 
 #: The vocabularies list their default first.
@@ -125,158 +126,99 @@ def _parse_bool(text: str, label: str) -> bool:
     return value
 
 
-@dataclass(frozen=True)
-class PluginSettings:
-    """The resolved plugin options for one session."""
+def session_settings(
+    values: Mapping[str, Any],
+    *,
+    rootpath: Path,
+    inipath: Path | None,
+    invocation_dir: Path | None = None,
+    sources: Mapping[str, str] | None = None,
+    capture: str | None = None,
+) -> SessionSettings:
+    """The session's settings from the options' ``values`` by option name, each checked
+    (a ``UsageError`` naming the flag or ini key); ``sources`` says which came from the
+    command line (paths there are relative to the invocation directory, in an ini file
+    to it), and ``capture`` is pytest's ``--capture`` (``no``, ``-s``, streams what the
+    agent prints)."""
+    from pytest_ooda.settings import SessionSettings
 
-    rootpath: Path
-    config_file: Path | None = None
-    builtin: bool = False
-    ai_cmd: str | None = None
-    ai_cmd_alias: str | None = None
-    record_mode: RecordMode = DEFAULT_RECORD_MODE
-    drift: DriftMode = DEFAULT_DRIFT
-    #: ``--ooda-repeat`` / ``ooda_repeat``; ``repeat_from_cli`` says whether it came
-    #: from the command line, where it beats a scenario's own ``repeat:``.
-    repeat: int | None = None
-    repeat_from_cli: bool = False
-    #: The results log's directory; ``None`` until resolved (the rootdir's default).
-    results_dir: Path | None = None
-    #: ``--ooda-shard K/N`` as ``(K, N)``.
-    shard: tuple[int, int] | None = None
-    fragment_coverage: bool = False
-    lint_severity: tuple[str, ...] = ()
-    procedure_files: tuple[str, ...] = ()
-    scenario_dir: Path | None = None
-    ai_output: AiOutput | None = None
-    max_cost: float | None = None
-    max_tokens: int | None = None
-    #: The prompt layout forced on every procedure (``None``: each config's own).
-    prompt_format: PromptFormat | None = None
-    #: ``--ooda-sandbox`` / ``ooda_sandbox``: the sandbox kind of every live run and
-    #: replayed verification command (``None``: as the config and scenarios say).
-    sandbox: str | None = None
-    #: ``--ooda-replay-commands``: whether replays run ``expect.commands`` at all.
-    replay_commands: ReplayCommands = REPLAY_COMMANDS[0]
-    #: ``--ooda-variant``: named settings every live scenario also runs under.
-    variants: tuple[Variant, ...] = ()
-    #: ``--ooda-regrade``: replays ask the judge again instead of using recorded verdicts.
-    regrade: bool = False
-    #: ``--ooda-retries``: tries after an infrastructure error (``None``: the config's).
-    retries: int | None = None
-    #: ``--ooda-max-concurrent``: live runs at once per agent command or API, across
-    #: xdist workers (``None``: no cap).
-    max_concurrent: int | None = None
-    #: ``--ooda-resume``: skip the runs the results directory already holds.
-    resume: bool = False
-    #: ``--ooda-stop-early``: stop every gated scenario early (as ``stop_early: true``).
-    stop_early: bool = False
+    sources = sources or {}
+    base = inipath.parent if inipath is not None else rootpath
+    config_file = values.get("config")
+    if config_file is not None:
+        from_cli = sources.get("config") == "cli"
+        config_file = ((invocation_dir or rootpath) if from_cli else base) / config_file
+    scenario_dir = values.get("scenario_dir")
+    if scenario_dir is not None:
+        scenario_dir = base / scenario_dir
+    labels = {
+        spec.name: _option_label(spec.name, sources.get(spec.name, "default")) for spec in OPTIONS
+    }
+    _check_paths(config_file, scenario_dir, labels)
+    procedure_files = tuple(values.get("procedure_files") or ())
+    _check_globs(procedure_files, labels["procedure_files"])
+    _check_ai_cmd(values.get("ai_cmd"), labels["ai_cmd"])
+    results_dir = _results_dir(
+        values.get("results"),
+        labels["results"],
+        base=(invocation_dir or rootpath) if sources.get("results") == "cli" else base,
+        rootpath=rootpath,
+    )
+    default_results = results_dir == rootpath.joinpath(*DEFAULT_RESULTS_DIR)
+    return SessionSettings(
+        root=rootpath,
+        config_file=config_file,
+        ai_cmd=values.get("ai_cmd"),
+        ai_cmd_alias=values.get("ai_cmd_alias"),
+        ai_output=values.get("ai_output"),
+        prompt_format=values.get("prompt_format"),
+        max_cost=_budget(values.get("max_cost"), labels["max_cost"], float),
+        max_tokens=_budget(values.get("max_tokens"), labels["max_tokens"], int),
+        retries=_count(values.get("retries"), labels["retries"], minimum=0),
+        # Without -s nobody watches the agent: the config's show_ai_output is not asked.
+        show_ai_output=capture == "no",
+        sandbox=_sandbox(values.get("sandbox"), labels["sandbox"]),
+        record_mode=values.get("record_mode") or DEFAULT_RECORD_MODE,
+        variants=_variants(values.get("variant"), labels["variant"]),
+        repeat=_repeat(values.get("repeat"), labels["repeat"]),
+        repeat_from_cli=sources.get("repeat") == "cli",
+        results_dir=results_dir,
+        # The default .ooda/ is created with a .gitignore by whatever writes first.
+        ignore_dir=rootpath / DEFAULT_RESULTS_DIR[0] if default_results else None,
+        shard=_shard(values.get("shard"), labels["shard"]),
+        max_concurrent=_count(values.get("max_concurrent"), labels["max_concurrent"]),
+        resume=bool(values.get("resume")),
+        stop_early=bool(values.get("stop_early")),
+        builtin=bool(values.get("builtin")),
+        drift=values.get("drift") or DEFAULT_DRIFT,
+        fragment_coverage=bool(values.get("fragment_coverage")),
+        lint_severity=_lint_severity(values.get("lint_severity"), labels["lint_severity"]),
+        procedure_files=procedure_files,
+        scenario_dir=scenario_dir,
+        replay_commands=values.get("replay_commands") or REPLAY_COMMANDS[0],
+        regrade=bool(values.get("regrade")),
+        labels=MappingProxyType(
+            {
+                **{name: label for name, label in labels.items() if label.startswith("ini ")},
+                "show_ai_output": "-s",
+            }
+        ),
+    )
 
-    @classmethod
-    def from_values(
-        cls,
-        values: Mapping[str, Any],
-        *,
-        rootpath: Path,
-        inipath: Path | None,
-        invocation_dir: Path | None = None,
-        sources: Mapping[str, str] | None = None,
-    ) -> PluginSettings:
-        """``values`` by option name; ``sources`` says which came from the command line
-        (paths there are relative to the invocation directory, in an ini file to it)."""
-        base = inipath.parent if inipath is not None else rootpath
-        config_file = values.get("config")
-        if config_file is not None:
-            from_cli = (sources or {}).get("config") == "cli"
-            config_file = ((invocation_dir or rootpath) if from_cli else base) / config_file
-        scenario_dir = values.get("scenario_dir")
-        if scenario_dir is not None:
-            scenario_dir = base / scenario_dir
-        labels = {
-            name: _option_label(name, (sources or {}).get(name, "default"))
-            for name in (
-                "config",
-                "scenario_dir",
-                "procedure_files",
-                "ai_cmd",
-                "lint_severity",
-                "max_cost",
-                "max_tokens",
-                "repeat",
-                "results",
-                "shard",
-                "sandbox",
-                "retries",
-                "max_concurrent",
-            )
-        }
-        _check_paths(config_file, scenario_dir, labels)
-        procedure_files = tuple(values.get("procedure_files") or ())
-        _check_globs(procedure_files, labels["procedure_files"])
-        _check_ai_cmd(values.get("ai_cmd"), labels["ai_cmd"])
-        return cls(
-            rootpath=rootpath,
-            config_file=config_file,
-            builtin=bool(values.get("builtin")),
-            ai_cmd=values.get("ai_cmd"),
-            ai_cmd_alias=values.get("ai_cmd_alias"),
-            record_mode=values.get("record_mode") or DEFAULT_RECORD_MODE,
-            drift=values.get("drift") or DEFAULT_DRIFT,
-            repeat=_repeat(values.get("repeat"), labels["repeat"]),
-            repeat_from_cli=(sources or {}).get("repeat") == "cli",
-            results_dir=_results_dir(
-                values.get("results"),
-                labels["results"],
-                base=(invocation_dir or rootpath)
-                if (sources or {}).get("results") == "cli"
-                else base,
-                rootpath=rootpath,
-            ),
-            shard=_shard(values.get("shard"), labels["shard"]),
-            fragment_coverage=bool(values.get("fragment_coverage")),
-            lint_severity=_lint_severity(values.get("lint_severity"), labels["lint_severity"]),
-            procedure_files=procedure_files,
-            scenario_dir=scenario_dir,
-            ai_output=values.get("ai_output"),
-            max_cost=_budget(values.get("max_cost"), labels["max_cost"], float),
-            max_tokens=_budget(values.get("max_tokens"), labels["max_tokens"], int),
-            prompt_format=values.get("prompt_format"),
-            sandbox=_sandbox(values.get("sandbox"), labels["sandbox"]),
-            replay_commands=values.get("replay_commands") or REPLAY_COMMANDS[0],
-            variants=_variants(
-                values.get("variant"),
-                _option_label("variant", (sources or {}).get("variant", "default")),
-            ),
-            regrade=bool(values.get("regrade")),
-            retries=_count(values.get("retries"), labels["retries"], minimum=0),
-            max_concurrent=_count(values.get("max_concurrent"), labels["max_concurrent"]),
-            resume=bool(values.get("resume")),
-            stop_early=bool(values.get("stop_early")),
-        )
 
-    def runs_for(self, scenario_repeat: int | None) -> int:
-        """How many times a live scenario runs: ``--ooda-repeat`` on the command line,
-        else the scenario's ``repeat:``, else the ini key, else once."""
-        if self.repeat is not None and self.repeat_from_cli:
-            return self.repeat
-        return scenario_repeat or self.repeat or 1
-
-    @property
-    def results_default(self) -> bool:
-        """Whether the results log goes to the default ``.ooda/results``."""
-        return self.results_dir == self.rootpath.joinpath(*DEFAULT_RESULTS_DIR)
-
-    def matches(self, path: Path) -> bool:
-        """Whether ``path`` is a procedure config file to collect."""
-        if self.config_file is not None and _same_file(path, self.config_file):
-            return True
-        if path.suffix not in SCENARIO_SUFFIXES:
-            return False
-        try:
-            relative = path.relative_to(self.rootpath).as_posix()
-        except ValueError:
-            return False
-        return any(_glob_regex(glob).match(relative) for glob in self.procedure_files)
+def collects(settings: SessionSettings, path: Path) -> bool:
+    """Whether ``path`` is a procedure config file to collect: the ``--ooda-config``
+    file, or a YAML file under the rootdir that one of the ``procedure_files`` globs
+    matches."""
+    if settings.config_file is not None and _same_file(path, settings.config_file):
+        return True
+    if path.suffix not in SCENARIO_SUFFIXES:
+        return False
+    try:
+        relative = path.relative_to(settings.root).as_posix()
+    except ValueError:
+        return False
+    return any(_glob_regex(glob).match(relative) for glob in settings.procedure_files)
 
 
 def _option_label(name: str, source: str) -> str:
@@ -434,14 +376,8 @@ def _lint_severity(
     return entries
 
 
-_GLOB_CACHE: dict[str, re.Pattern[str]] = {}
-
-
 def _glob_regex(glob: str) -> re.Pattern[str]:
     """A glob where ``*`` stays inside one directory and ``**/`` spans any number."""
-    cached = _GLOB_CACHE.get(glob)
-    if cached is not None:
-        return cached
     out: list[str] = []
     i = 0
     while i < len(glob):
@@ -460,9 +396,8 @@ def _glob_regex(glob: str) -> re.Pattern[str]:
         else:
             out.append(re.escape(glob[i]))
             i += 1
-    pattern = re.compile("".join(out) + r"\Z")
-    _GLOB_CACHE[glob] = pattern
-    return pattern
+    # re.compile keeps the patterns it compiled: a glob is translated once per file.
+    return re.compile("".join(out) + r"\Z")
 
 
 def _same_file(a: Path, b: Path) -> bool:

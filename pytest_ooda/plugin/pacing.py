@@ -4,10 +4,10 @@ process): whether to make it at all, and what its item reports afterwards.
 Before a run: ``--ooda-resume`` skips a run the results directory already holds
 (same scenario, prompt and run number, not an ``error``); early stopping skips a run
 whose scenario's ``success_rate`` gate the shared tally has already settled; and a
-marker names the run's directory, so that the controller can record and clean up a run
-whose worker dies. After it: with an aggregate gate a failed run is a sample (``xfail``)
-and an infrastructure ``error`` is not counted (``skip``); without one both fail the
-item, as a failed run always has.
+marker holds the run's plan, so that the controller can record (with the one record
+builder) and clean up a run whose worker dies. After it: with an aggregate gate a failed
+run is a sample (``xfail``) and an infrastructure ``error`` is not counted (``skip``);
+without one both fail the item, as a failed run always has.
 
 A note meant once per session (the unattended-agent sandbox note) is said by the first
 process to claim it in the session directory, so ``-n 2`` says it once, not per worker.
@@ -20,24 +20,23 @@ it at the end.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
+import pickle
 import shutil
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import pytest
 
 from pytest_ooda.plugin.report import ItemFailure
-from pytest_ooda.plugin.state import PLUGIN_STATE, SKIP_AT_ITEM
+from pytest_ooda.plugin.state import LIVE_REPORT, PLUGIN_STATE, SKIP_AT_ITEM, LiveReport
 
 if TYPE_CHECKING:
-    from pytest_ooda.evaluate import RunRecord
-    from pytest_ooda.live import LiveRun
-    from pytest_ooda.scenario import Scenario
+    from pytest_ooda.evaluate import RunRecord, SessionStamp
+    from pytest_ooda.live import LiveRun, RunPlan
 
 
 class LiveItem(Protocol):
@@ -46,27 +45,18 @@ class LiveItem(Protocol):
 
     config: pytest.Config
     stash: pytest.Stash
-    user_properties: list[tuple[str, object]]
-    run_index: int
-    run_count: int
-    scenario_path: Path
 
     @property
     def nodeid(self) -> str: ...
-
-    @property
-    def procedure_node(self) -> Any: ...
 
 
 #: What makes two runs the same run: procedure, scenario, variant, prompt sha256, run k.
 RunKey = tuple[str, str, str | None, str, int]
 
-#: The ``workerinput`` key carrying the session directory to xdist workers.
+#: The ``workerinput`` keys carrying the session directory and the session's stamp
+#: to xdist workers.
 WORKER_INPUT = "ooda_session_dir"
-#: A resumed item's user property: the id of the earlier run that stands for it.
-RESUMED_PROPERTY = "ooda_resumed"
-#: The user property naming the ``error`` run a resumed session runs again.
-REPLACES_PROPERTY = "ooda_replaces"
+WORKER_STAMP = "ooda_session_stamp"
 
 
 @dataclass
@@ -75,10 +65,12 @@ class Pacing:
 
     directory: Path
     owner: bool
+    #: What every record of the session says of it: the controller's (the only
+    #: process's), handed to each xdist worker.
+    stamp: SessionStamp | None = None
     #: ``(procedure, scenario, variant, prompt sha256, run)`` -> the earlier run: a
     #: valid one, else the latest ``error``.
     finished: dict[RunKey, RunRecord] | None = None
-    prompts: dict[Path, str | None] = field(default_factory=dict)
 
     @property
     def tallies(self) -> Path:
@@ -110,9 +102,17 @@ def pacing(config: pytest.Config) -> Pacing:
     found = config.stash.get(PACING, None)
     if found is not None:
         return found
-    given = getattr(config, "workerinput", {}).get(WORKER_INPUT)
+    workerinput = getattr(config, "workerinput", {})
+    given = workerinput.get(WORKER_INPUT)
     if given:
-        state = Pacing(Path(given), owner=False)
+        from pytest_ooda.evaluate import SessionStamp
+
+        stamp = workerinput.get(WORKER_STAMP)
+        state = Pacing(
+            Path(given),
+            owner=False,
+            stamp=SessionStamp.from_json(stamp) if stamp is not None else None,
+        )
     else:
         state = Pacing(Path(tempfile.mkdtemp(prefix="ooda-session-")), owner=True)
     config.stash[PACING] = state
@@ -144,48 +144,38 @@ def first_said(config: pytest.Config, text: str) -> bool:
 # --------------------------------------------------------------------------- before
 
 
-def before_run(item: LiveItem, scenario: Scenario) -> Path:
+def run_dir(config: pytest.Config, nodeid: str) -> Path:
+    """Where the run of item ``nodeid`` makes its files: in the session directory, so
+    the controller finds and removes what a crashed worker left."""
+    return pacing(config).runs / run_key(nodeid)
+
+
+def before_run(item: LiveItem, plan: RunPlan) -> RunPlan:
     """Skip the run when it is resumed or stopped early; else leave the marker a
-    crashed worker's controller reads, and return the directory the run's files go in."""
+    crashed worker's controller reads (the run's plan and when it started) and return
+    the plan to run: under ``--ooda-resume``, one that names the ``error`` run it makes
+    again (``replaces``: reports count the two once)."""
     state = pacing(item.config)
     settings = item.config.stash[PLUGIN_STATE].settings
     if settings.resume:
-        earlier = _finished(item, scenario, state)
+        earlier = _finished(item, plan, state)
         if earlier is not None and not earlier.valid:
-            # Run again; the new record replaces this one in every report.
-            item.user_properties.append((REPLACES_PROPERTY, earlier.id))
+            plan = replace(plan, replaces=earlier.id)
         elif earlier is not None:
-            item.user_properties.append((RESUMED_PROPERTY, earlier.id))
+            item.stash[LIVE_REPORT] = LiveReport(resumed=earlier.id)
             item.stash[SKIP_AT_ITEM] = True
             pytest.skip(
-                f"resumed: run {item.run_index} of {scenario.label} is already in the results "
+                f"resumed: run {plan.run} of {plan.label} is already in the results "
                 f"({earlier.outcome}, session {earlier.session or '?'}); not run again"
             )
-    stopped = _settled(item, scenario, state)
+    stopped = _settled(item, plan, state)
     if stopped is not None:
         item.stash[SKIP_AT_ITEM] = True
         pytest.skip(stopped)
-    key = run_key(item.nodeid)
-    directory = state.runs / key
     state.runs.mkdir(parents=True, exist_ok=True)
-    marker = {
-        "nodeid": item.nodeid,
-        "procedure": scenario.procedure,
-        "scenario": scenario.name,
-        "scenario_file": str(scenario.path) if scenario.path is not None else None,
-        "run": item.run_index,
-        "runs": item.run_count,
-        "worker": os.environ.get("PYTEST_XDIST_WORKER"),
-        "started_at": time.time(),
-        "directory": str(directory),
-        "aggregate_expect": (
-            scenario.expect.aggregate.to_yaml()
-            if scenario.expect is not None and scenario.expect.aggregate is not None
-            else None
-        ),
-    }
-    (state.runs / f"{key}.json").write_text(json.dumps(marker), encoding="utf-8")
-    return directory
+    marker = pickle.dumps((plan, time.time(), os.environ.get("PYTEST_XDIST_WORKER")))
+    (state.runs / f"{run_key(item.nodeid)}.plan").write_bytes(marker)
+    return plan
 
 
 def after_run(item: LiveItem, done: LiveRun) -> None:
@@ -193,7 +183,7 @@ def after_run(item: LiveItem, done: LiveRun) -> None:
     ``xfail`` (a sample) and an ``error`` run is skipped (not counted); without one a
     failed or errored run fails the item."""
     state = pacing(item.config)
-    marker = state.runs / f"{run_key(item.nodeid)}.json"
+    marker = state.runs / f"{run_key(item.nodeid)}.plan"
     marker.unlink(missing_ok=True)
     gated = done.record.aggregate_expect is not None
     if done.outcome == "error":
@@ -226,11 +216,12 @@ def _after(retries: int) -> str:
     return f" (after {retries} retr{'y' if retries == 1 else 'ies'})"
 
 
-def _settled(item: LiveItem, scenario: Scenario, state: Pacing) -> str | None:
+def _settled(item: LiveItem, plan: RunPlan, state: Pacing) -> str | None:
     """Why the run is not needed: its scenario's gate is settled already."""
     from pytest_ooda.evaluate import Sprt, tally_counts
 
     settings = item.config.stash[PLUGIN_STATE].settings
+    scenario = plan.scenario
     aggregate = scenario.expect.aggregate if scenario.expect is not None else None
     if aggregate is None or aggregate.min_success_rate is None:
         return None
@@ -238,7 +229,7 @@ def _settled(item: LiveItem, scenario: Scenario, state: Pacing) -> str | None:
         return None
     if not 0 < aggregate.min_success_rate < 1:
         return None
-    variant = getattr(getattr(item, "variant", None), "name", None)
+    variant = plan.variant.name if plan.variant is not None else None
     key = f"{scenario.name}@{variant}" if variant else scenario.name
     counts = tally_counts(state.tallies, scenario.procedure, key)
     successes, failures = counts["success"], counts["failure"]
@@ -254,20 +245,19 @@ def _settled(item: LiveItem, scenario: Scenario, state: Pacing) -> str | None:
     )
 
 
-def _finished(item: LiveItem, scenario: Scenario, state: Pacing) -> RunRecord | None:
+def _finished(item: LiveItem, plan: RunPlan, state: Pacing) -> RunRecord | None:
+    """The earlier valid run this one would repeat: the same scenario, variant, run
+    number and first prompt."""
     if state.finished is None:
         state.finished = finished_runs(item.config)
     if not state.finished:
         return None
-    prompt = state.prompts.get(item.scenario_path)
-    if item.scenario_path not in state.prompts:
-        prompt = _first_prompt_sha(item, scenario)
-        state.prompts[item.scenario_path] = prompt
+    prompt = _first_prompt_sha(plan)
     if prompt is None:
         return None
-    variant = getattr(item, "variant", None)
-    name = getattr(variant, "name", None)
-    return state.finished.get((scenario.procedure, scenario.name, name, prompt, item.run_index))
+    variant = plan.variant.name if plan.variant is not None else None
+    scenario = plan.scenario
+    return state.finished.get((scenario.procedure, scenario.name, variant, prompt, plan.run))
 
 
 def finished_runs(config: pytest.Config) -> dict[RunKey, RunRecord]:
@@ -292,7 +282,7 @@ def results_records(config: pytest.Config, *, warn: bool = False) -> list[RunRec
     from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
 
     settings = config.stash[PLUGIN_STATE].settings
-    directory = settings.results_dir or settings.rootpath.joinpath(*DEFAULT_RESULTS_DIR)
+    directory = settings.results_dir or settings.root.joinpath(*DEFAULT_RESULTS_DIR)
     if not directory.is_dir():
         return []
     try:
@@ -304,30 +294,21 @@ def results_records(config: pytest.Config, *, warn: bool = False) -> list[RunRec
     return list(results.records)
 
 
-def _first_prompt_sha(item: LiveItem, scenario: Scenario) -> str | None:
-    """The sha256 of the prompt the run's first iteration would receive (the prompt
+def _first_prompt_sha(plan: RunPlan) -> str | None:
+    """The sha256 of the prompt the run's first iteration will receive (the prompt
     version the results key runs by); ``None`` when it cannot be told before running."""
     from pytest_ooda.compose import assemble_prompt
-    from pytest_ooda.config import resolve_run_settings
     from pytest_ooda.errors import OodaError
-    from pytest_ooda.scenario import sha256_text, workspace_of
+    from pytest_ooda.scenario import sha256_text
 
-    config = item.procedure_node.loaded.config
-    root = item.config.rootpath
     try:
-        limit = scenario.max_iterations
-        if limit is None:
-            limit = resolve_run_settings(
-                config, scenario.procedure, require_ai=False
-            ).max_iterations
-        # The run's workspace is a copy of this directory: the same context files.
-        cwd = workspace_of(scenario, root=root) or root
         prompt = assemble_prompt(
-            config.procedure(scenario.procedure),
+            plan.procedure,
             iteration=1,
-            max_iterations=limit,
-            context=scenario.context,
-            cwd=cwd,
+            max_iterations=plan.settings.max_iterations,
+            context=plan.context,
+            # The run's workspace is a copy of this directory: the same context files.
+            cwd=plan.workdir or plan.workspace or plan.root,
         )
     except OodaError:
         return None
@@ -337,49 +318,44 @@ def _first_prompt_sha(item: LiveItem, scenario: Scenario) -> str | None:
 # --------------------------------------------------------------------------- crashes
 
 
-def crashed_run(state: Pacing, nodeid: str, message: str, *, root: Path) -> dict[str, Any] | None:
-    """The results record (JSON) of a run whose worker died, from the marker it left,
-    and its directory removed; ``None`` when the item was no live run of ours."""
-    from pytest_ooda import __version__
-    from pytest_ooda._util import display_path
-    from pytest_ooda.evaluate import SCHEMA, SCHEMA_VERSION, timestamp
+def crashed_run(state: Pacing, nodeid: str, message: str) -> RunRecord | None:
+    """The results record of a run whose worker died, built from the plan its marker
+    holds by the one record builder, and its directory removed; ``None`` when the item
+    was no live run of ours."""
+    from pytest_ooda.evaluate import build_record
+    from pytest_ooda.loop import LoopResult, TimingStats
+    from pytest_ooda.redact import Redactor
 
     key = run_key(nodeid)
-    path = state.runs / f"{key}.json"
+    path = state.runs / f"{key}.plan"
     try:
-        marker = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        plan, started, worker = pickle.loads(path.read_bytes())
+    except (OSError, pickle.UnpicklingError, EOFError):
         return None
     shutil.rmtree(state.runs / key, ignore_errors=True)
     path.unlink(missing_ok=True)
     now = time.time()
-    started = float(marker.get("started_at") or now)
-    return {
-        "schema": SCHEMA,
-        "version": SCHEMA_VERSION,
-        "id": f"crash-{key}-{int(now * 1000)}",
-        "started_at": timestamp(started),
-        "finished_at": timestamp(now),
-        "pytest_ooda": __version__,
-        "worker": marker.get("worker"),
-        "nodeid": nodeid,
-        "procedure": marker["procedure"],
-        "scenario": marker["scenario"],
-        "scenario_file": (
-            display_path(Path(marker["scenario_file"]), root)
-            if marker.get("scenario_file")
-            else None
-        ),
-        "run": marker["run"],
-        "runs": marker["runs"],
-        "status": "interrupted",
-        "outcome": "error",
-        "error_reason": f"worker-crashed: {message}",
-        "iteration_count": 0,
-        "elapsed_s": round(now - started, 3),
-        "iterations": [],
-        "files_changed": {},
-        "problems": [],
-        "aggregate_expect": marker.get("aggregate_expect"),
-        "error": message,
-    }
+    result = LoopResult(
+        procedure=plan.procedure.name,
+        status="interrupted",
+        records=(),
+        timing=TimingStats(),
+        elapsed=now - started,
+        max_iterations=plan.settings.max_iterations,
+        failure_threshold=plan.settings.failure_threshold,
+        error=message,
+    )
+    redactor = Redactor(
+        os.environ,
+        extra_patterns=plan.config.redact.patterns,
+        extra_env_names=plan.config.redact.env,
+    )
+    return build_record(
+        plan.head(worker=worker),
+        result,
+        "error",
+        redactor=redactor,
+        error_reason=f"worker-crashed: {message}",
+        started_at=started,
+        finished_at=now,
+    )

@@ -29,8 +29,8 @@ if TYPE_CHECKING:
 
     from pytest_ooda.compose import MappedText
     from pytest_ooda.evaluate import RunRecord
-    from pytest_ooda.plugin.options import PluginSettings
     from pytest_ooda.plugin.state import PluginState
+    from pytest_ooda.settings import SessionSettings
 
 #: The user property a live item leaves when it recorded its scenario (the path); the
 #: run itself travels as its results record (``measure.REPORT_ATTRIBUTE``).
@@ -48,7 +48,7 @@ class ItemFailure(Exception):
 # --------------------------------------------------------------------------- header
 
 
-def header_lines(settings: PluginSettings) -> list[str]:
+def header_lines(settings: SessionSettings) -> list[str]:
     parts = [
         f"builtin={'on' if settings.builtin else 'off'}",
         f"record-mode={settings.record_mode}",
@@ -59,7 +59,7 @@ def header_lines(settings: PluginSettings) -> list[str]:
     if settings.shard is not None:
         parts.append(f"shard={settings.shard[0]}/{settings.shard[1]}")
     if settings.config_file is not None:
-        parts.append(f"config={display_path(settings.config_file, settings.rootpath)}")
+        parts.append(f"config={display_path(settings.config_file, settings.root)}")
     return [f"ooda: pytest-ooda {__version__} ({', '.join(parts)})"]
 
 

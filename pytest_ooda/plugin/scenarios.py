@@ -1,28 +1,29 @@
 """Scenario items' glue: a replay and a live run are the library's
 (:func:`pytest_ooda.scenario.check_replay`, :func:`pytest_ooda.live.run_live`); here
 their warnings are issued at their files, a missed expectation becomes the item's
-failure, the session's options become the live runs' settings, and ``-s`` shows where
-each iteration's output starts and ends.
+failure, a live item's run is planned from the session's settings and run, its
+recording written, and ``-s`` shows where each iteration's output starts and ends.
 """
 
 from __future__ import annotations
 
 import shlex
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from pytest_ooda.errors import OodaWarning, SandboxWarning
 from pytest_ooda.plugin import report
 from pytest_ooda.plugin.report import ItemFailure
+from pytest_ooda.plugin.state import PLUGIN_STATE
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
-    from pytest_ooda.live import LiveRun, LiveSettings
+    import pytest
+
+    from pytest_ooda.errors import OodaWarning
+    from pytest_ooda.live import LiveRun, RunPlan
     from pytest_ooda.loop import LoopEvent
-    from pytest_ooda.plugin.options import PluginSettings
     from pytest_ooda.scenario import ReplayCheck, Scenario
     from pytest_ooda.variants import Variant
 
@@ -52,40 +53,39 @@ def present_replay(checked: ReplayCheck, path: Path) -> None:
 # --------------------------------------------------------------------------- live
 
 
-def live_settings(
-    settings: PluginSettings, *, slots_dir: Path | None = None, runs_dir: Path | None = None
-) -> LiveSettings:
-    """The session's options as the library's live-run settings (``slots_dir`` and
-    ``runs_dir``: the session directory's, shared by the xdist workers)."""
-    from pytest_ooda.live import LiveSettings
+def plan_live(
+    config: pytest.Config,
+    *,
+    collected: Path,
+    procedure: str,
+    scenario: Scenario,
+    variant: Variant | None,
+    run: int,
+    runs: int,
+    nodeid: str,
+    read_only: bool,
+) -> RunPlan:
+    """The item's run, decided (:func:`pytest_ooda.live.plan_run`): the session's
+    settings, its stamp and its shared directory (this process's, or the xdist
+    controller's)."""
+    from pytest_ooda import live
+    from pytest_ooda.plugin import pacing
 
-    return LiveSettings(
-        root=settings.rootpath,
-        config_file=settings.config_file,
-        ai_cmd=settings.ai_cmd,
-        ai_cmd_alias=settings.ai_cmd_alias,
-        ai_output=settings.ai_output,
-        prompt_format=settings.prompt_format,
-        record_mode=settings.record_mode,
-        max_cost=settings.max_cost,
-        max_tokens=settings.max_tokens,
-        shard=settings.shard,
-        sandbox=settings.sandbox,
-        judge_cache=settings.results_dir,
-        ignore_dir=results_ignore_dir(settings),
-        retries=settings.retries,
-        max_concurrent=settings.max_concurrent,
-        slots_dir=slots_dir,
-        runs_dir=runs_dir,
-        stop_early=settings.stop_early,
+    state = pacing.pacing(config)
+    return live.plan_run(
+        config.stash[PLUGIN_STATE].settings,
+        procedure,
+        scenario,
+        collected=collected,
+        variant=variant,
+        run=run,
+        runs=runs,
+        nodeid=nodeid,
+        read_only=read_only,
+        stamp=state.stamp,
+        slots_dir=state.slots,
+        runs_dir=pacing.run_dir(config, nodeid),
     )
-
-
-def results_ignore_dir(settings: PluginSettings) -> Path | None:
-    """The default ``.ooda/``: created with a ``.gitignore`` by whatever writes first."""
-    from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
-
-    return settings.rootpath / DEFAULT_RESULTS_DIR[0] if settings.results_default else None
 
 
 class _IterationBoundaries:
@@ -114,55 +114,25 @@ class _IterationBoundaries:
         sys.stdout.flush()
 
 
-def run_live(
-    collected: Path,
-    procedure: str,
-    path: Path,
-    *,
-    settings: PluginSettings,
-    read_only: bool = False,
-    show_output: bool = False,
-    run: int = 1,
-    runs: int = 1,
-    nodeid: str = "",
-    discard: Callable[[Path], None] | None = None,
-    first_said: Callable[[str], bool] | None = None,
-    variant: Variant | None = None,
-    scenario: Scenario | None = None,
-    slots_dir: Path | None = None,
-    runs_dir: Path | None = None,
-) -> LiveRun:
-    """Run the scenario at ``path`` live (:func:`pytest_ooda.live.run_live`) and issue
-    the run's warnings at their files; the caller decides the item's verdict. A
-    sandbox note is said once per session: only when ``first_said(text)`` says it is
-    its first time (every time without ``first_said``)."""
+def run_live(config: pytest.Config, plan: RunPlan) -> tuple[LiveRun, Path | None]:
+    """Run ``plan`` (:func:`pytest_ooda.live.run_live`), issue what deciding and running
+    it had to say at the scenario's file, and write its recording; the run and where it
+    was recorded. The caller decides the item's verdict. A sandbox note is said once per
+    session (:func:`pytest_ooda.plugin.pacing.first_said`)."""
     from pytest_ooda import live
+    from pytest_ooda.plugin.pacing import first_said
 
-    outcome = live.run_live(
-        collected,
-        procedure,
-        path,
-        scenario=scenario,
-        settings=replace(
-            live_settings(settings, slots_dir=slots_dir, runs_dir=runs_dir), variant=variant
-        ),
-        read_only=read_only,
-        show_output=show_output,
-        run=run,
-        runs=runs,
-        nodeid=nodeid,
-        discard=discard,
-        on_event=_IterationBoundaries(nodeid or str(path)) if show_output else None,
-    )
-    for warning in outcome.warnings:
-        if (
-            isinstance(warning, SandboxWarning)
-            and first_said is not None
-            and not first_said(warning.message)
-        ):
-            continue  # said already, by this process or another xdist worker
+    path = plan.record_to or plan.scenario.path or plan.root
+    for note in plan.notes:
+        # Said already, by this process or another xdist worker: not again.
+        if first_said(config, note.message):
+            _issue(note, path)
+    boundaries = _IterationBoundaries(plan.nodeid or str(path))
+    done = live.run_live(plan, on_event=boundaries if plan.settings.show_ai_output else None)
+    for warning in done.warnings:
         _issue(warning, path)
-    return outcome
+    recorded = live.write_recording(done.recording) if done.recording is not None else None
+    return done, recorded
 
 
 def _issue(warning: OodaWarning, path: Path) -> None:

@@ -32,7 +32,7 @@ def add_builtin_items(session: pytest.Session, items: list[pytest.Item]) -> None
     path = builtin_config_path()
     if path.resolve() in state.collected_files:
         return
-    inside_root = path.resolve().is_relative_to(state.settings.rootpath.resolve())
+    inside_root = path.resolve().is_relative_to(state.settings.root.resolve())
     node = ConfigFile.from_parent(
         session, path=path, nodeid=None if inside_root else f"{BUILTIN_NODEID}/builtin.yml"
     )
@@ -40,9 +40,7 @@ def add_builtin_items(session: pytest.Session, items: list[pytest.Item]) -> None
         # Outside the rootdir (an installed package): keep snapshots in the project,
         # never inside site-packages.
         node.snapshot_dir = (
-            state.settings.rootpath
-            / str(PromptSnapshotExtension.snapshot_dirname)
-            / BUILTIN_SNAPSHOTS
+            state.settings.root / str(PromptSnapshotExtension.snapshot_dirname) / BUILTIN_SNAPSHOTS
         )
         node.read_only = True
     items.extend(session.genitems(node))
@@ -112,9 +110,9 @@ def prune_snapshot_dirs(config: pytest.Config) -> None:
     settings = config.stash[PLUGIN_STATE].settings
     directories = {path.parent for path in config.stash[PLUGIN_STATE].collected_files}
     for glob in settings.procedure_files:
-        directories.update(path.parent for path in settings.rootpath.glob(glob))
+        directories.update(path.parent for path in settings.root.glob(glob))
     if settings.config_file is not None:
         directories.add(settings.config_file.parent)
-    directories.add(settings.rootpath)
+    directories.add(settings.root)
     for directory in directories:
         prune_empty_dirs(directory / str(PromptSnapshotExtension.snapshot_dirname))

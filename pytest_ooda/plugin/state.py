@@ -16,11 +16,10 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from concurrent.futures import ThreadPoolExecutor
-
     from pytest_ooda._types import PromptFormat
     from pytest_ooda.config import BrokenProcedure, Config, Procedure
-    from pytest_ooda.plugin.options import PluginSettings
+    from pytest_ooda.evaluate import RunRecord
+    from pytest_ooda.settings import SessionSettings
 
 #: Where a prompt item keeps its snapshots when the file's own place won't do (the
 #: packaged built-ins, outside the rootdir).
@@ -29,9 +28,48 @@ SNAPSHOT_DIR = pytest.StashKey[Path]()
 PROMPT_FORMAT = pytest.StashKey[str]()
 #: Set on an item whose skip is to be reported at the item's file, not at our code.
 SKIP_AT_ITEM = pytest.StashKey[bool]()
-#: A live item's results record (JSON-ready), put on its call report as ``ooda_run``
-#: so it reaches the process that writes the results log (xdist's controller too).
-LIVE_RECORD = pytest.StashKey[dict[str, Any]]()
+#: The attribute of a live item's call report that carries its :class:`LiveReport`.
+LIVE_ATTRIBUTE = "ooda_run"
+
+
+@dataclass(frozen=True)
+class LiveReport:
+    """What a live item's call report carries to the process that measures the session
+    (the only one, or xdist's controller): the run's results record as it was built,
+    the scenario file it was recorded to, or the earlier run a resumed item stands for.
+
+    In one process it travels as it is. Between xdist workers and the controller, which
+    exchange reports as JSON, :meth:`to_json` and :meth:`from_json` are its one
+    serialisation (the record's own wire form, a results-log line's), applied by the
+    plugin's ``pytest_report_to_serializable`` / ``from_serializable`` hooks.
+    """
+
+    record: RunRecord | None = None
+    recorded: str | None = None
+    resumed: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "record": self.record.to_json() if self.record is not None else None,
+            "recorded": self.recorded,
+            "resumed": self.resumed,
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> LiveReport:
+        """Made by this pytest-ooda a moment ago, on a worker: a malformed record is a
+        bug, raised as the ``ResultsError`` it is."""
+        from pytest_ooda.evaluate import RunRecord
+
+        record = data.get("record")
+        return cls(
+            record=RunRecord.from_json(record) if record is not None else None,
+            recorded=data.get("recorded"),
+            resumed=data.get("resumed"),
+        )
+
+
+LIVE_REPORT = pytest.StashKey[LiveReport]()
 #: Node id prefix of the packaged built-ins collected from outside the rootdir.
 BUILTIN_NODEID = "ooda-builtin"
 #: Under ``<rootdir>/__snapshots__/``: the packaged built-ins' snapshots (``--ooda-builtin``).
@@ -42,7 +80,7 @@ BUILTIN_SNAPSHOTS = "ooda-builtin"
 class PluginState:
     """Per-session state (``config.stash[PLUGIN_STATE]``)."""
 
-    settings: PluginSettings
+    settings: SessionSettings
     collected_files: set[Path] = field(default_factory=set)
     #: Collected config files that failed to load: their snapshots are left alone.
     broken_files: set[Path] = field(default_factory=set)
@@ -55,7 +93,6 @@ class PluginState:
     _session_config: Config | None = None
     _scratch: Path | None = None
     _scratch_dirs: dict[str, Path] = field(default_factory=dict)
-    _sweeper: ThreadPoolExecutor | None = None
 
     def session_config(self) -> Config:
         """All tiers, as ``ooda run`` would see them from the rootdir (cached)."""
@@ -64,7 +101,7 @@ class PluginState:
 
             self._session_config = load_config(
                 self.settings.config_file,
-                cwd=self.settings.rootpath,
+                cwd=self.settings.root,
                 overrides=command_line_overrides(prompt_format=self.settings.prompt_format),
             )
         return self._session_config
@@ -88,23 +125,7 @@ class PluginState:
         path.mkdir(exist_ok=True)
         return path
 
-    def discard(self, path: Path) -> None:
-        """Remove a finished live run's directory in the background.
-
-        A workspace holds a git repository, and removing its few dozen directories
-        costs on many file systems as much as starting a fast agent; the next run need
-        not wait for it. ``close`` waits for every removal.
-        """
-        if self._sweeper is None:
-            from concurrent.futures import ThreadPoolExecutor
-
-            self._sweeper = ThreadPoolExecutor(max_workers=1, thread_name_prefix="ooda-sweep")
-        self._sweeper.submit(shutil.rmtree, path, ignore_errors=True)
-
     def close(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.shutdown(wait=True)
-            self._sweeper = None
         if self._scratch is not None:
             shutil.rmtree(self._scratch, ignore_errors=True)
             self._scratch = None

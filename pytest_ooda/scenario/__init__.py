@@ -46,6 +46,7 @@ from pytest_ooda.scenario.schema import (
 )
 from pytest_ooda.scenario.store import (
     check_writable,
+    redact_scenario,
     save_scenario,
 )
 from pytest_ooda.scenario.verify import CommandOutcome
@@ -73,6 +74,7 @@ __all__ = [
     "load_scenario",
     "load_scenario_text",
     "needs_recording",
+    "redact_scenario",
     "replay_scenario",
     "save_scenario",
     "scenario_from_result",

@@ -174,13 +174,16 @@ class Recorder:
         """File changes the recording holds only as a placeholder, or not at all."""
         return list(self.changes.warnings) if self.changes is not None else []
 
-    def commit(
+    def recording(
         self,
         result: LoopResult,
         failures: Sequence[str] = (),
         *,
         judged: RecordedGrading | None = None,
-    ) -> Path | None:
+    ) -> Scenario | None:
+        """The scenario the run is recorded as, not written yet; ``None`` (and
+        ``skipped_reason``) when the run was interrupted or — for a scenario that already
+        has a recording — failed its expectations."""
         if result.status == "interrupted":
             self.skipped_reason = "the run was interrupted"
             return None
@@ -188,8 +191,21 @@ class Recorder:
             self.skipped_reason = "the run failed its expectations; the existing recording is kept"
             return None
         files = self.changes.iterations if self.changes is not None else None
-        recorded = scenario_from_result(
+        self.skipped_reason = None
+        return scenario_from_result(
             self.scenario, result, files=files, sandbox=self.sandbox, judged=judged
         )
-        self.skipped_reason = None
+
+    def commit(
+        self,
+        result: LoopResult,
+        failures: Sequence[str] = (),
+        *,
+        judged: RecordedGrading | None = None,
+    ) -> Path | None:
+        """Write the run's :meth:`recording` (redacted, atomically); its path, or
+        ``None`` when it is not recorded."""
+        recorded = self.recording(result, failures, judged=judged)
+        if recorded is None:
+            return None
         return save_scenario(recorded, self.path, env=self.env, redact=self.redact)

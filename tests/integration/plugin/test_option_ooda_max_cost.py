@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_ooda.plugin.options import PluginSettings
+from pytest_ooda.plugin.options import session_settings
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -104,12 +104,12 @@ def test_bad_budgets_are_usage_errors(
     tmp_path: Path, values: dict[str, object], message: str
 ) -> None:
     with pytest.raises(pytest.UsageError) as raised:
-        PluginSettings.from_values(values, rootpath=tmp_path, inipath=None)
+        session_settings(values, rootpath=tmp_path, inipath=None)
     assert str(raised.value) == message
 
 
 def test_budgets_read_from_options(tmp_path: Path) -> None:
-    settings = PluginSettings.from_values(
+    settings = session_settings(
         {"max_cost": "0.5", "max_tokens": " 900 ", "ai_output": "codex-json"},
         rootpath=tmp_path,
         inipath=None,

@@ -214,6 +214,7 @@ _VOLATILE = {
     "git_commit",
     "git_dirty",
     "pytest_ooda",
+    "run_id",
 }
 
 
@@ -237,8 +238,8 @@ def normalised(value: Any, project: Path) -> Any:
 
 #: Fields added within version 3 since the copy was taken, with their value in these
 #: runs: the error run a resumed session made again, the protected files the agent
-#: changed (issue 29).
-ADDED_IN_VERSION_3 = {"replaces": None, "protected_changes": []}
+#: changed (issue 29), the plan the run ran (an id, issue 26).
+ADDED_IN_VERSION_3 = {"replaces": None, "protected_changes": [], "run_id": "<volatile>"}
 #: Keys added within version 3 to a judged run's ``judge``, with their value for the
 #: ``judged`` scenario: the rubric the judge was asked and who judged (issue 30).
 ADDED_TO_JUDGE = {
@@ -250,11 +251,12 @@ ADDED_TO_JUDGE = {
 
 def as_version_3(record: dict[str, Any]) -> dict[str, Any]:
     """A golden (version 2) record as version 3 writes it: the ``success`` field beside
-    ``outcome`` is gone, nothing else (``docs/evaluating.md``, Schema)."""
+    ``outcome`` is gone, and the record names its plan (``run_id``, an id), nothing else
+    (``docs/evaluating.md``, Schema)."""
     if record["version"] == 2:
         assert record.pop("success") == (record["outcome"] == "success")
         record["version"] = 3
-    # Fields added within version 3 since the copy was taken; null in these runs.
+    # Fields added within version 3 since the copy was taken, with their value here.
     for name, value in ADDED_IN_VERSION_3.items():
         record.setdefault(name, value)
     if record.get("judge") is not None:

@@ -14,6 +14,8 @@ from pytest_ooda.evaluate.outcome import classify_outcome
 from pytest_ooda.evaluate.record import (
     OUTPUT_TAIL_CHARS,
     OUTPUT_TAIL_LINES,
+    AiIdentity,
+    RecordHead,
     ai_identity,
     build_record,
     fragment_hashes,
@@ -61,13 +63,23 @@ def config(tmp_path: Path) -> Config:
     return load_config_file(tmp_path / "ooda-config.yml")
 
 
-def record_of(scenario_text: str, result: LoopResult, **options: Any) -> RunRecord:
+def record_of(
+    scenario_text: str, result: LoopResult, *, ai: AiIdentity | None = None, **options: Any
+) -> RunRecord:
     scenario = load_scenario_text(scenario_text, path="scenarios/greet/s.yml")
     problems = scenario.check(result, result.workdir)
+    expect = scenario.expect
+    head = RecordHead(
+        run_id="r",
+        procedure=scenario.procedure,
+        scenario=scenario.name,
+        ai=ai or AiIdentity(),
+        expect=expect.to_yaml() if expect is not None else None,
+    )
     return build_record(
-        scenario=scenario,
-        result=result,
-        outcome=classify_outcome(scenario, result, problems)[0],
+        head,
+        result,
+        classify_outcome(scenario, result, problems)[0],
         problems=problems,
         redactor=Redactor({"MY_TOKEN": SECRET}),
         started_at=0.0,
@@ -84,17 +96,9 @@ def test_tokens_and_cost_from_the_http_backend(
     ooda_http_ai.reply("Done. <promise>SUCCESS</promise>", input_tokens=2000, output_tokens=50)
     result = run_procedure(config, "greet", workdir=tmp_path, handle_signals=False)
     identity = ai_identity(resolve_run_settings(config, "greet"))
+    head = RecordHead(run_id="r", procedure="greet", scenario="s", run=2, runs=5, ai=identity)
     record = build_record(
-        scenario=load_scenario_text("procedure: greet\n", path="s.yml"),
-        result=result,
-        outcome="success",
-        problems=[],
-        redactor=Redactor({}),
-        started_at=0.0,
-        finished_at=1.0,
-        ai=identity,
-        run=2,
-        runs=5,
+        head, result, "success", redactor=Redactor({}), started_at=0.0, finished_at=1.0
     )
     assert record.ai_api == "anthropic:test-model"
     assert record.ai_command is None

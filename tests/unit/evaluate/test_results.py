@@ -11,7 +11,7 @@ from evaluate_records import record, sample
 
 from pytest_ooda.errors import ResultsError
 from pytest_ooda.evaluate import SCHEMA_VERSION, RunRecord, read_results
-from pytest_ooda.evaluate.log import ResultsLog, session_stamp
+from pytest_ooda.evaluate.log import ResultsLog, SessionStamp, session_stamp
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -125,12 +125,28 @@ def test_sessions_started_in_one_second_have_names_of_their_own() -> None:
     assert all(re.fullmatch(r"19700101T000000Z-[0-9a-f]{6}", name) for name in names)
 
 
-def test_stamping_adds_the_session_and_the_repository(tmp_path: Path) -> None:
-    log = ResultsLog(tmp_path, session="S", root=tmp_path)
-    stamped = log.stamp(record(True))
-    assert stamped.session == "S"
-    # Not a repository.
-    assert (stamped.git_commit, stamped.git_dirty) == (None, None)
+def test_a_session_stamp_names_the_session_and_the_repository(tmp_path: Path) -> None:
+    import subprocess
+
+    stamp = SessionStamp.start(tmp_path, started=0)
+    # Not a repository; a session of its own series.
+    assert re.fullmatch(r"19700101T000000Z-[0-9a-f]{6}", stamp.session)
+    assert (stamp.series, stamp.git_commit, stamp.git_dirty) == (stamp.session, None, None)
+    subprocess.run(["git", "init", "-q"], cwd=tmp_path, check=True)
+    (tmp_path / "f").write_text("x")
+    subprocess.run(["git", "add", "f"], cwd=tmp_path, check=True)
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x"],
+        cwd=tmp_path,
+        check=True,
+    )
+    (tmp_path / "f").write_text("changed")
+    resumed = SessionStamp.start(tmp_path, series="20250101T000000Z")
+    assert resumed.series == "20250101T000000Z"
+    assert resumed.git_commit is not None
+    assert len(resumed.git_commit) == 40
+    assert resumed.git_dirty is True
+    assert SessionStamp.from_json(resumed.to_json()) == resumed
 
 
 def test_version_three_fields_round_trip() -> None:

@@ -13,8 +13,9 @@ import pytest
 
 from pytest_ooda.errors import AgentWarning, NoAICommandError, ScenarioError
 from pytest_ooda.evaluate import classify_outcome
-from pytest_ooda.live import LiveSettings, run_live
+from pytest_ooda.live import LiveRun, plan_run, run_live
 from pytest_ooda.scenario import load_scenario
+from pytest_ooda.settings import SessionSettings
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -44,15 +45,25 @@ def _agent(step: dict[str, object]) -> str:
     return shlex.join([sys.executable, str(AGENT), json.dumps(step)])
 
 
+def _live(
+    config: Path, path: Path, settings: SessionSettings, *, run: int = 1, runs: int = 1
+) -> LiveRun:
+    """Plan the scenario at ``path`` under ``settings`` and run the plan."""
+    plan = plan_run(settings, "greet", load_scenario(path), collected=config, run=run, runs=runs)
+    return run_live(plan)
+
+
 def test_a_run_that_meets_its_expectations_is_a_success(tmp_path: Path) -> None:
     config, path = _project(
         tmp_path,
         "procedure: greet\nworkspace: ../../repo\nexpect: {status: success}\niterations: []\n",
     )
-    settings = LiveSettings(root=tmp_path, ai_cmd=_agent({"print": "<promise>SUCCESS</promise>"}))
+    settings = SessionSettings(
+        root=tmp_path, ai_cmd=_agent({"print": "<promise>SUCCESS</promise>"})
+    )
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # warnings come back as values, never issued
-        run = run_live(config, "greet", path, settings=settings, run=2, runs=3)
+        run = _live(config, path, settings, run=2, runs=3)
     assert (run.outcome, run.problems, run.report) == ("success", (), "")
     assert run.record.outcome == "success"
     assert (run.record.run, run.record.runs, run.record.scenario_file) == (
@@ -61,7 +72,7 @@ def test_a_run_that_meets_its_expectations_is_a_success(tmp_path: Path) -> None:
         "scenarios/greet/happy.yml",
     )
     # Only the first of a scenario's repeats may be recorded.
-    assert run.recorded is None
+    assert run.recording is None
     assert "iterations: []" in path.read_text()
 
 
@@ -70,10 +81,10 @@ def test_a_missed_expectation_is_a_failure_with_its_report(tmp_path: Path) -> No
         tmp_path,
         "procedure: greet\nexpect: {status: success, files: {hello.txt: exists}}\niterations: []\n",
     )
-    settings = LiveSettings(
+    settings = SessionSettings(
         root=tmp_path, ai_cmd=_agent({"print": "<promise>SUCCESS</promise>"}), record_mode="none"
     )
-    run = run_live(config, "greet", path, settings=settings)
+    run = _live(config, path, settings)
     assert run.outcome == "failure"
     assert run.problems == ("file hello.txt: expected to exist, but it is missing",)
     assert "scenario greet/happy" in run.report
@@ -82,8 +93,8 @@ def test_a_missed_expectation_is_a_failure_with_its_report(tmp_path: Path) -> No
 
 def test_an_agent_that_cannot_start_is_an_error_not_a_failure(tmp_path: Path) -> None:
     config, path = _project(tmp_path, "procedure: greet\niterations: []\n")
-    settings = LiveSettings(root=tmp_path, ai_cmd=str(tmp_path / "no-such-agent"))
-    run = run_live(config, "greet", path, settings=settings)
+    settings = SessionSettings(root=tmp_path, ai_cmd=str(tmp_path / "no-such-agent"))
+    run = _live(config, path, settings)
     assert run.outcome == "error"
     assert run.error_reason is not None
     assert "no-such-agent" in run.error_reason
@@ -104,13 +115,13 @@ def test_denied_tools_come_back_as_warnings(tmp_path: Path) -> None:
         "result": "<promise>SUCCESS</promise>",
         "permission_denials": [{"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}],
     }
-    settings = LiveSettings(
+    settings = SessionSettings(
         root=tmp_path,
         ai_cmd=_agent({"print": json.dumps(report)}),
         ai_output="claude-json",
         record_mode="none",
     )
-    run = run_live(config, "greet", path, settings=settings)
+    run = _live(config, path, settings)
     assert run.outcome == "success"
     [warning] = run.warnings
     assert isinstance(warning, AgentWarning)
@@ -121,10 +132,10 @@ def test_denied_tools_come_back_as_warnings(tmp_path: Path) -> None:
 def test_no_ai_command_and_a_workspace_outside_the_project_are_errors(tmp_path: Path) -> None:
     config, path = _project(tmp_path, "procedure: greet\nworkspace: ../../..\niterations: []\n")
     with pytest.raises(NoAICommandError, match="--ooda-ai-cmd="):
-        run_live(config, "greet", path, settings=LiveSettings(root=tmp_path))
-    settings = LiveSettings(root=tmp_path, ai_cmd=_agent({"print": "x"}))
+        _live(config, path, SessionSettings(root=tmp_path))
+    settings = SessionSettings(root=tmp_path, ai_cmd=_agent({"print": "x"}))
     with pytest.raises(ScenarioError, match="is outside the project") as caught:
-        run_live(config, "greet", path, settings=settings)
+        _live(config, path, settings)
     assert (caught.value.file, caught.value.line) == (str(path), 2)
 
 
@@ -147,8 +158,8 @@ def test_a_sandbox_that_does_not_start_makes_the_run_an_error(
         tmp_path, "procedure: greet\nexpect: {status: success}\niterations: []\n"
     )
     marker = tmp_path / "agent-ran"
-    settings = LiveSettings(root=tmp_path, ai_cmd=_agent({"touch": str(marker)}))
-    run = run_live(config, "greet", path, settings=settings)
+    settings = SessionSettings(root=tmp_path, ai_cmd=_agent({"touch": str(marker)}))
+    run = _live(config, path, settings)
     assert run.outcome == "error"
     assert run.error_reason == "sandbox: docker: the daemon does not answer"
     assert (run.record.outcome, run.record.valid, run.result.iterations) == ("error", False, 0)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ooda.plugin.options import PluginSettings, _glob_regex
+from pytest_ooda.plugin.options import _glob_regex, collects, session_settings
 from pytest_ooda.plugin.state import mentions_live
 
 
@@ -34,7 +34,7 @@ def test_glob(glob: str, path: str, matches: bool) -> None:
 def test_settings_match_files_under_the_rootdir(tmp_path: Path) -> None:
     (tmp_path / "sub/conf").mkdir(parents=True)
     (tmp_path / "sub/conf/x.yml").write_text("{}")
-    settings = PluginSettings.from_values(
+    settings = session_settings(
         {"procedure_files": ("procedures/*.yml",), "config": "conf/x.yml"},
         rootpath=tmp_path,
         inipath=tmp_path / "pytest.ini",
@@ -42,17 +42,17 @@ def test_settings_match_files_under_the_rootdir(tmp_path: Path) -> None:
         sources={"config": "cli"},
     )
     assert settings.config_file == tmp_path / "sub/conf/x.yml"
-    assert settings.matches(tmp_path / "procedures/a.yml")
-    assert not settings.matches(tmp_path / "procedures/a.txt")
-    assert not settings.matches(Path("/elsewhere/procedures/a.yml"))
-    assert settings.matches(tmp_path / "sub/conf/x.yml")
+    assert collects(settings, tmp_path / "procedures/a.yml")
+    assert not collects(settings, tmp_path / "procedures/a.txt")
+    assert not collects(settings, Path("/elsewhere/procedures/a.yml"))
+    assert collects(settings, tmp_path / "sub/conf/x.yml")
 
 
 def test_ini_paths_are_relative_to_the_ini_file(tmp_path: Path) -> None:
     (tmp_path / "cfg/conf").mkdir(parents=True)
     (tmp_path / "cfg/conf/x.yml").write_text("{}")
     (tmp_path / "cfg/qa").mkdir()
-    settings = PluginSettings.from_values(
+    settings = session_settings(
         {"config": "conf/x.yml", "scenario_dir": "qa"},
         rootpath=tmp_path / "root",
         inipath=tmp_path / "cfg/pytest.ini",
@@ -95,7 +95,7 @@ def test_unusable_values_are_usage_errors_naming_their_source(
 ) -> None:
     sources = {name: "ini" for name in values}
     with pytest.raises(pytest.UsageError) as raised:
-        PluginSettings.from_values(
+        session_settings(
             values, rootpath=tmp_path, inipath=tmp_path / "pytest.ini", sources=sources
         )
     assert fnmatch.fnmatchcase(str(raised.value).splitlines()[0], message), str(raised.value)
@@ -103,15 +103,16 @@ def test_unusable_values_are_usage_errors_naming_their_source(
 
 def test_repeat_results_and_shard_settings(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
-    defaults = PluginSettings.from_values({}, rootpath=tmp_path, inipath=None)
+    defaults = session_settings({}, rootpath=tmp_path, inipath=None)
     assert defaults.repeat is None
     assert defaults.runs_for(None) == 1
     assert defaults.runs_for(7) == 7
     assert defaults.results_dir == tmp_path / ".ooda/results"
-    assert defaults.results_default
+    # The default directory: its .ooda/ gets a .gitignore from whatever writes first.
+    assert defaults.ignore_dir == tmp_path / ".ooda"
     assert defaults.shard is None
 
-    from_ini = PluginSettings.from_values(
+    from_ini = session_settings(
         {"repeat": "4", "results": "out"},
         rootpath=tmp_path,
         inipath=tmp_path / "sub/pytest.ini",
@@ -120,9 +121,12 @@ def test_repeat_results_and_shard_settings(tmp_path: Path) -> None:
     # The ini key yields to a scenario's own repeat:, and names its own directory.
     assert (from_ini.runs_for(None), from_ini.runs_for(2)) == (4, 2)
     assert from_ini.results_dir == tmp_path / "sub/out"
-    assert not from_ini.results_default
+    assert from_ini.ignore_dir is None
+    # An option the ini file set is named as its key, in messages and provenance.
+    assert from_ini.label("repeat") == "ini option ooda_repeat"
+    assert str(from_ini.provenance("repeat")) == "ini (ini option ooda_repeat)"
 
-    from_cli = PluginSettings.from_values(
+    from_cli = session_settings(
         {"repeat": "3", "results": "out", "shard": " 2 / 5 "},
         rootpath=tmp_path,
         inipath=None,
@@ -132,6 +136,7 @@ def test_repeat_results_and_shard_settings(tmp_path: Path) -> None:
     assert (from_cli.runs_for(None), from_cli.runs_for(9)) == (3, 3)
     assert from_cli.results_dir == tmp_path / "sub/out"
     assert from_cli.shard == (2, 5)
+    assert from_cli.label("repeat") == "--ooda-repeat"
 
 
 @pytest.mark.parametrize(
@@ -146,5 +151,5 @@ def test_repeat_results_and_shard_settings(tmp_path: Path) -> None:
 )
 def test_bad_measuring_options(tmp_path: Path, values: dict[str, object], message: str) -> None:
     with pytest.raises(pytest.UsageError) as raised:
-        PluginSettings.from_values(values, rootpath=tmp_path, inipath=None)
+        session_settings(values, rootpath=tmp_path, inipath=None)
     assert fnmatch.fnmatchcase(str(raised.value), message), str(raised.value)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from pytest_ooda.plugin.options import PluginSettings
+from pytest_ooda.plugin.options import session_settings
 from pytest_ooda.plugin.state import PluginState
 
 if TYPE_CHECKING:
@@ -12,7 +12,7 @@ if TYPE_CHECKING:
 
 
 def test_scratch_directories_are_made_once_and_removed_at_close(tmp_path: Path) -> None:
-    state = PluginState(PluginSettings.from_values({}, rootpath=tmp_path, inipath=None))
+    state = PluginState(session_settings({}, rootpath=tmp_path, inipath=None))
     empty, work = state.empty_dir(), state.work_dir()
     assert empty.is_dir()
     assert work.is_dir()
