@@ -389,7 +389,7 @@ def _with_project_agent(session: SessionSettings, config: Config, collected: Pat
     """``config`` with the ``loop:`` agent of the project's workspace config, when the
     procedure was collected from another file that names none (procedures kept in
     ``procedures/*.yml``, the agent in ``ooda-config.yml``)."""
-    from pytest_ooda.config import CONFIG_FILENAME, load_config
+    from pytest_ooda.config import CONFIG_FILENAME, Provenance, load_config
 
     candidate = session.config_file or session.root / CONFIG_FILENAME
     if not candidate.is_file() or candidate.resolve() == collected.resolve():
@@ -401,7 +401,7 @@ def _with_project_agent(session: SessionSettings, config: Config, collected: Pat
         return config
     key = next(iter(lent))  # ai_cmd before ai_cmd_alias, as resolution takes them
     provenance = dict(config.provenance)
-    provenance[f"loop.{key}"] = project.provenance[f"loop.{key}"]
+    provenance[f"loop.{key}"] = project.provenance.get(f"loop.{key}", Provenance("workspace"))
     return replace(
         config,
         loop=replace(config.loop, **{key: lent[key]}),

@@ -165,8 +165,14 @@ def test_a_run_whose_worker_dies_is_recorded_as_an_error(project: Project) -> No
     crashed = [record for record in records if record["outcome"] == "error"]
     assert len(records) == 6
     assert len(crashed) == 2
+    finished = next(record for record in records if record["outcome"] != "error")
     for record in crashed:
         assert str(record["error_reason"]).startswith("worker-crashed: ")
+        # Built by the one record builder from the plan the worker left: the same
+        # session, plan identity, fragments and agent as a run that finished.
+        for field in ("session", "series", "fragments", "ai_command", "aggregate_expect"):
+            assert record[field] == finished[field], field
+        assert record["run_id"] not in (None, finished["run_id"])
     result.stdout.fnmatch_lines(["greet/s  *6   4       2  100%*"])
     # 2 of 6 runs crashed: past the default bound of 20%, the 100% left decide nothing.
     result.stdout.fnmatch_lines(
