@@ -87,6 +87,9 @@ def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
         from pytest_ooda.judge import read_judge
 
         judge = read_judge(check, *check.get(block, "judge"), check.base)
+    protect: tuple[str, ...] = ()
+    if block.get("protect") is not None:
+        protect = _protect(check, *check.get(block, "protect"))
     return Expect(
         status,
         exact,
@@ -98,7 +101,32 @@ def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
         commands,
         judge=judge,
         aggregate=_aggregate(check, block),
+        protect=protect,
     )
+
+
+def _protect(check: Reader, value: Any, mark: Mark) -> tuple[str, ...]:
+    """``expect.protect``: paths inside the workspace, each as ``a/b`` (no ``..``)."""
+    from pathlib import PurePosixPath
+
+    paths = check.texts(value, mark, "expect.protect")
+    marks = value.item_marks if isinstance(value, YamlSequence) else [mark] * len(paths)
+    kept: list[str] = []
+    for index, (text, at) in enumerate(zip(paths, marks, strict=True)):
+        where = f"expect.protect[{index}]" if isinstance(value, YamlSequence) else "expect.protect"
+        path = PurePosixPath(text.strip())
+        if path.is_absolute() or text.strip().startswith("~"):
+            raise check.fail(f"{where}: {text!r} is not relative to the workspace", at)
+        if ".." in path.parts:
+            raise check.fail(f"{where}: {text!r} leaves the workspace (..)", at)
+        if not path.parts or path == PurePosixPath("."):
+            raise check.fail(
+                f"{where}: {text!r} is the whole workspace",
+                at,
+                "name the files or directories the agent must not decide, e.g. tests/",
+            )
+        kept.append(path.as_posix())
+    return tuple(dict.fromkeys(kept))
 
 
 def _file_check(check: Reader, checks: YamlMapping, key: Any) -> FileCheck:

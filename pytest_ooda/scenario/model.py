@@ -50,7 +50,16 @@ _TOP_KEYS = (
     "variants",
     "retry",
 )
-_EXPECT_KEYS = ("status", "iterations", "signals", "files", "tools", "commands", "judge")
+_EXPECT_KEYS = (
+    "status",
+    "iterations",
+    "signals",
+    "files",
+    "tools",
+    "commands",
+    "judge",
+    "protect",
+)
 _TOOLS_KEYS = ("called", "not_called", "bash_matches", "max_calls")
 _COMMAND_KEYS = ("run", "exit_code", "timeout", "output_contains")
 _RECORDED_KEYS = ("status", "reason", "iterations", "tokens", "cost", "sandbox")
@@ -268,11 +277,14 @@ def _plain(value: float) -> float | int:
 
 @dataclass(frozen=True)
 class Assessment:
-    """A run against its ``expect`` block: every way it missed (``problems``), and what
-    each verification command did, passed or not (``commands``)."""
+    """A run against its ``expect`` block: every way it missed (``problems``), what
+    each verification command did, passed or not (``commands``), and the files under
+    ``expect.protect`` the agent changed, put back before anything was checked
+    (``protected_changes``, relative paths)."""
 
     problems: list[str]
     commands: tuple[CommandOutcome, ...] = ()
+    protected_changes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -292,13 +304,19 @@ class Expect:
     #: ``judge:``: a rubric graded by a model after a run (``pytest_ooda.judge``); the
     #: live and replay paths grade it, ``check`` does not.
     judge: JudgeSpec | None = None
+    #: ``protect:``: files and directories of the workspace put back as the run's
+    #: source holds them before the files are checked and the commands run, so the
+    #: agent's edits to them (a test rewritten to pass) cannot decide the verdict.
+    protect: tuple[str, ...] = ()
 
-    def check(self, result: LoopResult, workspace: Path | None = None) -> list[str]:
+    def check(
+        self, result: LoopResult, workspace: Path | None = None, *, source: Path | None = None
+    ) -> list[str]:
         """Every way ``result`` (and the ``workspace`` afterwards) misses this block.
 
         The verification ``commands`` run in ``workspace`` here, after the loop.
         """
-        return self.assess(result, workspace).problems
+        return self.assess(result, workspace, source=source).problems
 
     def assess(
         self,
@@ -308,13 +326,21 @@ class Expect:
         sandbox: SandboxRun | None = None,
         run_commands: bool = True,
         redact: Callable[[str], str] | None = None,
+        source: Path | None = None,
     ) -> Assessment:
         """:meth:`check`, keeping each verification command's outcome as well. The
         commands run inside ``sandbox`` when given; ``run_commands=False`` skips them
         (a replay told not to run a scenario's commands); ``redact`` cleans their whole
-        output before its tail is kept."""
+        output before its tail is kept. ``protect``'s paths are first put back as
+        ``source`` holds them (the directory the workspace was copied from; ``None``:
+        an empty one)."""
         problems: list[str] = []
         commands: list[CommandOutcome] = []
+        protected: tuple[str, ...] = ()
+        if self.protect and workspace is not None:
+            from pytest_ooda.workspace import restore_protected
+
+            protected = restore_protected(workspace, source, self.protect)
         if self.status is not None and result.status != self.status:
             problems.append(f"expected status {self.status!r}, got {result.status!r}")
         ran = result.iterations
@@ -345,7 +371,7 @@ class Expect:
                     commands.append(outcome)
                     if outcome.problem:
                         problems.append(outcome.problem)
-        return Assessment(problems, tuple(commands))
+        return Assessment(problems, tuple(commands), protected)
 
     def to_yaml(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -370,6 +396,8 @@ class Expect:
             out["commands"] = [command.to_yaml() for command in self.commands]
         if self.judge is not None:
             out["judge"] = self.judge.to_yaml()
+        if self.protect:
+            out["protect"] = list(self.protect)
         if self.aggregate is not None:
             out.update(self.aggregate.to_yaml())
         return out
@@ -441,12 +469,19 @@ class Scenario:
         sandbox: SandboxRun | None = None,
         run_commands: bool = True,
         redact: Callable[[str], str] | None = None,
+        source: Path | None = None,
     ) -> Assessment:
-        """``expect.assess``: the problems and the verification commands' outcomes."""
+        """``expect.assess``: the problems, the verification commands' outcomes and the
+        protected paths the agent changed (put back from ``source`` first)."""
         if self.expect is None:
             return Assessment([], ())
         return self.expect.assess(
-            result, workspace, sandbox=sandbox, run_commands=run_commands, redact=redact
+            result,
+            workspace,
+            sandbox=sandbox,
+            run_commands=run_commands,
+            redact=redact,
+            source=source,
         )
 
     def to_yaml(self) -> dict[str, Any]:

@@ -80,6 +80,32 @@ def test_located_errors(tmp_path: Path, body: str, where: str, message: str) -> 
     assert_located(tmp_path, "procedure: b\n" + body, where, message)
 
 
+def test_protect_reads_paths_inside_the_workspace() -> None:
+    scenario = load_scenario_text(
+        "procedure: b\nexpect:\n  protect: [tests/, ./Makefile, tests, scripts/check.sh]\n"
+    )
+    assert scenario.expect is not None
+    assert scenario.expect.protect == ("tests", "Makefile", "scripts/check.sh")
+    assert scenario.expect.to_yaml()["protect"] == ["tests", "Makefile", "scripts/check.sh"]
+    one = load_scenario_text("procedure: b\nexpect: {protect: tests}\n").expect
+    assert one is not None
+    assert one.protect == ("tests",)
+
+
+@pytest.mark.parametrize(
+    ("body", "where", "message"),
+    [
+        ("expect: {protect: [/etc/passwd]}", "2:20", "expect.protect[0]: '/etc/passwd' is not"),
+        ("expect: {protect: [a, ../b]}", "2:23", "expect.protect[1]: '../b' leaves the workspace"),
+        ("expect: {protect: [.]}", "2:20", "expect.protect[0]: '.' is the whole workspace"),
+        ("expect: {protect: '~/x'}", "2:19", "expect.protect: '~/x' is not relative"),
+        ("expect: {protect: [1]}", "2:20", "expect.protect[0]: expected a string"),
+    ],
+)
+def test_protect_errors_are_located(tmp_path: Path, body: str, where: str, message: str) -> None:
+    assert_located(tmp_path, "procedure: b\n" + body, where, message)
+
+
 def test_unknown_key_suggests() -> None:
     with pytest.raises(ScenarioError) as info:
         load_scenario_text("procedure: b\nexpect:\n  statsu: success\n", path="s.yml")
