@@ -63,6 +63,8 @@ class SessionSettings:
 
     # -- live runs
     record_mode: RecordMode = RECORD_MODES[0]
+    #: ``--ooda-record-failures``: ``once`` and ``new`` record a failed run as well.
+    record_failures: bool = False
     #: ``--ooda-variant``: named settings every live scenario also runs under.
     variants: tuple[Variant, ...] = ()
     #: ``--ooda-repeat`` / ``ooda_repeat``; ``repeat_from_cli`` says whether it came

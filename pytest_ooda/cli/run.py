@@ -389,6 +389,7 @@ def _replay(args: argparse.Namespace, config: Config, stack: contextlib.ExitStac
             replay,
             workdir=workdir,
             files_dir=files,
+            source=source,
             max_iterations=max_iterations,
             unlimited=args.unlimited,
             context=context,

@@ -31,7 +31,7 @@ from pytest_ooda.evaluate.comparison import (
 from pytest_ooda.evaluate.html_report import ReportPage, render_html, report_files, report_pages
 from pytest_ooda.evaluate.index import ResultsIndex, unfinished
 from pytest_ooda.evaluate.log import ResultsLog, SessionStamp, session_stamp
-from pytest_ooda.evaluate.outcome import classify_outcome
+from pytest_ooda.evaluate.outcome import classify_outcome, failed_run
 from pytest_ooda.evaluate.reading import (
     RecordSource,
     Results,
@@ -112,6 +112,7 @@ __all__ = [
     "compare_table",
     "compare_variants",
     "drop_duplicates",
+    "failed_run",
     "fisher_exact",
     "fragment_hashes",
     "gate_lines",

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.scenario import Scenario
 
-__all__ = ["UNMET", "classify_outcome", "ended_because", "expected_status"]
+__all__ = ["UNMET", "classify_outcome", "ended_because", "expected_status", "failed_run"]
 
 #: Why a ``failure`` whose loop ended as expected failed: it missed a check of
 #: ``expect:`` (status, files, tools, commands, iterations, signals, the judge).
@@ -88,3 +88,16 @@ def ended_because(outcome: RunOutcome, status: str, declared: object) -> str | N
     if outcome == "success":
         return status if status != "success" else None
     return UNMET if status in ("success", expected_status(declared)) else status
+
+
+def failed_run(scenario: Scenario, status: str, outcome: RunOutcome | None = None) -> str | None:
+    """Why a run — or a recording, by its ``recorded:`` status — is a failed one, not
+    worth replaying: an infrastructure ``error``, or a loop status other than the
+    scenario expects (:func:`expected_status`). ``None`` for a run that ended as
+    expected (it may still have missed a check)."""
+    if outcome == "error":
+        return f"the run is an infrastructure error (it ended {status})"
+    wanted = expected_status(scenario.expect.status if scenario.expect is not None else None)
+    if status != wanted:
+        return f"the run ended {status}, not {wanted} as expected"
+    return None

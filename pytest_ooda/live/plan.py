@@ -129,6 +129,9 @@ class RunPlan(Portable):
     runs: int = 1
     nodeid: str = ""
     record_mode: RecordMode = "none"
+    #: ``--ooda-record-failures``: under ``once`` and ``new``, record a failed run (an
+    #: ``error``, or the wrong status) too.
+    record_failures: bool = False
     #: Where a recording goes (``None``: the scenario's own file).
     record_to: Path | None = None
     #: The scenario belongs to an installed package: never recorded.
@@ -312,6 +315,7 @@ def plan_run(
         runs=runs,
         nodeid=nodeid,
         record_mode=session.record_mode,
+        record_failures=session.record_failures,
         record_to=record_to,
         read_only=read_only,
         watch_workspace=workdir is None or session.record_mode != "none",

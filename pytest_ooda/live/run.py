@@ -37,6 +37,7 @@ from pytest_ooda.errors import (
     OodaWarning,
     RecordingWarning,
     SandboxError,
+    ScenarioWarning,
 )
 from pytest_ooda.live import isolation
 from pytest_ooda.live.plan import Portable
@@ -224,6 +225,7 @@ def _recorder(plan: RunPlan, workdir: Path, warnings: list[OodaWarning]) -> Reco
         path=plan.record_to,
         env=os.environ,
         redact=plan.config.redact,
+        record_failures=plan.record_failures,
     )
     if plan.run != 1 or not recorder.wanted(drifted=_drifted(plan, workdir)):
         return None
@@ -244,18 +246,30 @@ def _recording(
     plan: RunPlan,
     recorder: Recorder,
     result: LoopResult,
-    problems: tuple[str, ...],
+    verdict: tuple[tuple[str, ...], RunOutcome],
     judged: Judged | None,
     warnings: list[OodaWarning],
 ) -> tuple[Recording | None, str | None]:
-    """The recording to write, or why a wanted one is not made."""
+    """The recording to write, or why a wanted one is not made (a failed run the
+    record mode does not keep is said as a warning too: its item may pass or skip)."""
+    from pytest_ooda.evaluate import failed_run
     from pytest_ooda.scenario import redact_scenario
 
+    problems, outcome = verdict
     if judged is not None and judged.error is not None:
         return None, "the judge gave no usable answer"
+    failed = failed_run(plan.scenario, result.status, outcome)
     recorded = recorder.recording(
-        result, problems, judged=judged.recorded if judged is not None else None
+        result, problems, judged=judged.recorded if judged is not None else None, failed=failed
     )
+    if recorded is None and failed is not None and recorder.skipped_reason is not None:
+        path = plan.scenario.path
+        warnings.append(
+            RecordingWarning(
+                f"scenario {plan.label}: not recorded: {recorder.skipped_reason}",
+                file=str(path) if path is not None else None,
+            )
+        )
     if recorded is None or recorder.path is None:
         return None, recorder.skipped_reason
     warnings.extend(
@@ -393,8 +407,11 @@ def _run(
         sandbox=sandbox,
     )
     inputs = judge_inputs(plan.scenario, result, workdir)
-    # Their output is redacted whole.
-    assessment = plan.scenario.assess(result, workdir, sandbox=sandbox, redact=redactor)
+    # Protected paths are put back from the workspace's source first; the commands'
+    # output is redacted whole.
+    assessment = _scenario_to_assess(plan, warnings).assess(
+        result, workdir, sandbox=sandbox, redact=redactor, source=plan.workspace
+    )
     return _Ran(
         result=result,
         assessment=assessment,
@@ -405,6 +422,26 @@ def _run(
         started=started,
         queued=slot.waited if slot is not None else None,
     )
+
+
+def _scenario_to_assess(plan: RunPlan, warnings: list[OodaWarning]) -> Scenario:
+    """The scenario whose expectations the run is held to. A run in place (``ooda run``
+    in the user's own tree) has no source to put protected paths back from: its
+    ``expect.protect`` is left out, and a warning says so."""
+    from dataclasses import replace
+
+    scenario, expect = plan.scenario, plan.scenario.expect
+    if plan.workdir is None or expect is None or not expect.protect:
+        return scenario
+    warnings.append(
+        ScenarioWarning(
+            f"scenario {plan.label}: expect.protect ({', '.join(expect.protect)}) is not "
+            "applied: the run worked in the directory itself, so there is no copy to put "
+            "the protected paths back from (pytest -m live runs in a copy)",
+            file=str(scenario.path) if scenario.path is not None else None,
+        )
+    )
+    return replace(scenario, expect=replace(expect, protect=()))
 
 
 def _finish(
@@ -430,7 +467,7 @@ def _finish(
         for text in agent_warnings(result)
     )
     recording, not_recorded = (
-        _recording(plan, ran.recorder, result, problems, judged, warnings)
+        _recording(plan, ran.recorder, result, (problems, outcome), judged, warnings)
         if ran.recorder is not None
         else (None, None)
     )
@@ -443,6 +480,7 @@ def _finish(
         error_reason=reason,
         problems=problems,
         commands=ran.assessment.commands,
+        protected_changes=ran.assessment.protected_changes,
         changes=ran.watch.changes,
         judge=_judge_field(plan, grading, redactor) if grading is not None else None,
         sandbox=isolation.identity(ran.sandbox),

@@ -589,7 +589,7 @@ class ScenarioItem(OodaItem):
             )
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None
-        scenarios.present_replay(checked, self.scenario_path)
+        scenarios.present_replay(checked, self.scenario_path, self.live_nodeid)
 
 
 class LiveItem(ScenarioItem):

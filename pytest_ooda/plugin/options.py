@@ -179,6 +179,7 @@ def session_settings(
         show_ai_output=capture == "no",
         sandbox=_sandbox(values.get("sandbox"), labels["sandbox"]),
         record_mode=values.get("record_mode") or DEFAULT_RECORD_MODE,
+        record_failures=bool(values.get("record_failures")),
         variants=_variants(values.get("variant"), labels["variant"]),
         repeat=_repeat(values.get("repeat"), labels["repeat"]),
         repeat_from_cli=sources.get("repeat") == "cli",
@@ -445,9 +446,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "record_mode",
         "record live runs into scenario files: none (default), once (only scenarios "
-        "with no iterations), new (also drifted ones), all",
+        "with no iterations), new (also drifted ones), all; once and new skip a failed "
+        "run (an infrastructure error, or a status other than expect.status)",
         choices=RECORD_MODES,
         default=DEFAULT_RECORD_MODE,
+    ),
+    OptionSpec(
+        "record_failures",
+        "with --ooda-record-mode=once or new, record a failed run too (an infrastructure "
+        "error, or a status other than the scenario's expect.status)",
+        kind="bool",
+        default=False,
     ),
     OptionSpec(
         "drift",

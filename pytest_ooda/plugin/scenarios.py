@@ -41,13 +41,35 @@ def rerecord_hint(live_nodeid: Callable[[Scenario], str]) -> Callable[[Scenario]
     return hint
 
 
-def present_replay(checked: ReplayCheck, path: Path) -> None:
+def present_replay(
+    checked: ReplayCheck, path: Path, live_nodeid: Callable[[Scenario], str] | None = None
+) -> None:
     """A replay the library checked (:func:`pytest_ooda.scenario.check_replay`): its
-    warnings issued at the scenario file, ``ItemFailure`` when it missed expectations."""
+    warnings issued at the scenario file, ``ItemFailure`` when it missed expectations
+    — saying how to record it again when what it replays is a recorded failed run."""
     for warning in checked.warnings:
         _issue(warning, path)
     if checked.failure is not None:
-        raise ItemFailure(checked.failure)
+        hint = record_again(checked.scenario, live_nodeid) if live_nodeid is not None else None
+        raise ItemFailure(checked.failure + (f"\n\n{hint}" if hint else ""))
+
+
+def record_again(scenario: Scenario, live_nodeid: Callable[[Scenario], str]) -> str | None:
+    """For a scenario whose recording is a failed run (it ended otherwise than its
+    scenario expects): the command that records it again. ``once`` and ``new`` keep an
+    existing recording, so it is ``all``, for this scenario's live item alone."""
+    from pytest_ooda.evaluate import failed_run
+
+    recorded = scenario.recorded
+    why = failed_run(scenario, recorded.status) if recorded is not None else None
+    if why is None:
+        return None
+    why = why.replace("the run", "the recorded run", 1)
+    return (
+        f"  this scenario holds a recorded failed run ({why}); record it again with\n"
+        f"    pytest -m live --ooda-record-mode=all {shlex.quote(live_nodeid(scenario))}\n"
+        "  (once and new keep an existing recording; or set iterations: [] and record once)"
+    )
 
 
 # --------------------------------------------------------------------------- live

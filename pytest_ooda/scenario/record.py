@@ -135,8 +135,11 @@ class Recorder:
     failures)`` after the run writes the recording (redacted, atomically) and returns the
     path, or returns ``None`` and leaves the file alone when the run was interrupted or —
     for a scenario that already has a recording — failed its expectations. A failed run
-    never replaces a recording. ``rec.warnings`` lists file changes that could not be
-    recorded in full.
+    never replaces a recording. Under ``once`` and ``new`` a failed run is not the
+    first recording either: an ``error`` (the infrastructure's) or a run that ended
+    otherwise than ``expect.status`` says (:func:`failed_run`) is not written unless
+    ``record_failures``; ``all`` records every run. ``rec.warnings`` lists file changes
+    that could not be recorded in full.
     """
 
     def __init__(
@@ -147,10 +150,12 @@ class Recorder:
         path: str | Path | None = None,
         env: Mapping[str, str] | None = None,
         redact: RedactSettings | None = None,
+        record_failures: bool = False,
     ) -> None:
         needs_recording(mode, scenario)  # validates the mode
         self.scenario = scenario
         self.mode = mode
+        self.record_failures = record_failures
         self.path = Path(path) if path is not None else scenario.path
         self.env = env
         self.redact = redact
@@ -180,15 +185,23 @@ class Recorder:
         failures: Sequence[str] = (),
         *,
         judged: RecordedGrading | None = None,
+        failed: str | None = None,
     ) -> Scenario | None:
         """The scenario the run is recorded as, not written yet; ``None`` (and
-        ``skipped_reason``) when the run was interrupted or — for a scenario that already
-        has a recording — failed its expectations."""
+        ``skipped_reason``) when the run was interrupted, or — for a scenario that
+        already has a recording — failed its expectations, or is a ``failed`` run (why
+        it is) the mode does not record."""
         if result.status == "interrupted":
             self.skipped_reason = "the run was interrupted"
             return None
         if failures and self.scenario.iterations:
             self.skipped_reason = "the run failed its expectations; the existing recording is kept"
+            return None
+        if failed is not None and self.mode != "all" and not self.record_failures:
+            self.skipped_reason = (
+                f"{failed}: a recording of it would replay the failure "
+                "(--ooda-record-failures records failed runs, --ooda-record-mode=all every run)"
+            )
             return None
         files = self.changes.iterations if self.changes is not None else None
         self.skipped_reason = None
@@ -202,10 +215,11 @@ class Recorder:
         failures: Sequence[str] = (),
         *,
         judged: RecordedGrading | None = None,
+        failed: str | None = None,
     ) -> Path | None:
         """Write the run's :meth:`recording` (redacted, atomically); its path, or
         ``None`` when it is not recorded."""
-        recorded = self.recording(result, failures, judged=judged)
+        recorded = self.recording(result, failures, judged=judged, failed=failed)
         if recorded is None:
             return None
         return save_scenario(recorded, self.path, env=self.env, redact=self.redact)

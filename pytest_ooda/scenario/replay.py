@@ -52,6 +52,7 @@ def replay_scenario(
     sandbox: str | None = None,
     judge: JudgeContext | None = None,
     regrade: bool = False,
+    source: Path | None = None,
     **run_options: Any,
 ) -> Replayed:
     """Run ``scenario``'s procedure in ``workdir`` with its recorded outputs.
@@ -67,6 +68,8 @@ def replay_scenario(
     override of ``loop.sandbox`` > the scenario's > the procedure's > ``loop``), as a
     live run's would: a scenario file is code. ``sandbox`` is a kind named for the session
     (``--ooda-sandbox``), above them all. ``run_commands=False`` skips them.
+    ``expect.protect``'s paths are put back first as ``source`` (the scenario's
+    ``workspace:`` the copy was made from; ``None``: none) holds them, as on a live run.
     """
     from pytest_ooda.loop import run_procedure
 
@@ -99,7 +102,9 @@ def replay_scenario(
         judged = judge_replay(
             scenario, inputs, judge or JudgeContext(config=config), regrade=regrade
         )
-    problems = _assess(config, scenario, result, files_dir or workdir, run_commands, sandbox)
+    problems = _assess(
+        config, scenario, result, files_dir or workdir, (run_commands, sandbox), source
+    )
     if judged is not None:
         problems.extend(text for text in (judged.problem, judged.error) if text)
     drifts = tuple(check_drift(scenario, result, config, cwd=workdir)) if drift else ()
@@ -111,19 +116,21 @@ def _assess(
     scenario: Scenario,
     result: LoopResult,
     workspace: Path,
-    run_commands: bool,
-    cli: str | None,
+    commands: tuple[bool, str | None],
+    source: Path | None,
 ) -> list[str]:
-    """The replay's problems; a sandbox is started only for verification commands."""
+    """The replay's problems; a sandbox (``commands``: whether they run, the session's
+    kind) is started only for verification commands."""
+    run_commands, cli = commands
     expect = scenario.expect
     if not run_commands or expect is None or not expect.commands:
-        return scenario.assess(result, workspace, run_commands=False).problems
+        return scenario.assess(result, workspace, run_commands=False, source=source).problems
     from pytest_ooda.config import resolve_sandbox
     from pytest_ooda.sandbox import sandboxed
 
     spec, _ = resolve_sandbox(config, scenario.procedure, scenario.sandbox, cli=cli)
     with sandboxed(spec, workspace) as sandbox:
-        return scenario.assess(result, workspace, sandbox=sandbox).problems
+        return scenario.assess(result, workspace, sandbox=sandbox, source=source).problems
 
 
 def located_replay_error(

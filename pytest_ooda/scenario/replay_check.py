@@ -96,8 +96,9 @@ def check_replay(
 
                 workdir = copy_workspace(workspace, target)
                 replayed = _replayed(
-                    config, scenario, workdir, drift, judge, regrade, sandbox, run_commands
-                )
+                    config, scenario, workdir, drift, judge, regrade, sandbox, run_commands,
+                    source=workspace,
+                )  # fmt: skip
     except ReplayExhaustedError as error:
         return ReplayCheck(scenario, _exhausted(error, root), ())
     warnings: list[OodaWarning] = [
@@ -138,7 +139,10 @@ def _touches_files(scenario: Scenario) -> bool:
     return (
         scenario.workspace is not None
         or any(it.files for it in scenario.iterations)
-        or (scenario.expect is not None and bool(scenario.expect.files or scenario.expect.commands))
+        or (
+            scenario.expect is not None
+            and bool(scenario.expect.files or scenario.expect.commands or scenario.expect.protect)
+        )
         or bool(scenario.context)
     )
 
@@ -152,6 +156,8 @@ def _replayed(
     regrade: bool,
     sandbox: str | None = None,
     run_commands: bool = True,
+    *,
+    source: Path | None = None,
 ) -> Replayed:
     return replay_scenario(
         config,
@@ -165,6 +171,7 @@ def _replayed(
         run_commands=run_commands,
         judge=judge,
         regrade=regrade,
+        source=source,
     )
 
 
