@@ -337,6 +337,9 @@ class _Ran:
     sandbox: SandboxRun | None
     started: float
     queued: float | None
+    #: Why the run is an infrastructure ``error`` though its loop ran (a fresh sandbox
+    #: for the verification commands that did not start).
+    infra_error: str | None = None
 
 
 def run_live(
@@ -367,12 +370,15 @@ def run_live(
     warnings: list[OodaWarning] = []
     with contextlib.ExitStack() as stack:
         workdir = _workdir(plan, stack)
+        # The agent's sandbox on a stack of its own: expect.fresh_sandbox stops it early.
+        agent_box = stack.enter_context(contextlib.ExitStack())
         try:
-            sandbox = stack.enter_context(isolation.start(plan.settings.sandbox, workdir))
+            sandbox = agent_box.enter_context(isolation.start(plan.settings.sandbox, workdir))
         except SandboxError as error:
             # The infrastructure's fault: nothing about the prompt was measured.
             return _not_started(plan, head, error, workdir, redactor)
-        ran = _run(plan, stack, workdir, sandbox, redactor, warnings, on_event, handle_signals)
+        boxes = (agent_box, sandbox)
+        ran = _run(plan, stack, workdir, boxes, redactor, warnings, on_event, handle_signals)
     return _finish(plan, head, ran, redactor, warnings)
 
 
@@ -380,17 +386,20 @@ def _run(
     plan: RunPlan,
     stack: contextlib.ExitStack,
     workdir: Path,
-    sandbox: SandboxRun | None,
+    boxes: tuple[contextlib.ExitStack, SandboxRun | None],
     redactor: Redactor,
     warnings: list[OodaWarning],
     on_event: Callable[[LoopEvent], None] | None,
     handle_signals: bool,
 ) -> _Ran:
     """The loop, then the expectations: the judge's inputs are taken before the
-    verification commands run, which run where the agent ran."""
+    verification commands run, which run where the agent ran (``boxes``: the agent's
+    sandbox and the stack that stops it), or in a fresh sandbox
+    (``expect.fresh_sandbox``)."""
     from pytest_ooda.live.judging import judge_inputs
     from pytest_ooda.loop import run_loop
 
+    agent_box, sandbox = boxes
     recorder = _recorder(plan, workdir, warnings)
     if recorder is not None:
         recorder.sandbox = isolation.identity(sandbox)
@@ -407,10 +416,16 @@ def _run(
         sandbox=sandbox,
     )
     inputs = judge_inputs(plan.scenario, result, workdir)
+    checker, infra_error = _checker(plan, agent_box, stack, (sandbox, workdir), warnings)
     # Protected paths are put back from the workspace's source first; the commands'
     # output is redacted whole.
     assessment = _scenario_to_assess(plan, warnings).assess(
-        result, workdir, sandbox=sandbox, redact=redactor, source=plan.workspace
+        result,
+        workdir,
+        sandbox=checker,
+        run_commands=infra_error is None,
+        redact=redactor,
+        source=plan.workspace,
     )
     return _Ran(
         result=result,
@@ -421,7 +436,44 @@ def _run(
         sandbox=sandbox,
         started=started,
         queued=slot.waited if slot is not None else None,
+        infra_error=infra_error,
     )
+
+
+def _checker(
+    plan: RunPlan,
+    agent_box: contextlib.ExitStack,
+    stack: contextlib.ExitStack,
+    where: tuple[SandboxRun | None, Path],
+    warnings: list[OodaWarning],
+) -> tuple[SandboxRun | None, str | None]:
+    """Where the verification commands run: the agent's sandbox, or with
+    ``expect.fresh_sandbox`` a new one over the workspace once the agent's is stopped
+    (nothing the agent started, and nothing it left in its home or ``/tmp``, is there).
+    The second value is the infrastructure error of a fresh sandbox that did not start:
+    the commands do not run then, and the run is an ``error``."""
+    from pytest_ooda.backends import infra_reason
+
+    sandbox, workdir = where
+    expect = plan.scenario.expect
+    if expect is None or not expect.fresh_sandbox or not expect.commands:
+        return sandbox, None
+    if sandbox is None:
+        path = plan.scenario.path
+        warnings.append(
+            ScenarioWarning(
+                f"scenario {plan.label}: expect.fresh_sandbox has no effect: the run has no "
+                "sandbox, so the verification commands run on this machine as usual",
+                file=str(path) if path is not None else None,
+            )
+        )
+        return None, None
+    agent_box.close()
+    try:
+        return stack.enter_context(isolation.start(plan.settings.sandbox, workdir)), None
+    except SandboxError as error:
+        text = f"the fresh sandbox for the verification commands did not start: {error.message}"
+        return None, infra_reason("sandbox", text)
 
 
 def _scenario_to_assess(plan: RunPlan, warnings: list[OodaWarning]) -> Scenario:
@@ -460,7 +512,9 @@ def _finish(
     if judged is not None and judged.problem is not None:
         problems += (judged.problem,)
     judge_error = judged.error if judged is not None else None
-    outcome, reason = classify_outcome(plan.scenario, result, problems, judge_error=judge_error)
+    outcome, reason = classify_outcome(
+        plan.scenario, result, problems, judge_error=judge_error, infra_error=ran.infra_error
+    )
     path = plan.scenario.path
     warnings.extend(
         AgentWarning(f"scenario {plan.label}: {text}", file=str(path) if path else None)

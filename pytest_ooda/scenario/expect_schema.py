@@ -90,6 +90,12 @@ def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
     protect: tuple[str, ...] = ()
     if block.get("protect") is not None:
         protect = _protect(check, *check.get(block, "protect"))
+    fresh = False
+    if block.get("fresh_sandbox") is not None:
+        flag, flag_mark = check.get(block, "fresh_sandbox")
+        if not isinstance(flag, bool):
+            raise check.fail("expect.fresh_sandbox: expected true or false", flag_mark)
+        fresh = flag
     return Expect(
         status,
         exact,
@@ -102,6 +108,7 @@ def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
         judge=judge,
         aggregate=_aggregate(check, block),
         protect=protect,
+        fresh_sandbox=fresh,
     )
 
 

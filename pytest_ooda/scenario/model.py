@@ -59,6 +59,7 @@ _EXPECT_KEYS = (
     "commands",
     "judge",
     "protect",
+    "fresh_sandbox",
 )
 _TOOLS_KEYS = ("called", "not_called", "bash_matches", "max_calls")
 _COMMAND_KEYS = ("run", "exit_code", "timeout", "output_contains")
@@ -308,6 +309,10 @@ class Expect:
     #: source holds them before the files are checked and the commands run, so the
     #: agent's edits to them (a test rewritten to pass) cannot decide the verdict.
     protect: tuple[str, ...] = ()
+    #: ``fresh_sandbox:``: a live run's verification commands run in a new sandbox
+    #: over the workspace, not the agent's (whose processes, home and ``/tmp`` the
+    #: agent could have prepared).
+    fresh_sandbox: bool = False
 
     def check(
         self, result: LoopResult, workspace: Path | None = None, *, source: Path | None = None
@@ -398,6 +403,8 @@ class Expect:
             out["judge"] = self.judge.to_yaml()
         if self.protect:
             out["protect"] = list(self.protect)
+        if self.fresh_sandbox:
+            out["fresh_sandbox"] = True
         if self.aggregate is not None:
             out.update(self.aggregate.to_yaml())
         return out

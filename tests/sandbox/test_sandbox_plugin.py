@@ -156,3 +156,40 @@ def test_an_unusable_sandbox_fails_every_live_item_before_any_agent_starts(
     assert "nothing was run" in output
     assert "Traceback" not in output
     assert not marker.exists()
+
+
+def test_fresh_sandbox_runs_the_verification_commands_in_a_new_sandbox(
+    project: Project, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    _install_plugin(tmp_path / "site", monkeypatch)
+    log = tmp_path / "sandbox.log"
+    monkeypatch.setenv("DEMO_SANDBOX_LOG", str(log))
+    config = project.path / "ooda-config.yml"
+    config.write_text(
+        config.read_text().replace(
+            "procedures:", "loop:\n  sandbox: {kind: demo, tag: t1}\nprocedures:", 1
+        )
+    )
+    project.write("agent.py", AGENT)
+    project.scenario(
+        "made",
+        "procedure: greet\nexpect:\n  status: success\n  fresh_sandbox: true\n  commands:\n"
+        "    - run: cat made.txt\n      output_contains: made by the agent\niterations: []\n",
+    )
+    result = project.run(
+        "-m", "live", "--ooda-ai-cmd", f"{sys.executable} {project.path / 'agent.py'}"
+    )
+    result.assert_outcomes(passed=1, deselected=7)
+    # The agent's sandbox is stopped before the verification command starts, in a new
+    # one over the same workspace; the record names the agent's.
+    assert log.read_text().splitlines() == [
+        "start workspace",
+        f"exec t1 {sys.executable}",
+        "stop",
+        "start workspace",
+        "exec t1 /bin/sh",
+        "stop",
+    ]
+    [results] = (project.path / ".ooda/results").glob("*.jsonl")
+    [record] = [json.loads(line) for line in results.read_text().splitlines()]
+    assert record["sandbox"]["kind"] == "demo"

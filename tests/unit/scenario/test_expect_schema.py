@@ -87,9 +87,10 @@ def test_protect_reads_paths_inside_the_workspace() -> None:
     assert scenario.expect is not None
     assert scenario.expect.protect == ("tests", "Makefile", "scripts/check.sh")
     assert scenario.expect.to_yaml()["protect"] == ["tests", "Makefile", "scripts/check.sh"]
-    one = load_scenario_text("procedure: b\nexpect: {protect: tests}\n").expect
+    one = load_scenario_text("procedure: b\nexpect: {protect: tests, fresh_sandbox: true}\n").expect
     assert one is not None
-    assert one.protect == ("tests",)
+    assert (one.protect, one.fresh_sandbox) == (("tests",), True)
+    assert one.to_yaml() == {"protect": ["tests"], "fresh_sandbox": True}
 
 
 @pytest.mark.parametrize(
@@ -100,6 +101,7 @@ def test_protect_reads_paths_inside_the_workspace() -> None:
         ("expect: {protect: [.]}", "2:20", "expect.protect[0]: '.' is the whole workspace"),
         ("expect: {protect: '~/x'}", "2:19", "expect.protect: '~/x' is not relative"),
         ("expect: {protect: [1]}", "2:20", "expect.protect[0]: expected a string"),
+        ("expect: {fresh_sandbox: yes please}", "2:25", "expect.fresh_sandbox: expected true"),
     ],
 )
 def test_protect_errors_are_located(tmp_path: Path, body: str, where: str, message: str) -> None:
