@@ -154,6 +154,12 @@ class SandboxError(OodaError):
     run starts, naming what to do."""
 
 
+class ExecutorError(OodaError):
+    """Live runs cannot go to the engine named by ``--ooda-executor``: an unknown
+    engine, its extra not installed, or its cluster not reachable. Raised before any run
+    starts, naming the extra to install or the address tried."""
+
+
 class NoAICommandError(ConfigError):
     """A run needs an AI command or API and none is configured."""
 

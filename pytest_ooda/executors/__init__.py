@@ -1,0 +1,59 @@
+"""Live runs on a distributed engine (``--ooda-executor=ENGINE:ADDRESS``), without pytest:
+the :class:`Engine` interface and the ledger its tasks share (``base``), the engines
+that can be named, built in (``dask_engine``, ``ray_engine``) or from the
+``pytest_ooda.executors`` entry-point group (``registry``), the project source shipped
+to the workers once per session (``source``), the controller's window of submitted runs
+(``dispatch``) and the function a worker runs (``worker``). See docs/scale-out.md."""
+
+from __future__ import annotations
+
+from pytest_ooda.executors.base import (
+    Engine,
+    Ledger,
+    NotRun,
+    Raised,
+    Ran,
+    TaskFailed,
+    WorkerLost,
+)
+from pytest_ooda.executors.dispatch import Dispatcher, Settled
+from pytest_ooda.executors.registry import (
+    ENTRY_POINT_GROUP,
+    LOCAL,
+    ExecutorSpec,
+    engines,
+    open_engine,
+    parse_executor,
+)
+from pytest_ooda.executors.source import (
+    MAX_SOURCE_BYTES,
+    Source,
+    cache_dir,
+    pack_source,
+    rebase,
+    unpack_source,
+)
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "LOCAL",
+    "MAX_SOURCE_BYTES",
+    "Dispatcher",
+    "Engine",
+    "ExecutorSpec",
+    "Ledger",
+    "NotRun",
+    "Raised",
+    "Ran",
+    "Settled",
+    "Source",
+    "TaskFailed",
+    "WorkerLost",
+    "cache_dir",
+    "engines",
+    "open_engine",
+    "pack_source",
+    "parse_executor",
+    "rebase",
+    "unpack_source",
+]

@@ -1,0 +1,34 @@
+"""Fixtures of the scale-out tests: a real cluster per test module (a Dask scheduler
+with two workers; a two-node Ray cluster in a loopback-only network namespace), started
+once per module and stopped by process id."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from .clusters import DaskCluster, RayCluster
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+
+@pytest.fixture(scope="module")
+def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskCluster]:
+    pytest.importorskip("distributed")
+    cluster = DaskCluster(tmp_path_factory.mktemp("dask"), workers=2, threads=2)
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture(scope="module")
+def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster]:
+    pytest.importorskip("ray")
+    cluster = RayCluster(tmp_path_factory.mktemp("ray"), cpus=2)
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
