@@ -21,6 +21,7 @@ begun finishes and settles as usual.
 from __future__ import annotations
 
 import collections
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -45,6 +46,8 @@ class _Job:
     attempts: int = 0
     lost: list[str] = field(default_factory=list)
     ticket: str = ""
+    #: When its first attempt was submitted.
+    started: float | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,8 @@ class Settled:
     lost: tuple[str, ...] = ()
     cancelled: bool = False
     failed: str | None = None
+    #: When its first attempt went to the cluster (``None``: it never did).
+    started: float | None = None
 
     @property
     def ran(self) -> bool:
@@ -134,6 +139,8 @@ class Dispatcher:
         while self._queue and len(self._running) < self.window:
             job = self._queue.popleft()
             job.attempts += 1
+            if job.started is None:
+                job.started = time.time()
             job.ticket = f"{job.run_id}-{job.attempts}"
             key = f"ooda-{self.session}-{job.ticket}"
             task = self.engine.submit(
@@ -149,12 +156,24 @@ class Dispatcher:
             self._lost(job, str(lost))
             return
         except TaskFailed as failed:
-            self._settle(Settled(job.run_id, lost=tuple(job.lost), failed=str(failed)))
+            self._settle(
+                Settled(job.run_id, lost=tuple(job.lost), failed=str(failed), started=job.started)
+            )
             return
         if isinstance(answer, Ran):
-            self._settle(Settled(job.run_id, answer.value, answer.where, lost=tuple(job.lost)))
+            self._settle(
+                Settled(
+                    job.run_id,
+                    answer.value,
+                    answer.where,
+                    lost=tuple(job.lost),
+                    started=job.started,
+                )
+            )
         elif isinstance(answer, Raised):
-            self._settle(Settled(job.run_id, where=answer.where, error=answer.error))
+            self._settle(
+                Settled(job.run_id, where=answer.where, error=answer.error, started=job.started)
+            )
         elif isinstance(answer, NotRun) and answer.cancelled:
             self._settle(Settled(job.run_id, lost=tuple(job.lost), cancelled=True))
         elif isinstance(answer, NotRun):
@@ -169,7 +188,7 @@ class Dispatcher:
             # First in line again: it was next before.
             self._queue.appendleft(job)
         else:
-            self._settle(Settled(job.run_id, lost=tuple(job.lost)))
+            self._settle(Settled(job.run_id, lost=tuple(job.lost), started=job.started))
 
     def _settle(self, settled: Settled) -> None:
         if settled.run_id in self._settled:

@@ -4,9 +4,11 @@ once per module and stopped by process id."""
 
 from __future__ import annotations
 
+from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
 import pytest
+from external_tools import require
 
 from .clusters import DaskCluster, RayCluster
 
@@ -16,7 +18,7 @@ if TYPE_CHECKING:
 
 @pytest.fixture(scope="module")
 def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskCluster]:
-    pytest.importorskip("distributed")
+    require(find_spec("distributed") is not None, "Dask", "pip install 'pytest-ooda[dask]'")
     cluster = DaskCluster(tmp_path_factory.mktemp("dask"), workers=2, threads=2)
     try:
         yield cluster.start()
@@ -26,7 +28,7 @@ def dask_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DaskClust
 
 @pytest.fixture(scope="module")
 def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster]:
-    pytest.importorskip("ray")
+    require(find_spec("ray") is not None, "Ray", "pip install 'pytest-ooda[ray]'")
     cluster = RayCluster(tmp_path_factory.mktemp("ray"), cpus=2)
     try:
         yield cluster.start()
