@@ -22,6 +22,7 @@ from pytest_ooda.executors.registry import (
     LOCAL,
     ExecutorSpec,
     engines,
+    make_engine,
     open_engine,
     parse_executor,
 )
@@ -51,6 +52,7 @@ __all__ = [
     "WorkerLost",
     "cache_dir",
     "engines",
+    "make_engine",
     "open_engine",
     "pack_source",
     "parse_executor",

@@ -3,15 +3,17 @@
 once.
 
 Every run is added up front (:meth:`Dispatcher.add`), in the order the session will ask
-for them, and submitted as the window allows: at most ``window`` attempts are on the
-cluster at once (by default twice its slots, so no worker waits for the controller), the
-rest wait here, where cancelling them costs nothing. Each submission is one attempt,
-keyed by the run's id and its attempt number. Whoever waits (:meth:`Dispatcher.settle`)
-pumps: tops the window up, takes finished attempts, and settles their runs. An attempt
-whose worker was lost goes back to the front of the queue while the run has retries
-left, else the run settles as lost; a run settles exactly once, so no run is lost or
-counted twice. ``on_settled`` hears of each run as it settles, in whatever order they
-finish: the session writes its record then, not when its test item comes up.
+for them, as a key and a function that makes its payload: a run is planned only when the
+window takes it, so a session of 10,000 runs holds a window's worth of plans, not
+10,000. At most ``window`` attempts are on the cluster at once (by default twice its
+slots, so no worker waits for the controller); the rest wait here, where cancelling
+them costs nothing. Each submission is one attempt, its ticket the run's key and
+attempt number. Whoever waits (:meth:`Dispatcher.settle`) pumps: tops the window up,
+takes finished attempts, and settles their runs. An attempt whose worker was lost goes
+back to the front of the queue while the run has retries left, else the run settles as
+lost; a run settles exactly once, so no run is lost or counted twice. ``on_settled``
+hears of each run as it settles, in whatever order they finish: a session writes its
+record then, not when its test item comes up.
 
 Cancelling (early stopping) takes a run out of the queue, or withdraws a submitted
 attempt that has not begun (the engine's ledger decides atomically); a run that has
@@ -22,7 +24,7 @@ from __future__ import annotations
 
 import collections
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.executors.base import NotRun, Raised, Ran, TaskFailed, WorkerLost
@@ -37,33 +39,42 @@ __all__ = ["Dispatcher", "Settled"]
 #: How long one wait for finished attempts lasts before the window is looked at again.
 _WAIT = 1.0
 
+#: What a run's maker returns: the payload the worker function runs and how many more
+#: attempts a lost worker allows; ``None``: the run is not to be made after all.
+Made = tuple[Any, int] | None
+
 
 @dataclass(eq=False)
 class _Job:
-    run_id: str
-    payload: Any
-    retries: int
+    key: str
+    make: Callable[[], Made] | None
+    payload: Any = None
+    retries: int = 0
     attempts: int = 0
     lost: list[str] = field(default_factory=list)
     ticket: str = ""
     #: When its first attempt was submitted.
     started: float | None = None
+    #: Waiting here (in the queue), not on the cluster.
+    queued: bool = True
 
 
 @dataclass(frozen=True)
 class Settled:
-    """How a run ended on the cluster: ``value`` is what the worker function made (on
-    worker ``where``); ``error`` what it raised, to raise again here; ``lost`` why each
-    lost attempt was lost (every attempt, when the run never ran); ``cancelled``: it
-    was cancelled before it began; ``failed``: the task broke (the worker's traceback)."""
+    """How a run ended: ``value`` is what the worker function made (on worker
+    ``where``); ``error`` what it raised, to raise again here; ``lost`` why each lost
+    attempt was lost (every attempt, when the run never ran); ``cancelled``: it was
+    cancelled before it began; ``failed``: the task broke (the worker's traceback);
+    ``dropped``: its maker said not to make it."""
 
-    run_id: str
+    key: str
     value: Any = None
     where: str | None = None
     error: Exception | None = None
     lost: tuple[str, ...] = ()
     cancelled: bool = False
     failed: str | None = None
+    dropped: bool = False
     #: When its first attempt went to the cluster (``None``: it never did).
     started: float | None = None
 
@@ -99,31 +110,38 @@ class Dispatcher:
 
     # ------------------------------------------------------------------ adding
 
-    def ship(self, data: bytes) -> None:
+    def ship(self, data: Any) -> None:
         """Put what every task receives (the packed source) on the cluster, once."""
         self.shared = self.engine.share(data)
 
-    def add(self, run_id: str, payload: Any, *, retries: int = 0) -> None:
-        """Queue run ``run_id`` (``payload``: what the worker function runs), with
-        ``retries`` more attempts after a lost worker. A run id added twice is one run."""
-        if run_id in self._jobs:
+    def add(self, key: str, make: Callable[[], Made]) -> None:
+        """Queue run ``key``; ``make`` is called when the window takes it. A key added
+        twice is one run."""
+        if key in self._jobs:
             return
-        job = _Job(run_id, payload, retries)
-        self._jobs[run_id] = job
+        job = _Job(key, make)
+        self._jobs[key] = job
         self._queue.append(job)
 
-    def __contains__(self, run_id: str) -> bool:
-        return run_id in self._jobs
+    def __contains__(self, key: str) -> bool:
+        return key in self._jobs
 
     # ------------------------------------------------------------------ waiting
 
-    def settle(self, run_id: str) -> Settled:
-        """Wait for run ``run_id`` to settle (pumping: others settle meanwhile)."""
-        if run_id not in self._jobs:
-            raise KeyError(run_id)
-        while run_id not in self._settled:
+    def settle(self, key: str) -> Settled:
+        """Wait for run ``key`` to settle (pumping: others settle meanwhile). Its value
+        is handed over once: the dispatcher keeps only how it ended."""
+        if key not in self._jobs:
+            raise KeyError(key)
+        while key not in self._settled:
             self.pump(_WAIT)
-        return self._settled[run_id]
+        settled = self._settled[key]
+        if settled.value is not None:
+            self._settled[key] = replace(settled, value=None)
+        return settled
+
+    def is_settled(self, key: str) -> bool:
+        return key in self._settled
 
     def pump(self, timeout: float) -> None:
         """Top the window up, then take what finished within ``timeout`` seconds."""
@@ -138,10 +156,19 @@ class Dispatcher:
     def _top_up(self) -> None:
         while self._queue and len(self._running) < self.window:
             job = self._queue.popleft()
+            if job.key in self._settled:
+                continue  # cancelled while it waited here
+            job.queued = False
+            if job.make is not None:
+                made, job.make = job.make(), None
+                if made is None:
+                    self._settle(job, Settled(job.key, dropped=True))
+                    continue
+                job.payload, job.retries = made
             job.attempts += 1
             if job.started is None:
                 job.started = time.time()
-            job.ticket = f"{job.run_id}-{job.attempts}"
+            job.ticket = f"{job.key}-{job.attempts}"
             key = f"ooda-{self.session}-{job.ticket}"
             task = self.engine.submit(
                 key, self.function, job.ticket, job.payload, self.shared, self._ledger
@@ -156,69 +183,63 @@ class Dispatcher:
             self._lost(job, str(lost))
             return
         except TaskFailed as failed:
-            self._settle(
-                Settled(job.run_id, lost=tuple(job.lost), failed=str(failed), started=job.started)
-            )
+            self._settle(job, self._ended(job, failed=str(failed)))
             return
         if isinstance(answer, Ran):
-            self._settle(
-                Settled(
-                    job.run_id,
-                    answer.value,
-                    answer.where,
-                    lost=tuple(job.lost),
-                    started=job.started,
-                )
-            )
+            self._settle(job, self._ended(job, value=answer.value, where=answer.where))
         elif isinstance(answer, Raised):
-            self._settle(
-                Settled(job.run_id, where=answer.where, error=answer.error, started=job.started)
-            )
+            self._settle(job, self._ended(job, where=answer.where, error=answer.error))
         elif isinstance(answer, NotRun) and answer.cancelled:
-            self._settle(Settled(job.run_id, lost=tuple(job.lost), cancelled=True))
+            self._settle(job, self._ended(job, cancelled=True))
         elif isinstance(answer, NotRun):
             self._lost(job, answer.reason)
         else:
-            self._settle(Settled(job.run_id, failed=f"the worker answered {type(answer).__name__}"))
+            failed = f"the worker answered {type(answer).__name__}"
+            self._settle(job, self._ended(job, failed=failed))
+
+    @staticmethod
+    def _ended(job: _Job, **how: Any) -> Settled:
+        return Settled(job.key, lost=tuple(job.lost), started=job.started, **how)
 
     def _lost(self, job: _Job, reason: str) -> None:
         self.engine.forget(job.ticket)
         job.lost.append(reason)
         if job.attempts <= job.retries:
             # First in line again: it was next before.
+            job.queued = True
             self._queue.appendleft(job)
         else:
-            self._settle(Settled(job.run_id, lost=tuple(job.lost), started=job.started))
+            self._settle(job, self._ended(job))
 
-    def _settle(self, settled: Settled) -> None:
-        if settled.run_id in self._settled:
+    def _settle(self, job: _Job, settled: Settled) -> None:
+        if settled.key in self._settled:
             return
-        self._settled[settled.run_id] = settled
+        job.payload = None  # not needed again: a settled run is not retried
+        self._settled[settled.key] = settled
         if self.on_settled is not None:
             self.on_settled(settled)
 
     # ------------------------------------------------------------------ cancelling
 
-    def cancel(self, run_id: str) -> bool:
-        """Make sure run ``run_id`` never begins: ``True`` when it had not (it settles as
+    def cancel(self, key: str) -> bool:
+        """Make sure run ``key`` never begins: ``True`` when it had not (it settles as
         cancelled), ``False`` when it has begun or settled already."""
-        job = self._jobs.get(run_id)
-        if job is None or run_id in self._settled:
+        job = self._jobs.get(key)
+        if job is None or key in self._settled:
             return False
-        if any(queued is job for queued in self._queue):
-            self._queue.remove(job)
-        else:
+        if not job.queued:
             task = next((task for task, held in self._running.items() if held is job), None)
             if task is None or not self.engine.withdraw(job.ticket):
                 return False
             del self._running[task]
             self.engine.cancel(task)
-        self._settle(Settled(run_id, lost=tuple(job.lost), cancelled=True))
+        # A queued one is passed over when the window reaches it.
+        self._settle(job, self._ended(job, cancelled=True))
         return True
 
     def pending(self) -> list[str]:
         """The runs not settled yet, in the order they were added."""
-        return [run_id for run_id in self._jobs if run_id not in self._settled]
+        return [key for key in self._jobs if key not in self._settled]
 
     def close(self) -> None:
         """Stop: nothing more is submitted, what is on the cluster is withdrawn and

@@ -24,7 +24,15 @@ from pytest_ooda.executors.base import Engine
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-__all__ = ["ENTRY_POINT_GROUP", "LOCAL", "ExecutorSpec", "engines", "open_engine", "parse_executor"]
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "LOCAL",
+    "ExecutorSpec",
+    "engines",
+    "make_engine",
+    "open_engine",
+    "parse_executor",
+]
 
 #: The entry-point group an out-of-tree engine registers under (name = the engine).
 ENTRY_POINT_GROUP = "pytest_ooda.executors"
@@ -112,10 +120,9 @@ def _factory(engine: str) -> tuple[Callable[[str], Engine], str | None]:
     return loaded, None
 
 
-def open_engine(spec: ExecutorSpec, session: str) -> Engine:
-    """The engine ``spec`` names, connected to its cluster for session ``session``:
-    ``ExecutorError`` when its extra is not installed (naming it) or its cluster cannot
-    be reached (naming the address), before any run."""
+def make_engine(spec: ExecutorSpec) -> Engine:
+    """The engine ``spec`` names, not connected yet: ``ExecutorError`` naming the extra
+    to install when its library is missing."""
     factory, extra = _factory(spec.engine)
     try:
         engine = factory(spec.address)
@@ -131,5 +138,13 @@ def open_engine(spec: ExecutorSpec, session: str) -> Engine:
             f"engine {spec.engine!r} made a {type(engine).__name__}, "
             "not a pytest_ooda.executors.Engine"
         )
+    return engine
+
+
+def open_engine(spec: ExecutorSpec, session: str) -> Engine:
+    """The engine ``spec`` names, connected to its cluster for session ``session``:
+    ``ExecutorError`` when its extra is not installed (naming it) or its cluster cannot
+    be reached (naming the address), before any run."""
+    engine = make_engine(spec)
     engine.connect(session)
     return engine

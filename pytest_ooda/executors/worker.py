@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pytest_ooda.executors.source import Source
     from pytest_ooda.live import LiveRun, RunPlan
 
-__all__ = ["Job", "Held", "lost_run", "run_attempt"]
+__all__ = ["Held", "Job", "lost_run", "run_attempt"]
 
 
 @dataclass(frozen=True)

@@ -44,6 +44,10 @@ def dispatch(
         dispatcher.close()
 
 
+def _made(seconds: float, retries: int = 0) -> Callable[[], tuple[float, int]]:
+    return lambda: (seconds, retries)
+
+
 def _peak(spans: list[tuple[float, float]]) -> int:
     events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
     level = peak = 0
@@ -59,10 +63,10 @@ def test_every_run_settles_once_on_both_workers(
     heard: list[Settled] = []
     dispatcher = dispatch(toys.sleep, on_settled=heard.append)
     for index in range(8):
-        dispatcher.add(f"run{index}", 0.3)
-    dispatcher.add("run0", 0.3)  # the same run id again: one run
+        dispatcher.add(f"run{index}", _made(0.3))
+    dispatcher.add("run0", _made(0.3))  # the same key again: one run
     settled = [dispatcher.settle(f"run{index}") for index in range(8)]
-    assert sorted(item.run_id for item in heard) == sorted(f"run{i}" for i in range(8))
+    assert sorted(item.key for item in heard) == sorted(f"run{i}" for i in range(8))
     assert all(item.ran and not item.lost for item in settled)
     assert {item.where for item in settled} == {
         f"dask:{address}" for address in dask_cluster.worker_addresses()
@@ -81,7 +85,7 @@ def test_a_killed_worker_loses_nothing_and_duplicates_nothing(
     dask_cluster.wait_for(3)
     dispatcher = dispatch(toys.sleep)
     for index in range(10):
-        dispatcher.add(f"run{index}", 1.5, retries=1)
+        dispatcher.add(f"run{index}", _made(1.5, 1))
     dispatcher.pump(0.5)
     time.sleep(0.5)  # every worker is running some
     dask_cluster.kill_worker(spare)
@@ -101,7 +105,7 @@ def test_without_retries_a_lost_run_settles_as_lost(
     dask_cluster.wait_for(3)
     dispatcher = dispatch(toys.sleep, window=6)
     for index in range(6):
-        dispatcher.add(f"run{index}", 2.0, retries=0)
+        dispatcher.add(f"run{index}", _made(2.0, 0))
     dispatcher.pump(0.5)
     time.sleep(0.5)
     dask_cluster.kill_worker(spare)
@@ -117,11 +121,14 @@ def test_cancelling_stops_only_runs_that_have_not_begun(
     # A window of 6 on 4 slots: 4 begin, 2 wait on the cluster, 2 wait here.
     dispatcher = dispatch(toys.sleep, window=6)
     for index in range(8):
-        dispatcher.add(f"run{index}", 2.0)
+        dispatcher.add(f"run{index}", _made(2.0))
     dispatcher.pump(0.1)
     time.sleep(1.0)
     cancelled = {f"run{index}" for index in range(8) if dispatcher.cancel(f"run{index}")}
+    dispatcher.add("late", _made(0.1))
+    assert dispatcher.settle("late").ran  # the window passes over the cancelled ones
     settled = {f"run{index}": dispatcher.settle(f"run{index}") for index in range(8)}
+    assert dispatcher.submitted == 6 + 1
     began = {run_id for run_id, item in settled.items() if item.ran}
     assert len(began) == 4
     assert cancelled == set(settled) - began
@@ -131,7 +138,7 @@ def test_cancelling_stops_only_runs_that_have_not_begun(
 def test_the_cap_holds_across_the_cluster(dispatch: Callable[..., Dispatcher]) -> None:
     dispatcher = dispatch(toys.capped)
     for index in range(6):
-        dispatcher.add(f"run{index}", 0.5)
+        dispatcher.add(f"run{index}", _made(0.5))
     settled = [dispatcher.settle(f"run{index}") for index in range(6)]
     spans = [(item.value[1], item.value[2]) for item in settled]
     assert _peak(spans) == 2
@@ -142,9 +149,30 @@ def test_a_function_that_raises_settles_as_failed_with_its_traceback(
     dispatch: Callable[..., Dispatcher],
 ) -> None:
     dispatcher = dispatch(toys.fails)
-    dispatcher.add("run", 0.0, retries=3)
+    dispatcher.add("run", _made(0.0, 3))
     settled = dispatcher.settle("run")
     assert settled.failed is not None
     assert "a bug on the worker" in settled.failed
     assert "toys.py" in settled.failed
     assert dispatcher.submitted == 1  # a bug is not retried
+
+
+def test_a_run_is_made_when_the_window_takes_it(dispatch: Callable[..., Dispatcher]) -> None:
+    made: list[str] = []
+
+    def maker(key: str) -> Callable[[], tuple[float, int] | None]:
+        def make() -> tuple[float, int] | None:
+            made.append(key)
+            return None if key == "skip" else (0.2, 0)
+
+        return make
+
+    dispatcher = dispatch(toys.sleep, window=2)
+    for key in ("a", "skip", "b", "c", "d"):
+        dispatcher.add(key, maker(key))
+    assert made == []
+    assert dispatcher.settle("a").ran
+    assert dispatcher.settle("skip").dropped
+    assert "d" not in made or made.index("d") > made.index("b")
+    assert all(dispatcher.settle(key).ran for key in ("b", "c", "d"))
+    assert made == ["a", "skip", "b", "c", "d"]

@@ -1,0 +1,216 @@
+"""Live runs on a cluster (``--ooda-executor=ENGINE:ADDRESS``): the pytest session is the
+controller, and the only writer of the results log and the recordings.
+
+:func:`configure` reads the option before any test runs: an unknown engine, an engine
+whose extra is not installed, or ``-n`` (xdist: the session must be one process) is a
+usage error. :class:`ClusterRuns` then, once the items are collected and selected,
+connects to the cluster (unreachable: a usage error, nothing run), ships the project
+once, plans every live item and submits the runs (:class:`pytest_ooda.executors.Dispatcher`)
+except those ``--ooda-resume`` keeps. Each ``live[s#k]`` item waits for its own run
+(:meth:`ClusterRuns.wait`) and reports it as a local run reports: its verdict, its
+warnings, the gates. A run's record and recording are written as soon as the run
+settles, whichever item is running then, so an interrupted session keeps every finished
+run; and once a scenario's gate is settled, its runs that have not begun are cancelled.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from typing import TYPE_CHECKING
+
+import pytest
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pytest_ooda.executors import Dispatcher, Engine, Settled
+    from pytest_ooda.live import LiveRun, RunPlan
+    from pytest_ooda.plugin.measure import LiveRuns
+    from pytest_ooda.plugin.pacing import LiveItem
+
+#: The session's cluster runs, when ``--ooda-executor`` names an engine.
+CLUSTER = pytest.StashKey["ClusterRuns"]()
+#: A live item's plan, made when the runs were submitted.
+PLANNED = pytest.StashKey["RunPlan"]()
+
+
+def configure(config: pytest.Config, value: str, label: str) -> None:
+    """Read ``--ooda-executor`` (``label``: how messages name it); under an engine,
+    register the session's :class:`ClusterRuns`."""
+    from pytest_ooda.errors import ExecutorError
+    from pytest_ooda.executors import make_engine, parse_executor
+
+    try:
+        spec = parse_executor(value)
+    except ExecutorError as error:
+        raise pytest.UsageError(f"{label}: {error}") from None
+    if spec.local or hasattr(config, "workerinput"):
+        return
+    if _xdist(config):
+        raise pytest.UsageError(
+            f"{label}={spec}: live runs go to the cluster, and this pytest session is their "
+            "one controller: drop -n/--dist (pytest-xdist); the cluster's workers run the "
+            "runs in parallel"
+        )
+    try:
+        engine = make_engine(spec)
+    except ExecutorError as error:
+        raise pytest.UsageError(error.format()) from None
+    runs = ClusterRuns(config, engine)
+    config.stash[CLUSTER] = runs
+    config.pluginmanager.register(runs, "ooda-cluster")
+
+
+def _xdist(config: pytest.Config) -> bool:
+    numprocesses = config.getoption("numprocesses", None)
+    dist = config.getoption("dist", "no")
+    return bool(numprocesses) or (dist is not None and dist != "no")
+
+
+class ClusterRuns:
+    """The controller's side of a distributed session (see the module's docstring)."""
+
+    def __init__(self, config: pytest.Config, engine: Engine) -> None:
+        self.config = config
+        self.engine = engine
+        self.dispatcher: Dispatcher | None = None
+        self.plans: dict[str, RunPlan] = {}
+        #: The run id of each submitted item, by node id.
+        self.run_ids: dict[str, str] = {}
+        #: Settled runs, by run id: what the run made and the file it was recorded to.
+        self.done: dict[str, tuple[LiveRun, Path | None]] = {}
+
+    # ------------------------------------------------------------------ submitting
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        from pytest_ooda.plugin.nodes import LiveItem
+
+        live = [item for item in session.items if isinstance(item, LiveItem)]
+        if not live:
+            return
+        self.dispatcher = self._connect()
+        from pytest_ooda.executors.worker import Job
+        from pytest_ooda.fragments import builtin_root
+        from pytest_ooda.plugin import pacing
+
+        builtin = builtin_root()
+        for item in live:
+            plan = item.planned()
+            if plan is None:
+                continue  # its item says why (no agent, a mistake in its files)
+            plan = pacing.resumed_plan(item, plan)
+            if plan is None:
+                continue  # resumed: the results directory holds it
+            item.stash[PLANNED] = plan
+            self.plans[plan.run_id] = plan
+            self.run_ids[item.nodeid] = plan.run_id
+            self.dispatcher.add(
+                plan.run_id, Job(plan, builtin), retries=plan.settings.retry.attempts
+            )
+
+    def _connect(self) -> Dispatcher:
+        """The cluster reached and the project shipped; a usage error otherwise."""
+        from pytest_ooda.errors import ExecutorError
+        from pytest_ooda.executors import Dispatcher, pack_source
+        from pytest_ooda.executors.worker import run_attempt
+        from pytest_ooda.plugin.state import PLUGIN_STATE
+
+        settings = self.config.stash[PLUGIN_STATE].settings
+        session = f"{uuid.uuid4().hex[:12]}-{os.getpid()}"
+        try:
+            self.engine.connect(session)
+            exclude = [settings.results_dir] if settings.results_dir is not None else []
+            source = pack_source(settings.root, exclude=exclude)
+        except ExecutorError as error:
+            raise pytest.UsageError(error.format()) from None
+        dispatcher = Dispatcher(self.engine, run_attempt, session=session, on_settled=self._settled)
+        dispatcher.ship(source)
+        return dispatcher
+
+    # ------------------------------------------------------------------ settling
+
+    def _settled(self, settled: Settled) -> None:
+        """A run settled on the cluster: its recording and record written now."""
+        from pytest_ooda import live
+        from pytest_ooda._util import display_path
+        from pytest_ooda.executors.worker import lost_run
+
+        plan = self.plans[settled.run_id]
+        if settled.cancelled or settled.error is not None:
+            return  # nothing ran: the item says so
+        if settled.ran:
+            done: LiveRun = settled.value
+        else:
+            reason = (
+                f"the worker failed: {settled.failed.strip().splitlines()[-1]}"
+                if settled.failed
+                else (settled.lost[-1] if settled.lost else "the cluster did not run it")
+            )
+            done = lost_run(plan, reason, started=settled.started or 0.0, worker=None)
+        recorded = None
+        if done.recording is not None:
+            recorded = live.write_recording(done.recording)
+        self.done[settled.run_id] = (done, recorded)
+        shown = display_path(recorded, self.config.rootpath) if recorded else None
+        self._live_runs().add(done.record, shown)
+        self._stop_early(plan)
+
+    def _live_runs(self) -> LiveRuns:
+        runs: LiveRuns = self.config.pluginmanager.get_plugin("ooda-live-runs")
+        return runs
+
+    def _stop_early(self, plan: RunPlan) -> None:
+        """Once ``plan``'s scenario's gate is settled, cancel its runs not begun."""
+        from pytest_ooda.plugin import pacing
+
+        if self.dispatcher is None or pacing.settled_gate(self.config, plan) is None:
+            return
+        same = _scenario_key(plan)
+        for run_id in self.dispatcher.pending():
+            if _scenario_key(self.plans[run_id]) == same:
+                self.dispatcher.cancel(run_id)
+
+    # ------------------------------------------------------------------ the items
+
+    def wait(self, item: LiveItem, plan: RunPlan) -> tuple[LiveRun, Path | None]:
+        """Item ``item``'s run, once settled: what it made and where it was recorded."""
+        from pytest_ooda.plugin.report import ItemFailure
+
+        assert self.dispatcher is not None
+        settled = self.dispatcher.settle(plan.run_id)
+        if settled.error is not None:
+            raise settled.error
+        if settled.cancelled:
+            pytest.skip(f"cancelled before it began: {settled.lost[-1] if settled.lost else ''}")
+        done, recorded = self.done[plan.run_id]
+        if settled.failed:
+            raise ItemFailure(
+                f"run {plan.run}/{plan.runs} of {plan.label} failed on the cluster "
+                f"({self.engine.label}):\n{settled.failed}"
+            )
+        return done, recorded
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        """A live item skipped before waiting (its scenario stopped early): its run is
+        cancelled if it has not begun, else waited for and recorded."""
+        if report.when != "call" or not report.skipped or self.dispatcher is None:
+            return
+        run_id = self.run_ids.get(report.nodeid)
+        if run_id is None or self.dispatcher.is_settled(run_id):
+            return
+        if not self.dispatcher.cancel(run_id):
+            self.dispatcher.settle(run_id)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self) -> None:
+        # Interrupted, -x, or done: what is still on the cluster is dropped.
+        if self.dispatcher is not None:
+            self.dispatcher.close()
+            self.dispatcher = None
+
+
+def _scenario_key(plan: RunPlan) -> tuple[str, str, str | None]:
+    variant = plan.variant.name if plan.variant is not None else None
+    return (plan.scenario.procedure, plan.scenario.name, variant)
