@@ -15,23 +15,27 @@ run; and once a scenario's gate is settled, its runs that have not begun are can
 
 from __future__ import annotations
 
+import functools
 import os
 import uuid
 from typing import TYPE_CHECKING
 
 import pytest
 
+from pytest_ooda.plugin.state import SKIP_AT_ITEM
+
 if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.executors import Dispatcher, Engine, Settled
+    from pytest_ooda.executors.worker import Job
     from pytest_ooda.live import LiveRun, RunPlan
     from pytest_ooda.plugin.measure import LiveRuns
     from pytest_ooda.plugin.pacing import LiveItem
 
 #: The session's cluster runs, when ``--ooda-executor`` names an engine.
 CLUSTER = pytest.StashKey["ClusterRuns"]()
-#: A live item's plan, made when the runs were submitted.
+#: A live item's plan, made once: by the dispatcher's window or by the item.
 PLANNED = pytest.StashKey["RunPlan"]()
 
 
@@ -75,10 +79,13 @@ class ClusterRuns:
         self.config = config
         self.engine = engine
         self.dispatcher: Dispatcher | None = None
+        #: Each live item's run key (its place in the session), by node id.
+        self.keys: dict[str, str] = {}
+        #: By run key: the item, its scenario, and (once planned) its plan.
+        self.items: dict[str, LiveItem] = {}
+        self.scenarios: dict[str, tuple[str, str, str | None]] = {}
         self.plans: dict[str, RunPlan] = {}
-        #: The run id of each submitted item, by node id.
-        self.run_ids: dict[str, str] = {}
-        #: Settled runs, by run id: what the run made and the file it was recorded to.
+        #: Settled runs not yet reported by their item: what each made, where recorded.
         self.done: dict[str, tuple[LiveRun, Path | None]] = {}
 
     # ------------------------------------------------------------------ submitting
@@ -91,24 +98,13 @@ class ClusterRuns:
         if not live:
             return
         self.dispatcher = self._connect()
-        from pytest_ooda.executors.worker import Job
-        from pytest_ooda.fragments import builtin_root
-        from pytest_ooda.plugin import pacing
-
-        builtin = builtin_root()
-        for item in live:
-            plan = item.planned()
-            if plan is None:
-                continue  # its item says why (no agent, a mistake in its files)
-            plan = pacing.resumed_plan(item, plan)
-            if plan is None:
-                continue  # resumed: the results directory holds it
-            item.stash[PLANNED] = plan
-            self.plans[plan.run_id] = plan
-            self.run_ids[item.nodeid] = plan.run_id
-            self.dispatcher.add(
-                plan.run_id, Job(plan, builtin), retries=plan.settings.retry.attempts
-            )
+        for index, item in enumerate(live):
+            key = str(index)
+            self.keys[item.nodeid] = key
+            self.items[key] = item
+            variant = item.variant.name if item.variant is not None else None
+            self.scenarios[key] = (item.procedure_node.name, item.scenario_path.stem, variant)
+            self.dispatcher.add(key, functools.partial(self._make, key))
 
     def _connect(self) -> Dispatcher:
         """The cluster reached and the project shipped; a usage error otherwise."""
@@ -129,6 +125,28 @@ class ClusterRuns:
         dispatcher.ship(source)
         return dispatcher
 
+    def _make(self, key: str) -> tuple[Job, int] | None:
+        """Run ``key``'s job, planned when the window takes it (``None``: not to be made:
+        resumed, or its files have a mistake its item will report)."""
+        from pytest_ooda.errors import OodaError
+        from pytest_ooda.executors.worker import Job
+        from pytest_ooda.fragments import builtin_root
+        from pytest_ooda.plugin import pacing
+
+        item = self.items[key]
+        plan = item.stash.get(PLANNED, None)
+        if plan is None:
+            try:
+                plan = item.plan()
+            except (OodaError, pytest.skip.Exception):
+                return None
+            plan = pacing.resumed_plan(item, plan)
+            if plan is None:
+                return None
+            item.stash[PLANNED] = plan
+        self.plans[key] = plan
+        return Job(plan, builtin_root()), plan.settings.retry.attempts
+
     # ------------------------------------------------------------------ settling
 
     def _settled(self, settled: Settled) -> None:
@@ -137,8 +155,8 @@ class ClusterRuns:
         from pytest_ooda._util import display_path
         from pytest_ooda.executors.worker import lost_run
 
-        plan = self.plans[settled.run_id]
-        if settled.cancelled or settled.error is not None:
+        plan = self.plans.pop(settled.key, None)
+        if plan is None or settled.cancelled or settled.error is not None:
             return  # nothing ran: the item says so
         if settled.ran:
             done: LiveRun = settled.value
@@ -152,25 +170,25 @@ class ClusterRuns:
         recorded = None
         if done.recording is not None:
             recorded = live.write_recording(done.recording)
-        self.done[settled.run_id] = (done, recorded)
+        self.done[settled.key] = (done, recorded)
         shown = display_path(recorded, self.config.rootpath) if recorded else None
         self._live_runs().add(done.record, shown)
-        self._stop_early(plan)
+        self._stop_early(settled.key, plan)
 
     def _live_runs(self) -> LiveRuns:
         runs: LiveRuns = self.config.pluginmanager.get_plugin("ooda-live-runs")
         return runs
 
-    def _stop_early(self, plan: RunPlan) -> None:
+    def _stop_early(self, key: str, plan: RunPlan) -> None:
         """Once ``plan``'s scenario's gate is settled, cancel its runs not begun."""
         from pytest_ooda.plugin import pacing
 
         if self.dispatcher is None or pacing.settled_gate(self.config, plan) is None:
             return
-        same = _scenario_key(plan)
-        for run_id in self.dispatcher.pending():
-            if _scenario_key(self.plans[run_id]) == same:
-                self.dispatcher.cancel(run_id)
+        same = self.scenarios[key]
+        for other in self.dispatcher.pending():
+            if self.scenarios[other] == same:
+                self.dispatcher.cancel(other)
 
     # ------------------------------------------------------------------ the items
 
@@ -179,12 +197,17 @@ class ClusterRuns:
         from pytest_ooda.plugin.report import ItemFailure
 
         assert self.dispatcher is not None
-        settled = self.dispatcher.settle(plan.run_id)
+        key = self.keys[item.nodeid]
+        # Planned by the item itself (before the window took it): planned once.
+        item.stash[PLANNED] = plan
+        settled = self.dispatcher.settle(key)
+        del item.stash[PLANNED]
         if settled.error is not None:
             raise settled.error
         if settled.cancelled:
-            pytest.skip(f"cancelled before it began: {settled.lost[-1] if settled.lost else ''}")
-        done, recorded = self.done[plan.run_id]
+            item.stash[SKIP_AT_ITEM] = True
+            pytest.skip("cancelled before it began: its scenario's gate was settled")
+        done, recorded = self.done.pop(key)
         if settled.failed:
             raise ItemFailure(
                 f"run {plan.run}/{plan.runs} of {plan.label} failed on the cluster "
@@ -193,15 +216,17 @@ class ClusterRuns:
         return done, recorded
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        """A live item skipped before waiting (its scenario stopped early): its run is
-        cancelled if it has not begun, else waited for and recorded."""
+        """A live item skipped before waiting (resumed, or its scenario stopped early):
+        its run is cancelled if it has not begun, else waited for (and recorded)."""
         if report.when != "call" or not report.skipped or self.dispatcher is None:
             return
-        run_id = self.run_ids.get(report.nodeid)
-        if run_id is None or self.dispatcher.is_settled(run_id):
+        key = self.keys.get(report.nodeid)
+        if key is None or self.dispatcher.is_settled(key):
             return
-        if not self.dispatcher.cancel(run_id):
-            self.dispatcher.settle(run_id)
+        if not self.dispatcher.cancel(key):
+            self.dispatcher.settle(key)
+        self.done.pop(key, None)
+        self.items[key].stash.pop(PLANNED, None)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:
@@ -209,8 +234,3 @@ class ClusterRuns:
         if self.dispatcher is not None:
             self.dispatcher.close()
             self.dispatcher = None
-
-
-def _scenario_key(plan: RunPlan) -> tuple[str, str, str | None]:
-    variant = plan.variant.name if plan.variant is not None else None
-    return (plan.scenario.procedure, plan.scenario.name, variant)
