@@ -153,8 +153,9 @@ REPLAY_COMMANDS: tuple[ReplayCommands, ...] = get_args(ReplayCommands)
 #: Why an iteration (and, when retries do not help, its run) is an infrastructure
 #: ``error`` rather than the procedure's failure: the API refused (429), was overloaded
 #: (529/503) or failed (5xx), the connection failed, the agent command could not be
-#: started or died before any output, the sandbox did not start, or the pytest worker
-#: running it crashed.
+#: started or died before any output, the sandbox did not start, the pytest worker
+#: running it crashed, or the cluster's workers running it were lost
+#: (``--ooda-executor``).
 InfraErrorKind = Literal[
     "rate-limit",
     "overloaded",
@@ -164,6 +165,7 @@ InfraErrorKind = Literal[
     "agent-died",
     "sandbox",
     "worker-crashed",
+    "worker-lost",
 ]
 INFRA_ERROR_KINDS: tuple[InfraErrorKind, ...] = get_args(InfraErrorKind)
 

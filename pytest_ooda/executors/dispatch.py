@@ -194,8 +194,8 @@ class Dispatcher:
         elif isinstance(answer, NotRun):
             self._lost(job, answer.reason)
         else:
-            failed = f"the worker answered {type(answer).__name__}"
-            self._settle(job, self._ended(job, failed=failed))
+            answered = f"the worker answered {type(answer).__name__}"
+            self._settle(job, self._ended(job, failed=answered))
 
     @staticmethod
     def _ended(job: _Job, **how: Any) -> Settled:

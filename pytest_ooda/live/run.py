@@ -29,7 +29,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_ooda.errors import (
     AgentWarning,
@@ -342,18 +342,30 @@ class _Ran:
     infra_error: str | None = None
 
 
+class Held(Protocol):
+    """A ``max_concurrent`` slot held for a run: how long it took to get, in seconds."""
+
+    @property
+    def waited(self) -> float: ...
+
+
 def run_live(
     plan: RunPlan,
     *,
     on_event: Callable[[LoopEvent], None] | None = None,
     handle_signals: bool = False,
+    worker: str | None = None,
+    slot: Callable[[RunPlan], contextlib.AbstractContextManager[Held | None]] | None = None,
 ) -> LiveRun:
     """Run ``plan`` against its agent and return everything it produced as one value.
 
     ``on_event`` sees every loop event; ``handle_signals`` lets the loop end the run
     ``interrupted`` on SIGINT/SIGTERM (``ooda run``) instead of letting
     ``KeyboardInterrupt`` through (pytest). Secrets are redacted with this process's
-    environment as it is now.
+    environment as it is now. ``worker`` names where the run is made, for its record
+    (default: the pytest-xdist worker, if any); ``slot`` holds the run's
+    ``max_concurrent`` slot around the loop (default: the session directory's lock
+    files; a cluster's worker holds one of the cluster's).
 
     An agent that cannot start here raises a located ``ConfigError`` before the first
     iteration; everything about the run itself comes back in the :class:`LiveRun`.
@@ -366,7 +378,7 @@ def run_live(
         extra_patterns=plan.config.redact.patterns,
         extra_env_names=plan.config.redact.env,
     )
-    head = plan.head(worker=os.environ.get("PYTEST_XDIST_WORKER"))
+    head = plan.head(worker=worker or os.environ.get("PYTEST_XDIST_WORKER"))
     warnings: list[OodaWarning] = []
     with contextlib.ExitStack() as stack:
         workdir = _workdir(plan, stack)
@@ -378,7 +390,9 @@ def run_live(
             # The infrastructure's fault: nothing about the prompt was measured.
             return _not_started(plan, head, error, workdir, redactor)
         boxes = (agent_box, sandbox)
+        held = stack.enter_context((slot or _slot)(plan))
         ran = _run(plan, stack, workdir, boxes, redactor, warnings, on_event, handle_signals)
+        ran.queued = held.waited if held is not None else None
     return _finish(plan, head, ran, redactor, warnings)
 
 
@@ -404,7 +418,6 @@ def _run(
     if recorder is not None:
         recorder.sandbox = isolation.identity(sandbox)
     watch = _Watch(plan, workdir, redactor, recorder, on_event)
-    slot = stack.enter_context(_slot(plan))
     started = time.time()
     result = run_loop(
         plan.procedure,
@@ -435,7 +448,7 @@ def _run(
         recorder=recorder,
         sandbox=sandbox,
         started=started,
-        queued=slot.waited if slot is not None else None,
+        queued=None,
         infra_error=infra_error,
     )
 

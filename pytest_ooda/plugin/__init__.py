@@ -70,6 +70,12 @@ def pytest_configure(config: pytest.Config) -> None:
         capture=config.getoption("capture", None),
     )
     config.stash[PLUGIN_STATE] = PluginState(settings)
+    executor, source = read["executor"]
+    if executor != "local":
+        # A cluster makes the live runs: the session is its controller.
+        from pytest_ooda.plugin import cluster
+
+        cluster.configure(config, executor, _label(source, "executor"))
     if not hasattr(config, "workerinput") and live_requested(config):
         # The process that sees every report (xdist's controller, or the only one), in a
         # session that may run live items (they are deselected otherwise).
@@ -90,6 +96,16 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_ooda.plugin import report
 
         config.pluginmanager.register(report.XdistReporting(), "ooda-xdist")
+
+
+def _label(source: str, name: str) -> str:
+    """How a message names option ``name`` given as ``source``."""
+    spec = next(spec for spec in OPTIONS if spec.name == name)
+    if source == "env" and spec.env is not None:
+        return f"environment variable {spec.env}"
+    if source == "ini":
+        return f"ini option {spec.dest}"
+    return spec.flag
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

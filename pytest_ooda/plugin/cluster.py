@@ -15,6 +15,7 @@ run; and once a scenario's gate is settled, its runs that have not begun are can
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import uuid
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from pytest_ooda.executors.worker import Job
     from pytest_ooda.live import LiveRun, RunPlan
     from pytest_ooda.plugin.measure import LiveRuns
-    from pytest_ooda.plugin.pacing import LiveItem
+    from pytest_ooda.plugin.nodes import LiveItem
 
 #: The session's cluster runs, when ``--ooda-executor`` names an engine.
 CLUSTER = pytest.StashKey["ClusterRuns"]()
@@ -172,12 +173,18 @@ class ClusterRuns:
             recorded = live.write_recording(done.recording)
         self.done[settled.key] = (done, recorded)
         shown = display_path(recorded, self.config.rootpath) if recorded else None
-        self._live_runs().add(done.record, shown)
+        # Settled while some item runs, whose output pytest captures: the progress line
+        # is the session's, not that item's.
+        capture = self.config.pluginmanager.get_plugin("capturemanager")
+        with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
+            self._live_runs().add(done.record, shown)
         self._stop_early(settled.key, plan)
 
     def _live_runs(self) -> LiveRuns:
-        runs: LiveRuns = self.config.pluginmanager.get_plugin("ooda-live-runs")
-        return runs
+        runs = self.config.pluginmanager.get_plugin("ooda-live-runs")
+        assert runs is not None, "registered whenever -m selects live items"
+        live_runs: LiveRuns = runs
+        return live_runs
 
     def _stop_early(self, key: str, plan: RunPlan) -> None:
         """Once ``plan``'s scenario's gate is settled, cancel its runs not begun."""
@@ -191,6 +198,11 @@ class ClusterRuns:
                 self.dispatcher.cancel(other)
 
     # ------------------------------------------------------------------ the items
+
+    def made(self, item: LiveItem) -> bool:
+        """Whether item ``item``'s run has come back from the cluster already."""
+        key = self.keys.get(item.nodeid)
+        return key is not None and key in self.done
 
     def wait(self, item: LiveItem, plan: RunPlan) -> tuple[LiveRun, Path | None]:
         """Item ``item``'s run, once settled: what it made and where it was recorded."""
@@ -226,7 +238,9 @@ class ClusterRuns:
         if not self.dispatcher.cancel(key):
             self.dispatcher.settle(key)
         self.done.pop(key, None)
-        self.items[key].stash.pop(PLANNED, None)
+        stash = self.items[key].stash
+        if PLANNED in stash:
+            del stash[PLANNED]
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:

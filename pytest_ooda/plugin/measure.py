@@ -130,12 +130,16 @@ class LiveRuns:
             return
         if live.resumed is not None:
             self._resumed(live.resumed)
-        if live.record is None:
-            return
-        self._keep(live.record)
-        if live.recorded:
-            self.recorded.append(f"{live.record.label} -> {live.recorded}")
-        self._progress(f"ooda: {live_line(live.record, live.recorded)}")
+        if live.record is not None:
+            self.add(live.record, live.recorded)
+
+    def add(self, record: RunRecord, recorded: str | None) -> None:
+        """A finished run: counted, its record written, its progress line printed
+        (``recorded``: the scenario file it was recorded to)."""
+        self._keep(record)
+        if recorded:
+            self.recorded.append(f"{record.label} -> {recorded}")
+        self._progress(f"ooda: {live_line(record, recorded)}")
 
     def _progress(self, line: str) -> None:
         reporter = self.config.pluginmanager.get_plugin("terminalreporter")

@@ -49,6 +49,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.compose import MappedText
     from pytest_ooda.config import BrokenProcedure, Procedure
+    from pytest_ooda.live import RunPlan
     from pytest_ooda.scenario import Scenario
     from pytest_ooda.variants import Variant
 
@@ -604,16 +605,16 @@ class LiveItem(ScenarioItem):
         self.run_count = runs
         self.variant = variant
 
-    def runtest(self) -> None:
-        from pytest_ooda.plugin import pacing, scenarios
+    def plan(self) -> RunPlan:
+        """This item's run, decided (:func:`pytest_ooda.live.plan_run`): skipped without
+        an AI command; a mistake in its files is the item's located error."""
+        from pytest_ooda.plugin import scenarios
         from pytest_ooda.scenario import load_for
 
-        self.skip_if_broken()
-        self.check_unique()
         node = self.procedure_node
         try:
             scenario = load_for(node.procedure.name, self.scenario_path)
-            plan = scenarios.plan_live(
+            return scenarios.plan_live(
                 self.config,
                 collected=node.loaded.path,
                 procedure=node.procedure.name,
@@ -629,15 +630,31 @@ class LiveItem(ScenarioItem):
             pytest.skip(str(missing))
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None
-        # Resumed or stopped early: skipped here.
-        plan = pacing.before_run(self, plan)
+
+    def runtest(self) -> None:
+        from pytest_ooda.plugin import pacing, scenarios
+        from pytest_ooda.plugin.cluster import CLUSTER, PLANNED
+
+        self.skip_if_broken()
+        self.check_unique()
+        # Planned already when a cluster's window took it (--ooda-executor).
+        plan = self.stash.get(PLANNED, None) or self.plan()
+        cluster = self.config.stash.get(CLUSTER, None)
+        if cluster is None or not cluster.made(self):
+            # Resumed or stopped early: skipped here (a run the cluster has made
+            # already is reported, whatever the gate says now).
+            plan = pacing.before_run(self, plan)
         try:
-            done, recorded = scenarios.run_live(self.config, plan)
+            if cluster is None:
+                done, recorded = scenarios.run_live(self.config, plan)
+            else:
+                done, recorded = cluster.wait(self, plan)
         except OodaError as error:
-            raise locate_compose_error(error, node.procedure) from None
-        # The run travels to the process that measures it as its record, as built.
+            raise locate_compose_error(error, self.procedure_node.procedure) from None
+        # The run travels to the process that measures it as its record, as built; a
+        # cluster's run was recorded as it came back.
         self.stash[LIVE_REPORT] = LiveReport(
-            record=done.record,
+            record=done.record if cluster is None else None,
             recorded=display_path(recorded, self.config.rootpath) if recorded else None,
         )
         pacing.after_run(self, done)

@@ -9,6 +9,7 @@ registering the options costs a pytest session nothing.
 
 from __future__ import annotations
 
+import os
 import re
 import shlex
 from dataclasses import dataclass
@@ -58,6 +59,9 @@ class OptionSpec:
     cli: bool = True
     ini: bool = True
     metavar: str | None = None
+    #: An environment variable that sets it too (beaten by the command line, beating
+    #: the ini key).
+    env: str | None = None
 
     @property
     def flag(self) -> str:
@@ -95,9 +99,13 @@ class OptionSpec:
         return self.read_sourced(config)[0]
 
     def read_sourced(self, config: pytest.Config) -> tuple[Any, str]:
-        """The value and where it came from: ``"cli"``, ``"ini"`` or ``"default"``."""
+        """The value and where it came from: ``"cli"``, ``"env"``, ``"ini"`` or
+        ``"default"``."""
         value = config.getoption(self.dest) if self.cli else None
         source, label = "cli", self.flag
+        if value is None and self.env is not None and os.environ.get(self.env, "").strip():
+            source, label = "env", f"environment variable {self.env}"
+            value = os.environ[self.env].strip()
         if value is None and self.ini:
             source, label = "ini", f"ini option {self.dest}"
             try:
@@ -497,6 +505,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
         "at most N live runs at once per agent command or API, across all xdist workers "
         "(the others wait; the progress line shows how long)",
         metavar="N",
+    ),
+    OptionSpec(
+        "executor",
+        "where live runs are made: local (default: this session, and its -n workers) or "
+        "ENGINE:ADDRESS, a cluster this session controls: dask:tcp://HOST:8786 (what "
+        "distributed.Client accepts), ray:auto, ray:HOST:6379 or ray:ray://HOST:10001 "
+        "(what ray.init accepts), or an installed engine's; also OODA_EXECUTOR "
+        "(`ooda help scale-out`)",
+        metavar="ENGINE:ADDRESS",
+        default="local",
+        env="OODA_EXECUTOR",
     ),
     OptionSpec(
         "resume",

@@ -168,7 +168,7 @@ def before_run(item: LiveItem, plan: RunPlan) -> RunPlan:
                 f"resumed: run {plan.run} of {plan.label} is already in the results "
                 f"({earlier.outcome}, session {earlier.session or '?'}); not run again"
             )
-    stopped = _settled(item, plan, state)
+    stopped = settled_gate(item.config, plan)
     if stopped is not None:
         item.stash[SKIP_AT_ITEM] = True
         pytest.skip(stopped)
@@ -176,6 +176,18 @@ def before_run(item: LiveItem, plan: RunPlan) -> RunPlan:
     marker = pickle.dumps((plan, time.time(), os.environ.get("PYTEST_XDIST_WORKER")))
     (state.runs / f"{run_key(item.nodeid)}.plan").write_bytes(marker)
     return plan
+
+
+def resumed_plan(item: LiveItem, plan: RunPlan) -> RunPlan | None:
+    """What :func:`before_run` will make of ``plan``, decided ahead (a cluster's window):
+    ``None`` when ``--ooda-resume`` keeps an earlier run instead, else the plan to run
+    (naming the ``error`` run it makes again)."""
+    if not item.config.stash[PLUGIN_STATE].settings.resume:
+        return plan
+    earlier = _finished(item, plan, pacing(item.config))
+    if earlier is None:
+        return plan
+    return replace(plan, replaces=earlier.id) if not earlier.valid else None
 
 
 def after_run(item: LiveItem, done: LiveRun) -> None:
@@ -216,11 +228,13 @@ def _after(retries: int) -> str:
     return f" (after {retries} retr{'y' if retries == 1 else 'ies'})"
 
 
-def _settled(item: LiveItem, plan: RunPlan, state: Pacing) -> str | None:
-    """Why the run is not needed: its scenario's gate is settled already."""
+def settled_gate(config: pytest.Config, plan: RunPlan) -> str | None:
+    """Why the run is not needed: its scenario's gate is settled already (early
+    stopping, by the session's shared tally)."""
     from pytest_ooda.evaluate import Sprt, tally_counts
 
-    settings = item.config.stash[PLUGIN_STATE].settings
+    state = pacing(config)
+    settings = config.stash[PLUGIN_STATE].settings
     scenario = plan.scenario
     aggregate = scenario.expect.aggregate if scenario.expect is not None else None
     if aggregate is None or aggregate.min_success_rate is None:

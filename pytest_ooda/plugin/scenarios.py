@@ -139,9 +139,21 @@ class _IterationBoundaries:
 def run_live(config: pytest.Config, plan: RunPlan) -> tuple[LiveRun, Path | None]:
     """Run ``plan`` (:func:`pytest_ooda.live.run_live`), issue what deciding and running
     it had to say at the scenario's file, and write its recording; the run and where it
-    was recorded. The caller decides the item's verdict. A sandbox note is said once per
-    session (:func:`pytest_ooda.plugin.pacing.first_said`)."""
+    was recorded. The caller decides the item's verdict."""
     from pytest_ooda import live
+
+    path = plan.record_to or plan.scenario.path or plan.root
+    boundaries = _IterationBoundaries(plan.nodeid or str(path))
+    done = live.run_live(plan, on_event=boundaries if plan.settings.show_ai_output else None)
+    present_live(config, plan, done)
+    recorded = live.write_recording(done.recording) if done.recording is not None else None
+    return done, recorded
+
+
+def present_live(config: pytest.Config, plan: RunPlan, done: LiveRun) -> None:
+    """Issue what deciding and running ``plan`` had to say at the scenario's file (a
+    run made here or on a cluster's worker). A sandbox note is said once per session
+    (:func:`pytest_ooda.plugin.pacing.first_said`)."""
     from pytest_ooda.plugin.pacing import first_said
 
     path = plan.record_to or plan.scenario.path or plan.root
@@ -149,12 +161,8 @@ def run_live(config: pytest.Config, plan: RunPlan) -> tuple[LiveRun, Path | None
         # Said already, by this process or another xdist worker: not again.
         if first_said(config, note.message):
             _issue(note, path)
-    boundaries = _IterationBoundaries(plan.nodeid or str(path))
-    done = live.run_live(plan, on_event=boundaries if plan.settings.show_ai_output else None)
     for warning in done.warnings:
         _issue(warning, path)
-    recorded = live.write_recording(done.recording) if done.recording is not None else None
-    return done, recorded
 
 
 def _issue(warning: OodaWarning, path: Path) -> None:

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 from external_tools import require
+from ooda_project import Project, greet_project
 
 from .clusters import DaskCluster, RayCluster
 
@@ -34,3 +35,9 @@ def ray_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RayCluster
         yield cluster.start()
     finally:
         cluster.stop()
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
+    monkeypatch.delenv("OODA_EXECUTOR", raising=False)
+    return greet_project(pytester, monkeypatch)

@@ -70,12 +70,12 @@ def agent_lines(project: Project) -> list[dict[str, Any]]:
 
 
 def scenario(project: Project, name: str = "s", *, repeat: int = 1, gate: str = "") -> None:
-    """A scenario of the greet procedure: one iteration, expecting success."""
-    aggregate = f"\n  aggregate:\n{textwrap.indent(gate, '    ')}" if gate else ""
+    """A scenario of the greet procedure: one iteration, expecting success (``gate``:
+    aggregate keys of ``expect:``, e.g. ``success_rate: {min: 0.9}``)."""
     project.scenario(
         name,
         f"procedure: greet\nmax_iterations: 1\nrepeat: {repeat}\n"
-        f"expect:\n  status: success{aggregate}\niterations: []\n",
+        f"expect:\n  status: success\n{textwrap.indent(gate, '  ')}iterations: []\n",
     )
 
 
@@ -110,3 +110,32 @@ def session_env(monkeypatch: pytest.MonkeyPatch) -> None:
     for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_ADDOPTS"):
         monkeypatch.delenv(name, raising=False)
     os.environ.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+
+
+def agent_pids() -> list[int]:
+    """The processes running the agent script now."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as handle:
+                if b"agent/agent.py" in handle.read():
+                    found.append(int(entry))
+        except OSError:
+            continue
+    return found
+
+
+def ancestors(pid: int) -> list[int]:
+    """The process ids above ``pid``, nearest first."""
+    chain = []
+    while pid > 1:
+        try:
+            with open(f"/proc/{pid}/status") as handle:
+                line = next(line for line in handle if line.startswith("PPid:"))
+        except (OSError, StopIteration):
+            break
+        pid = int(line.split()[1])
+        chain.append(pid)
+    return chain
