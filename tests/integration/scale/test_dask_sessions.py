@@ -154,7 +154,8 @@ def test_an_interrupted_session_keeps_its_finished_runs_and_resumes(
     output, _ = session.communicate(timeout=120)
     assert session.returncode == pytest.ExitCode.INTERRUPTED, output
     kept = records(project)
-    assert kept and len(kept) < 12
+    assert kept
+    assert len(kept) < 12
     assert len({record["run"] for record in kept}) == len(kept)
     time.sleep(1.0)  # a new session name
     resumed = _session(project, *args, "--ooda-resume")
