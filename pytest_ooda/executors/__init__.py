@@ -34,6 +34,7 @@ from pytest_ooda.executors.source import (
     rebase,
     unpack_source,
 )
+from pytest_ooda.executors.worker import Job, run_attempt
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -42,6 +43,7 @@ __all__ = [
     "Dispatcher",
     "Engine",
     "ExecutorSpec",
+    "Job",
     "Ledger",
     "NotRun",
     "Raised",
@@ -57,5 +59,6 @@ __all__ = [
     "pack_source",
     "parse_executor",
     "rebase",
+    "run_attempt",
     "unpack_source",
 ]

@@ -91,7 +91,7 @@ class DaskEngine(Engine):
                 f"--ooda-executor={self.label}: cannot reach the Dask scheduler at "
                 f"{self.address}: {exc}",
                 hint="start one (`dask scheduler`, then `dask worker ADDRESS`) or give its "
-                "address; see docs/scale-out.md",
+                "address; see `ooda help scale-out`",
             ) from None
         self._client = client
         try:

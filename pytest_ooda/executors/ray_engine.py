@@ -134,7 +134,7 @@ class RayEngine(Engine):
                 f"--ooda-executor={self.label}: cannot connect to the Ray cluster at "
                 f"{self.address}: {exc}",
                 hint="start one (`ray start --head`, then `ray start --address=HEAD:6379` "
-                "on each worker) or give its address; see docs/scale-out.md",
+                "on each worker) or give its address; see `ooda help scale-out`",
             ) from None
         if self.slots() < 1:
             self.close()
@@ -166,7 +166,7 @@ class RayEngine(Engine):
                 f"--ooda-executor={self.label}: cannot reach the Ray cluster at "
                 f"{self.address}: {exc.strerror or exc}",
                 hint="start its head (`ray start --head --port=6379`) or give its address; "
-                "see docs/scale-out.md",
+                "see `ooda help scale-out`",
             ) from None
 
     def slots(self) -> int:

@@ -44,7 +44,7 @@ _BUILTIN = {
     "ray": ("pytest_ooda.executors.ray_engine:RayEngine", "ray"),
 }
 #: Where the option's value is explained (in messages).
-DOCS = "docs/scale-out.md (`ooda help scale-out`)"
+DOCS = "`ooda help scale-out`"
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """What a worker runs: one attempt of one live run (:func:`run_attempt`), with the same
 library code as a local run (:func:`pytest_ooda.live.run_live`: the agent, its sandbox,
-the verification commands, the judge), and the record of a run that never ran because
-its workers were lost (:func:`lost_run`), made on the controller by the same builder.
+the verification commands, the judge). (A run whose workers were all lost is recorded
+by the controller: :func:`pytest_ooda.live.unmade_run`.)
 
 On the worker, the plan made on the controller is moved onto the worker's copy of the
 project (unpacked once per machine from the shipped source) and of pytest-ooda's
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from pytest_ooda.executors.source import Source
     from pytest_ooda.live import LiveRun, RunPlan
 
-__all__ = ["Held", "Job", "lost_run", "run_attempt"]
+__all__ = ["Job", "Slot", "run_attempt"]
 
 
 @dataclass(frozen=True)
@@ -43,7 +43,7 @@ class Job:
 
 
 @dataclass(frozen=True)
-class Held:
+class Slot:
     """The run's ``--ooda-max-concurrent`` slot, held across the cluster: how long it
     took to get (the record's ``queued_s``)."""
 
@@ -77,7 +77,7 @@ def run_attempt(ticket: str, job: Job, source: Source, ledger: Ledger) -> Ran | 
     local = _on_worker(rebase(plan, there))
 
     @contextlib.contextmanager
-    def slot(run: RunPlan) -> Iterator[Held | None]:
+    def slot(run: RunPlan) -> Iterator[Slot | None]:
         if not capped:
             yield None
             return
@@ -92,7 +92,7 @@ def run_attempt(ticket: str, job: Job, source: Source, ledger: Ledger) -> Ran | 
             why = ledger.begin(ticket, where)
             if why is not None:
                 raise _NotWanted(why)
-            yield Held(waited)
+            yield Slot(waited)
 
     try:
         done = run_live(local, worker=where, slot=slot)
@@ -142,51 +142,3 @@ def _back(done: LiveRun, moves: Mapping[Path, Path]) -> LiveRun:
     recording = rebase(done.recording, moves) if done.recording is not None else None
     warnings = tuple(_warning_back(warning, moves) for warning in done.warnings)
     return replace(done, recording=recording, warnings=warnings)
-
-
-def lost_run(plan: RunPlan, reason: str, *, started: float, worker: str | None) -> LiveRun:
-    """The run of ``plan`` that the cluster could not make (``reason``: its last
-    attempt's worker was lost, or the worker failed), as an infrastructure ``error``
-    built by the one record builder."""
-    import time
-
-    from pytest_ooda.evaluate import build_record
-    from pytest_ooda.live import LiveRun
-    from pytest_ooda.loop import LoopResult, TimingStats
-    from pytest_ooda.redact import Redactor
-
-    now = time.time()
-    result = LoopResult(
-        procedure=plan.procedure.name,
-        status="interrupted",
-        records=(),
-        timing=TimingStats(),
-        elapsed=now - started,
-        max_iterations=plan.settings.max_iterations,
-        failure_threshold=plan.settings.failure_threshold,
-        error=reason,
-    )
-    redactor = Redactor(
-        os.environ,
-        extra_patterns=plan.config.redact.patterns,
-        extra_env_names=plan.config.redact.env,
-    )
-    record = build_record(
-        plan.head(worker=worker),
-        result,
-        "error",
-        redactor=redactor,
-        error_reason=f"worker-lost: {redactor(reason)}",
-        started_at=started,
-        finished_at=now,
-    )
-    return LiveRun(
-        scenario=plan.label,
-        run=plan.run,
-        runs=plan.runs,
-        outcome="error",
-        error_reason=record.error_reason,
-        result=result,
-        record=record,
-        report=redactor(f"the run was not made: {reason}"),
-    )

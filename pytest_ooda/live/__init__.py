@@ -15,10 +15,19 @@ from __future__ import annotations
 from pytest_ooda.live.plan import NO_AI_COMMAND, RunPlan, plan_run
 from pytest_ooda.live.preflight import agent_refusal, root_refusal, sandbox_env
 from pytest_ooda.live.report import agent_warnings
-from pytest_ooda.live.run import LiveRun, Recording, run_live, run_preflight, write_recording
+from pytest_ooda.live.run import (
+    Held,
+    LiveRun,
+    Recording,
+    run_live,
+    run_preflight,
+    unmade_run,
+    write_recording,
+)
 
 __all__ = [
     "NO_AI_COMMAND",
+    "Held",
     "LiveRun",
     "Recording",
     "RunPlan",
@@ -29,5 +38,6 @@ __all__ = [
     "run_live",
     "run_preflight",
     "sandbox_env",
+    "unmade_run",
     "write_recording",
 ]

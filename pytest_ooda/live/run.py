@@ -56,7 +56,15 @@ if TYPE_CHECKING:
     from pytest_ooda.sandbox import SandboxRun
     from pytest_ooda.scenario import Assessment, Recorder, Scenario
 
-__all__ = ["LiveRun", "Recording", "run_live", "run_preflight", "write_recording"]
+__all__ = [
+    "Held",
+    "LiveRun",
+    "Recording",
+    "run_live",
+    "run_preflight",
+    "unmade_run",
+    "write_recording",
+]
 
 
 @dataclass(frozen=True)
@@ -318,6 +326,53 @@ def _not_started(
         result=result,
         record=record,
         report=redactor(text + (f"\n  {error.hint}" if error.hint else "")),
+    )
+
+
+def unmade_run(plan: RunPlan, reason: str, *, started: float, worker: str | None) -> LiveRun:
+    """A run of ``plan`` that ended before anything of it came back — its pytest-xdist
+    worker crashed, or the cluster's workers making it were lost — as an infrastructure
+    ``error`` (``reason``: ``worker-crashed: …``, ``worker-lost: …``), by the one record
+    builder."""
+    from pytest_ooda.evaluate import build_record
+    from pytest_ooda.loop import LoopResult, TimingStats
+    from pytest_ooda.redact import Redactor
+
+    now = time.time()
+    detail = reason.partition(": ")[2] or reason
+    result = LoopResult(
+        procedure=plan.procedure.name,
+        status="interrupted",
+        records=(),
+        timing=TimingStats(),
+        elapsed=now - started,
+        max_iterations=plan.settings.max_iterations,
+        failure_threshold=plan.settings.failure_threshold,
+        error=detail,
+    )
+    redactor = Redactor(
+        os.environ,
+        extra_patterns=plan.config.redact.patterns,
+        extra_env_names=plan.config.redact.env,
+    )
+    record = build_record(
+        plan.head(worker=worker),
+        result,
+        "error",
+        redactor=redactor,
+        error_reason=reason,
+        started_at=started,
+        finished_at=now,
+    )
+    return LiveRun(
+        scenario=plan.label,
+        run=plan.run,
+        runs=plan.runs,
+        outcome="error",
+        error_reason=record.error_reason,
+        result=result,
+        record=record,
+        report=redactor(f"the run was not made: {detail}"),
     )
 
 

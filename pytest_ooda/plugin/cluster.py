@@ -19,25 +19,40 @@ import contextlib
 import functools
 import os
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, cast
 
 import pytest
 
-from pytest_ooda.plugin.state import SKIP_AT_ITEM
+from pytest_ooda.plugin.state import PLANNED, SKIP_AT_ITEM
 
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pytest_ooda.executors import Dispatcher, Engine, Settled
-    from pytest_ooda.executors.worker import Job
+    from pytest_ooda.executors import Dispatcher, Engine, Job, Settled
     from pytest_ooda.live import LiveRun, RunPlan
     from pytest_ooda.plugin.measure import LiveRuns
-    from pytest_ooda.plugin.nodes import LiveItem
+    from pytest_ooda.variants import Variant
 
 #: The session's cluster runs, when ``--ooda-executor`` names an engine.
 CLUSTER = pytest.StashKey["ClusterRuns"]()
-#: A live item's plan, made once: by the dispatcher's window or by the item.
-PLANNED = pytest.StashKey["RunPlan"]()
+
+
+class LiveItem(Protocol):
+    """What this module reads of a live item (``plugin.nodes.LiveItem``, which imports
+    this module)."""
+
+    config: pytest.Config
+    stash: pytest.Stash
+    scenario_path: Path
+    variant: Variant | None
+
+    @property
+    def nodeid(self) -> str: ...
+
+    @property
+    def procedure_node(self) -> pytest.Collector: ...
+
+    def plan(self) -> RunPlan: ...
 
 
 def configure(config: pytest.Config, value: str, label: str) -> None:
@@ -93,9 +108,12 @@ class ClusterRuns:
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_finish(self, session: pytest.Session) -> None:
-        from pytest_ooda.plugin.nodes import LiveItem
-
-        live = [item for item in session.items if isinstance(item, LiveItem)]
+        # The plugin's live items (not a user's own @pytest.mark.live tests).
+        live = [
+            cast("LiveItem", item)
+            for item in session.items
+            if item.get_closest_marker("live") is not None and hasattr(item, "plan")
+        ]
         if not live:
             return
         self.dispatcher = self._connect()
@@ -110,8 +128,7 @@ class ClusterRuns:
     def _connect(self) -> Dispatcher:
         """The cluster reached and the project shipped; a usage error otherwise."""
         from pytest_ooda.errors import ExecutorError
-        from pytest_ooda.executors import Dispatcher, pack_source
-        from pytest_ooda.executors.worker import run_attempt
+        from pytest_ooda.executors import Dispatcher, pack_source, run_attempt
         from pytest_ooda.plugin.state import PLUGIN_STATE
 
         settings = self.config.stash[PLUGIN_STATE].settings
@@ -130,7 +147,7 @@ class ClusterRuns:
         """Run ``key``'s job, planned when the window takes it (``None``: not to be made:
         resumed, or its files have a mistake its item will report)."""
         from pytest_ooda.errors import OodaError
-        from pytest_ooda.executors.worker import Job
+        from pytest_ooda.executors import Job
         from pytest_ooda.fragments import builtin_root
         from pytest_ooda.plugin import pacing
 
@@ -154,7 +171,6 @@ class ClusterRuns:
         """A run settled on the cluster: its recording and record written now."""
         from pytest_ooda import live
         from pytest_ooda._util import display_path
-        from pytest_ooda.executors.worker import lost_run
 
         plan = self.plans.pop(settled.key, None)
         if plan is None or settled.cancelled or settled.error is not None:
@@ -167,7 +183,9 @@ class ClusterRuns:
                 if settled.failed
                 else (settled.lost[-1] if settled.lost else "the cluster did not run it")
             )
-            done = lost_run(plan, reason, started=settled.started or 0.0, worker=None)
+            done = live.unmade_run(
+                plan, f"worker-lost: {reason}", started=settled.started or 0.0, worker=None
+            )
         recorded = None
         if done.recording is not None:
             recorded = live.write_recording(done.recording)

@@ -633,7 +633,8 @@ class LiveItem(ScenarioItem):
 
     def runtest(self) -> None:
         from pytest_ooda.plugin import pacing, scenarios
-        from pytest_ooda.plugin.cluster import CLUSTER, PLANNED
+        from pytest_ooda.plugin.cluster import CLUSTER
+        from pytest_ooda.plugin.state import PLANNED
 
         self.skip_if_broken()
         self.check_unique()

@@ -336,9 +336,7 @@ def crashed_run(state: Pacing, nodeid: str, message: str) -> RunRecord | None:
     """The results record of a run whose worker died, built from the plan its marker
     holds by the one record builder, and its directory removed; ``None`` when the item
     was no live run of ours."""
-    from pytest_ooda.evaluate import build_record
-    from pytest_ooda.loop import LoopResult, TimingStats
-    from pytest_ooda.redact import Redactor
+    from pytest_ooda.live import unmade_run
 
     key = run_key(nodeid)
     path = state.runs / f"{key}.plan"
@@ -348,28 +346,4 @@ def crashed_run(state: Pacing, nodeid: str, message: str) -> RunRecord | None:
         return None
     shutil.rmtree(state.runs / key, ignore_errors=True)
     path.unlink(missing_ok=True)
-    now = time.time()
-    result = LoopResult(
-        procedure=plan.procedure.name,
-        status="interrupted",
-        records=(),
-        timing=TimingStats(),
-        elapsed=now - started,
-        max_iterations=plan.settings.max_iterations,
-        failure_threshold=plan.settings.failure_threshold,
-        error=message,
-    )
-    redactor = Redactor(
-        os.environ,
-        extra_patterns=plan.config.redact.patterns,
-        extra_env_names=plan.config.redact.env,
-    )
-    return build_record(
-        plan.head(worker=worker),
-        result,
-        "error",
-        redactor=redactor,
-        error_reason=f"worker-crashed: {message}",
-        started_at=started,
-        finished_at=now,
-    )
+    return unmade_run(plan, f"worker-crashed: {message}", started=started, worker=worker).record

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from pytest_ooda._types import PromptFormat
     from pytest_ooda.config import BrokenProcedure, Config, Procedure
     from pytest_ooda.evaluate import RunRecord
+    from pytest_ooda.live import RunPlan
     from pytest_ooda.settings import SessionSettings
 
 #: Where a prompt item keeps its snapshots when the file's own place won't do (the
@@ -70,6 +71,9 @@ class LiveReport:
 
 
 LIVE_REPORT = pytest.StashKey[LiveReport]()
+#: A live item's plan, made once: by a cluster's window (``--ooda-executor``) or by the
+#: item itself.
+PLANNED: pytest.StashKey[RunPlan] = pytest.StashKey()
 #: Node id prefix of the packaged built-ins collected from outside the rootdir.
 BUILTIN_NODEID = "ooda-builtin"
 #: Under ``<rootdir>/__snapshots__/``: the packaged built-ins' snapshots (``--ooda-builtin``).
