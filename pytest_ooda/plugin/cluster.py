@@ -114,7 +114,7 @@ class ClusterRuns:
             for item in session.items
             if item.get_closest_marker("live") is not None and hasattr(item, "plan")
         ]
-        if not live:
+        if not live or self.config.option.collectonly:
             return
         self.dispatcher = self._connect()
         for index, item in enumerate(live):

@@ -249,6 +249,11 @@ class RayCluster:
                 return pid
         raise LookupError("no raylet of the second node")
 
+    def kill(self, pid: int) -> None:
+        """SIGKILL one of the cluster's processes (a node's raylet: the node is gone)."""
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+
     def log(self, name: str) -> str:
         path = self.directory / f"{name}.log"
         return path.read_text(errors="replace")[-3000:] if path.exists() else ""
