@@ -14,6 +14,7 @@ import pytest
 from pytest_ooda.executors import Dispatcher, Settled, open_engine, pack_source, parse_executor
 
 from . import toys
+from .helpers import peak
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -48,15 +49,6 @@ def _made(seconds: float, retries: int = 0) -> Callable[[], tuple[float, int]]:
     return lambda: (seconds, retries)
 
 
-def _peak(spans: list[tuple[float, float]]) -> int:
-    events = sorted([(start, 1) for start, _ in spans] + [(end, -1) for _, end in spans])
-    level = peak = 0
-    for _, step in events:
-        level += step
-        peak = max(peak, level)
-    return peak
-
-
 def test_every_run_settles_once_on_both_workers(
     dispatch: Callable[..., Dispatcher], dask_cluster: DaskCluster
 ) -> None:
@@ -72,7 +64,7 @@ def test_every_run_settles_once_on_both_workers(
         f"dask:{address}" for address in dask_cluster.worker_addresses()
     }
     # Two workers of two threads: runs overlapped.
-    assert _peak([(item.value[1], item.value[2]) for item in settled]) >= 3
+    assert peak([(item.value[1], item.value[2]) for item in settled]) >= 3
     # Unpacked once on this machine, into the directory named by the digest.
     assert len({item.value[3] for item in settled}) == 1
     assert len(list((dask_cluster.cache / "pytest-ooda/sources").iterdir())) >= 1
@@ -141,7 +133,7 @@ def test_the_cap_holds_across_the_cluster(dispatch: Callable[..., Dispatcher]) -
         dispatcher.add(f"run{index}", _made(0.5))
     settled = [dispatcher.settle(f"run{index}") for index in range(6)]
     spans = [(item.value[1], item.value[2]) for item in settled]
-    assert _peak(spans) == 2
+    assert peak(spans) == 2
     assert max(item.value[3] for item in settled) > 0.3  # some waited for a slot
 
 
