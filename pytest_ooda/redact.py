@@ -341,6 +341,8 @@ def redact(text: str, env: Mapping[str, str] | None = None) -> str:
 
 _KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
 _KEY_END = re.compile(r"-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")
+# A line inside a key block: base64, or a PEM header (``Proc-Type: …``, ``DEK-Info: …``).
+_KEY_BODY = re.compile(r"[ \t]*(?:[A-Za-z0-9+/=]*|[A-Za-z-]+:[^\n]*)[ \t]*\Z")
 
 
 class StreamRedactor:
@@ -349,11 +351,11 @@ class StreamRedactor:
 
     Each line is redacted on its own, but for two rules that need the lines above: a
     private key block is held from its ``BEGIN`` line and shown as one ``<redacted>``
-    line at its ``END`` (or when the stream ends), and below a Kubernetes Secret's
-    ``kind: Secret`` (within ``context`` lines, until the next ``---``, ``apiVersion:``
-    or ``kind:``) a line is redacted with the document so far, so its ``data:`` values
-    are found. A secret split
-    over other lines is not recognised here (the recording, redacted whole, may be).
+    line at its ``END`` (or at the first line that is no line of a key, or when the
+    stream ends), and below a Kubernetes Secret's ``kind: Secret`` (within ``context``
+    lines, until the next ``---``, ``apiVersion:`` or ``kind:``) a line is redacted with
+    the document so far, so its ``data:`` values are found. A secret split over other
+    lines is not recognised here (the recording, redacted whole, may be).
     :meth:`flush` shows a last line that has no newline yet (at an iteration's end)."""
 
     def __init__(
@@ -388,7 +390,12 @@ class StreamRedactor:
             if _KEY_END.search(line):
                 self._in_key = False
                 self.write((REDACTED + end).encode())
-            return
+                return
+            if _KEY_BODY.match(line):
+                return
+            # Not a line of a key (the block was cut short): the key ends here.
+            self._in_key = False
+            self.write((REDACTED + "\n").encode())
         if _KEY_BEGIN.search(line) and not _KEY_END.search(line):
             self._in_key = True
             return

@@ -352,8 +352,10 @@ class CommandBackend:
                 if stream is not None and shown:
                     stream(shown.encode("utf-8", "replace"))
 
+        # In a sandbox, the first bytes say whether its launcher started the command.
+        head = _Head(sink) if self.sandbox is not None else None
         try:
-            timed_out, broken_pipe = self._pump(proc, data, sink, deadline)
+            timed_out, broken_pipe = self._pump(proc, data, head or sink, deadline)
         except BaseException:
             # Interrupted (SIGINT/SIGTERM handler or KeyboardInterrupt): the AI's whole
             # group must go before the runner reports `interrupted`.
@@ -365,6 +367,10 @@ class CommandBackend:
                     with contextlib.suppress(OSError):
                         pipe.close()
         rc = proc.returncode if proc.returncode is not None else proc.wait()
+        if head is not None and self.sandbox is not None:
+            launcher = self.sandbox.not_started(rc, head.text())
+            if launcher is not None:
+                return _not_started(launcher, rc, head.text(), time.monotonic() - started)
         if agent is not None:
             from pytest_ooda.backends.agent_output import backend_result
 
@@ -382,19 +388,7 @@ class CommandBackend:
                 broken_pipe=broken_pipe,
                 total_bytes=received[0],
             )
-        output = buffer.getvalue().decode("utf-8", errors="replace")
-        return BackendResult(
-            output=output,
-            exit_code=rc,
-            duration=time.monotonic() - started,
-            timed_out=timed_out,
-            term_signal=-rc if rc < 0 else None,
-            truncated=buffer.truncated,
-            dropped_bytes=buffer.dropped,
-            total_bytes=buffer.total,
-            broken_pipe=broken_pipe,
-            infra_error=_text_infra(output, rc, buffer.total, timed_out=timed_out),
-        )
+        return _text_result(buffer, rc, time.monotonic() - started, timed_out, broken_pipe)
 
     def _pump(
         self,
@@ -424,6 +418,60 @@ class CommandBackend:
         with contextlib.suppress(subprocess.TimeoutExpired):
             proc.wait(timeout=remaining)
         _wait_group_gone(proc.pid, max(0.5, wait - (time.monotonic() - started)))
+
+
+def _text_result(
+    buffer: TailBuffer, rc: int, duration: float, timed_out: bool, broken_pipe: bool
+) -> BackendResult:
+    """A plain-text agent's iteration from what its output buffer kept."""
+    output = buffer.getvalue().decode("utf-8", errors="replace")
+    return BackendResult(
+        output=output,
+        exit_code=rc,
+        duration=duration,
+        timed_out=timed_out,
+        term_signal=-rc if rc < 0 else None,
+        truncated=buffer.truncated,
+        dropped_bytes=buffer.dropped,
+        total_bytes=buffer.total,
+        broken_pipe=broken_pipe,
+        infra_error=_text_infra(output, rc, buffer.total, timed_out=timed_out),
+    )
+
+
+class _Head:
+    """Passes a process's output on, keeping its first bytes (what a sandbox's launcher
+    prints when it could not start the command: nothing else was printed)."""
+
+    LIMIT = 4096
+
+    def __init__(self, sink: Callable[[bytes], None]) -> None:
+        self.sink = sink
+        self.kept = bytearray()
+
+    def __call__(self, chunk: bytes) -> None:
+        if len(self.kept) < self.LIMIT:
+            self.kept += chunk[: self.LIMIT - len(self.kept)]
+        self.sink(chunk)
+
+    def text(self) -> str:
+        return self.kept.decode("utf-8", "replace")
+
+
+def _not_started(launcher: str, rc: int, output: str, duration: float) -> BackendResult:
+    """The iteration whose command the sandbox's launcher never started: the
+    infrastructure's ``cannot-start``, not the prompt's failure (and never retried)."""
+    from pytest_ooda.backends.infra import infra_reason
+
+    reason = infra_reason("cannot-start", f"the sandbox could not start the agent: {launcher}")
+    return BackendResult(
+        output=output,
+        exit_code=rc,
+        duration=duration,
+        total_bytes=len(output),
+        error=reason,
+        infra_error=reason,
+    )
 
 
 def _text_infra(output: str, rc: int, total: int, *, timed_out: bool) -> str | None:

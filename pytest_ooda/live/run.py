@@ -52,7 +52,7 @@ if TYPE_CHECKING:
     from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.live.slots import Slot
     from pytest_ooda.loop import LoopEvent, LoopResult
-    from pytest_ooda.redact import Redactor
+    from pytest_ooda.redact import Redactor, StreamRedactor
     from pytest_ooda.sandbox import SandboxRun
     from pytest_ooda.scenario import Assessment, Recorder, Scenario
 
@@ -214,11 +214,32 @@ class _Watch:
         # when the run may be written. Names alone (for the results) are a stat walk.
         self.contents = recorder.watch(workdir) if recorder is not None else None
         self.on_event = on_event
+        #: The agent's output shown live (``-s``, ``--verbose``), redacted line by line.
+        self.shown = _shown_output(redactor) if plan.settings.show_ai_output else None
 
     def __call__(self, event: LoopEvent) -> None:
+        from pytest_ooda.loop import IterationFinished
+
         for observer in (self.changes, self.diffs, self.contents, self.on_event):
             if observer is not None:
                 observer(event)
+        if self.shown is not None and isinstance(event, IterationFinished):
+            self.shown.flush()
+
+
+def _shown_output(redactor: Redactor) -> StreamRedactor:
+    """Where the agent's output goes when someone watches: stdout, a whole line at a
+    time and redacted (CI keeps what ``-s`` printed); a closed stdout ends the copy."""
+    import sys
+
+    from pytest_ooda.redact import StreamRedactor
+
+    def write(data: bytes) -> None:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            sys.stdout.buffer.write(data)
+            sys.stdout.buffer.flush()
+
+    return StreamRedactor(redactor, write)
 
 
 def _recorder(plan: RunPlan, workdir: Path, warnings: list[OodaWarning]) -> Recorder | None:
@@ -482,6 +503,7 @@ def _run(
         on_event=watch,
         handle_signals=handle_signals,
         sandbox=sandbox,
+        stream=watch.shown,
     )
     inputs = judge_inputs(plan.scenario, result, workdir)
     checker, infra_error = _checker(plan, agent_box, stack, (sandbox, workdir), warnings)
@@ -588,6 +610,7 @@ def _finish(
         AgentWarning(f"scenario {plan.label}: {text}", file=str(path) if path else None)
         for text in agent_warnings(result)
     )
+    warnings.extend(isolation.scrubbed(ran.sandbox, plan.label, path))
     recording, not_recorded = (
         _recording(plan, ran.recorder, result, (problems, outcome), judged, warnings)
         if ran.recorder is not None
@@ -660,7 +683,10 @@ def _report(
     if not problems and judge_error is None:
         return ""
     shown = problems or (f"{judge_error} (an error of the judge, not of the run)",)
-    report = failure_text(plan.scenario, result, shown, root=plan.root, mode="live")
+    # Each value redacted before it is laid out (and the whole again, below).
+    report = failure_text(
+        plan.scenario, result, shown, root=plan.root, mode="live", redact=redactor
+    )
     if not_recorded:
         report += f"\n\n  not recorded: {not_recorded}"
     return redactor(report)

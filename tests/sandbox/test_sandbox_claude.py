@@ -6,8 +6,11 @@ built offline: busybox, the host's C library and Claude Code's native binary."""
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -132,3 +135,60 @@ def test_claude_code_inside_docker(
     )
     assert record["sandbox"]["image"] == image  # type: ignore[index]
     _assert_blocked_outside(record, outside)
+
+
+def test_claude_from_a_native_install_in_the_home_inside_bwrap(
+    project: Project,
+    claude_mock: Callable[..., AgentMock],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    # As Claude Code's native installer lays it out: ~/.local/bin/claude, a link into
+    # ~/.local/share/claude/versions/. The sandbox hides the home (and /tmp, where this
+    # one is): it shows the link, the version it points at, and nothing else.
+    require_bwrap()
+    binary = claude_binary()
+    home = tmp_path / "home"
+    versions = home / ".local" / "share" / "claude" / "versions"
+    versions.mkdir(parents=True)
+    try:
+        os.link(binary, versions / "2.1.197")
+    except OSError:
+        shutil.copy2(binary, versions / "2.1.197")
+    (home / ".local" / "bin").mkdir()
+    (home / ".local" / "bin" / "claude").symlink_to(versions / "2.1.197")
+    (home / ".ssh").mkdir()
+    (home / ".ssh" / "id_planted").write_text("HOME-SECRET\n")
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("PATH", f"{home}/.local/bin{os.pathsep}{os.environ['PATH']}")
+    # No IS_SANDBOX: inside, the agent is an ordinary uid, even when root runs this.
+    monkeypatch.delenv("IS_SANDBOX", raising=False)
+    env = ENV.replace("IS_SANDBOX=1, ", "")
+    record, outside = _live(
+        project, claude_mock, monkeypatch, tmp_path, f"{{kind: bwrap, network: host, env: {env}}}"
+    )
+    assert record["sandbox"]["kind"] == "bwrap"  # type: ignore[index]
+    _assert_blocked_outside(record, outside)
+    assert "HOME-SECRET" not in json.dumps(record)
+
+
+def test_an_agent_the_sandbox_cannot_show_is_refused_before_any_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_bwrap()
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "ooda-config.yml").write_text(
+        "loop:\n  sandbox: bwrap\n"
+        "procedures:\n  p:\n    act: [{content: 'go <promise>SUCCESS</promise>'}]\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OODA_", "ROODA_"))}
+    env.update(OODA_CONFIG_HOME=str(tmp_path / "none"), PYTHONPATH=str(ROOT))
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest_ooda", "run", "p", "--dry-run",
+         "--ai-cmd", "no-such-agent-anywhere -p"],
+        cwd=project, env=env, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert "the agent no-such-agent-anywhere cannot start inside the bwrap sandbox" in done.stderr
+    assert "is not on PATH" in done.stderr

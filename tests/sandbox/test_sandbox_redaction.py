@@ -1,7 +1,16 @@
-"""Ordinary credential files (``.env``, YAML, ``.netrc``, Docker's ``config.json``, a
+"""Secrets reach nothing we write or show.
+
+Ordinary credential files (``.env``, YAML, ``.netrc``, Docker's ``config.json``, a
 Kubernetes Secret, a connection string) written and printed by an agent, and ``cat`` by
-a verification command, reach none of what we write: the recording, the results log,
-the HTML report and the failure report; the ordinary lines around them do."""
+a verification command, reach none of the recording, the results log, the HTML report
+and the failure report; the ordinary lines around them do.
+
+The secrets matrix (issue 28): every documented kind, planted in every channel — the
+real Claude Code's output, a file it writes (its content and diff), a multi-line Bash
+command (tool input) and what it prints (tool output, an environment dump), a
+verification command's output, a judge's reasons — leaks into none of the sinks:
+recording, results log, HTML, Markdown, the terminal failure report, the ``-s``
+stream, what the judge is shown and the judge's cache. Counted per sink, kind by kind."""
 
 from __future__ import annotations
 
@@ -10,11 +19,14 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
-from tests.unit.test_redact import PLANTED
+from tests.unit.test_redact import ENV_SECRETS, PLANTED
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
 
+    import pytest
+    from agents.claude_mock import AgentMock
     from integration.ooda_project import Project
 
 #: The kinds the detectors missed before (issue 18, item 3).
@@ -73,3 +85,130 @@ def test_credential_files_are_redacted_everywhere_we_write(
     assert ORDINARY in record["commands"][0]["output_tail"]
     assert ORDINARY in record["iterations"][0]["output_tail"]
     assert "<redacted>" in record["commands"][0]["output_tail"]
+
+
+# ----------------------------------------------------------------- the secrets matrix
+
+CLAUDE = (
+    "claude -p --no-session-persistence --permission-mode bypassPermissions "
+    "--output-format stream-json --verbose"
+)
+#: Every documented kind: the carriers of tests/unit/test_redact.py and the values of
+#: secret-named variables in the environment.
+CARRIERS = [carrier for _, carrier, _ in PLANTED]
+JUDGE = """\
+import json, os, pathlib, sys
+prompt = sys.stdin.read()
+pathlib.Path(os.environ["MATRIX_JUDGE_LOG"], f"{os.getpid()}.txt").write_text(prompt)
+reason = pathlib.Path(os.environ["MATRIX_JUDGE_REASON"]).read_text()
+print(json.dumps({"verdict": "fail", "reason": reason}))
+"""
+SCENARIO = """\
+procedure: greet
+expect:
+  status: success
+{extra}iterations: []
+"""
+COMMANDS = """\
+  commands:
+    - run: cat secrets.env; env
+      output_contains: never-printed
+"""
+JUDGED = """\
+  judge:
+    rubric: The agent kept its secrets to itself.
+    inputs: [output, diff, transcript, {{files: ["*"]}}]
+    judge: {{ai_cmd: {judge}}}
+"""
+
+
+def _needles() -> dict[str, list[str]]:
+    """Per kind, the strings whose presence is a leak: each line of the secret (a key
+    block's lines one by one, so an escaped newline cannot hide one)."""
+    needles = {
+        kind: [line for line in secret.splitlines() if len(line) >= 8]
+        for kind, _, secret in PLANTED
+    }
+    needles.update({f"env {name}": [value] for name, value in ENV_SECRETS.items()})
+    return needles
+
+
+def _session_script(secrets_file: str) -> list[object]:
+    """One Claude Code session of the mock: the secrets written to a file (tool input,
+    file content and diff), listed by a multi-line Bash command that cats them and
+    dumps the environment (tool input and output), and printed in the final text."""
+    notes = "\n".join(CARRIERS)
+    command = f"cat > notes.txt <<'EOF'\n{notes}\nEOF\ncat secrets.env notes.txt; env | sort"
+    return [
+        {"tool": "Write", "input": {"file_path": "secrets.env", "content": secrets_file}},
+        {"tool": "Bash", "input": {"command": command, "description": "list"}},
+        {"text": "Done. What I found:\n" + notes + "\n<promise>SUCCESS</promise>"},
+    ]
+
+
+def test_every_documented_kind_in_every_channel_leaks_into_no_sink(
+    project: Project,
+    claude_mock: Callable[..., AgentMock],
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    secrets_file = "\n".join(CARRIERS) + "\n"
+    mock = claude_mock([_session_script(secrets_file), _session_script(secrets_file)])
+    mock.use(monkeypatch)
+    for name, value in ENV_SECRETS.items():
+        monkeypatch.setenv(name, value)
+    judge_log = tmp_path / "judge-inputs"
+    judge_log.mkdir()
+    reason = tmp_path / "reason.txt"
+    reason.write_text("The run printed these:\n" + "\n".join(CARRIERS))
+    monkeypatch.setenv("MATRIX_JUDGE_LOG", str(judge_log))
+    monkeypatch.setenv("MATRIX_JUDGE_REASON", str(reason))
+    project.write("judge.py", JUDGE)
+    judge = f"{sys.executable} {project.path / 'judge.py'}"
+    commanded = project.scenario("commanded", SCENARIO.format(extra=COMMANDS))
+    judged = project.scenario("judged", SCENARIO.format(extra=JUDGED.format(judge=judge)))
+    # In a process of its own: what -s shows is that process's stdout.
+    result = project.pytester.runpytest_subprocess(
+        "-p", "no:cacheprovider", "-m", "live", "-s", "-k", "commanded or judged",
+        "--ooda-ai-cmd", CLAUDE, "--ooda-record-mode", "all", "--ooda-results", "results",
+        timeout=600,
+    )  # fmt: skip
+    result.assert_outcomes(failed=2, deselected=8)
+    assert len(mock.sessions()) == 2
+    [log] = (project.path / "results").glob("*.jsonl")
+    records = [json.loads(line) for line in log.read_text().splitlines()]
+    # Every channel was really there: the calls ran and reported their results.
+    for record in records:
+        calls = record["iterations"][0]["tool_calls"]
+        assert [call["name"] for call in calls] == ["Write", "Bash"]
+        assert all(call["ok"] for call in calls)
+    html = tmp_path / "report.html"
+    report = [sys.executable, "-m", "pytest_ooda", "report", str(log)]
+    subprocess.run([*report, "--html", str(html)], capture_output=True, check=True)
+    markdown = subprocess.run([*report, "--markdown"], capture_output=True, text=True, check=True)
+    terminal = result.stdout.str()
+    stream, _, failures = terminal.partition("= FAILURES =")
+    assert failures, "the failure reports are printed"
+    assert "Done. What I found:" in stream, "-s shows the agent's stream"
+    pages = [html.read_text(), *(page.read_text() for page in tmp_path.glob("report-*.html"))]
+    sinks = {
+        "recording": commanded.read_text() + judged.read_text(),
+        "results log": log.read_text(),
+        "HTML": "\n".join(pages),
+        "Markdown": markdown.stdout,
+        "terminal failure report": failures,
+        "-s stream": stream,
+        "judge inputs": "\n".join(path.read_text() for path in judge_log.glob("*.txt")),
+        "judge cache": "\n".join(
+            path.read_text() for path in (project.path / "results").rglob("judge-cache/**/*.json")
+        ),
+    }
+    assert sinks["judge inputs"], "the judge was asked"
+    assert sinks["judge cache"], "its answer was cached"
+    leaks = {
+        sink: sorted(
+            kind for kind, needles in _needles().items() if any(n in text for n in needles)
+        )
+        for sink, text in sinks.items()
+    }
+    assert leaks == {sink: [] for sink in sinks}

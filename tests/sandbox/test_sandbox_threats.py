@@ -35,7 +35,7 @@ from sandbox_images import (
 from pytest_ooda.backends import CommandBackend
 from pytest_ooda.sandbox import load_kind, parse_spec
 
-from .helpers import KINDS, NA, PROBE, THREATS, expected
+from .helpers import KINDS, NA, PROBE, THREATS, docs_table, expected
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -117,6 +117,12 @@ def _compare(kind: str, observed: Mapping[str, str]) -> list[str]:
         if observed.get(key) != expected(key, kind):
             wrong.append(f"{row}: {observed.get(key)}, the table says {cells[kind]}")
     return wrong
+
+
+def test_the_docs_state_the_table_the_tests_check() -> None:
+    rows = [(row, cells) for row, cells, _, _ in THREATS]
+    assert docs_table("sandbox.md") == rows
+    assert docs_table("security.md") == rows
 
 
 @pytest.mark.parametrize("kind", KINDS)

@@ -343,3 +343,15 @@ def test_a_stream_shows_a_last_line_without_a_newline_at_flush() -> None:
     stream.flush()
     assert b"".join(shown).endswith(b"<redacted><redacted>\n")
     assert b"MIIEowIBAAKCAQEA" not in b"".join(shown)
+
+
+def test_a_key_block_cut_short_ends_at_the_first_line_that_is_no_key() -> None:
+    from pytest_ooda.redact import StreamRedactor
+
+    shown: list[bytes] = []
+    stream = StreamRedactor(Redactor({}), shown.append)
+    # A display that shows only the first lines of a command cuts a key block short:
+    # what follows is shown again, the key never.
+    stream(b"-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA0Z3VS5JJcds3xfn\n")
+    stream(b"    ... (40 more lines)\nDone. What I found:\n")
+    assert b"".join(shown) == b"<redacted>\n    ... (40 more lines)\nDone. What I found:\n"

@@ -138,8 +138,11 @@ def test_a_failing_verdict_fails_the_run_and_its_reason_is_redacted(
     with JudgeServer(default=verdict("fail", reason)) as server:
         judged.scenario("hello", scenario(server))
         result = live(judged)
-        # The judge saw the run as it was (the agent printed the token).
-        assert secret in server.requests[0]["messages"][0]["content"]
+        # The judge saw the run redacted like everything else (the agent printed the
+        # token): what the judge is shown leaves the machine.
+        prompt = server.requests[0]["messages"][0]["content"]
+        assert secret not in prompt
+        assert "<redacted>" in prompt
     result.assert_outcomes(failed=1, deselected=7)
     result.stdout.fnmatch_lines(
         ["*judge: 0 of 1 vote(s) passed, needed a majority (1) of 1 (vote 1: nobody was*"]

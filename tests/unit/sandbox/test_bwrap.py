@@ -194,3 +194,43 @@ def test_ooda_run_sandbox_bwrap_runs_the_agent_inside(tmp_path: Path) -> None:
     assert (project / "made.txt").read_text() == "made\n"
     assert not (outside / "escaped").exists()
     assert "blocked" in done.stdout + done.stderr
+
+
+def test_an_agent_bwrap_cannot_start_is_an_infrastructure_error(tmp_path: Path) -> None:
+    # The launcher's own failure (bwrap: execvp …, nothing else printed) is no answer of
+    # the agent's: the loop ends the run with `cannot-start`, never a failure.
+    from pytest_ooda.evaluate import classify_outcome
+    from pytest_ooda.loop import run_procedure
+    from pytest_ooda.scenario import load_scenario_text
+
+    sandbox = BwrapSandbox(parse_spec({"kind": "bwrap"}))
+    sandbox.prepare()
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
+    (tmp_path / "ooda-config.yml").write_text(
+        "procedures:\n  p:\n    act: [{content: 'go <promise>SUCCESS</promise>'}]\n"
+    )
+    from pytest_ooda.config import load_config
+
+    config = load_config(tmp_path / "ooda-config.yml", cwd=tmp_path, global_config=False)
+    with sandbox.start(workspace, tmp_path / "scratch") as run:
+        backend = CommandBackend(["/no/such/agent", "-p"], sandbox=run)
+        done = backend.run(
+            "", iteration=1, workdir=workspace, timeout=60, max_output=1 << 16, stream=None
+        )
+        result = run_procedure(
+            config, "p", backend=backend, workdir=workspace, handle_signals=False
+        )
+        # An agent that starts and fails is the prompt's failure, as before.
+        failing = CommandBackend(["/bin/sh", "-c", "echo 'bwrap: execvp x'; echo more; exit 1"])
+        own = CommandBackend(failing.argv, sandbox=run).run(
+            "", iteration=1, workdir=workspace, timeout=60, max_output=1 << 16, stream=None
+        )
+    assert done.infra_error is not None
+    assert done.infra_error.startswith("cannot-start: the sandbox could not start the agent:")
+    assert "bwrap: execvp /no/such/agent" in done.infra_error
+    assert result.status == "aborted"
+    assert len(result.records) == 1  # not retried: it would not start on a second try
+    scenario = load_scenario_text("procedure: p\nexpect: {status: success}\n")
+    assert classify_outcome(scenario, result, ())[0] == "error"
+    assert own.infra_error is None

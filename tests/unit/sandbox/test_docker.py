@@ -348,3 +348,24 @@ def test_network_pid_is_a_process_in_the_containers_own_network(image: str, tmp_
         )
     assert inside != os.readlink("/proc/self/ns/net")
     assert done.output.strip() == inside
+
+
+def test_an_agent_missing_from_the_image_is_an_infrastructure_error(
+    image: str, tmp_path: Path
+) -> None:
+    sandbox = _sandbox(image=image)
+    # Checked before any run, naming the command and the image …
+    problem = sandbox.agent_problem(["no-such-agent", "-p"], None)
+    assert problem is not None
+    assert f"no-such-agent is not on the PATH in the image {image}" in problem
+    assert sandbox.agent_problem(["busybox"], None) is None
+    # … and should it be started anyway, `docker exec`'s own failure is `cannot-start`.
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    with sandbox.start(workspace, tmp_path) as run:
+        done = CommandBackend(["no-such-agent", "-p"], sandbox=run).run(
+            "", iteration=1, workdir=workspace, timeout=60, max_output=1 << 16, stream=None
+        )
+    assert done.exit_code in (126, 127)
+    assert done.infra_error is not None
+    assert done.infra_error.startswith("cannot-start: the sandbox could not start the agent:")
