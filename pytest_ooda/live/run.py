@@ -505,7 +505,7 @@ def _run(
         sandbox=sandbox,
         stream=watch.shown,
     )
-    inputs = judge_inputs(plan.scenario, result, workdir)
+    inputs = judge_inputs(plan.scenario, result, workdir, redactor)
     checker, infra_error = _checker(plan, agent_box, stack, (sandbox, workdir), warnings)
     # Protected paths are put back from the workspace's source first; the commands'
     # output is redacted whole.

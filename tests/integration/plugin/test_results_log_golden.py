@@ -1,7 +1,9 @@
 """One live session's results log, line for line, against a golden copy taken before the
 run plan (issue 26): the same runs give the same records, apart from what differs
 between any two sessions (ids, times, the project's path) and the schema change the
-issue asked for (version 3: no ``success`` beside ``outcome``).
+issue asked for (version 3: no ``success`` beside ``outcome``). The golden judge record's
+``key`` is that of the judge's inputs redacted, as issue 28 asked (the agent printed a
+secret, which the judge is no longer shown).
 
 The session covers what a record is built from: a success with a file written and a
 repeat, a missed expectation, an aggregate gate's samples, a verification command, an
