@@ -15,6 +15,7 @@ from __future__ import annotations
 from pytest_ooda._types import RECORD_MODES
 from pytest_ooda.scenario.drift import (
     Drift,
+    changed_sources,
     check_drift,
     detect_drift,
 )
@@ -65,6 +66,7 @@ __all__ = [
     "Scenario",
     "ScenarioIteration",
     "assert_expectations",
+    "changed_sources",
     "check_drift",
     "check_replay",
     "check_writable",

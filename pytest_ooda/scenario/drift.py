@@ -46,7 +46,9 @@ def _is_fragment(source: str) -> bool:
     return source not in ("preamble", "context") and not source.startswith("marker:")
 
 
-def _changed_sources(recorded: str, current: str, segments: Sequence[Segment]) -> tuple[str, ...]:
+def changed_sources(recorded: str, current: str, segments: Sequence[Segment]) -> tuple[str, ...]:
+    """The fragment files (by ``segments`` of ``current``) whose lines differ from
+    ``recorded``; a pure deletion blames the fragments on either side of the gap."""
     old = recorded.splitlines()
     new = current.splitlines()
     touched: list[int] = []
@@ -105,7 +107,7 @@ def detect_drift(
                 )
             )
             if segments is not None and index == 0:
-                changed = _changed_sources(recorded.prompt, prompt, segments)
+                changed = changed_sources(recorded.prompt, prompt, segments)
         drifts.append(Drift(index + 1, recorded.prompt_sha256, current, diff, changed))
     return drifts
 
