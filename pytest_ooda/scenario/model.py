@@ -16,6 +16,7 @@ from pytest_ooda.backends import ReplayBackend, ReplayStep
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
+    from pytest_ooda._types import ReplayKind
     from pytest_ooda.backends import ToolCall, Usage
     from pytest_ooda.config import RetrySettings
     from pytest_ooda.judge import JudgeSpec, RecordedGrading
@@ -49,6 +50,7 @@ _TOP_KEYS = (
     "judged",
     "variants",
     "retry",
+    "replay",
 )
 _EXPECT_KEYS = (
     "status",
@@ -438,6 +440,10 @@ class Scenario:
     variants: tuple[Variant, ...] = ()
     #: ``retry:`` after infrastructure errors; ``None``: the procedure's or the loop's.
     retry: RetrySettings | None = None
+    #: ``replay: agent``: the scenario item replays through the real agent, its model
+    #: calls answered from the cassette (docs/agent-replay.md); ``None``: as the session
+    #: says (``--ooda-replay``).
+    replay: ReplayKind | None = None
 
     @property
     def label(self) -> str:

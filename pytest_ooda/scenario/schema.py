@@ -14,6 +14,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ooda._types import REPLAY_KINDS
 from pytest_ooda.errors import ScenarioError
 from pytest_ooda.reader import Reader
 from pytest_ooda.scenario.expect_schema import read_expect
@@ -30,6 +31,7 @@ from pytest_ooda.yamlload import load_yaml_file, load_yaml_text
 from pytest_ooda.yamlnodes import Mark, YamlMapping, to_plain, value_mark
 
 if TYPE_CHECKING:
+    from pytest_ooda._types import ReplayKind
     from pytest_ooda.config import RetrySettings
     from pytest_ooda.sandbox import SandboxSpec
     from pytest_ooda.variants import Variant
@@ -108,6 +110,10 @@ def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario
     judged = check.optional(root, "judged", "scenario", partial(read_judged, check), None)
     variants = check.optional(root, "variants", "scenario", partial(_variants, check), ())
     retry = check.optional(root, "retry", "scenario", partial(_retry, check), None)
+    replay: ReplayKind | None = None
+    if root.get("replay") is not None:
+        chosen = check.choice(*check.get(root, "replay"), "replay", REPLAY_KINDS)
+        replay = "agent" if chosen == "agent" else "loop"
     iterations: tuple[ScenarioIteration, ...] = ()
     if root.get("iterations") is not None:
         iterations = read_iterations(check, *check.get(root, "iterations"))
@@ -130,6 +136,7 @@ def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario
         judged=judged,
         variants=variants,
         retry=retry,
+        replay=replay,
     )
 
 

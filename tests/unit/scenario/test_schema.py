@@ -77,3 +77,12 @@ def test_located_errors(tmp_path: Path, text: str, where: str, message: str) -> 
 def test_duplicate_key_is_an_error(tmp_path: Path) -> None:
     with pytest.raises(ScenarioError, match="duplicate"):
         load_scenario_text("procedure: b\nprocedure: c\n", path="s.yml")
+
+
+def test_replay_says_how_the_scenario_item_replays(tmp_path: Path) -> None:
+    assert load_scenario_text("procedure: b\nreplay: agent\n").replay == "agent"
+    assert load_scenario_text("procedure: b\nreplay: loop\n").replay == "loop"
+    assert load_scenario_text("procedure: b\n").replay is None
+    assert_located(
+        tmp_path, "procedure: b\nreplay: agents\n", "2:9", "replay: expected one of loop, agent"
+    )
