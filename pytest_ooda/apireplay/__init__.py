@@ -5,11 +5,13 @@ again, so the real agent runs offline, deterministically (docs/agent-replay.md).
 :mod:`.canonical` owns the canonical form of a request (what is normalised, how it is
 split into parts), :mod:`.sse` reading and writing server-sent events, :mod:`.cassette`
 the file and the in-order matching, :mod:`.divergence` the report of a request the
-cassette cannot answer, and :mod:`.proxy` the server itself.
+cassette cannot answer, :mod:`.proxy` the server itself, :mod:`.access` how a run's
+agent reaches it (in a sandbox too: :mod:`.relay`, :mod:`.netns`).
 """
 
 from __future__ import annotations
 
+from pytest_ooda.apireplay.access import Access, reach, sandbox_for_api
 from pytest_ooda.apireplay.canonical import (
     Canonical,
     Normaliser,
@@ -31,6 +33,7 @@ from pytest_ooda.apireplay.proxy import (
 
 __all__ = [
     "CASSETTE_SUFFIX",
+    "Access",
     "ApiProxy",
     "Canonical",
     "Cassette",
@@ -39,7 +42,9 @@ __all__ = [
     "Normaliser",
     "canonical_request",
     "cassette_path",
+    "reach",
     "read_cassette",
+    "sandbox_for_api",
     "upstreams_from_env",
     "write_cassette",
 ]

@@ -63,6 +63,9 @@ _DATE_HEAD = re.compile(r"(?<![0-9A-Za-z])\d{4}\Z")
 _UUID_TAIL = re.compile(
     r"-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}(?![0-9A-Za-z])"
 )
+#: The kernel's build string in an agent's environment block (Claude Code's "OS Version:
+#: Linux 6.8.0-45-generic"): it differs between any two machines, a CI runner's each time.
+_OS_VERSION = re.compile(r"(OS Version: )[^\n\\\"]*")
 _UUID_HEAD = re.compile(r"(?<![0-9A-Za-z])[0-9a-fA-F]{8}\Z")
 
 
@@ -165,7 +168,10 @@ class Normaliser:
         """A request's text (JSON or not) with paths, dates and UUIDs replaced."""
         text = self._paths_out(text)
         text = _replace_headed(text, _DATE_TAIL, _DATE_HEAD, 4, "<ooda:date>")
-        return _replace_headed(text, _UUID_TAIL, _UUID_HEAD, 8, "<ooda:uuid>")
+        text = _replace_headed(text, _UUID_TAIL, _UUID_HEAD, 8, "<ooda:uuid>")
+        if "OS Version: " in text:
+            text = _OS_VERSION.sub(r"\1<ooda:os-version>", text)
+        return text
 
     def response(self, text: str) -> str:
         """A response's text with the run's paths replaced (for the cassette)."""

@@ -57,7 +57,7 @@ TRANSIENT = frozenset({408, 429, 500, 502, 503, 504, 529})
 #: A cassette is read whole; none is this large.
 MAX_BYTES = 256 * 1024 * 1024
 NOTE = (
-    "model API traffic recorded by pytest-ooda (docs/agent-replay.md); "
+    "model API traffic recorded by pytest-ooda (`ooda help agent-replay`); "
     "one part or exchange per line"
 )
 
@@ -136,7 +136,7 @@ def _fail(path: Path, line: int, message: str, *, column: int | None = None) -> 
         line=line,
         column=column,
         hint="re-record it (pytest -m live --ooda-record-api) or fix the line; "
-        "the format is in docs/agent-replay.md",
+        "the format: `ooda help agent-replay`",
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -50,6 +51,21 @@ def render_canonical(body: Any) -> list[str]:
         else:
             lines.append(f"{path}: {json.dumps(value, ensure_ascii=False)}")
     return lines
+
+
+_HUNK = re.compile(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,\d+)? @@\Z")
+
+
+def _with_leaf(line: str, new: Sequence[str]) -> str:
+    """A hunk header with the value its first line belongs to (as ``git diff`` names
+    the function), so a hunk inside a long text says which text it is."""
+    found = _HUNK.match(line)
+    if found is None:
+        return line
+    for index in range(int(found.group(1)) - 1, -1, -1):
+        if index < len(new) and not new[index].startswith("    "):
+            return f"{line} {new[index].split(': ', 1)[0]}"
+    return line
 
 
 def _prefix(a: Sequence[Any], b: Sequence[Any]) -> int:
@@ -118,8 +134,9 @@ class Divergence:
         where = f"exchange {self.nearest.number}" if self.nearest is not None else "nothing"
         if self.nearest is not None and self.nearest.line is not None:
             where += f", line {self.nearest.line}"
-        lines = list(
-            difflib.unified_diff(
+        lines = [
+            _with_leaf(line, new)
+            for line in difflib.unified_diff(
                 old,
                 new,
                 fromfile=f"recorded ({where})",
@@ -127,7 +144,7 @@ class Divergence:
                 lineterm="",
                 n=2,
             )
-        )
+        ]
         if len(lines) > limit:
             lines = [*lines[:limit], f"… ({len(lines) - limit} more diff lines)"]
         return "\n".join(lines)

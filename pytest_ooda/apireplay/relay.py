@@ -115,9 +115,15 @@ def main(argv: list[str]) -> int:
     except OSError as exc:
         print(f"relay: cannot start {command[0]}: {exc.strerror or exc}", file=sys.stderr)
         return 127
-    for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
-        signal.signal(number, lambda sig, _frame: child.send_signal(sig))
-    status = child.wait()
+    previous = {
+        number: signal.signal(number, lambda sig, _frame: child.send_signal(sig))
+        for number in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP)
+    }
+    try:
+        status = child.wait()
+    finally:
+        for number, handler in previous.items():
+            signal.signal(number, handler)
     return 128 - status if status < 0 else status
 
 

@@ -6,6 +6,7 @@ and can fail the first requests with a status."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import socket
 import threading
@@ -269,7 +270,12 @@ class Gone:
             client.close()
 
     def close(self) -> None:
+        # shutdown() wakes the accepting thread (close() alone would leave it blocked in
+        # accept(), the port still listening).
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)
         self.listener.close()
+        self.thread.join(timeout=5)
 
 
 def post(url: str, body: Any, *, headers: dict[str, str] | None = None) -> tuple[int, str, bytes]:

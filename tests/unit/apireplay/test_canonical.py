@@ -153,3 +153,13 @@ def test_dates_and_uuids_are_replaced_only_whole() -> None:
     assert Normaliser().request("-11-27 11-27 -4bbb-8ccc-dddd-dddddddddddd") == (
         "-11-27 11-27 -4bbb-8ccc-dddd-dddddddddddd"
     )
+
+
+def test_the_kernel_build_in_an_environment_block_is_normalised() -> None:
+    text = json.dumps({"system": "Platform: linux\n - OS Version: Linux 6.8.0-45-generic\nShell"})
+    assert json.loads(Normaliser().request(text)) == {
+        "system": "Platform: linux\n - OS Version: <ooda:os-version>\nShell"
+    }
+    assert Normaliser().request("OS Version: Darwin 24.1\nnext") == (
+        "OS Version: <ooda:os-version>\nnext"
+    )
