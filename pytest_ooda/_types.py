@@ -59,6 +59,11 @@ RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
 ApiMode = Literal["record", "new", "replay"]
 API_MODES: tuple[ApiMode, ...] = get_args(ApiMode)
 
+#: What ``--ooda-record-api`` records (the flag alone first): every exchange anew, or
+#: only those the cassette lacks.
+ApiRecord = Literal["all", "new"]
+API_RECORDS: tuple[ApiRecord, ...] = get_args(ApiRecord)
+
 #: How a recorded scenario is replayed (the default first): the loop serves the recorded
 #: iterations, or the real agent runs with its model calls answered from the cassette.
 ReplayKind = Literal["loop", "agent"]

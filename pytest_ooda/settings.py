@@ -21,7 +21,15 @@ if TYPE_CHECKING:
     from collections.abc import Mapping
     from pathlib import Path
 
-    from pytest_ooda._types import AiOutput, DriftMode, PromptFormat, RecordMode, ReplayCommands
+    from pytest_ooda._types import (
+        AiOutput,
+        ApiRecord,
+        DriftMode,
+        PromptFormat,
+        RecordMode,
+        ReplayCommands,
+        ReplayKind,
+    )
     from pytest_ooda.config import Provenance
     from pytest_ooda.variants import Variant
 
@@ -65,6 +73,9 @@ class SessionSettings:
     record_mode: RecordMode = RECORD_MODES[0]
     #: ``--ooda-record-failures``: ``once`` and ``new`` record a failed run as well.
     record_failures: bool = False
+    #: ``--ooda-record-api``: live runs record their model calls into the scenario's
+    #: cassette, all of them or the ones it lacks (``None``: not at all).
+    record_api: ApiRecord | None = None
     #: ``--ooda-variant``: named settings every live scenario also runs under.
     variants: tuple[Variant, ...] = ()
     #: ``--ooda-repeat`` / ``ooda_repeat``; ``repeat_from_cli`` says whether it came
@@ -95,6 +106,9 @@ class SessionSettings:
     scenario_dir: Path | None = None
     replay_commands: ReplayCommands = REPLAY_COMMANDS[0]
     regrade: bool = False
+    #: ``--ooda-replay``: how every scenario replays (``agent``: through the real agent
+    #: when it has a cassette); ``None``: as each scenario's ``replay:`` says.
+    replay: ReplayKind | None = None
 
     #: How command-line flags are spelled where a message names them (``--ooda-`` in
     #: pytest, ``--`` for ``ooda``).

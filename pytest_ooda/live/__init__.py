@@ -4,14 +4,16 @@ The contract is this module. :mod:`.plan` holds the :class:`RunPlan` of one run 
 :func:`plan_run`, the one place a run is decided from the session's settings
 (:class:`pytest_ooda.settings.SessionSettings`), the config, the scenario and the
 variant; :mod:`.run` the run itself (:func:`run_live` → :class:`LiveRun`, and
-:func:`write_recording`). Whether a run is a ``success``, a ``failure`` or an
-infrastructure ``error`` is :mod:`pytest_ooda.evaluate.outcome`'s rule. The pytest
-plugin and ``ooda run`` both plan with :func:`plan_run`, run with :func:`run_live` and
-only present what it returns.
+:func:`write_recording`); :mod:`.api` a run's model calls through the API proxy,
+recorded into the scenario's cassette or answered from it (:class:`ApiPlan`). Whether
+a run is a ``success``, a ``failure`` or an infrastructure ``error`` is
+:mod:`pytest_ooda.evaluate.outcome`'s rule. The pytest plugin and ``ooda run`` both plan
+with :func:`plan_run`, run with :func:`run_live` and only present what it returns.
 """
 
 from __future__ import annotations
 
+from pytest_ooda.live.api import ApiOutcome, ApiPlan, write_cassette_of
 from pytest_ooda.live.plan import NO_AI_COMMAND, RunPlan, plan_run
 from pytest_ooda.live.preflight import agent_refusal, root_refusal, sandbox_env
 from pytest_ooda.live.report import agent_warnings
@@ -27,6 +29,8 @@ from pytest_ooda.live.run import (
 
 __all__ = [
     "NO_AI_COMMAND",
+    "ApiOutcome",
+    "ApiPlan",
     "Held",
     "LiveRun",
     "Recording",
@@ -39,5 +43,6 @@ __all__ = [
     "run_preflight",
     "sandbox_env",
     "unmade_run",
+    "write_cassette_of",
     "write_recording",
 ]

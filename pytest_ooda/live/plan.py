@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from pytest_ooda.config import Config, Procedure, Provenance, RunSettings
     from pytest_ooda.errors import SandboxWarning
     from pytest_ooda.evaluate import FragmentHash, RecordHead, SessionStamp
+    from pytest_ooda.live.api import ApiPlan
     from pytest_ooda.scenario import Scenario
     from pytest_ooda.settings import SessionSettings
     from pytest_ooda.variants import Variant
@@ -98,6 +99,18 @@ class Portable:
 # --------------------------------------------------------------------------- the plan
 
 
+def _api(session: SessionSettings, scenario: Scenario, record_to: Path | None) -> ApiPlan | None:
+    """The proxy ``--ooda-record-api`` asks for: the scenario's cassette, recorded anew
+    (``all``) or extended (``new``)."""
+    from pytest_ooda.apireplay import cassette_path
+    from pytest_ooda.live.api import ApiPlan
+
+    path = record_to or scenario.path
+    if session.record_api is None or path is None:
+        return None
+    return ApiPlan("record" if session.record_api == "all" else "new", cassette_path(path))
+
+
 @dataclass(frozen=True)
 class RunPlan(Portable):
     """One live run, decided: what runs, where, and what it keeps."""
@@ -134,6 +147,10 @@ class RunPlan(Portable):
     record_failures: bool = False
     #: Where a recording goes (``None``: the scenario's own file).
     record_to: Path | None = None
+    #: Whether the agent's model calls go through the API proxy, recorded into the
+    #: scenario's cassette or answered from it (``None``: straight to the API;
+    #: docs/agent-replay.md).
+    api: ApiPlan | None = None
     #: The scenario belongs to an installed package: never recorded.
     read_only: bool = False
     #: Watch the workspace for what each iteration changed (the record's files and the
@@ -264,6 +281,7 @@ def plan_run(
     stamp: SessionStamp | None = None,
     slots_dir: Path | None = None,
     runs_dir: Path | None = None,
+    api: ApiPlan | None = None,
 ) -> RunPlan:
     """Decide run ``run`` of ``runs`` of ``scenario`` (procedure ``procedure``).
 
@@ -275,7 +293,8 @@ def plan_run(
     settings are resolved once: the variant's keys > the session's options > the
     scenario > the procedure > ``loop:``. ``workdir`` runs the plan in place instead of
     in a fresh copy of the scenario's workspace; ``record_to`` records to another file
-    than the scenario's.
+    than the scenario's. The agent's model calls go through the API proxy as ``api``
+    says (an agent replay), else as the session's ``record_api`` does.
 
     Mistakes in the config or the scenario raise their located ``OodaError``; no agent
     configured raises ``NoAICommandError``.
@@ -317,6 +336,7 @@ def plan_run(
         record_mode=session.record_mode,
         record_failures=session.record_failures,
         record_to=record_to,
+        api=api if api is not None else _api(session, scenario, record_to),
         read_only=read_only,
         watch_workspace=workdir is None or session.record_mode != "none",
         stamp=stamp,

@@ -46,9 +46,11 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from pytest_ooda._types import RunOutcome
+    from pytest_ooda.backends import Backend
     from pytest_ooda.config import RedactSettings
     from pytest_ooda.evaluate import RecordHead, RunRecord
     from pytest_ooda.judge import Grading, Judged, JudgeInputs
+    from pytest_ooda.live.api import ApiOutcome, ApiStep
     from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.live.slots import Slot
     from pytest_ooda.loop import LoopEvent, LoopResult
@@ -98,6 +100,9 @@ class LiveRun(Portable):
     #: The failure report (redacted); empty when every expectation held.
     report: str = ""
     warnings: tuple[OodaWarning, ...] = ()
+    #: What the API proxy made of the run (``plan.api``): the cassette to write
+    #: (:func:`~pytest_ooda.live.api.write_cassette_of`), a replay's divergence.
+    api: ApiOutcome | None = None
 
     @property
     def failed(self) -> bool:
@@ -416,6 +421,7 @@ class _Ran:
     #: Why the run is an infrastructure ``error`` though its loop ran (a fresh sandbox
     #: for the verification commands that did not start).
     infra_error: str | None = None
+    api: ApiStep | None = None
 
 
 class Held(Protocol):
@@ -458,18 +464,44 @@ def run_live(
     warnings: list[OodaWarning] = []
     with contextlib.ExitStack() as stack:
         workdir = _workdir(plan, stack)
+        api = _api_step(plan, stack, workdir, redactor)
+        spec = api.sandbox_spec(plan.settings.sandbox) if api else plan.settings.sandbox
         # The agent's sandbox on a stack of its own: expect.fresh_sandbox stops it early.
         agent_box = stack.enter_context(contextlib.ExitStack())
         try:
-            sandbox = agent_box.enter_context(isolation.start(plan.settings.sandbox, workdir))
+            sandbox = agent_box.enter_context(isolation.start(spec, workdir))
+            # The agent through the API proxy: wired to the started sandbox.
+            backend = api.backend(plan.settings, sandbox) if api else None
         except SandboxError as error:
             # The infrastructure's fault: nothing about the prompt was measured.
             return _not_started(plan, head, error, workdir, redactor)
         boxes = (agent_box, sandbox)
         held = stack.enter_context((slot or _slot)(plan))
-        ran = _run(plan, stack, workdir, boxes, redactor, warnings, on_event, handle_signals)
+        ran = _run(
+            plan, stack, workdir, boxes, redactor, warnings, on_event, handle_signals, backend
+        )
         ran.queued = held.waited if held is not None else None
+        ran.api = api
     return _finish(plan, head, ran, redactor, warnings)
+
+
+def _api_step(
+    plan: RunPlan, stack: contextlib.ExitStack, workdir: Path, redactor: Redactor
+) -> ApiStep | None:
+    """The run's API proxy (``plan.api``), closed with the run; ``None``: none."""
+    if plan.api is None:
+        return None
+    from pytest_ooda.live.api import ApiStep
+
+    step = ApiStep(
+        plan.api,
+        workdir=workdir,
+        run_dir=workdir.parent if plan.workdir is None else None,
+        redact=redactor,
+        settings=plan.settings,
+    )
+    stack.callback(step.close)
+    return step
 
 
 def _run(
@@ -481,11 +513,13 @@ def _run(
     warnings: list[OodaWarning],
     on_event: Callable[[LoopEvent], None] | None,
     handle_signals: bool,
+    backend: Backend | None = None,
 ) -> _Ran:
     """The loop, then the expectations: the judge's inputs are taken before the
     verification commands run, which run where the agent ran (``boxes``: the agent's
     sandbox and the stack that stops it), or in a fresh sandbox
-    (``expect.fresh_sandbox``)."""
+    (``expect.fresh_sandbox``). ``backend``: the agent as the API step starts it
+    (``None``: as the settings say)."""
     from pytest_ooda.live.judging import judge_inputs
     from pytest_ooda.loop import run_loop
 
@@ -504,6 +538,7 @@ def _run(
         handle_signals=handle_signals,
         sandbox=sandbox,
         stream=watch.shown,
+        backend=backend,
     )
     inputs = judge_inputs(plan.scenario, result, workdir, redactor)
     checker, infra_error = _checker(plan, agent_box, stack, (sandbox, workdir), warnings)
@@ -616,6 +651,7 @@ def _finish(
         if ran.recorder is not None
         else (None, None)
     )
+    api = _api_outcome(plan, ran, problems, judge_error, warnings)
     grading = judged.grading if judged is not None else None
     record = build_record(
         head,
@@ -647,7 +683,34 @@ def _finish(
         not_recorded=not_recorded,
         report=_report(plan, result, problems, judge_error, not_recorded, redactor),
         warnings=tuple(warnings),
+        api=api,
     )
+
+
+def _api_outcome(
+    plan: RunPlan,
+    ran: _Ran,
+    problems: tuple[str, ...],
+    judge_error: str | None,
+    warnings: list[OodaWarning],
+) -> ApiOutcome | None:
+    """What the API proxy made of the run. Its cassette is kept as a recording is: by a
+    run that met its expectations, the first of its repeats, of a scenario of the
+    project's own."""
+    if ran.api is None:
+        return None
+    keep = not problems and judge_error is None and plan.run == 1 and not plan.read_only
+    outcome = ran.api.finish(ran.result, plan.procedure, context=plan.context, keep=keep)
+    if keep and outcome.problems and outcome.mode != "replay":
+        path = plan.scenario.path
+        warnings.append(
+            RecordingWarning(
+                f"scenario {plan.label}: cassette not written, the API proxy had trouble: "
+                + "; ".join(outcome.problems),
+                file=str(path) if path else None,
+            )
+        )
+    return outcome
 
 
 def _judge_field(plan: RunPlan, grading: Grading, redactor: Redactor) -> dict[str, Any]:

@@ -65,6 +65,7 @@ def check_replay(
     judge_cache: Path | None = None,
     ignore_dir: Path | None = None,
     rerecord_hint: Callable[[Scenario], str] | None = None,
+    scenario: Scenario | None = None,
 ) -> ReplayCheck:
     """Replay the scenario at ``path`` (for ``procedure``) and check it.
 
@@ -74,10 +75,12 @@ def check_replay(
     ``work_dir`` (emptied before each use) the others: creating and removing a directory
     per scenario costs more than the replay itself on many file systems.
     ``rerecord_hint`` words how to re-record this one scenario after a drift.
+    ``scenario`` is the file's, loaded already (else it is read here).
 
     ``ScenarioError`` when the file is broken or has no iterations to replay.
     """
-    scenario = load_for(procedure, path)
+    if scenario is None:
+        scenario = load_for(procedure, path)
     if not scenario.iterations:
         raise ScenarioError(
             f"scenario {scenario.label!r} has no iterations to replay yet",

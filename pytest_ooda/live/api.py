@@ -1,0 +1,221 @@
+"""The model-API step of a live run (docs/agent-replay.md): the proxy started before the
+sandbox, the agent started through it, and what it made of the run afterwards.
+
+A plan with :class:`ApiPlan` runs its agent with its base URL pointed at an
+:class:`~pytest_ooda.apireplay.ApiProxy`: ``record`` (``--ooda-record-api``) forwards to
+the real API and keeps the traffic, ``new`` (``--ooda-record-api=new``) answers what the
+cassette holds and keeps the rest, ``replay`` (agent replay) answers from the cassette
+alone. :class:`ApiStep` is one run's proxy; :meth:`ApiStep.finish` turns it into an
+:class:`ApiOutcome` — the cassette to write, or the divergence that ends a replay, with
+the prompt lines that changed named by their fragment files.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from pytest_ooda.errors import ConfigError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+
+    from pytest_ooda._types import ApiMode
+    from pytest_ooda.apireplay import ApiProxy, Cassette, Divergence
+    from pytest_ooda.backends import Backend
+    from pytest_ooda.config import Procedure, RunSettings
+    from pytest_ooda.loop import LoopResult
+    from pytest_ooda.sandbox import SandboxRun, SandboxSpec
+
+__all__ = ["ApiOutcome", "ApiPlan", "ApiStep", "write_cassette_of"]
+
+
+@dataclass(frozen=True)
+class ApiPlan:
+    """Whether a run's model calls go through the proxy: how, and its cassette."""
+
+    mode: ApiMode
+    cassette: Path
+
+
+@dataclass(frozen=True)
+class ApiOutcome:
+    """What the proxy made of one run."""
+
+    mode: ApiMode
+    path: Path
+    #: The cassette to write (``None``: nothing to write).
+    cassette: Cassette | None = None
+    #: A replay's first request the cassette could not answer, described.
+    divergence: str | None = None
+    #: What went wrong talking to the upstream.
+    problems: tuple[str, ...] = ()
+    #: Exchanges the run forwarded to the upstream and kept.
+    recorded: int = 0
+
+
+def write_cassette_of(outcome: ApiOutcome) -> Path | None:
+    """Write the outcome's cassette, atomically; its path (``None``: none to write)."""
+    from pytest_ooda.apireplay import write_cassette
+
+    if outcome.cassette is None:
+        return None
+    write_cassette(outcome.cassette, outcome.path)
+    return outcome.path
+
+
+class ApiStep:
+    """One run's proxy, from before its sandbox starts until after its last check."""
+
+    def __init__(
+        self,
+        api: ApiPlan,
+        *,
+        workdir: Path,
+        run_dir: Path | None,
+        redact: Callable[[str], str],
+        settings: RunSettings,
+    ) -> None:
+        from pytest_ooda.apireplay import ApiProxy, Normaliser, read_cassette, upstreams_from_env
+
+        if settings.ai_cmd is None:
+            raise ConfigError(
+                "agent record and replay need an agent command (ai_cmd): the proxy sits "
+                "between an agent CLI and its API",
+                hint="set ai_cmd or ai_cmd_alias for this procedure, or leave out "
+                "--ooda-record-api / replay: agent",
+            )
+        cassette = None
+        if api.mode != "record" and api.cassette.is_file():
+            cassette = read_cassette(api.cassette)
+        self.api = api
+        self.workdir = workdir
+        self.run_dir = run_dir
+        self.proxy: ApiProxy = ApiProxy(
+            api.mode,
+            cassette=cassette,
+            normaliser=Normaliser.for_run(workspace=workdir, run_dir=run_dir),
+            redact=redact,
+            upstreams=upstreams_from_env(),
+        )
+        self.proxy.start()
+        self.spec: SandboxSpec | None = None
+
+    def sandbox_spec(self, spec: SandboxSpec | None) -> SandboxSpec | None:
+        """The run's sandbox, letting through what the proxy needs."""
+        from pytest_ooda.apireplay import sandbox_for_api
+
+        self.spec = sandbox_for_api(spec, self.api.mode)
+        return self.spec
+
+    def backend(self, settings: RunSettings, sandbox: SandboxRun | None) -> Backend:
+        """The agent's backend, started through the proxy (in ``sandbox``, when given)."""
+        from pytest_ooda.apireplay import Normaliser, reach
+        from pytest_ooda.backends import CommandBackend
+
+        assert settings.ai_cmd is not None
+        home = sandbox.home if sandbox is not None else None
+        self.proxy.normaliser = Normaliser.for_run(
+            workspace=self.workdir, run_dir=self.run_dir, home=home
+        )
+        access = reach(self.proxy, settings.ai_cmd, mode=self.api.mode, spec=self.spec, run=sandbox)
+        return CommandBackend(
+            access.argv,
+            env={**os.environ, **access.env},
+            ai_output=settings.ai_output,
+            sandbox=sandbox,
+            pass_fds=access.pass_fds,
+        )
+
+    def close(self) -> None:
+        self.proxy.close()
+
+    def finish(
+        self,
+        result: LoopResult,
+        procedure: Procedure,
+        *,
+        context: Sequence[str],
+        keep: bool,
+    ) -> ApiOutcome:
+        """What the run made: in a replay its divergence (if any); when recording and
+        ``keep`` (the run met its expectations and may be recorded), the cassette."""
+        self.close()
+        proxy = self.proxy
+        divergence = None
+        if proxy.divergences:
+            divergence = describe(proxy.divergences[0], result, procedure, context, proxy)
+        cassette = None
+        wanted = self.api.mode == "record" or (self.api.mode == "new" and proxy.recorded_count)
+        if keep and wanted and not proxy.problems:
+            cassette = proxy.recording()
+        return ApiOutcome(
+            mode=self.api.mode,
+            path=self.api.cassette,
+            cassette=cassette,
+            divergence=divergence,
+            problems=tuple(proxy.problems),
+            recorded=proxy.recorded_count,
+        )
+
+
+def describe(
+    divergence: Divergence,
+    result: LoopResult,
+    procedure: Procedure,
+    context: Sequence[str],
+    proxy: ApiProxy,
+) -> str:
+    """The divergence, with the prompt lines that changed and the fragment files they
+    come from when a changed text is one of the run's prompts."""
+    text = divergence.headline()
+    changed = _prompt_change(divergence, result, procedure, context, proxy)
+    if changed:
+        text += "\n" + changed
+    if divergence.nearest is not None and not (
+        divergence.recorded and divergence.served >= divergence.recorded
+    ):
+        text += "\n" + divergence.diff()
+    return text
+
+
+def _prompt_change(
+    divergence: Divergence,
+    result: LoopResult,
+    procedure: Procedure,
+    context: Sequence[str],
+    proxy: ApiProxy,
+) -> str | None:
+    import difflib
+
+    from pytest_ooda.compose import assemble_prompt_mapped
+    from pytest_ooda.scenario import changed_sources
+
+    for _, recorded, requested in divergence.changed_texts():
+        for number, record in enumerate(result.records, start=1):
+            if proxy.normaliser.request(record.prompt).strip() != requested.strip():
+                continue
+            mapped = assemble_prompt_mapped(
+                procedure,
+                iteration=number,
+                max_iterations=result.max_iterations,
+                context=context,
+                cwd=result.workdir,
+            )
+            sources: tuple[str, ...] = ()
+            if mapped.text == record.prompt:
+                sources = changed_sources(recorded, requested, mapped.segments)
+            lines = [
+                line
+                for line in difflib.unified_diff(
+                    recorded.splitlines(), requested.splitlines(), lineterm="", n=0
+                )
+                if line[:1] in "+-" and not line.startswith(("+++", "---"))
+            ]
+            head = f"  the prompt of iteration {number} changed"
+            if sources:
+                head += f" (fragments: {', '.join(sources)})"
+            return head + ":\n" + "\n".join(f"    {line}" for line in lines)
+    return None
