@@ -102,7 +102,7 @@ class ClusterRuns:
         self.scenarios: dict[str, tuple[str, str, str | None]] = {}
         self.plans: dict[str, RunPlan] = {}
         #: Settled runs not yet reported by their item: what each made, where recorded.
-        self.done: dict[str, tuple[LiveRun, Path | None]] = {}
+        self.done: dict[str, tuple[LiveRun, tuple[Path, ...]]] = {}
 
     # ------------------------------------------------------------------ submitting
 
@@ -171,6 +171,7 @@ class ClusterRuns:
         """A run settled on the cluster: its recording and record written now."""
         from pytest_ooda import live
         from pytest_ooda._util import display_path
+        from pytest_ooda.plugin import scenarios
 
         plan = self.plans.pop(settled.key, None)
         if plan is None or settled.cancelled or settled.error is not None:
@@ -186,11 +187,9 @@ class ClusterRuns:
             done = live.unmade_run(
                 plan, f"worker-lost: {reason}", started=settled.started or 0.0, worker=None
             )
-        recorded = None
-        if done.recording is not None:
-            recorded = live.write_recording(done.recording)
+        recorded = scenarios.write_live(done)
         self.done[settled.key] = (done, recorded)
-        shown = display_path(recorded, self.config.rootpath) if recorded else None
+        shown = ", ".join(display_path(p, self.config.rootpath) for p in recorded) or None
         # Settled while some item runs, whose output pytest captures: the progress line
         # is the session's, not that item's.
         capture = self.config.pluginmanager.get_plugin("capturemanager")
@@ -222,7 +221,7 @@ class ClusterRuns:
         key = self.keys.get(item.nodeid)
         return key is not None and key in self.done
 
-    def wait(self, item: LiveItem, plan: RunPlan) -> tuple[LiveRun, Path | None]:
+    def wait(self, item: LiveItem, plan: RunPlan) -> tuple[LiveRun, tuple[Path, ...]]:
         """Item ``item``'s run, once settled: what it made and where it was recorded."""
         from pytest_ooda.plugin.report import ItemFailure
 

@@ -566,13 +566,28 @@ class ScenarioItem(OodaItem):
 
     def runtest(self) -> None:
         from pytest_ooda.plugin import scenarios
-        from pytest_ooda.scenario import check_replay
+        from pytest_ooda.scenario import check_replay, load_for
 
         self.skip_if_broken()
         self.check_unique()
         node = self.procedure_node
         settings = self.config.stash[PLUGIN_STATE].settings
         try:
+            scenario = load_for(node.procedure.name, self.scenario_path)
+            cassette = scenarios.agent_cassette(
+                settings, scenario, self.scenario_path, self.live_nodeid
+            )
+            if cassette is not None:
+                scenarios.replay_agent(
+                    self.config,
+                    collected=node.loaded.path,
+                    procedure=node.procedure.name,
+                    scenario=scenario,
+                    path=self.scenario_path,
+                    nodeid=self.nodeid,
+                    cassette=cassette,
+                )
+                return
             checked = check_replay(
                 node.loaded.config,
                 node.procedure.name,
@@ -587,6 +602,7 @@ class ScenarioItem(OodaItem):
                 judge_cache=settings.results_dir,
                 ignore_dir=settings.ignore_dir,
                 rerecord_hint=scenarios.rerecord_hint(self.live_nodeid),
+                scenario=scenario,
             )
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None
@@ -656,7 +672,8 @@ class LiveItem(ScenarioItem):
         # cluster's run was recorded as it came back.
         self.stash[LIVE_REPORT] = LiveReport(
             record=done.record if cluster is None else None,
-            recorded=display_path(recorded, self.config.rootpath) if recorded else None,
+            # The scenario file and its cassette, as each was written.
+            recorded=", ".join(display_path(p, self.config.rootpath) for p in recorded) or None,
         )
         pacing.after_run(self, done)
 

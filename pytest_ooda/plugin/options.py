@@ -21,10 +21,12 @@ import pytest
 
 from pytest_ooda._types import (
     AI_OUTPUTS,
+    API_RECORDS,
     DRIFT_MODES,
     PROMPT_FORMATS,
     RECORD_MODES,
     REPLAY_COMMANDS,
+    REPLAY_KINDS,
     DriftMode,
     RecordMode,
     parse_bool,
@@ -53,9 +55,12 @@ class OptionSpec:
 
     name: str
     help: str
-    kind: str = "str"  # "str" | "bool" | "args"
+    #: "str", "bool", "args" (repeatable), or "optional": a flag whose value may be left
+    #: out (``--ooda-record-api`` means ``const``).
+    kind: str = "str"
     choices: tuple[str, ...] | None = None
     default: Any = None
+    const: str | None = None
     cli: bool = True
     ini: bool = True
     metavar: str | None = None
@@ -77,6 +82,17 @@ class OptionSpec:
                 group.addoption(
                     self.flag, action="store_true", default=None, dest=self.dest, help=self.help
                 )
+            elif self.kind == "optional":
+                group.addoption(
+                    self.flag,
+                    nargs="?",
+                    const=self.const,
+                    default=None,
+                    dest=self.dest,
+                    choices=self.choices,
+                    metavar=self.metavar,
+                    help=self.help,
+                )
             else:
                 group.addoption(
                     self.flag,
@@ -91,7 +107,9 @@ class OptionSpec:
         if self.ini:
             # Booleans are read as strings and parsed here: pytest versions differ in how
             # (and when) they reject a bad "bool" ini value, and the error must name the key.
-            ini_type = {"str": "string", "bool": "string", "args": "args"}[self.kind]
+            ini_type = {"str": "string", "bool": "string", "args": "args", "optional": "string"}[
+                self.kind
+            ]
             parser.addini(self.dest, self.help, type=ini_type, default=None)  # type: ignore[arg-type]
 
     def read(self, config: pytest.Config) -> Any:
@@ -188,6 +206,7 @@ def session_settings(
         sandbox=_sandbox(values.get("sandbox"), labels["sandbox"]),
         record_mode=values.get("record_mode") or DEFAULT_RECORD_MODE,
         record_failures=bool(values.get("record_failures")),
+        record_api=values.get("record_api"),
         variants=_variants(values.get("variant"), labels["variant"]),
         repeat=_repeat(values.get("repeat"), labels["repeat"]),
         repeat_from_cli=sources.get("repeat") == "cli",
@@ -206,6 +225,7 @@ def session_settings(
         scenario_dir=scenario_dir,
         replay_commands=values.get("replay_commands") or REPLAY_COMMANDS[0],
         regrade=bool(values.get("regrade")),
+        replay=values.get("replay"),
         labels=MappingProxyType(
             {
                 **{name: label for name, label in labels.items() if label.startswith("ini ")},
@@ -467,6 +487,22 @@ OPTIONS: tuple[OptionSpec, ...] = (
         default=False,
     ),
     OptionSpec(
+        "record_api",
+        "live runs record their model calls (the agent's API traffic, through a loopback "
+        "proxy) into <scenario>.cassette.jsonl: all (the flag alone) or new (keep the "
+        "cassette's, add what it lacks); `ooda help agent-replay`",
+        kind="optional",
+        choices=API_RECORDS,
+        const=API_RECORDS[0],
+    ),
+    OptionSpec(
+        "replay",
+        "how scenario items replay: loop (the recorded iterations stand in for the agent) "
+        "or agent (the real agent, its model calls answered from the scenario's cassette, "
+        "for every scenario that has one); default: each scenario's replay:, else loop",
+        choices=REPLAY_KINDS,
+    ),
+    OptionSpec(
         "drift",
         "when a scenario's recorded prompt differs from the current one: fail "
         "(default), warn or ignore",
@@ -623,6 +659,7 @@ def check_separated_values(args: Sequence[str], cwd: Path) -> None:
     word and safe. Values that are not paths (``--ooda-repeat 20``) are read correctly.
     """
     flags = {spec.flag for spec in OPTIONS if spec.cli and spec.kind != "bool"}
+    optional = {spec.flag: spec.const for spec in OPTIONS if spec.kind == "optional"}
     for index, arg in enumerate(args[:-1]):
         if arg == "--":
             return
@@ -635,6 +672,11 @@ def check_separated_values(args: Sequence[str], cwd: Path) -> None:
             exists = (cwd / value).exists()
         except (OSError, ValueError):
             exists = False
+        if exists and arg in optional:
+            raise pytest.UsageError(
+                f"{arg} {value}: {arg} takes its value in the same word ({arg}=VALUE); "
+                f"alone, write it after the test paths or as {arg}={optional[arg]}"
+            )
         if exists:
             raise pytest.UsageError(
                 f"{arg} {value}: write {arg}={shlex.quote(value)} (one word). pytest "

@@ -11,6 +11,8 @@ import shlex
 import sys
 from typing import TYPE_CHECKING
 
+from pytest_ooda._util import display_path
+from pytest_ooda.errors import NoAICommandError, RecordingWarning, ScenarioError
 from pytest_ooda.plugin import report
 from pytest_ooda.plugin.report import ItemFailure
 from pytest_ooda.plugin.state import PLUGIN_STATE
@@ -25,6 +27,7 @@ if TYPE_CHECKING:
     from pytest_ooda.live import LiveRun, RunPlan
     from pytest_ooda.loop import LoopEvent
     from pytest_ooda.scenario import ReplayCheck, Scenario
+    from pytest_ooda.settings import SessionSettings
     from pytest_ooda.variants import Variant
 
 
@@ -136,18 +139,31 @@ class _IterationBoundaries:
         sys.stdout.flush()
 
 
-def run_live(config: pytest.Config, plan: RunPlan) -> tuple[LiveRun, Path | None]:
+def run_live(config: pytest.Config, plan: RunPlan) -> tuple[LiveRun, tuple[Path, ...]]:
     """Run ``plan`` (:func:`pytest_ooda.live.run_live`), issue what deciding and running
-    it had to say at the scenario's file, and write its recording; the run and where it
-    was recorded. The caller decides the item's verdict."""
+    it had to say at the scenario's file, and write its recording and its cassette; the
+    run and the files written. The caller decides the item's verdict."""
     from pytest_ooda import live
 
     path = plan.record_to or plan.scenario.path or plan.root
     boundaries = _IterationBoundaries(plan.nodeid or str(path))
     done = live.run_live(plan, on_event=boundaries if plan.settings.show_ai_output else None)
     present_live(config, plan, done)
-    recorded = live.write_recording(done.recording) if done.recording is not None else None
-    return done, recorded
+    return done, write_live(done)
+
+
+def write_live(done: LiveRun) -> tuple[Path, ...]:
+    """Write a run's recording and its cassette (a run made here or on a cluster's
+    worker); the files written."""
+    from pytest_ooda import live
+
+    written: list[Path] = []
+    if done.recording is not None:
+        written.append(live.write_recording(done.recording))
+    cassette = live.write_cassette_of(done.api) if done.api is not None else None
+    if cassette is not None:
+        written.append(cassette)
+    return tuple(written)
 
 
 def present_live(config: pytest.Config, plan: RunPlan, done: LiveRun) -> None:
@@ -163,6 +179,94 @@ def present_live(config: pytest.Config, plan: RunPlan, done: LiveRun) -> None:
             _issue(note, path)
     for warning in done.warnings:
         _issue(warning, path)
+
+
+def agent_cassette(
+    settings: SessionSettings,
+    scenario: Scenario,
+    path: Path,
+    live_nodeid: Callable[[Scenario], str],
+) -> Path | None:
+    """The cassette a scenario item replays the real agent with (``ooda help
+    agent-replay``): under ``--ooda-replay=agent`` when the scenario has one, or when the
+    scenario says ``replay: agent`` (and no ``--ooda-replay=loop``); ``None``: a loop
+    replay. A scenario asking for agent replay without a cassette is a ``ScenarioError``
+    saying how to record one."""
+    from pytest_ooda.apireplay import cassette_path
+
+    cassette = cassette_path(path)
+    if (settings.replay or scenario.replay or "loop") == "loop":
+        return None
+    if cassette.is_file():
+        return cassette
+    if scenario.replay != "agent":
+        return None  # --ooda-replay=agent: a scenario without one replays the loop
+    raise ScenarioError(
+        f"scenario {scenario.label!r} says replay: agent, but it has no cassette ({cassette.name})",
+        file=str(path),
+        hint=f"record one: pytest -m live --ooda-record-api {shlex.quote(live_nodeid(scenario))}",
+    )
+
+
+def replay_agent(
+    config: pytest.Config,
+    *,
+    collected: Path,
+    procedure: str,
+    scenario: Scenario,
+    path: Path,
+    nodeid: str,
+    cassette: Path,
+) -> None:
+    """An agent replay: the real agent through the API proxy, answered from
+    ``cassette``. Nothing is written; a divergence fails the item as one (not as the
+    prompt's failure), else the run's missed expectations do."""
+    from dataclasses import replace
+
+    from pytest_ooda import live
+    from pytest_ooda.plugin.pacing import first_said
+
+    try:
+        plan = live.plan_run(
+            # Nothing of a replay is written: no recording, no cassette.
+            replace(config.stash[PLUGIN_STATE].settings, record_mode="none", record_api=None),
+            procedure,
+            scenario,
+            collected=collected,
+            nodeid=nodeid,
+            read_only=True,
+            api=live.ApiPlan("replay", cassette),
+        )
+    except NoAICommandError as missing:
+        raise ScenarioError(
+            f"scenario {scenario.label!r}: agent replay needs the agent: {missing.message}",
+            file=str(path),
+        ) from None
+    for note in plan.notes:
+        if first_said(config, note.message):
+            _issue(note, path)
+    boundaries = _IterationBoundaries(plan.nodeid or str(path))
+    done = live.run_live(plan, on_event=boundaries if plan.settings.show_ai_output else None)
+    for warning in done.warnings:
+        if not isinstance(warning, RecordingWarning):
+            _issue(warning, path)
+    api = done.api
+    if api is not None and api.divergence is not None:
+        shown = display_path(api.path, config.rootpath)
+        raise ItemFailure(
+            f"scenario {plan.label}: agent replay of {shown}: {api.divergence}\n\n"
+            "  the agent asked the model something the recording never did: re-record "
+            "the cassette (pytest -m live --ooda-record-mode=all --ooda-record-api, or "
+            "--ooda-record-api=new to keep what still matches), or see "
+            "`ooda help agent-replay` (what drift looks like)"
+        )
+    if done.outcome == "error":
+        raise ItemFailure(
+            f"scenario {plan.label}: agent replay did not run: {done.error_reason}"
+            + (f"\n{done.report}" if done.report else "")
+        )
+    if done.report:
+        raise ItemFailure(done.report)
 
 
 def _issue(warning: OodaWarning, path: Path) -> None:

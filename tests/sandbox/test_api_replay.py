@@ -24,7 +24,11 @@ from pytest_ooda.workspace import fresh_repository
 from tests.unit.apireplay.helpers import Gone
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from pathlib import Path
+
+    from claude_mock import AgentMock
+    from ooda_project import Project
 
     from pytest_ooda._types import ApiMode
     from pytest_ooda.apireplay import Cassette
@@ -131,3 +135,78 @@ def test_claude_in_docker_without_a_network_records_and_replays(tmp_path: Path) 
     require_docker()
     image = claude_image()
     _record_then_replay(tmp_path, {"kind": "docker", "image": image, "network": "none", "env": ENV})
+
+
+# ------------------------------------------------------------------ through pytest
+
+PLUGIN_CLAUDE = " ".join(CLAUDE)
+SCENARIO = (
+    "procedure: greet\nmax_iterations: 1\n"
+    "expect:\n  status: success\n"
+    "  files: {ran.txt: {contains: hello from inside}, hello.sh: {contains: the box}}\n"
+    "  tools: {called: [Write, Bash, Edit]}\n"
+    "  commands:\n    - {run: sh hello.sh, output_contains: hello from the box}\n"
+    "iterations: []\n"
+)
+
+
+def _pytest_record_then_replay(
+    project: Project,
+    claude_mock: Callable[..., AgentMock],
+    monkeypatch: pytest.MonkeyPatch,
+    sandbox: str,
+) -> None:
+    mock = claude_mock([STEPS])
+    mock.use(monkeypatch)
+    config = project.path / "ooda-config.yml"
+    config.write_text(f"loop:\n  sandbox: {sandbox}\n" + config.read_text())
+    path = project.scenario("boxed", SCENARIO)
+    recorded = project.run(
+        "-m", "live", f"--ooda-ai-cmd={PLUGIN_CLAUDE}", "--ooda-record-mode=once",
+        "--ooda-record-api",
+    )  # fmt: skip
+    recorded.assert_outcomes(passed=1, deselected=7)
+    cassette = path.with_name("boxed.cassette.jsonl")
+    assert cassette.is_file()
+    assert len(mock.sessions()) == 1
+    mock.process.terminate()
+    mock.process.wait(timeout=10)
+    # Offline: the mock stopped, its address a port that answers nothing, no key.
+    gone = Gone()
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", gone.url)
+    monkeypatch.delenv("ANTHROPIC_API_KEY")
+    try:
+        for _ in range(2):
+            replayed = project.run(
+                "-k", "boxed", f"--ooda-ai-cmd={PLUGIN_CLAUDE}", "--ooda-replay=agent"
+            )
+            replayed.assert_outcomes(passed=1, deselected=7)
+    finally:
+        gone.close()
+    assert gone.connections == 0
+    # The loop replay of the same scenario still passes, without the agent.
+    project.run("-k", "boxed", "--ooda-ai-cmd=/nonexistent").assert_outcomes(passed=1, deselected=7)
+
+
+def test_pytest_records_claude_in_bwrap_and_replays_it_offline(
+    project: Project, claude_mock: Callable[..., AgentMock], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_bwrap()
+    env = "[" + ", ".join(ENV) + "]"
+    _pytest_record_then_replay(
+        project, claude_mock, monkeypatch, f"{{kind: bwrap, network: none, env: {env}}}"
+    )
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the proxy enters the container's network as root")
+def test_pytest_records_claude_in_docker_and_replays_it_offline(
+    project: Project, claude_mock: Callable[..., AgentMock], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    require_docker()
+    env = "[" + ", ".join(ENV) + "]"
+    _pytest_record_then_replay(
+        project,
+        claude_mock,
+        monkeypatch,
+        f"{{kind: docker, image: '{claude_image()}', network: none, env: {env}}}",
+    )
