@@ -651,7 +651,7 @@ def _finish(
         if ran.recorder is not None
         else (None, None)
     )
-    api = _api_outcome(plan, ran, problems, judge_error, warnings)
+    api = _api_outcome(plan, ran, problems, judge_error, warnings, recorded=recording is not None)
     grading = judged.grading if judged is not None else None
     record = build_record(
         head,
@@ -693,13 +693,16 @@ def _api_outcome(
     problems: tuple[str, ...],
     judge_error: str | None,
     warnings: list[OodaWarning],
+    *,
+    recorded: bool,
 ) -> ApiOutcome | None:
-    """What the API proxy made of the run. Its cassette is kept as a recording is: by a
-    run that met its expectations, the first of its repeats, of a scenario of the
-    project's own."""
+    """What the API proxy made of the run. Its cassette is kept with the run's
+    recording (``recorded``), or else by a run that met its expectations; only by the
+    first of its repeats, of a scenario of the project's own."""
     if ran.api is None:
         return None
-    keep = not problems and judge_error is None and plan.run == 1 and not plan.read_only
+    met = not problems and judge_error is None
+    keep = plan.run == 1 and not plan.read_only and (recorded or met)
     outcome = ran.api.finish(ran.result, plan.procedure, context=plan.context, keep=keep)
     if keep and outcome.problems and outcome.mode != "replay":
         path = plan.scenario.path
