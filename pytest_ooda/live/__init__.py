@@ -13,8 +13,8 @@ with :func:`plan_run`, run with :func:`run_live` and only present what it return
 
 from __future__ import annotations
 
-from pytest_ooda.live.api import ApiOutcome, ApiPlan, write_cassette_of
-from pytest_ooda.live.plan import NO_AI_COMMAND, RunPlan, plan_run
+from pytest_ooda.live.api import ApiOutcome, write_cassette_of
+from pytest_ooda.live.plan import NO_AI_COMMAND, ApiPlan, RunPlan, plan_run
 from pytest_ooda.live.preflight import agent_refusal, root_refusal, sandbox_env
 from pytest_ooda.live.report import agent_warnings
 from pytest_ooda.live.run import (

@@ -16,9 +16,10 @@ import os
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from pytest_ooda.errors import ConfigError
+from pytest_ooda.errors import ConfigError, RecordingWarning
 
 if TYPE_CHECKING:
+    import contextlib
     from collections.abc import Callable, Sequence
     from pathlib import Path
 
@@ -26,18 +27,12 @@ if TYPE_CHECKING:
     from pytest_ooda.apireplay import ApiProxy, Cassette, Divergence
     from pytest_ooda.backends import Backend
     from pytest_ooda.config import Procedure, RunSettings
+    from pytest_ooda.errors import OodaWarning
+    from pytest_ooda.live.plan import ApiPlan, RunPlan
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.sandbox import SandboxRun, SandboxSpec
 
-__all__ = ["ApiOutcome", "ApiPlan", "ApiStep", "write_cassette_of"]
-
-
-@dataclass(frozen=True)
-class ApiPlan:
-    """Whether a run's model calls go through the proxy: how, and its cassette."""
-
-    mode: ApiMode
-    cassette: Path
+__all__ = ["ApiOutcome", "ApiStep", "open_api", "write_cassette_of"]
 
 
 @dataclass(frozen=True)
@@ -54,6 +49,37 @@ class ApiOutcome:
     problems: tuple[str, ...] = ()
     #: Exchanges the run forwarded to the upstream and kept.
     recorded: int = 0
+    #: Whether the run wanted its cassette kept.
+    kept: bool = False
+
+    def warnings(self, label: str, scenario: Path | None) -> list[RecordingWarning]:
+        """What a person must hear: a cassette that was wanted but not written."""
+        if not (self.kept and self.problems and self.mode != "replay"):
+            return []
+        return [
+            RecordingWarning(
+                f"scenario {label}: cassette not written, the API proxy had trouble: "
+                + "; ".join(self.problems),
+                file=str(scenario) if scenario is not None else None,
+            )
+        ]
+
+
+def open_api(
+    plan: RunPlan, workdir: Path, redact: Callable[[str], str], stack: contextlib.ExitStack
+) -> ApiStep | None:
+    """The run's API proxy (``None``: the plan has none), closed with ``stack``."""
+    if plan.api is None:
+        return None
+    step = ApiStep(
+        plan.api,
+        workdir=workdir,
+        run_dir=workdir.parent if plan.workdir is None else None,
+        redact=redact,
+        settings=plan.settings,
+    )
+    stack.callback(step.close)
+    return step
 
 
 def write_cassette_of(outcome: ApiOutcome) -> Path | None:
@@ -78,7 +104,13 @@ class ApiStep:
         redact: Callable[[str], str],
         settings: RunSettings,
     ) -> None:
-        from pytest_ooda.apireplay import ApiProxy, Normaliser, read_cassette, upstreams_from_env
+        from pytest_ooda.apireplay import (
+            ApiProxy,
+            Normaliser,
+            read_cassette,
+            sandbox_for_api,
+            upstreams_from_env,
+        )
 
         if settings.ai_cmd is None:
             raise ConfigError(
@@ -101,20 +133,16 @@ class ApiStep:
             upstreams=upstreams_from_env(),
         )
         self.proxy.start()
-        self.spec: SandboxSpec | None = None
+        self.settings = settings
+        #: The run's sandbox, letting through what the proxy needs.
+        self.spec: SandboxSpec | None = sandbox_for_api(settings.sandbox, api.mode)
 
-    def sandbox_spec(self, spec: SandboxSpec | None) -> SandboxSpec | None:
-        """The run's sandbox, letting through what the proxy needs."""
-        from pytest_ooda.apireplay import sandbox_for_api
-
-        self.spec = sandbox_for_api(spec, self.api.mode)
-        return self.spec
-
-    def backend(self, settings: RunSettings, sandbox: SandboxRun | None) -> Backend:
+    def backend(self, sandbox: SandboxRun | None) -> Backend:
         """The agent's backend, started through the proxy (in ``sandbox``, when given)."""
         from pytest_ooda.apireplay import Normaliser, reach
         from pytest_ooda.backends import CommandBackend
 
+        settings = self.settings
         assert settings.ai_cmd is not None
         home = sandbox.home if sandbox is not None else None
         self.proxy.normaliser = Normaliser.for_run(
@@ -131,6 +159,23 @@ class ApiStep:
 
     def close(self) -> None:
         self.proxy.close()
+
+    def outcome(
+        self,
+        plan: RunPlan,
+        result: LoopResult,
+        *,
+        met: bool,
+        recorded: bool,
+        warnings: list[OodaWarning],
+    ) -> ApiOutcome:
+        """:meth:`finish` for ``plan``'s run: its cassette kept with the run's recording
+        (``recorded``), or else by a run that ``met`` its expectations; only by the first
+        of its repeats, of a scenario of the project's own."""
+        keep = plan.run == 1 and not plan.read_only and (recorded or met)
+        done = self.finish(result, plan.procedure, context=plan.context, keep=keep)
+        warnings.extend(done.warnings(plan.label, plan.scenario.path))
+        return done
 
     def finish(
         self,
@@ -158,6 +203,7 @@ class ApiStep:
             divergence=divergence,
             problems=tuple(proxy.problems),
             recorded=proxy.recorded_count,
+            kept=keep,
         )
 
 

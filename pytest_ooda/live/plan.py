@@ -36,16 +36,15 @@ from pytest_ooda.errors import NoAICommandError
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from pytest_ooda._types import RecordMode
+    from pytest_ooda._types import ApiMode, RecordMode
     from pytest_ooda.config import Config, Procedure, Provenance, RunSettings
     from pytest_ooda.errors import SandboxWarning
     from pytest_ooda.evaluate import FragmentHash, RecordHead, SessionStamp
-    from pytest_ooda.live.api import ApiPlan
     from pytest_ooda.scenario import Scenario
     from pytest_ooda.settings import SessionSettings
     from pytest_ooda.variants import Variant
 
-__all__ = ["NO_AI_COMMAND", "Portable", "RunPlan", "plan_run"]
+__all__ = ["NO_AI_COMMAND", "ApiPlan", "Portable", "RunPlan", "plan_run"]
 
 NO_AI_COMMAND = (
     "no AI command configured for live runs; set one of:\n"
@@ -99,11 +98,19 @@ class Portable:
 # --------------------------------------------------------------------------- the plan
 
 
+@dataclass(frozen=True)
+class ApiPlan:
+    """Whether a run's model calls go through the API proxy (``ooda help agent-replay``):
+    ``record``, ``new`` or ``replay``, and the cassette."""
+
+    mode: ApiMode
+    cassette: Path
+
+
 def _api(session: SessionSettings, scenario: Scenario, record_to: Path | None) -> ApiPlan | None:
     """The proxy ``--ooda-record-api`` asks for: the scenario's cassette, recorded anew
     (``all``) or extended (``new``)."""
     from pytest_ooda.apireplay import cassette_path
-    from pytest_ooda.live.api import ApiPlan
 
     path = record_to or scenario.path
     if session.record_api is None or path is None:

@@ -1,14 +1,18 @@
-"""What a person must hear about a live run that did not fail it (the failure report
-itself is the scenario's: :func:`pytest_ooda.scenario.failure_text`)."""
+"""What a live run reports beside its outcome: what a person must hear about a run that
+did not fail it, the failure report (laid out by the scenario's
+:func:`pytest_ooda.scenario.failure_text`), and the record's ``judge`` field."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pytest_ooda.judge import Grading
+    from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.loop import LoopResult
+    from pytest_ooda.redact import Redactor
 
-__all__ = ["agent_warnings"]
+__all__ = ["agent_warnings", "failure_report", "judge_field"]
 
 
 def agent_warnings(result: LoopResult) -> list[str]:
@@ -21,3 +25,45 @@ def agent_warnings(result: LoopResult) -> list[str]:
     if unenforced is not None:
         found.append(unenforced)
     return found
+
+
+def judge_field(plan: RunPlan, grading: Grading, redactor: Redactor) -> dict[str, Any]:
+    """The record's ``judge``: the grading, the rubric it answered and who judged
+    (redacted), so a report can show what was asked beside the votes."""
+    out = grading.as_dict()
+    expect = plan.scenario.expect
+    spec = expect.judge if expect is not None else None
+    if spec is not None:
+        backend = spec.backend
+        if backend.ai_api is not None:
+            who = f"{backend.ai_api.provider}:{backend.ai_api.model}"
+        else:
+            who = backend.ai_cmd or f"alias {backend.ai_cmd_alias}"
+        out["rubric"] = redactor(spec.rubric)
+        out["rubric_file"] = spec.rubric_file
+        out["judge"] = redactor(who)
+    return out
+
+
+def failure_report(
+    plan: RunPlan,
+    result: LoopResult,
+    problems: tuple[str, ...],
+    judge_error: str | None,
+    not_recorded: str | None,
+    redactor: Redactor,
+) -> str:
+    """The failure report (empty when every expectation held), redacted: live output
+    lands in CI logs."""
+    from pytest_ooda.scenario import failure_text
+
+    if not problems and judge_error is None:
+        return ""
+    shown = problems or (f"{judge_error} (an error of the judge, not of the run)",)
+    # Each value redacted before it is laid out (and the whole again, below).
+    report = failure_text(
+        plan.scenario, result, shown, root=plan.root, mode="live", redact=redactor
+    )
+    if not_recorded:
+        report += f"\n\n  not recorded: {not_recorded}"
+    return redactor(report)

@@ -29,7 +29,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from pytest_ooda.errors import (
     AgentWarning,
@@ -40,6 +40,7 @@ from pytest_ooda.errors import (
     ScenarioWarning,
 )
 from pytest_ooda.live import isolation
+from pytest_ooda.live.api import open_api
 from pytest_ooda.live.plan import Portable
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ if TYPE_CHECKING:
     from pytest_ooda.backends import Backend
     from pytest_ooda.config import RedactSettings
     from pytest_ooda.evaluate import RecordHead, RunRecord
-    from pytest_ooda.judge import Grading, Judged, JudgeInputs
+    from pytest_ooda.judge import Judged, JudgeInputs
     from pytest_ooda.live.api import ApiOutcome, ApiStep
     from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.live.slots import Slot
@@ -464,14 +465,14 @@ def run_live(
     warnings: list[OodaWarning] = []
     with contextlib.ExitStack() as stack:
         workdir = _workdir(plan, stack)
-        api = _api_step(plan, stack, workdir, redactor)
-        spec = api.sandbox_spec(plan.settings.sandbox) if api else plan.settings.sandbox
+        api = open_api(plan, workdir, redactor, stack)
+        spec = api.spec if api is not None else plan.settings.sandbox
         # The agent's sandbox on a stack of its own: expect.fresh_sandbox stops it early.
         agent_box = stack.enter_context(contextlib.ExitStack())
         try:
             sandbox = agent_box.enter_context(isolation.start(spec, workdir))
             # The agent through the API proxy: wired to the started sandbox.
-            backend = api.backend(plan.settings, sandbox) if api else None
+            backend = api.backend(sandbox) if api is not None else None
         except SandboxError as error:
             # The infrastructure's fault: nothing about the prompt was measured.
             return _not_started(plan, head, error, workdir, redactor)
@@ -483,25 +484,6 @@ def run_live(
         ran.queued = held.waited if held is not None else None
         ran.api = api
     return _finish(plan, head, ran, redactor, warnings)
-
-
-def _api_step(
-    plan: RunPlan, stack: contextlib.ExitStack, workdir: Path, redactor: Redactor
-) -> ApiStep | None:
-    """The run's API proxy (``plan.api``), closed with the run; ``None``: none."""
-    if plan.api is None:
-        return None
-    from pytest_ooda.live.api import ApiStep
-
-    step = ApiStep(
-        plan.api,
-        workdir=workdir,
-        run_dir=workdir.parent if plan.workdir is None else None,
-        redact=redactor,
-        settings=plan.settings,
-    )
-    stack.callback(step.close)
-    return step
 
 
 def _run(
@@ -628,7 +610,7 @@ def _finish(
     decided once, then its recording and its record."""
     from pytest_ooda.evaluate import build_record, classify_outcome
     from pytest_ooda.live.judging import judge_run
-    from pytest_ooda.live.report import agent_warnings
+    from pytest_ooda.live.report import agent_warnings, failure_report, judge_field
     from pytest_ooda.live.transcript import build_transcript
 
     result = ran.result
@@ -651,7 +633,12 @@ def _finish(
         if ran.recorder is not None
         else (None, None)
     )
-    api = _api_outcome(plan, ran, problems, judge_error, warnings, recorded=recording is not None)
+    met, recorded = not problems and judge_error is None, recording is not None
+    api = (
+        ran.api.outcome(plan, result, met=met, recorded=recorded, warnings=warnings)
+        if ran.api
+        else None
+    )
     grading = judged.grading if judged is not None else None
     record = build_record(
         head,
@@ -663,7 +650,7 @@ def _finish(
         commands=ran.assessment.commands,
         protected_changes=ran.assessment.protected_changes,
         changes=ran.watch.changes,
-        judge=_judge_field(plan, grading, redactor) if grading is not None else None,
+        judge=judge_field(plan, grading, redactor) if grading is not None else None,
         sandbox=isolation.identity(ran.sandbox),
         queued=ran.queued,
         transcript=build_transcript(plan.procedure, result, redactor, ran.watch.diffs),
@@ -681,78 +668,7 @@ def _finish(
         problems=problems,
         recording=recording,
         not_recorded=not_recorded,
-        report=_report(plan, result, problems, judge_error, not_recorded, redactor),
+        report=failure_report(plan, result, problems, judge_error, not_recorded, redactor),
         warnings=tuple(warnings),
         api=api,
     )
-
-
-def _api_outcome(
-    plan: RunPlan,
-    ran: _Ran,
-    problems: tuple[str, ...],
-    judge_error: str | None,
-    warnings: list[OodaWarning],
-    *,
-    recorded: bool,
-) -> ApiOutcome | None:
-    """What the API proxy made of the run. Its cassette is kept with the run's
-    recording (``recorded``), or else by a run that met its expectations; only by the
-    first of its repeats, of a scenario of the project's own."""
-    if ran.api is None:
-        return None
-    met = not problems and judge_error is None
-    keep = plan.run == 1 and not plan.read_only and (recorded or met)
-    outcome = ran.api.finish(ran.result, plan.procedure, context=plan.context, keep=keep)
-    if keep and outcome.problems and outcome.mode != "replay":
-        path = plan.scenario.path
-        warnings.append(
-            RecordingWarning(
-                f"scenario {plan.label}: cassette not written, the API proxy had trouble: "
-                + "; ".join(outcome.problems),
-                file=str(path) if path else None,
-            )
-        )
-    return outcome
-
-
-def _judge_field(plan: RunPlan, grading: Grading, redactor: Redactor) -> dict[str, Any]:
-    """The record's ``judge``: the grading, the rubric it answered and who judged
-    (redacted), so a report can show what was asked beside the votes."""
-    out = grading.as_dict()
-    expect = plan.scenario.expect
-    spec = expect.judge if expect is not None else None
-    if spec is not None:
-        backend = spec.backend
-        if backend.ai_api is not None:
-            who = f"{backend.ai_api.provider}:{backend.ai_api.model}"
-        else:
-            who = backend.ai_cmd or f"alias {backend.ai_cmd_alias}"
-        out["rubric"] = redactor(spec.rubric)
-        out["rubric_file"] = spec.rubric_file
-        out["judge"] = redactor(who)
-    return out
-
-
-def _report(
-    plan: RunPlan,
-    result: LoopResult,
-    problems: tuple[str, ...],
-    judge_error: str | None,
-    not_recorded: str | None,
-    redactor: Redactor,
-) -> str:
-    """The failure report (empty when every expectation held), redacted: live output
-    lands in CI logs."""
-    from pytest_ooda.scenario import failure_text
-
-    if not problems and judge_error is None:
-        return ""
-    shown = problems or (f"{judge_error} (an error of the judge, not of the run)",)
-    # Each value redacted before it is laid out (and the whole again, below).
-    report = failure_text(
-        plan.scenario, result, shown, root=plan.root, mode="live", redact=redactor
-    )
-    if not_recorded:
-        report += f"\n\n  not recorded: {not_recorded}"
-    return redactor(report)
