@@ -59,6 +59,7 @@ class Run:
         cassette: Cassette | None = None,
         upstream: str | None = None,
         prompt: str = PROMPT,
+        side_calls: bool = False,
     ) -> tuple[subprocess.CompletedProcess[str], ApiProxy]:
         normaliser = Normaliser.for_run(workspace=self.workspace, home=self.home)
         proxy = ApiProxy(
@@ -70,6 +71,9 @@ class Run:
         )
         env = {**os.environ, **mock.env(), "HOME": str(self.home)}
         env["CLAUDE_CONFIG_DIR"] = str(self.home / ".claude")
+        if side_calls:
+            # Without it Claude Code asks the model for a title first, beside the loop.
+            del env["CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC"]
         for name in ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "ANTHROPIC_MODEL"):
             env.pop(name, None)
         with proxy.start():
@@ -118,10 +122,11 @@ def _record(
     steps: list[dict[str, Any]],
     *,
     source: Path | None = None,
+    side_calls: bool = False,
 ) -> tuple[Run, subprocess.CompletedProcess[str], Cassette, AgentMock]:
     mock = agent_mock([steps])
     run = Run(tmp_path, "recorded", source=source)
-    done, proxy = run.go("record", mock)
+    done, proxy = run.go("record", mock, side_calls=side_calls)
     assert done.returncode == 0, done.stdout + done.stderr
     assert proxy.problems == []
     path = tmp_path / "scenario.cassette.jsonl"
@@ -218,4 +223,21 @@ def test_a_changed_prompt_diverges_and_the_diff_shows_the_changed_lines(
     assert f"-    {PROMPT.strip()}" in text
     assert f"+    {changed.strip()}" in text
     assert replay.files() == {}
+    assert gone.connections == 0
+
+
+def test_the_title_side_call_is_recorded_and_replayed_beside_the_loop(
+    tmp_path: Path, agent_mock: Callable[..., AgentMock], gone: Gone
+) -> None:
+    recorded, done, cassette, mock = _record(tmp_path, agent_mock, STEPS, side_calls=True)
+    # One request more than the loop's six: the title, a conversation of its own.
+    assert len(cassette.exchanges) == 7
+    [title] = [e for e in cassette.exchanges if len(e.request["messages"]) == 1]
+    system = json.dumps(cassette.parts[title.request["system"]])
+    assert "title" in system
+    replay = Run(tmp_path, "replay")
+    again, proxy = replay.go("replay", mock, cassette=cassette, upstream=gone.url, side_calls=True)
+    assert (again.returncode, proxy.divergences) == (0, [])
+    assert replay.files() == recorded.files()
+    assert _calls(again.stdout, replay.workspace) == _calls(done.stdout, recorded.workspace)
     assert gone.connections == 0
