@@ -181,6 +181,22 @@ def _pytest_record_then_replay(
                 "-k", "boxed", f"--ooda-ai-cmd={PLUGIN_CLAUDE}", "--ooda-replay=agent"
             )
             replayed.assert_outcomes(passed=1, deselected=7)
+        # A fragment edited since: the agent asks something the cassette never heard.
+        (project.path / "prompts/decide.md").write_text("Decide whom to greet last.\n")
+        drifted = project.run(
+            "-k", "boxed", f"--ooda-ai-cmd={PLUGIN_CLAUDE}", "--ooda-replay=agent",
+            "--ooda-drift=ignore",
+        )  # fmt: skip
+        drifted.assert_outcomes(failed=1, deselected=7)
+        drifted.stdout.fnmatch_lines(
+            [
+                "*agent replay of scenarios/greet/boxed.cassette.jsonl: replay divergence*",
+                "*the prompt of iteration 1 changed (fragments: prompts/decide.md):",
+                "*-Decide whom to greet first.",
+                "*+Decide whom to greet last.",
+            ]
+        )
+        (project.path / "prompts/decide.md").write_text("Decide whom to greet first.\n")
     finally:
         gone.close()
     assert gone.connections == 0
