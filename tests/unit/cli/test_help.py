@@ -1,5 +1,5 @@
-"""``ooda help``: the topics a user who installed the package has, the quick start from
-the README among them."""
+"""``ooda help``: the topics a user who installed the package has — the quick start from
+the README among them — and none naming a file only this repository holds."""
 
 from __future__ import annotations
 
@@ -14,6 +14,14 @@ if TYPE_CHECKING:
     import pytest
 
 ROOT = Path(__file__).resolve().parents[3]
+
+
+# A path into the repository's own folders (its tests, tools, benchmarks, CI script) or
+# into the shared folder beside the checkout. A folder named alone (`tests/`) is any
+# project's; a file or folder inside one is the question.
+_REPOSITORY_PATH = re.compile(
+    r"(?<![\w./-])((?:\.\./)+shared/[\w./-]*|(?:\.ci|tests|tools|benchmarks)/[\w.-][\w./-]*)"
+)
 
 
 def test_quickstart_is_the_readmes_quick_start(capsys: pytest.CaptureFixture[str]) -> None:
@@ -39,6 +47,19 @@ def test_the_contributors_map_is_not_a_topic(capsys: pytest.CaptureFixture[str])
     assert "architecture" not in topics()
     assert main(["help", "architecture"]) == 1
     assert "no help topic 'architecture'" in capsys.readouterr().err
+
+
+def test_no_topic_names_a_file_only_this_repository_has() -> None:
+    offenders = []
+    for name, path in topics().items():
+        text = topic_text(name, path)
+        for match in _REPOSITORY_PATH.finditer(text):
+            found = match.group(1).rstrip(".,")
+            # A user's own `tests/test_prompts.py` is fine; the project's files are not.
+            if found.startswith("../") or (ROOT / found).exists():
+                line = text.count("\n", 0, match.start()) + 1
+                offenders.append(f"{name}:{line}: {found}")
+    assert offenders == []
 
 
 def test_a_repository_only_passage_is_left_out(tmp_path: Path) -> None:
