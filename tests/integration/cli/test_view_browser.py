@@ -243,12 +243,18 @@ def test_the_judge_section_from_a_live_judge_and_from_the_cache(
         )
         first = _live(project, "--ooda-ai-cmd", ai, "--ooda-results=res")
         first.assert_outcomes(passed=1)
+        [first_log] = (project.path / "res").glob("*.jsonl")
         # The same run again: the same question, answered from the results' cache.
         again = _live(project, "--ooda-ai-cmd", ai, "--ooda-results=res")
         again.assert_outcomes(passed=1)
         assert len(judge.requests) == 3
-    files = sorted((project.path / "res").glob("*.jsonl"))
-    runs = dict(zip(("first", "again"), (json.loads(f.read_text()) for f in files), strict=True))
+    # Two sessions started in one second sort by their random part, not by time: the
+    # second session's log is the one that was not there after the first.
+    [again_log] = set((project.path / "res").glob("*.jsonl")) - {first_log}
+    runs = {
+        name: json.loads(log.read_text())
+        for name, log in (("first", first_log), ("again", again_log))
+    }
     assert runs["first"]["judge"]["rubric"] == "The greeting names everyone present."
     with ViewServer(str(project.path / "res")) as server, Browser(tmp_path / "profile") as browser:
         for folder, source, total in (
