@@ -81,7 +81,7 @@ class Ledger(Protocol):
 
 class Engine(abc.ABC):
     """A connection to one cluster: submit a function with its arguments as a task,
-    wait for tasks, take their results, cancel the queued ones."""
+    collect finished tasks with their results, cancel the queued ones."""
 
     #: The name ``--ooda-executor`` gives the engine (``dask``, ``ray``).
     name: str = ""
@@ -116,14 +116,11 @@ class Engine(abc.ABC):
         engine does not retry a task itself when its worker is lost."""
 
     @abc.abstractmethod
-    def wait(self, tasks: Collection[Any], timeout: float) -> list[Any]:
+    def collect(self, tasks: Collection[Any], timeout: float) -> list[tuple[Any, Any]]:
         """The tasks among ``tasks`` that are finished, waiting up to ``timeout`` seconds
-        for at least one."""
-
-    @abc.abstractmethod
-    def result(self, task: Any) -> Any:
-        """A finished task's value: ``WorkerLost`` when its worker went away,
-        ``TaskFailed`` when its function raised."""
+        for at least one, each with its answer: its function's value, or the exception
+        that stands for it (``WorkerLost`` when its worker went away, ``TaskFailed``
+        when its function raised). Their results are fetched together."""
 
     @abc.abstractmethod
     def cancel(self, task: Any) -> None:

@@ -117,22 +117,17 @@ class DaskEngine(Engine):
     def submit(self, key: str, function: Callable[..., Any], *args: Any) -> Any:
         return self._client.submit(function, *args, key=key, pure=False, retries=0)
 
-    def wait(self, tasks: Collection[Any], timeout: float) -> list[Any]:
+    def collect(self, tasks: Collection[Any], timeout: float) -> list[tuple[Any, Any]]:
         from distributed import wait
 
         with contextlib.suppress(TimeoutError), self._client.as_current():
             wait(list(tasks), timeout=timeout, return_when="FIRST_COMPLETED")
-        return [task for task in tasks if task.done()]
-
-    def result(self, task: Any) -> Any:
-        from distributed import KilledWorker
-
-        try:
-            return task.result()
-        except KilledWorker as exc:
-            raise WorkerLost(str(exc)) from None
-        except Exception as exc:
-            raise TaskFailed(_described(exc, task)) from None
+        done = [task for task in tasks if task.done()]
+        finished = [task for task in done if task.status == "finished"]
+        # One round trip for every finished result, not one each.
+        values = self._client.gather(finished) if finished else []
+        answers = dict(zip(finished, values, strict=True))
+        return [(task, answers[task] if task in answers else _failure(task)) for task in done]
 
     def cancel(self, task: Any) -> None:
         task.cancel()
@@ -153,6 +148,17 @@ class DaskEngine(Engine):
             if self._plugin:
                 client.unregister_scheduler_plugin(self._plugin)
         client.close()
+
+
+def _failure(task: Any) -> Exception:
+    """What a task that did not finish stands for: its worker lost (Dask gave up after
+    its workers kept dying), or its function's exception with the worker's traceback."""
+    from distributed import KilledWorker
+
+    exc = task.exception()
+    if isinstance(exc, KilledWorker):
+        return WorkerLost(str(exc))
+    return TaskFailed(_described(exc, task))
 
 
 def _described(exc: BaseException, task: Any) -> str:

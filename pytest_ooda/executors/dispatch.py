@@ -148,9 +148,9 @@ class Dispatcher:
         self._top_up()
         if not self._running:
             return
-        for task in self.engine.wait(tuple(self._running), timeout):
+        for task, answer in self.engine.collect(tuple(self._running), timeout):
             job = self._running.pop(task)
-            self._take(job, task)
+            self._take(job, answer)
         self._top_up()
 
     def _top_up(self) -> None:
@@ -176,16 +176,12 @@ class Dispatcher:
             self._running[task] = job
             self.submitted += 1
 
-    def _take(self, job: _Job, task: Any) -> None:
-        try:
-            answer = self.engine.result(task)
-        except WorkerLost as lost:
-            self._lost(job, str(lost))
-            return
-        except TaskFailed as failed:
-            self._settle(job, self._ended(job, failed=str(failed)))
-            return
-        if isinstance(answer, Ran):
+    def _take(self, job: _Job, answer: Any) -> None:
+        if isinstance(answer, WorkerLost):
+            self._lost(job, str(answer))
+        elif isinstance(answer, TaskFailed):
+            self._settle(job, self._ended(job, failed=str(answer)))
+        elif isinstance(answer, Ran):
             self._settle(job, self._ended(job, value=answer.value, where=answer.where))
         elif isinstance(answer, Raised):
             self._settle(job, self._ended(job, where=answer.where, error=answer.error))

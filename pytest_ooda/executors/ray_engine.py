@@ -190,7 +190,7 @@ class RayEngine(Engine):
             )(function)
         return remote.options(name=key).remote(*args)
 
-    def wait(self, tasks: Collection[Any], timeout: float) -> list[Any]:
+    def collect(self, tasks: Collection[Any], timeout: float) -> list[tuple[Any, Any]]:
         import ray
 
         pending = list(tasks)
@@ -198,19 +198,11 @@ class RayEngine(Engine):
         if not ready:
             return []
         ready, _ = ray.wait(pending, num_returns=len(pending), timeout=0, fetch_local=False)
-        return list(ready)
-
-    def result(self, task: Any) -> Any:
-        import ray
-        from ray import exceptions
-
         try:
-            return ray.get(task)
-        except exceptions.RayTaskError as exc:
-            raise TaskFailed(str(exc)) from None
-        except exceptions.RayError as exc:
-            # The worker process or its node died, or the result went with it.
-            raise WorkerLost(f"{type(exc).__name__}: {str(exc).splitlines()[0]}") from None
+            # One fetch for every ready result, not one each.
+            return list(zip(ready, ray.get(ready), strict=True))
+        except Exception:  # one of them failed: told apart one by one
+            return [(task, _answer(task)) for task in ready]
 
     def cancel(self, task: Any) -> None:
         import ray
@@ -238,3 +230,17 @@ class RayEngine(Engine):
                 ray.kill(self._actor)
             self._actor = None
         ray.shutdown()
+
+
+def _answer(task: Any) -> Any:
+    """One task's value, or the exception that stands for it."""
+    import ray
+    from ray import exceptions
+
+    try:
+        return ray.get(task)
+    except exceptions.RayTaskError as exc:
+        return TaskFailed(str(exc))
+    except exceptions.RayError as exc:
+        # The worker process or its node died, or the result went with it.
+        return WorkerLost(f"{type(exc).__name__}: {str(exc).splitlines()[0]}")

@@ -29,9 +29,12 @@ ROOT = Path(__file__).resolve().parents[3]
 BIN = Path(sys.executable).parent
 
 
-def _env(extra: dict[str, str]) -> dict[str, str]:
+def _env(extra: dict[str, str], *, pythonpath: bool) -> dict[str, str]:
+    """The cluster's environment (``pythonpath``: the workers import this checkout's
+    test helpers, and so its pytest-ooda, before an installed one)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
+    if pythonpath:
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     # xdist's markers of the outer session must not reach the workers' runs.
     for name in ("PYTEST_XDIST_WORKER", "PYTEST_XDIST_WORKER_COUNT", "PYTEST_XDIST_TESTRUNUID"):
         env.pop(name, None)
@@ -59,8 +62,11 @@ def _stop(pid: int, grace: float = 5.0) -> None:
 class DaskCluster:
     """``dask scheduler`` and ``workers`` × ``dask worker --nthreads threads``."""
 
-    def __init__(self, directory: Path, *, workers: int = 2, threads: int = 2) -> None:
+    def __init__(
+        self, directory: Path, *, workers: int = 2, threads: int = 2, pythonpath: bool = True
+    ) -> None:
         self.directory = directory
+        self.pythonpath = pythonpath
         self.threads = threads
         self.count = workers
         self.cache = directory / "cache"
@@ -72,7 +78,7 @@ class DaskCluster:
         log = (self.directory / f"{name}.log").open("wb")
         return subprocess.Popen(
             [sys.executable, "-m", "dask", *args],
-            env=_env({"XDG_CACHE_HOME": str(self.cache)}),
+            env=_env({"XDG_CACHE_HOME": str(self.cache)}, pythonpath=self.pythonpath),
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -158,8 +164,9 @@ class RayCluster:
     #: The head's GCS port: the namespace is the cluster's own, so the usual one.
     PORT = 6379
 
-    def __init__(self, directory: Path, *, cpus: int = 2) -> None:
+    def __init__(self, directory: Path, *, cpus: int = 2, pythonpath: bool = True) -> None:
         self.directory = directory
+        self.pythonpath = pythonpath
         self.cpus = cpus
         self.holder: subprocess.Popen[bytes] | None = None
         # Ray's socket paths must stay under ~107 bytes: a short directory of its own.
@@ -182,7 +189,7 @@ class RayCluster:
         log = (self.directory / f"{name}.log").open("wb")
         done = subprocess.run(
             self.command(str(BIN / "ray"), "start", *args),
-            env=_env({"XDG_CACHE_HOME": str(self.directory / "cache")}),
+            env=_env({"XDG_CACHE_HOME": str(self.directory / "cache")}, pythonpath=self.pythonpath),
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,

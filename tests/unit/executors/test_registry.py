@@ -78,8 +78,7 @@ class Recorded(Engine):
     def slots(self): return 1
     def share(self, data): return data
     def submit(self, key, function, *args): return function(*args)
-    def wait(self, tasks, timeout): return list(tasks)
-    def result(self, task): return task
+    def collect(self, tasks, timeout): return [(task, task) for task in tasks]
     def cancel(self, task): pass
     def withdraw(self, ticket): return True
     def ledger(self): return None
