@@ -37,6 +37,10 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -127,6 +131,32 @@ def session(
     return Session(runs, wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, span)
 
 
+def cpu_of(pids: list[int]) -> float:
+    """CPU seconds of these processes and of their children they have reaped."""
+    ticks = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += sum(int(value) for value in fields[11:15])  # utime stime cutime cstime
+    return total / ticks
+
+
+def sessions_of(leaders: list[int]) -> list[int]:
+    """Every process in the sessions these processes lead."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                if os.getsid(int(entry.name)) in leaders:
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
 def throughput(label: str, done: Session, slots: int, sleep: float) -> None:
     ideal = done.runs * sleep / slots
     assert done.span is not None
@@ -137,7 +167,13 @@ def throughput(label: str, done: Session, slots: int, sleep: float) -> None:
     )
 
 
-def measure(label: str, executor: str, prefix: tuple[str, ...], args: argparse.Namespace) -> None:
+def measure(
+    label: str,
+    executor: str,
+    prefix: tuple[str, ...],
+    args: argparse.Namespace,
+    workers: Callable[[], list[int]],
+) -> None:
     slots = 2 * SLOTS_PER_WORKER
     with tempfile.TemporaryDirectory(prefix="bench-executor-") as tmp:
         root = Path(tmp)
@@ -145,8 +181,16 @@ def measure(label: str, executor: str, prefix: tuple[str, ...], args: argparse.N
         session(root, 4, 0, executor=executor, prefix=prefix)  # warm-up: every worker's cache
         print(f"{label} ({executor}):")
         small = session(root, args.small, args.sleep, executor=executor, prefix=prefix)
+        before = cpu_of(workers())
         full = session(root, args.runs, args.sleep, executor=executor, prefix=prefix)
+        spent = cpu_of(workers()) - before
         throughput(label, full, slots, args.sleep)
+        cores = os.cpu_count() or 1
+        print(
+            f"  the cluster's own CPU: {spent / full.runs * 1000:.0f} ms per run, so {cores} "
+            f"cores make at most {cores / (spent / full.runs):.1f} runs/s here "
+            f"(the slots ask for {slots / args.sleep:.0f}/s)"
+        )
         per_run = (full.cpu - small.cpu) / (full.runs - small.runs)
         print(
             f"  controller CPU per dispatched run: {per_run * 1000:.2f} ms "
@@ -195,14 +239,15 @@ def main() -> None:
             )
             try:
                 dask.start()
-                measure("dask", f"dask:{dask.address}", (), args)
+                leaders = [worker.pid for worker in dask.workers]
+                measure("dask", f"dask:{dask.address}", (), args, lambda: sessions_of(leaders))
             finally:
                 dask.stop()
         if "ray" in engines:
             ray = RayCluster(Path(tmp) / "ray", cpus=SLOTS_PER_WORKER, pythonpath=False)
             try:
                 ray.start()
-                measure("ray", f"ray:{ray.address}", tuple(ray.command()), args)
+                measure("ray", f"ray:{ray.address}", tuple(ray.command()), args, ray.pids)
             finally:
                 ray.stop()
 

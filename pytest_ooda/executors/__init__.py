@@ -34,7 +34,7 @@ from pytest_ooda.executors.source import (
     rebase,
     unpack_source,
 )
-from pytest_ooda.executors.worker import Job, run_attempt
+from pytest_ooda.executors.worker import Job, job_for, run_attempt
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -54,6 +54,7 @@ __all__ = [
     "WorkerLost",
     "cache_dir",
     "engines",
+    "job_for",
     "make_engine",
     "open_engine",
     "pack_source",

@@ -147,8 +147,7 @@ class ClusterRuns:
         """Run ``key``'s job, planned when the window takes it (``None``: not to be made:
         resumed, or its files have a mistake its item will report)."""
         from pytest_ooda.errors import OodaError
-        from pytest_ooda.executors import Job
-        from pytest_ooda.fragments import builtin_root
+        from pytest_ooda.executors import job_for
         from pytest_ooda.plugin import pacing
 
         item = self.items[key]
@@ -163,7 +162,7 @@ class ClusterRuns:
                 return None
             item.stash[PLANNED] = plan
         self.plans[key] = plan
-        return Job(plan, builtin_root()), plan.settings.retry.attempts
+        return job_for(plan), plan.settings.retry.attempts
 
     # ------------------------------------------------------------------ settling
 

@@ -660,7 +660,7 @@ class LiveItem(ScenarioItem):
         if cluster is None or not cluster.made(self):
             # Resumed or stopped early: skipped here (a run the cluster has made
             # already is reported, whatever the gate says now).
-            plan = pacing.before_run(self, plan)
+            plan = pacing.before_run(self, plan, marker=cluster is None)
         try:
             if cluster is None:
                 done, recorded = scenarios.run_live(self.config, plan)

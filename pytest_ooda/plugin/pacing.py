@@ -150,11 +150,12 @@ def run_dir(config: pytest.Config, nodeid: str) -> Path:
     return pacing(config).runs / run_key(nodeid)
 
 
-def before_run(item: LiveItem, plan: RunPlan) -> RunPlan:
+def before_run(item: LiveItem, plan: RunPlan, *, marker: bool = True) -> RunPlan:
     """Skip the run when it is resumed or stopped early; else leave the marker a
-    crashed worker's controller reads (the run's plan and when it started) and return
-    the plan to run: under ``--ooda-resume``, one that names the ``error`` run it makes
-    again (``replaces``: reports count the two once)."""
+    crashed worker's controller reads (the run's plan and when it started; not for a
+    run a cluster makes, ``marker=False``) and return the plan to run: under
+    ``--ooda-resume``, one that names the ``error`` run it makes again (``replaces``:
+    reports count the two once)."""
     state = pacing(item.config)
     settings = item.config.stash[PLUGIN_STATE].settings
     if settings.resume:
@@ -172,9 +173,10 @@ def before_run(item: LiveItem, plan: RunPlan) -> RunPlan:
     if stopped is not None:
         item.stash[SKIP_AT_ITEM] = True
         pytest.skip(stopped)
-    state.runs.mkdir(parents=True, exist_ok=True)
-    marker = pickle.dumps((plan, time.time(), os.environ.get("PYTEST_XDIST_WORKER")))
-    (state.runs / f"{run_key(item.nodeid)}.plan").write_bytes(marker)
+    if marker:
+        state.runs.mkdir(parents=True, exist_ok=True)
+        held = pickle.dumps((plan, time.time(), os.environ.get("PYTEST_XDIST_WORKER")))
+        (state.runs / f"{run_key(item.nodeid)}.plan").write_bytes(held)
     return plan
 
 
