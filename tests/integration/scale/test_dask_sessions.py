@@ -201,3 +201,24 @@ def test_the_cap_holds_across_the_cluster(project: Project, dask_cluster: DaskCl
     # Four slots, two of them allowed: runs waited, on the workers, and say so.
     assert any(record["queued_s"] and record["queued_s"] > 0.3 for record in records(project))
     assert len({record["worker"] for record in records(project)}) == 2
+
+
+def test_a_run_recorded_on_a_worker_is_written_to_the_projects_scenario(
+    project: Project, dask_cluster: DaskCluster
+) -> None:
+    command = agent(project, sleep=0.1)
+    scenario(project)
+    result = _session(
+        project,
+        "--ooda-record-mode=once",
+        f"--ooda-ai-cmd={command}",
+        f"--ooda-executor=dask:{dask_cluster.address}",
+    )
+    assert result.ret == 0, result.stdout.str()
+    # Recorded by the controller into the project's file, not the worker's copy of it.
+    text = (project.path / "scenarios/greet/s.yml").read_text()
+    assert "iterations:" in text
+    assert "<promise>SUCCESS</promise>" in text
+    result.stdout.fnmatch_lines(["recorded: greet/s -> scenarios/greet/s.yml"])
+    cached = dask_cluster.cache / "pytest-ooda/sources"
+    assert all("SUCCESS" not in path.read_text() for path in cached.glob("*/scenarios/greet/s.yml"))
