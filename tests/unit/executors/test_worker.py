@@ -176,10 +176,13 @@ def test_the_dask_ledger_claims_on_the_scheduler() -> None:
     from pytest_ooda.executors import dask_ledger
 
     class Scheduler:
-        plugins = {"p": dask_ledger.Claims("p")}
+        def __init__(self) -> None:
+            self.plugins = {"p": dask_ledger.Claims("p")}
 
-    assert dask_ledger.begin("a-1", "w1", "p", dask_scheduler=Scheduler) is None
-    assert "(w1) was lost" in str(dask_ledger.begin("a-1", "w2", "p", dask_scheduler=Scheduler))
-    assert dask_ledger.cancel("a-1", "p", dask_scheduler=Scheduler) is False
-    assert dask_ledger.cancel("b-1", "p", dask_scheduler=Scheduler) is True
-    assert dask_ledger.begin("b-1", "w1", "p", dask_scheduler=Scheduler) == "cancelled"
+    scheduler = Scheduler()
+
+    assert dask_ledger.begin("a-1", "w1", "p", dask_scheduler=scheduler) is None
+    assert "(w1) was lost" in str(dask_ledger.begin("a-1", "w2", "p", dask_scheduler=scheduler))
+    assert dask_ledger.cancel("a-1", "p", dask_scheduler=scheduler) is False
+    assert dask_ledger.cancel("b-1", "p", dask_scheduler=scheduler) is True
+    assert dask_ledger.begin("b-1", "w1", "p", dask_scheduler=scheduler) == "cancelled"
