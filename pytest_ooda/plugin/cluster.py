@@ -5,8 +5,9 @@ controller, and the only writer of the results log and the recordings.
 whose extra is not installed, or ``-n`` (xdist: the session must be one process) is a
 usage error. :class:`ClusterRuns` then, once the items are collected and selected,
 connects to the cluster (unreachable: a usage error, nothing run), ships the project
-once, plans every live item and submits the runs (:class:`pytest_ooda.executors.Dispatcher`)
-except those ``--ooda-resume`` keeps. Each ``live[s#k]`` item waits for its own run
+once, and hands every live item's run to a :class:`pytest_ooda.executors.Dispatcher`,
+which plans and submits each as its window takes it (not those ``--ooda-resume``
+keeps). Each ``live[s#k]`` item waits for its own run
 (:meth:`ClusterRuns.wait`) and reports it as a local run reports: its verdict, its
 warnings, the gates. A run's record and recording are written as soon as the run
 settles, whichever item is running then, so an interrupted session keeps every finished
