@@ -172,7 +172,7 @@ def measure(
     executor: str,
     prefix: tuple[str, ...],
     args: argparse.Namespace,
-    workers: Callable[[], list[int]],
+    workers: Callable[[], list[int]] | None,
 ) -> None:
     slots = 2 * SLOTS_PER_WORKER
     with tempfile.TemporaryDirectory(prefix="bench-executor-") as tmp:
@@ -181,16 +181,19 @@ def measure(
         session(root, 4, 0, executor=executor, prefix=prefix)  # warm-up: every worker's cache
         print(f"{label} ({executor}):")
         small = session(root, args.small, args.sleep, executor=executor, prefix=prefix)
-        before = cpu_of(workers())
+        before = cpu_of(workers()) if workers is not None else 0.0
         full = session(root, args.runs, args.sleep, executor=executor, prefix=prefix)
-        spent = cpu_of(workers()) - before
         throughput(label, full, slots, args.sleep)
-        cores = os.cpu_count() or 1
-        print(
-            f"  the cluster's own CPU: {spent / full.runs * 1000:.0f} ms per run, so {cores} "
-            f"cores make at most {cores / (spent / full.runs):.1f} runs/s here "
-            f"(the slots ask for {slots / args.sleep:.0f}/s)"
-        )
+        if workers is not None:
+            # Dask's worker processes live as long as the cluster, so their CPU (and that
+            # of the agents and git they reaped) is all counted; Ray's come and go.
+            spent = (cpu_of(workers()) - before) / full.runs
+            cores = os.cpu_count() or 1
+            print(
+                f"  the workers' own CPU: {spent * 1000:.0f} ms per run, so {cores} cores "
+                f"make at most {cores / spent:.0f} runs/s (the slots ask for "
+                f"{slots / args.sleep:.0f}/s)"
+            )
         per_run = (full.cpu - small.cpu) / (full.runs - small.runs)
         print(
             f"  controller CPU per dispatched run: {per_run * 1000:.2f} ms "
@@ -247,7 +250,7 @@ def main() -> None:
             ray = RayCluster(Path(tmp) / "ray", cpus=SLOTS_PER_WORKER, pythonpath=False)
             try:
                 ray.start()
-                measure("ray", f"ray:{ray.address}", tuple(ray.command()), args, ray.pids)
+                measure("ray", f"ray:{ray.address}", tuple(ray.command()), args, None)
             finally:
                 ray.stop()
 

@@ -182,10 +182,14 @@ class LiveRuns:
 
     def _keep(self, record: RunRecord) -> None:
         """Count a finished run, and write its record as it arrived."""
+        from dataclasses import replace
+
         from pytest_ooda.evaluate import add_tally
         from pytest_ooda.plugin.pacing import pacing
 
-        self.records.append(record)
+        # The table and the gates read no transcript: the log keeps it, the session
+        # does not (10,000 runs' transcripts would be most of a session's memory).
+        self.records.append(replace(record, transcript=None))
         # Early stopping on any worker reads this before starting another run.
         # Without the tally a run is only not skipped: nothing is lost.
         with contextlib.suppress(OSError):
