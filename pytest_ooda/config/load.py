@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.config.merge import merge_layers
-from pytest_ooda.config.parse import Layer, builtin_layer, collector_paused, parse_file
+from pytest_ooda.config.parse import Layer, builtin_layer, parse_file
 from pytest_ooda.config.schema import CONFIG_FILENAME, ROODA_CONFIG_FILENAME
 from pytest_ooda.config.tiers import (
     env_layer,
@@ -39,8 +39,7 @@ def load_config(
     ``cwd`` is where the workspace file is looked for (default: the working directory);
     ``env`` replaces ``os.environ``; ``overrides`` is the CLI tier for ``loop`` keys.
     """
-    with collector_paused():
-        return _load_config(config_file, cwd, env, overrides, builtin, global_config)
+    return _load_config(config_file, cwd, env, overrides, builtin, global_config)
 
 
 def _load_config(
@@ -105,8 +104,7 @@ def load_config_file(path: str | Path) -> Config:
     file = Path(path).absolute()
     if existing_config_file(file, "config file") is None:
         raise ConfigError(f"config file not found: {path}")
-    with collector_paused():
-        return merge_layers([parse_file(file, "workspace")], {}, {})
+    return merge_layers([parse_file(file, "workspace")], {}, {})
 
 
 def load_builtin_config() -> Config:
