@@ -34,18 +34,24 @@ if TYPE_CHECKING:
     from pytest_ooda.live import LiveRun, RunPlan
 
 # Prints what it received, as JSON (inside a Claude Code json report with --claude-json);
-# --count=FILE adds a line per start, --die stops like an overloaded API.
+# --count=FILE adds a line per start, --die stops like an overloaded API, --hang sleeps
+# past any iteration timeout, --succeed-at=N says SUCCESS on the Nth start (with --count).
 AGENT = """\
-import json, os, sys
+import json, os, sys, time
 prompt = sys.stdin.read()
 args = sys.argv[1:]
+starts = 0
 for arg in args:
     if arg.startswith("--count="):
         with open(arg.partition("=")[2], "a") as counter:
             counter.write("started\\n")
+        with open(arg.partition("=")[2]) as counter:
+            starts = len(counter.read().splitlines())
 if "--die" in args:
     sys.stderr.write("API Error: 529 overloaded\\n")
     sys.exit(1)
+if "--hang" in args:
+    time.sleep(30)
 dump = json.dumps({
     "argv": args,
     "cwd": os.getcwd(),
@@ -59,6 +65,8 @@ if "--claude-json" in args:
     }))
 else:
     print(dump)
+if f"--succeed-at={starts}" in args:
+    print("<promise>SUCCESS</promise>")
 """
 
 # The agent never says SUCCESS: one iteration unless a row sets more. A row's config
@@ -232,6 +240,57 @@ SETTINGS = (
         ooda=("--verbose",),
     ),
     Setting(
+        "max_iterations (--unlimited)",
+        None,
+        plan=lambda plan: plan.settings.max_iterations,
+        # The config says 1; unlimited, the loop went on until the agent said SUCCESS.
+        agent=lambda run: run.done.result.max_iterations if len(run.dumps) == 3 else "stopped",
+        ooda=("--ai-cmd={agent} --count={count} --succeed-at=3", "--unlimited"),
+        agent_flag=False,
+    ),
+    Setting(
+        "iteration_timeout",
+        1,
+        plan=lambda plan: plan.settings.iteration_timeout,
+        # The agent hangs: the loop stopped it when the plan's timeout ran out.
+        agent=lambda run: next(
+            (round(r.duration) for r in run.done.result.records if r.timed_out), "not timed out"
+        ),
+        config="  iteration_timeout: 1\n",
+        pytest=("--ooda-ai-cmd={agent} --hang",),
+        ooda=("--ai-cmd={agent} --hang",),
+        agent_flag=False,
+    ),
+    Setting(
+        "max_output_buffer",
+        64,
+        plan=lambda plan: plan.settings.max_output_buffer,
+        # The agent printed more: the loop kept the plan's number of bytes, the tail.
+        agent=lambda run: next(
+            (len(r.output.encode()) for r in run.done.result.records if r.truncated), "whole"
+        ),
+        config="  max_output_buffer: 64\n",
+        pytest=(),
+        ooda=(),
+    ),
+    Setting(
+        "failure_threshold",
+        2,
+        plan=lambda plan: plan.settings.failure_threshold,
+        agent=lambda run: run.done.result.failure_threshold,
+        env=(("OODA_LOOP_FAILURE_THRESHOLD", "2"),),
+        pytest=(),
+        ooda=(),
+    ),
+    Setting(
+        "failure_threshold (scenario)",
+        4,
+        plan=lambda plan: plan.settings.failure_threshold,
+        agent=lambda run: run.done.result.failure_threshold,
+        scenario="failure_threshold: 4\n",
+        pytest=(),
+    ),
+    Setting(
         "retries",
         1,
         plan=lambda plan: plan.settings.retry.attempts,
@@ -328,7 +387,7 @@ def _run(
     stdout = capfd.readouterr().out
     [(plan, done)] = watched
     outputs = [record.output for record in done.result.records]
-    dumps = [json.loads(output) for output in outputs if output.startswith("{")]
+    dumps = [json.loads(output.splitlines()[0]) for output in outputs if output.startswith("{")]
     counted = len(count.read_text().splitlines()) if count.exists() else 0
     return Run(plan, done, dumps, stdout, counted)
 
