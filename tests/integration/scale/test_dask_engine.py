@@ -54,9 +54,11 @@ def test_every_run_settles_once_on_both_workers(
 ) -> None:
     heard: list[Settled] = []
     dispatcher = dispatch(toys.sleep, on_settled=heard.append)
+    # Long enough that one worker cannot make all eight before the other takes some,
+    # however loaded the machine is: four slots for two seconds of runs.
     for index in range(8):
-        dispatcher.add(f"run{index}", _made(0.3))
-    dispatcher.add("run0", _made(0.3))  # the same key again: one run
+        dispatcher.add(f"run{index}", _made(1.0))
+    dispatcher.add("run0", _made(1.0))  # the same key again: one run
     settled = [dispatcher.settle(f"run{index}") for index in range(8)]
     assert sorted(item.key for item in heard) == sorted(f"run{i}" for i in range(8))
     assert all(item.ran and not item.lost for item in settled)

@@ -32,7 +32,8 @@ def capped(ticket: str, seconds: float, source: Any, ledger: Any) -> Ran | NotRu
             return NotRun(why, cancelled=why == "cancelled")
         started = time.time()
         time.sleep(seconds)
-    return Ran((os.getpid(), started, time.time(), waited), where)
+        ended = time.time()  # stamped before the slot is given back
+    return Ran((os.getpid(), started, ended, waited), where)
 
 
 def fails(ticket: str, seconds: float, source: Any, ledger: Any) -> Ran:
