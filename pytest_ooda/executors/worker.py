@@ -17,7 +17,7 @@ import os
 import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from pytest_ooda.errors import OodaError, OodaWarning
 from pytest_ooda.executors.base import NotRun, Raised, Ran
@@ -43,33 +43,12 @@ class Job:
 
 
 def job_for(plan: RunPlan) -> Job:
-    """What the controller submits for ``plan``: the plan with its config cut down to
-    what a run reads of it (the loop's settings, the aliases, the redaction settings
-    and its own procedure; not the other procedures of the project and the built-ins),
-    and where this pytest-ooda keeps its built-in procedures."""
-    from types import MappingProxyType
-
+    """What the controller submits for ``plan``: the plan as it travels
+    (:meth:`RunPlan.travelling`: its config cut to what a run reads of it), and where
+    this pytest-ooda keeps its built-in procedures."""
     from pytest_ooda.fragments import builtin_root
 
-    config = plan.config
-    name = plan.procedure.name
-    own = f"procedures.{name}."
-
-    def kept(table: Mapping[str, Any]) -> MappingProxyType[str, Any]:
-        return MappingProxyType(
-            {key: value for key, value in table.items() if not key.startswith("procedures.")}
-            | {key: value for key, value in table.items() if key.startswith(own)}
-        )
-
-    procedures = {name: config.procedures[name]} if name in config.procedures else {}
-    cut = replace(
-        config,
-        procedures=MappingProxyType(procedures),
-        broken=MappingProxyType({}),
-        provenance=kept(config.provenance),
-        locations=kept(config.locations),
-    )
-    return Job(replace(plan, config=cut), builtin_root())
+    return Job(plan.travelling(), builtin_root())
 
 
 @dataclass(frozen=True)

@@ -184,6 +184,31 @@ class RunPlan(Portable):
     #: ``context``, ``workspace``); the run's are ``settings.provenance``.
     provenance: Mapping[str, Provenance] = field(default_factory=lambda: MappingProxyType({}))
 
+    def travelling(self) -> RunPlan:
+        """This plan with its config cut to what a run reads of it — the loop's
+        settings, the aliases, the redaction settings and its own procedure, not the
+        project's and the built-ins' other procedures — for sending it to another
+        process (a cluster's worker, a crashed xdist worker's controller)."""
+        config = self.config
+        name = self.procedure.name
+        own = f"procedures.{name}."
+
+        def kept(table: Mapping[str, Any]) -> MappingProxyType[str, Any]:
+            return MappingProxyType(
+                {key: value for key, value in table.items() if not key.startswith("procedures.")}
+                | {key: value for key, value in table.items() if key.startswith(own)}
+            )
+
+        procedures = {name: config.procedures[name]} if name in config.procedures else {}
+        cut = replace(
+            config,
+            procedures=MappingProxyType(procedures),
+            broken=MappingProxyType({}),
+            provenance=kept(config.provenance),
+            locations=kept(config.locations),
+        )
+        return replace(self, config=cut)
+
     @property
     def label(self) -> str:
         """``procedure/scenario``, as messages name the run's scenario."""

@@ -151,9 +151,10 @@ def run_dir(config: pytest.Config, nodeid: str) -> Path:
 
 
 def before_run(item: LiveItem, plan: RunPlan, *, marker: bool = True) -> RunPlan:
-    """Skip the run when it is resumed or stopped early; else leave the marker a
-    crashed worker's controller reads (the run's plan and when it started; not for a
-    run a cluster makes, ``marker=False``) and return the plan to run: under
+    """Skip the run when it is resumed or stopped early; else, on an xdist worker, leave
+    the marker a crashed worker's controller reads (the run's plan as it travels and
+    when it started; not for a run a cluster makes, ``marker=False``) and return the
+    plan to run: under
     ``--ooda-resume``, one that names the ``error`` run it makes again (``replaces``:
     reports count the two once)."""
     state = pacing(item.config)
@@ -173,9 +174,11 @@ def before_run(item: LiveItem, plan: RunPlan, *, marker: bool = True) -> RunPlan
     if stopped is not None:
         item.stash[SKIP_AT_ITEM] = True
         pytest.skip(stopped)
-    if marker:
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    if marker and worker is not None:
+        # Only an xdist worker's controller outlives the worker's crash to read it.
         state.runs.mkdir(parents=True, exist_ok=True)
-        held = pickle.dumps((plan, time.time(), os.environ.get("PYTEST_XDIST_WORKER")))
+        held = pickle.dumps((plan.travelling(), time.time(), worker))
         (state.runs / f"{run_key(item.nodeid)}.plan").write_bytes(held)
     return plan
 
