@@ -50,7 +50,6 @@ def _records(runs: int, rng: random.Random) -> list[RunRecord]:
                 run=index + 1,
                 runs=runs,
                 status=status,
-                success=outcome == "success",
                 outcome=outcome,
                 error_reason="overloaded: HTTP 529" if outcome == "error" else None,
                 elapsed_s=1.0,
