@@ -119,3 +119,21 @@ __all__ = [
     "display_path",
     "type_name",
 ]
+
+
+def json_kinds(kinds: tuple[type, ...]) -> str:
+    """JSON types, as ``type(value)`` gives them, named in messages (``a string or
+    null``; ``int`` with ``float`` is just ``a number``)."""
+    names = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "true or false",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }
+    shown = [names.get(kind, kind.__name__) for kind in kinds]
+    if int in kinds and float in kinds:
+        shown = [name for name in shown if name != "an integer"]
+    return " or ".join(shown)

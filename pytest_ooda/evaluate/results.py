@@ -23,7 +23,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import FILE_CHANGES, RUN_OUTCOMES, STATUSES
-from pytest_ooda._util import type_name
+from pytest_ooda._util import json_kinds, type_name
 from pytest_ooda.backends import ToolCall, Usage
 from pytest_ooda.errors import ResultsError, ResultsNestingError, ResultsWarning
 from pytest_ooda.reader import MAX_DEPTH, Reader, deeper_than
@@ -417,6 +417,15 @@ class RecordReader(Reader):
             raise self.fail(message, error=ResultsNestingError)
         return MappingProxyType(value)
 
+    def sandbox(self, value: dict[str, Any] | None) -> Mapping[str, Any] | None:
+        """The ``sandbox`` object: a string ``kind``, and ``image``/``image_id`` strings
+        or null (missing ones null), as the reports show them."""
+        if not value:
+            return self.kept(value, "sandbox")
+        self.field(value, "kind", (str,), "sandbox")
+        shown = {key: self.optional_field(value, key, (str,), "sandbox") for key in _IMAGE}
+        return self.kept(value | shown, "sandbox")
+
     def plain(self, data: dict[str, Any], fields: _Fields, where: str) -> dict[str, Any]:
         """Every field of ``fields`` checked (a missing optional one is ``None``)."""
         out: dict[str, Any] = {}
@@ -433,7 +442,7 @@ class RecordReader(Reader):
         name = f"{where}.{key}" if where else key
         if key not in data:
             return f"missing field {name!r}"
-        return f"field {name!r}: expected {_kinds(kinds)}, got {type_name(data[key])}"
+        return f"field {name!r}: expected {json_kinds(kinds)}, got {type_name(data[key])}"
 
     def number_field(self, data: dict[str, Any], key: str, where: str) -> float:
         return float(self.field(data, key, _NUMBER, where))
@@ -664,7 +673,7 @@ class RecordReader(Reader):
             error=plain["error"],
             error_reason=plain["error_reason"],
             retries=plain["retries"] or 0,
-            sandbox=self.kept(plain["sandbox"], "sandbox"),
+            sandbox=self.sandbox(plain["sandbox"]),
             variant=plain["variant"],
             judge=self.kept(plain["judge"], "judge"),
             series=plain["series"],
@@ -676,17 +685,4 @@ class RecordReader(Reader):
         )
 
 
-def _kinds(kinds: _Kinds) -> str:
-    names = {
-        str: "a string",
-        int: "an integer",
-        float: "a number",
-        bool: "true or false",
-        list: "a list",
-        dict: "an object",
-        type(None): "null",
-    }
-    shown = [names.get(kind, kind.__name__) for kind in kinds]
-    if int in kinds and float in kinds:
-        shown = [name for name in shown if name != "an integer"]
-    return " or ".join(shown)
+_IMAGE = ("image", "image_id")

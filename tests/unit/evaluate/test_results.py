@@ -218,6 +218,11 @@ def test_a_version_three_line_needs_its_outcome() -> None:
         ),
         ({"retries": -1}, "field 'retries': expected a count >= 0, got -1"),
         ({"sandbox": "docker"}, "field 'sandbox': expected an object, got a string"),
+        # The reports show a sandbox's kind and image: a hand-edited one is named here,
+        # never a template's error.
+        ({"sandbox": {"image": "x"}}, "missing field 'sandbox.kind'"),
+        ({"sandbox": {"kind": 3}}, "field 'sandbox.kind': expected a string, got an integer"),
+        ({"sandbox": {"kind": "docker", "image": 5}}, "field 'sandbox.image': expected a string"),
     ],
 )
 def test_fields_are_checked(change: dict[str, object], message: str) -> None:
@@ -225,3 +230,10 @@ def test_fields_are_checked(change: dict[str, object], message: str) -> None:
     with pytest.raises(ResultsError, match=r"^f\.jsonl:3: ") as caught:
         RunRecord.from_json(data, file="f.jsonl", line=3)
     assert message in str(caught.value)
+
+
+def test_a_sandbox_without_an_image_reads_with_the_image_null() -> None:
+    data = {**json.loads(record(True).to_line()), "sandbox": {"kind": "bwrap"}}
+    sandbox = RunRecord.from_json(data).sandbox
+    assert sandbox is not None
+    assert dict(sandbox) == {"kind": "bwrap", "image": None, "image_id": None}
