@@ -41,8 +41,9 @@ def main(names: list[str]) -> int:
             print(f"min_requirements: {name!r} is in no optional extra", file=sys.stderr)
             return 2
         requirements.extend(found)
-    for requirement in requirements:
-        print(pinned(requirement))
+    # A package in two extras (the dev extra holds the engines too) is pinned once.
+    for requirement in dict.fromkeys(pinned(requirement) for requirement in requirements):
+        print(requirement)
     return 0
 
 
