@@ -13,17 +13,21 @@ import pytest
 if TYPE_CHECKING:
     from ooda_project import Project
 
-# Run k (counted in a file next to the script) fails when k is in FAIL, dies without a
+# Start k (counted in a file next to the script) fails when k is in FAIL, dies without a
 # word when k is in DIE, kills its pytest worker when k is in CRASH.
 AGENT = """\
-import json, os, signal, sys
+import fcntl, json, os, signal, sys
 from pathlib import Path
 sys.stdin.read()
 here = Path(__file__).parent
 plan = json.loads((here / "plan.json").read_text())
 counter = here / "count"
-k = int(counter.read_text()) + 1 if counter.exists() else 1
-counter.write_text(str(k))
+# Two xdist workers start agents at once: the count is read and written under a lock,
+# so every start has a number of its own.
+with open(here / "count.lock", "w") as lock:
+    fcntl.flock(lock, fcntl.LOCK_EX)
+    k = int(counter.read_text()) + 1 if counter.exists() else 1
+    counter.write_text(str(k))
 with open(here / "cwd.log", "a") as log:
     log.write(os.getcwd() + "\\n")
 if k in plan.get("crash", []):
