@@ -8,7 +8,8 @@ Output that is not what the format promises — a line that is not JSON, a strea
 off before its result — yields a report with ``error`` saying so, never an exception.
 
 The streams are read as they arrive (:meth:`AgentStream.feed_bytes`), line by line in
-bounded memory, and rendered for a person watching (``→ Bash: pytest -q``). The command
+bounded memory (the tool calls' texts within the run's :class:`ToolTextBudget`), and
+rendered for a person watching (``→ Bash: pytest -q``). The command
 backend merges stderr into stdout, so a line that does not start with ``{`` is the
 CLI's own text (a warning, an error message): shown, kept for the error message, and
 harmless when the stream completes. A line that starts like JSON and is not is broken
@@ -24,14 +25,14 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from pytest_ooda._types import AI_OUTPUTS, AiOutput
-from pytest_ooda.backends.base import BackendResult, ToolCall, Usage, tool_arguments, tool_text
+from pytest_ooda.backends.base import BackendResult, ToolCall, Usage, tool_arguments
 from pytest_ooda.backends.tool_calls import (
     ERROR_WIDTH,
     SUMMARY_WIDTH,
+    ToolTextBudget,
     input_text,
     one_line,
     redacted_call,
-    shown_call,
     shown_lines,
     summarize,
 )
@@ -122,10 +123,22 @@ class AgentStream(ABC):
 
     kind: AiOutput = "text"
 
-    def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
+    def __init__(
+        self,
+        *,
+        max_line: int = DEFAULT_MAX_LINE,
+        budget: ToolTextBudget | None = None,
+        watched: bool = True,
+    ) -> None:
         if max_line < 1:
             raise ValueError("max_line must be >= 1")
         self.max_line = max_line
+        #: Whether a person is shown the stream: a tool call's lines are rendered only
+        #: then (the agent's own text and the closing line always are).
+        self.watched = watched
+        #: How much tool-call text the run may still hold (a run's, shared by its
+        #: iterations' streams; a stream of its own when none is given).
+        self.budget = budget if budget is not None else ToolTextBudget()
         self._line = 0
         self._partial = bytearray()
         self._skipping = False
@@ -317,9 +330,14 @@ class ClaudeStream(AgentStream):
     :meth:`report` the result."""
 
     def __init__(
-        self, kind: AiOutput = "claude-stream-json", *, max_line: int = DEFAULT_MAX_LINE
+        self,
+        kind: AiOutput = "claude-stream-json",
+        *,
+        max_line: int = DEFAULT_MAX_LINE,
+        budget: ToolTextBudget | None = None,
+        watched: bool = True,
     ) -> None:
-        super().__init__(max_line=max_line)
+        super().__init__(max_line=max_line, budget=budget, watched=watched)
         self.kind = kind
         self._calls: dict[str, ToolCall] = {}
         self._order: list[str] = []
@@ -359,17 +377,22 @@ class ClaudeStream(AgentStream):
             elif block.get("type") == "tool_use":
                 call_id = str(block.get("id", len(self._order)))
                 name = str(block.get("name", "?"))
+                text, arguments, kept = self.budget.input(block.get("input"))
+                # The summary and the lines shown are made from the same argument.
+                source = input_text(block.get("input"))
                 call = ToolCall(
                     name,
-                    summarize(name, block.get("input")),
+                    one_line(source, SUMMARY_WIDTH),
                     id=call_id,
-                    input=tool_text(block.get("input")),
-                    arguments=tool_arguments(block.get("input")),
+                    input=text,
+                    arguments=arguments,
+                    texts_kept=kept,
                 )
                 if call_id not in self._calls:
                     self._order.append(call_id)
                 self._calls[call_id] = call
-                shown.append(shown_call(name, block.get("input")))
+                if self.watched:
+                    shown.append(shown_lines(f"→ {name}", source))
         return "\n".join(shown) or None
 
     def _tool_results(self, event: dict[str, Any]) -> str | None:
@@ -382,15 +405,16 @@ class ClaudeStream(AgentStream):
             if call is None:
                 continue
             detail = _result_text(block.get("content"))
-            if not block.get("is_error"):
-                self._calls[call.id or ""] = replace(
-                    call, ok=True, error=None, result=tool_text(detail)
-                )
-                continue
+            failed = bool(block.get("is_error"))
+            # A call whose input was kept keeps its result while the budget lasts.
+            kept = call.texts_kept and not self.budget.spent
+            result = self.budget.result(detail, failed=failed)
+            error = one_line(detail, ERROR_WIDTH) if failed else None
             self._calls[call.id or ""] = replace(
-                call, ok=False, error=one_line(detail, ERROR_WIDTH), result=tool_text(detail)
+                call, ok=not failed, error=error, result=result, texts_kept=kept
             )
-            shown.append(shown_lines(f"✗ {call.name}", detail))
+            if failed and self.watched:
+                shown.append(shown_lines(f"✗ {call.name}", detail))
         return "\n".join(shown) or None
 
     def report(self) -> AgentReport:
@@ -465,8 +489,14 @@ class CodexStream(AgentStream):
 
     kind: AiOutput = "codex-json"
 
-    def __init__(self, *, max_line: int = DEFAULT_MAX_LINE) -> None:
-        super().__init__(max_line=max_line)
+    def __init__(
+        self,
+        *,
+        max_line: int = DEFAULT_MAX_LINE,
+        budget: ToolTextBudget | None = None,
+        watched: bool = True,
+    ) -> None:
+        super().__init__(max_line=max_line, budget=budget, watched=watched)
         self._texts: deque[str] = deque(maxlen=20)
         self._calls: list[ToolCall] = []
         self._usage = {"input_tokens": 0, "cached_input_tokens": 0, "output_tokens": 0}
@@ -491,12 +521,14 @@ class CodexStream(AgentStream):
                 self._infra = error_message(message) or self._infra
             return f"✗ error: {message or kind}"
         if kind == "item.completed":
-            found = _codex_item(_mapping(event.get("item")))
+            found = _codex_item(_mapping(event.get("item")), self.budget)
             if isinstance(found, str):
                 self._texts.append(found)
                 return found
             if found is not None:
                 self._calls.append(found)
+                if not self.watched:
+                    return None
                 mark = "✗" if found.ok is False else "→"
                 if found.arguments is not None:
                     return shown_lines(f"{mark} {found.name}", input_text(found.arguments))
@@ -522,8 +554,9 @@ class CodexStream(AgentStream):
         )
 
 
-def _codex_item(item: dict[str, Any]) -> ToolCall | str | None:
-    """A completed Codex item: the agent's text, a tool call, or nothing of interest."""
+def _codex_item(item: dict[str, Any], budget: ToolTextBudget) -> ToolCall | str | None:
+    """A completed Codex item: the agent's text, a tool call, or nothing of interest
+    (its texts kept as far as the run's ``budget`` goes)."""
     item_type = item.get("type")
     failed = item.get("status") == "failed"
     if item_type == "agent_message":
@@ -532,20 +565,26 @@ def _codex_item(item: dict[str, Any]) -> ToolCall | str | None:
         code = _int(item.get("exit_code"))
         failed = failed or (code is not None and code != 0)
         summary = summarize("shell", {"command": item.get("command")})
+        text, arguments, kept = budget.input(item.get("command"))
+        output = item.get("aggregated_output")
+        result = budget.text(output) if kept else None
         return ToolCall(
             "shell",
             summary,
             ok=not failed,
             error=f"exit {code}" if failed else None,
-            input=tool_text(item.get("command")),
-            result=tool_text(item.get("aggregated_output")),
-            arguments=tool_arguments(item.get("command")),
+            input=text,
+            result=result,
+            arguments=arguments,
+            texts_kept=kept and (result is not None or output is None),
         )
     if item_type == "file_change":
         changes = [_mapping(change) for change in item.get("changes") or ()]
         paths = ", ".join(str(change.get("path", "")) for change in changes)
+        text = budget.text(changes or None)
+        kept = text is not None or not changes
         return ToolCall(
-            "file_change", paths[:SUMMARY_WIDTH], ok=not failed, input=tool_text(changes or None)
+            "file_change", paths[:SUMMARY_WIDTH], ok=not failed, input=text, texts_kept=kept
         )
     if item_type == "mcp_tool_call":
         return ToolCall(f"{item.get('server', '?')}.{item.get('tool', '?')}", ok=not failed)
@@ -563,12 +602,20 @@ def parse_codex_json(text: str) -> AgentReport:
 # ----------------------------------------------------------------------------- entry points
 
 
-def open_stream(kind: AiOutput, *, max_line: int = DEFAULT_MAX_LINE) -> AgentStream:
-    """A reader for output format ``kind`` (not ``text``, which needs none)."""
+def open_stream(
+    kind: AiOutput,
+    *,
+    max_line: int = DEFAULT_MAX_LINE,
+    budget: ToolTextBudget | None = None,
+    watched: bool = True,
+) -> AgentStream:
+    """A reader for output format ``kind`` (not ``text``, which needs none); ``budget``:
+    the run's tool-call text budget (a fresh one when ``None``); ``watched``: whether
+    what it returns is shown to anyone (tool calls are rendered only then)."""
     if kind in ("claude-json", "claude-stream-json"):
-        return ClaudeStream(kind, max_line=max_line)
+        return ClaudeStream(kind, max_line=max_line, budget=budget, watched=watched)
     if kind == "codex-json":
-        return CodexStream(max_line=max_line)
+        return CodexStream(max_line=max_line, budget=budget, watched=watched)
     raise ValueError(f"no structured reader for ai_output {kind!r}")
 
 

@@ -79,6 +79,10 @@ class ToolCall:
     #: joined into one summary line or escaped into JSON (``redacted_call``); never
     #: written anywhere itself.
     arguments: Any = field(default=None, compare=False, repr=False)
+    #: ``False``: the run's budget for tool-call text was spent before this call, so
+    #: ``input`` and ``result`` are not kept and ``arguments`` holds only what the
+    #: summary is made from (``tool_calls.ToolTextBudget``).
+    texts_kept: bool = field(default=True, compare=False, repr=False)
 
     def as_dict(self) -> dict[str, Any]:
         """The call as scenario files and results logs write it (without the CLI's id)."""

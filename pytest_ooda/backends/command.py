@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING
 
 from pytest_ooda._types import AI_OUTPUTS
 from pytest_ooda.backends import BackendResult, StreamCallback
+from pytest_ooda.backends.tool_calls import ToolTextBudget
 from pytest_ooda.errors import BackendError
 
 if TYPE_CHECKING:
@@ -225,6 +226,8 @@ class CommandBackend:
     agent CLI's machine-readable format). ``sandbox`` wraps every start (see the module
     docstring). ``pass_fds`` are open descriptors the command inherits (through a
     sandbox's launcher too), e.g. the socket a relay reaches the model-API proxy by.
+    A backend holds one run's budget for the tool-call text its iterations keep
+    (``tool_texts``): make one per run, as the loop and the live run do.
     """
 
     def __init__(
@@ -251,6 +254,7 @@ class CommandBackend:
         self.ai_output: AiOutput = ai_output
         self.sandbox = sandbox
         self.pass_fds = tuple(pass_fds)
+        self.tool_texts = ToolTextBudget()
 
     @classmethod
     def from_string(
@@ -343,7 +347,12 @@ class CommandBackend:
             from pytest_ooda.backends.agent_output import open_stream
 
             # Read as it arrives, in bounded memory: no raw copy of the stream is kept.
-            agent = open_stream(self.ai_output, max_line=max_output)
+            agent = open_stream(
+                self.ai_output,
+                max_line=max_output,
+                budget=self.tool_texts,
+                watched=stream is not None,
+            )
             received = [0]
 
             def sink(chunk: bytes) -> None:

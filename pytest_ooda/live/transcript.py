@@ -250,6 +250,12 @@ def build_transcript(
             changed[redactor.path(path)] = text
             if cut:
                 notes.append(f"iteration {record.number}: the diff of {path} is cut")
+        unkept = sum(not call.texts_kept for call in record.tool_calls)
+        if unkept:
+            notes.append(
+                f"iteration {record.number}: {unkept} tool calls' input and result not kept "
+                "(the run's budget for tool-call text was spent)"
+            )
         iterations.append(
             {
                 "number": record.number,
