@@ -1,0 +1,44 @@
+"""Agent CLIs, each one subpackage: what pytest-ooda knows about an agent lives there,
+and code outside this package asks it rather than comparing an agent's name.
+
+So far: Claude Code's material (``claude_code/``) — its commands, skills, subagents,
+hooks and plugins, read, checked, linted and rendered as Claude Code 2.1.197 reads
+them (docs/claude-code.md). ``MATERIAL_SECTIONS`` names the config and scenario key of
+each agent's material and its reader.
+"""
+
+from __future__ import annotations
+
+from pytest_ooda.agents.claude_code import (
+    Hook,
+    Item,
+    Material,
+    Problem,
+    check_material,
+    expand_arguments,
+    invocation_text,
+    lint_material,
+    listing_line,
+    load_material,
+    read_hooks,
+    render_snapshot,
+    split_arguments,
+)
+from pytest_ooda.agents.material import MATERIAL_SECTIONS
+
+__all__ = [
+    "MATERIAL_SECTIONS",
+    "Hook",
+    "Item",
+    "Material",
+    "Problem",
+    "check_material",
+    "expand_arguments",
+    "invocation_text",
+    "lint_material",
+    "listing_line",
+    "load_material",
+    "read_hooks",
+    "render_snapshot",
+    "split_arguments",
+]

@@ -1,0 +1,36 @@
+"""Claude Code: what pytest-ooda knows about its commands, skills, subagents, hooks and
+plugins — where it finds them, how it names, lists and renders them, what it silently
+misreads, and what in its stream-json output says one of them fired. Measured against
+Claude Code 2.1.197 (docs/claude-code.md)."""
+
+from __future__ import annotations
+
+from pytest_ooda.agents.claude_code.checks import check_item, check_material
+from pytest_ooda.agents.claude_code.frontmatter import Problem
+from pytest_ooda.agents.claude_code.hooks import Hook, read_hooks
+from pytest_ooda.agents.claude_code.lint import lint_material
+from pytest_ooda.agents.claude_code.material import Item, Material, load_material
+from pytest_ooda.agents.claude_code.render import (
+    expand_arguments,
+    invocation_text,
+    listing_line,
+    render_snapshot,
+    split_arguments,
+)
+
+__all__ = [
+    "Hook",
+    "Item",
+    "Material",
+    "Problem",
+    "check_item",
+    "check_material",
+    "expand_arguments",
+    "invocation_text",
+    "lint_material",
+    "listing_line",
+    "load_material",
+    "read_hooks",
+    "render_snapshot",
+    "split_arguments",
+]
