@@ -268,3 +268,125 @@ def leftovers(workspace: Path) -> list[str]:
             ):
                 found.append(name)
     return found
+
+
+# ------------------------------------------------------------------ a Python image
+
+#: The system's Python, whose standard library is small enough to image (the test
+#: runner's own may be a development build of a gigabyte and more).
+SYSTEM_PYTHON = Path("/usr/bin/python3")
+PYTHON_INSTALL = "apt-get install -y python3"
+#: The pure-Python distributions pytest needs, copied from the running interpreter.
+_PYTEST_PACKAGES = ("pytest", "_pytest", "pluggy", "iniconfig", "packaging", "pygments", "py")
+
+
+def _libraries(binary: Path) -> dict[str, Path]:
+    """``binary``'s shared libraries, at the paths its loader looks for them."""
+    listing = subprocess.run(
+        ["ldd", str(binary)], capture_output=True, text=True, timeout=60, check=False
+    )
+    found: dict[str, Path] = {}
+    for line in listing.stdout.splitlines():
+        words = line.split()
+        if "=>" in words and len(words) >= 3 and words[2].startswith("/"):
+            found[words[2].lstrip("/")] = Path(words[2]).resolve()
+        elif words and words[0].startswith("/"):
+            found[words[0].lstrip("/")] = Path(words[0]).resolve()
+    return found
+
+
+def _python_files() -> dict[str, Path]:
+    """Image path -> host file: the system Python, its standard library and the
+    libraries its extension modules load, pytest and its dependencies, busybox."""
+    real = SYSTEM_PYTHON.resolve()
+    version = real.name.removeprefix("python")
+    stdlib = Path(f"/usr/lib/python{version}")
+    files = {**_libraries(real), "usr/bin/python3": real}
+    skipped = {"test", "idlelib", "tkinter", "turtledemo", "ensurepip", "dist-packages"}
+    for path in stdlib.rglob("*"):
+        relative = path.relative_to(stdlib)
+        if relative.parts[0] in skipped or "__pycache__" in relative.parts or not path.is_file():
+            continue
+        files[f"usr/lib/python{version}/{relative.as_posix()}"] = path
+        if path.suffix == ".so":
+            files.update(_libraries(path))
+    import pytest
+
+    site = Path(pytest.__file__).resolve().parents[1]
+    for entry in site.iterdir():
+        name = entry.name.split("-")[0].removesuffix(".py")
+        if name not in _PYTEST_PACKAGES:
+            continue
+        members = [entry] if entry.is_file() else [p for p in entry.rglob("*") if p.is_file()]
+        for path in members:
+            if "__pycache__" in path.parts:
+                continue
+            files[f"usr/lib/python3/dist-packages/{path.relative_to(site).as_posix()}"] = path
+    busybox = shutil.which("busybox")
+    assert busybox, "busybox-static builds the test images (apt-get install busybox-static)"
+    files["bin/busybox"] = Path(busybox).resolve()
+    return files
+
+
+def python_image() -> str:
+    """An image of the system's Python with pytest (and busybox for ``/bin/sh``), made
+    offline with ``docker import`` and tagged by what went in, so it is built once."""
+    import io
+    import tarfile
+
+    require(SYSTEM_PYTHON.exists(), "the system's python3", PYTHON_INSTALL)
+    files = _python_files()
+    digest = hashlib.sha256()
+    for inside, host in sorted(files.items()):
+        info = host.stat()
+        digest.update(f"{inside} {info.st_size} {info.st_mtime_ns}\n".encode())
+    tag = f"pytest-ooda-test-python:{digest.hexdigest()[:12]}"
+    env = {**os.environ, **docker_env()}
+    if subprocess.run(["docker", "image", "inspect", tag], capture_output=True, env=env,
+                      check=False).returncode == 0:  # fmt: skip
+        return tag
+    applets = subprocess.run(
+        [str(files["bin/busybox"]), "--list"], capture_output=True, text=True, check=True
+    ).stdout.split()
+    buffer = io.BytesIO()
+    made: set[str] = set()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+
+        def directory(name: str, mode: int = 0o755) -> None:
+            if name not in made:
+                made.add(name)
+                info = tarfile.TarInfo(name)
+                info.type, info.mode = tarfile.DIRTYPE, mode
+                tar.addfile(info)
+
+        for name in ("bin", "etc", "proc", "sys", "dev", "usr", "usr/bin"):
+            directory(name)
+        directory("tmp", 0o1777)
+        passwd = b"root:x:0:0:root:/root:/bin/sh\nagent:x:1000:1000:agent:/tmp:/bin/sh\n"
+        for name, data in (("etc/passwd", passwd), ("etc/group", b"root:x:0:\nagent:x:1000:\n")):
+            info = tarfile.TarInfo(name)
+            info.size, info.mode = len(data), 0o644
+            tar.addfile(info, io.BytesIO(data))
+        for inside, host in sorted(files.items()):
+            parts = inside.split("/")[:-1]
+            for depth in range(1, len(parts) + 1):
+                directory("/".join(parts[:depth]))
+            info = tarfile.TarInfo(inside)
+            data = host.read_bytes()
+            info.size, info.mode = len(data), 0o755 if os.access(host, os.X_OK) else 0o644
+            tar.addfile(info, io.BytesIO(data))
+        for applet in applets:
+            if applet != "busybox" and f"bin/{applet}" not in files:
+                info = tarfile.TarInfo(f"bin/{applet}")
+                info.type, info.linkname = tarfile.SYMTYPE, "busybox"
+                tar.addfile(info)
+    imported = subprocess.run(
+        ["docker", "import", "-c", "ENV PATH=/usr/bin:/bin", "-", tag],
+        input=buffer.getvalue(),
+        capture_output=True,
+        env=env,
+        timeout=1800,
+        check=False,
+    )
+    assert imported.returncode == 0, imported.stderr.decode("utf-8", "replace")
+    return tag

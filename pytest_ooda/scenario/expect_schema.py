@@ -69,6 +69,9 @@ def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
     tools = None
     if block.get("tools") is not None:
         tools = _tools(check, *check.get(block, "tools"))
+    protect: tuple[str, ...] = ()
+    if block.get("protect") is not None:
+        protect = _protect(check, *check.get(block, "protect"))
     commands: tuple[CommandCheck, ...] = ()
     if block.get("commands") is not None:
         value, mark = check.get(block, "commands")
@@ -79,7 +82,7 @@ def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
                 "write each command as `- run: python -m pytest -q`",
             )
         commands = tuple(
-            _command(check, item, value.item_marks[i], f"expect.commands[{i}]")
+            _command(check, item, value.item_marks[i], f"expect.commands[{i}]", protect)
             for i, item in enumerate(value)
         )
     judge = None
@@ -87,9 +90,6 @@ def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
         from pytest_ooda.judge import read_judge
 
         judge = read_judge(check, *check.get(block, "judge"), check.base)
-    protect: tuple[str, ...] = ()
-    if block.get("protect") is not None:
-        protect = _protect(check, *check.get(block, "protect"))
     fresh = False
     if block.get("fresh_sandbox") is not None:
         flag, flag_mark = check.get(block, "fresh_sandbox")
@@ -180,7 +180,9 @@ def _tools(check: Reader, value: Any, mark: Mark) -> ToolExpect:
     return ToolExpect(called, not_called, bash, max_calls, line=mark.line)
 
 
-def _command(check: Reader, value: Any, mark: Mark, where: str) -> CommandCheck:
+def _command(
+    check: Reader, value: Any, mark: Mark, where: str, protect: tuple[str, ...]
+) -> CommandCheck:
     from pytest_ooda.scenario.verify import CommandCheck
 
     if isinstance(value, str):
@@ -189,12 +191,17 @@ def _command(check: Reader, value: Any, mark: Mark, where: str) -> CommandCheck:
             raise check.fail(f"{where}: the command is empty", mark)
         return CommandCheck(value, line=mark.line)
     item = check.mapping(value, mark, where)
+    if item.get("pytest") is not None:
+        from pytest_ooda.scenario.pytest_verifier import read_pytest_check
+
+        return read_pytest_check(check, item, where, protect)
     check.keys(item, _COMMAND_KEYS, where)
     if item.get("run") is None:
         raise check.fail(
             f"{where}: missing 'run'",
             item.mark,
-            "the shell command line to run, e.g. run: python -m pytest -q",
+            "the shell command line to run, e.g. run: make check (or pytest: tests/ for a "
+            "pytest verifier out of the agent's reach)",
         )
     run, run_mark = check.get(item, "run")
     command = check.text(run, run_mark, f"{where}.run")

@@ -64,7 +64,7 @@ _EXPECT_KEYS = (
     "fresh_sandbox",
 )
 _TOOLS_KEYS = ("called", "not_called", "bash_matches", "max_calls")
-_COMMAND_KEYS = ("run", "exit_code", "timeout", "output_contains")
+_COMMAND_KEYS = ("run", "pytest", "exit_code", "timeout", "output_contains")
 _RECORDED_KEYS = ("status", "reason", "iterations", "tokens", "cost", "sandbox")
 #: ``expect`` keys about all runs of a scenario together (live repeats), never one run.
 _AGGREGATE_KEYS = ("success_rate", "max_error_rate", "max_mean_iterations", "max_mean_cost")
@@ -374,7 +374,13 @@ class Expect:
                 problems.append("verification commands need a workspace, but the run had none")
             else:
                 for command in self.commands:
-                    outcome = command.verify(workspace, sandbox=sandbox, redact=redact)
+                    outcome = command.verify(
+                        workspace,
+                        sandbox=sandbox,
+                        redact=redact,
+                        source=source,
+                        protect=self.protect,
+                    )
                     commands.append(outcome)
                     if outcome.problem:
                         problems.append(outcome.problem)

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from pytest_ooda.errors import OodaError
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Mapping, Sequence
 
     from pytest_ooda.backends import ToolCall
     from pytest_ooda.loop import LoopResult
@@ -149,6 +149,30 @@ def _census(calls: tuple[ToolCall, ...]) -> str:
     )
 
 
+def run_argv(
+    argv: Sequence[str],
+    workdir: Path,
+    timeout: float,
+    sandbox: SandboxRun | None,
+    env: Mapping[str, str] | None = None,
+) -> CommandRun:
+    """``argv`` run in ``workdir`` (inside ``sandbox`` when given) with stdin closed and
+    its output bounded; its process group dies at ``timeout``."""
+    from pytest_ooda.backends import CommandBackend
+
+    backend = CommandBackend(argv, env=env, kill_grace=2.0, drain_grace=0.5, sandbox=sandbox)
+    started = time.monotonic()
+    done = backend.run(
+        "",
+        iteration=1,
+        workdir=workdir,
+        timeout=timeout,
+        max_output=COMMAND_OUTPUT_LIMIT,
+        stream=None,
+    )
+    return CommandRun(done.exit_code, done.output, time.monotonic() - started, done.timed_out)
+
+
 @dataclass(frozen=True)
 class CommandRun:
     """One verification command's run."""
@@ -209,21 +233,7 @@ class CommandCheck:
     def execute(self, workspace: Path, *, sandbox: SandboxRun | None = None) -> CommandRun:
         """Run the command in ``workspace`` (inside ``sandbox`` when given); its process
         group dies at the timeout."""
-        from pytest_ooda.backends import CommandBackend
-
-        backend = CommandBackend(
-            [_SHELL, "-c", self.run], kill_grace=2.0, drain_grace=0.5, sandbox=sandbox
-        )
-        started = time.monotonic()
-        done = backend.run(
-            "",
-            iteration=1,
-            workdir=workspace,
-            timeout=self.timeout,
-            max_output=COMMAND_OUTPUT_LIMIT,
-            stream=None,
-        )
-        return CommandRun(done.exit_code, done.output, time.monotonic() - started, done.timed_out)
+        return run_argv([_SHELL, "-c", self.run], workspace, self.timeout, sandbox)
 
     def check(self, workspace: Path, *, sandbox: SandboxRun | None = None) -> str | None:
         """What went wrong (with the output's tail), or ``None`` when it passed."""
@@ -235,11 +245,15 @@ class CommandCheck:
         *,
         sandbox: SandboxRun | None = None,
         redact: Callable[[str], str] | None = None,
+        source: Path | None = None,
+        protect: Sequence[str] = (),
     ) -> CommandOutcome:
         """Run the command in ``workspace`` (inside ``sandbox``) and judge it. With
         ``redact``, the whole output is redacted before its tail is taken, so a secret
         whose context sits above the tail (a Kubernetes Secret's ``kind:`` line) is
-        still recognised."""
+        still recognised. ``source`` and ``protect`` (the workspace's pristine source,
+        the protected paths) matter to a pytest verifier only
+        (:class:`~pytest_ooda.scenario.pytest_verifier.PytestCheck`)."""
         if not workspace.is_dir():
             problem = f"command {self.run!r}: the workspace {workspace} does not exist"
             return CommandOutcome(self.run, -1, self.exit_code, 0.0, problem=problem)
