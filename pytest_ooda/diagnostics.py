@@ -9,7 +9,7 @@ One module for both front ends (no pytest import): the plugin's failure reports 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from pytest_ooda._util import display_path
 from pytest_ooda.errors import OodaError, OodaWarning, TemplateError
@@ -17,7 +17,28 @@ from pytest_ooda.errors import OodaError, OodaWarning, TemplateError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from pytest_ooda.lint import Finding
+
+class FindingLike(Protocol):
+    """What :func:`format_findings` reads of a lint finding (``lint.Finding``); a
+    protocol, so that this module, which the scenario package uses, needs no lint."""
+
+    @property
+    def file(self) -> str | None: ...
+
+    @property
+    def line(self) -> int | None: ...
+
+    @property
+    def column(self) -> int | None: ...
+
+    @property
+    def hint(self) -> str | None: ...
+
+    @property
+    def why(self) -> str: ...
+
+    def format(self, *, relative_to: Path | None = None) -> str: ...
+
 
 #: Lines shown above and below the located line.
 EXCERPT_CONTEXT = 2
@@ -52,7 +73,20 @@ def file_excerpt(
 
 def format_error(error: OodaError | OodaWarning, *, root: Path | None = None) -> str:
     """``file:line:col: message`` + hint, the YAML lines around it, and for a template
-    error the fragment lines around the template line."""
+    error the fragment lines around the template line; then each further mistake found
+    in the same pass (``error.also``), laid out the same way."""
+    shown = [_format_one(error, root)]
+    shown.extend(
+        _format_one(other, root)
+        for other in error.also
+        if isinstance(other, OodaError | OodaWarning)
+    )
+    if len(shown) > 1:
+        shown.append(f"{len(shown)} mistakes in this file")
+    return "\n\n".join(shown)
+
+
+def _format_one(error: OodaError | OodaWarning, root: Path | None) -> str:
     location = error.location
     if error.file is not None:
         shown = display_path(error.file, root)
@@ -78,7 +112,7 @@ def format_error(error: OodaError | OodaWarning, *, root: Path | None = None) ->
     return "\n".join(lines)
 
 
-def format_findings(findings: Sequence[Finding], *, root: Path) -> str:
+def format_findings(findings: Sequence[FindingLike], *, root: Path) -> str:
     """Lint findings, each with its hint, its excerpt and why the rule exists."""
     lines: list[str] = []
     for finding in findings:

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pytest_ooda._util import display_path
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from pathlib import Path
 
 _E = TypeVar("_E", bound="OodaError")
@@ -32,6 +33,8 @@ class _Located(Exception):
         self.line = line
         self.column = column
         self.hint = hint
+        #: Further mistakes found in the same pass (a reader that collects), in file order.
+        self.also: tuple[_Located, ...] = ()
 
     @property
     def location(self) -> str:
@@ -58,7 +61,14 @@ class _Located(Exception):
         text = f"{loc}: {self.message}" if loc else self.message
         if self.hint:
             text += f"\n  {self.hint}"
+        for other in self.also:
+            text += "\n" + other.format(root)
         return text
+
+    @property
+    def every(self) -> tuple[_Located, ...]:
+        """This mistake and the others found with it, in file order."""
+        return (self, *self.also)
 
 
 class OodaError(_Located):
@@ -98,6 +108,15 @@ class OodaError(_Located):
             clone.message = message
             clone.args = (message,)
         return clone
+
+    @classmethod
+    def gathered(cls, errors: Sequence[OodaError]) -> OodaError:
+        """One error standing for ``errors`` (a file's mistakes, found in one pass): the
+        first by position, carrying the others in ``also``."""
+        ordered = sorted(errors, key=lambda e: (e.line or 0, e.column or 0))
+        first = ordered[0].relocated()
+        first.also = tuple(ordered[1:])
+        return first
 
 
 class ConfigError(OodaError):

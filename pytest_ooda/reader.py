@@ -17,6 +17,12 @@ line (``Reader(file, ResultsError, line=n)`` and ``mark=None``), and
 
 A ``lenient`` reader lets keys it does not know pass (a ``rooda-config.yml``, which
 rooda reads that way): each is a located warning in ``warnings`` instead of an error.
+
+A ``collect`` reader reports every mistake of a file in one pass: a caller reads each
+independent part through :meth:`Reader.attempt`, which keeps the part's mistake and goes
+on, and unknown keys are all kept; :meth:`Reader.raise_collected` then raises one error
+carrying them all (``OodaError.also``). A person fixing a file sees its three mistakes
+at once, not one per run.
 """
 
 from __future__ import annotations
@@ -83,13 +89,16 @@ class Reader:
         *,
         line: int | None = None,
         lenient: bool = False,
+        collect: bool = False,
     ) -> None:
         self.file = file
         self.error = error
         self.warning = warning
         self.line = line
         self.lenient = lenient
+        self.collect = collect
         self.warnings: list[OodaWarning] = []
+        self.errors: list[OodaError] = []
 
     @property
     def base(self) -> Path | None:
@@ -109,6 +118,22 @@ class Reader:
         one); ``error`` overrides the reader's class (a ``FragmentError`` in a config)."""
         line, column = (mark.line, mark.column) if mark is not None else (self.line, None)
         return (error or self.error)(message, file=self.file, line=line, column=column, hint=hint)
+
+    def attempt(self, read: Callable[..., _T], *args: Any, default: _D) -> _T | _D:
+        """``read(*args)``; in a collecting reader, a mistake it raises is kept and
+        ``default`` returned, so the parts after it are read too."""
+        try:
+            return read(*args)
+        except OodaError as exc:
+            if not self.collect:
+                raise
+            self.errors.append(exc)
+            return default
+
+    def raise_collected(self) -> None:
+        """Raise the mistakes kept so far as one error (the first, carrying the rest)."""
+        if self.errors:
+            raise OodaError.gathered(self.errors)
 
     def warn(self, message: str, mark: Mark | None = None, hint: str | None = None) -> None:
         """Keep a located warning."""
@@ -135,6 +160,10 @@ class Reader:
             else:
                 continue
             mark = marks.get(key, getattr(mapping, "mark", None))
+            if self.collect and not self.lenient:
+                self.errors.append(self.fail(message, mark, hint))
+                ignored.add(key)
+                continue
             if not self.lenient:
                 raise self.fail(message, mark, hint)
             ignored.add(key)
@@ -223,7 +252,10 @@ class Reader:
 
     def choice(self, value: Any, mark: Mark | None, where: str, choices: Sequence[str]) -> str:
         if not isinstance(value, str) or value not in choices:
-            raise self.fail(f"{where}: expected one of {', '.join(choices)}, got {value!r}", mark)
+            hint = did_you_mean(value, choices) if isinstance(value, str) else ""
+            raise self.fail(
+                f"{where}: expected one of {', '.join(choices)}, got {value!r}", mark, hint or None
+            )
         return value
 
     def names(self, value: Any, mark: Mark | None, where: str) -> tuple[str, ...]:

@@ -33,6 +33,7 @@ from pytest_ooda.yamlnodes import (
     YamlMapping,
     YamlSequence,
 )
+from pytest_ooda.yamlsyntax import NOTHING_LOADED, explain
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -426,10 +427,22 @@ class _Builder:
                 merged.add(key)
 
 
-def _marked_error(exc: yaml.MarkedYAMLError, name: str | None, error: type[OodaError]) -> OodaError:
+def _marked_error(
+    exc: yaml.MarkedYAMLError, name: str | None, error: type[OodaError], text: str
+) -> OodaError:
     mark = exc.problem_mark or exc.context_mark
     problem = exc.problem or "invalid YAML"
     context = exc.context or ""
+    if mark is not None:
+        explained = explain(text, mark.line + 1, problem, context)
+        if explained is not None:
+            return error(
+                f"invalid YAML: {explained.message}",
+                file=name,
+                line=explained.line,
+                column=explained.column,
+                hint=NOTHING_LOADED,
+            )
     if "expected a single document" in context:
         problem = "expected a single YAML document, found more than one ('---')"
     elif context and exc.context_mark is not None and exc.context_mark is not mark:
@@ -438,8 +451,13 @@ def _marked_error(exc: yaml.MarkedYAMLError, name: str | None, error: type[OodaE
     elif context:
         problem = f"{context}: {problem}"
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    hint = _tab_hint(problem)
     return error(
-        f"invalid YAML: {problem}", file=name, line=line, column=col, hint=_tab_hint(problem)
+        f"invalid YAML: {problem}",
+        file=name,
+        line=line,
+        column=col,
+        hint=f"{hint}\n  {NOTHING_LOADED}" if hint else NOTHING_LOADED,
     )
 
 
@@ -560,7 +578,7 @@ def load_yaml_text(
             loader = _Loader(text)
             node = loader.get_single_node()
         except yaml.MarkedYAMLError as exc:
-            raise _marked_error(exc, name, error) from None
+            raise _marked_error(exc, name, error, text) from None
         except yaml.reader.ReaderError as exc:
             line, col = line_col(text, exc.position)
             raise error(

@@ -17,11 +17,18 @@ if TYPE_CHECKING:
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "lint",
-        help="check procedures and fragments against the lint rules",
+        help="check procedures, fragments and scenarios against the lint rules",
         description="Check the procedures declared in the workspace config (the built-ins "
-        "when there is none) against the rules in `ooda help lint-rules`. Prints one "
-        "`file:line:col: ID severity: message` line per finding and a summary; exits 1 "
-        "when any error-severity finding remains.",
+        "when there is none) and its scenarios (every file under the config's scenarios/ "
+        "folder, or the SCENARIO files named) against the rules in `ooda help lint-rules`. "
+        "Prints one `file:line:col: ID severity: message` line per finding, every mistake "
+        "of a file at once, and a summary; exits 1 when any error-severity finding remains.",
+    )
+    parser.add_argument(
+        "scenarios",
+        nargs="*",
+        metavar="SCENARIO",
+        help="scenario files to check (default: every one under the config's scenarios/)",
     )
     add_config_option(parser)
     parser.add_argument(
@@ -76,6 +83,7 @@ def command(args: argparse.Namespace) -> int:
         severities=severities,
         select=args.select,
         ignore=args.ignore,
+        scenarios=args.scenarios,
     )
     formatter = lint.format_json if args.format == "json" else lint.format_text
     sys.stdout.write(formatter(report))

@@ -17,7 +17,7 @@ from pytest_ooda._types import (
     PROMPT_FORMATS,
     SEVERITY_LEVELS,
 )
-from pytest_ooda._util import display_path
+from pytest_ooda._util import did_you_mean, display_path
 from pytest_ooda.errors import TemplateError
 from pytest_ooda.yamlnodes import (
     ANY_ITEM,
@@ -219,7 +219,8 @@ class _Invalid(Exception):
 def _check_choice(choices: tuple[str, ...]) -> Callable[[Any], Any]:
     def check(value: Any) -> Any:
         if not isinstance(value, str) or value not in choices:
-            raise _Invalid("one of " + ", ".join(choices))
+            hint = did_you_mean(value, choices) if isinstance(value, str) else ""
+            raise _Invalid("one of " + ", ".join(choices), hint=hint or None)
         return value
 
     return check

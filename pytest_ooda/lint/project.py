@@ -10,6 +10,7 @@ from pytest_ooda.errors import ConfigError, OodaError
 from pytest_ooda.lint.findings import Collector, Finding
 from pytest_ooda.lint.procedure import action_file, lint_procedure
 from pytest_ooda.lint.report import LintReport
+from pytest_ooda.lint.scenarios import lint_scenarios
 from pytest_ooda.lint.settings import LintSettings, resolve_settings
 
 if TYPE_CHECKING:
@@ -174,9 +175,11 @@ def lint_path(
     severities: Mapping[str, str] | None = None,
     select: Sequence[str] = (),
     ignore: Sequence[str] = (),
+    scenarios: Sequence[str | Path] = (),
 ) -> LintReport:
     """Lint a config file (default ``./ooda-config.yml``, else ``./rooda-config.yml``; the
-    built-ins when there is neither).
+    built-ins when there is neither) and its scenarios: the files named in
+    ``scenarios``, else every one under the config's ``scenarios/`` folder.
 
     A file that does not load is reported as one ``OODA001`` finding. Mistakes in the
     options themselves (unknown rule, bad severity) raise ``ConfigError``.
@@ -200,6 +203,12 @@ def lint_path(
     lint_files = [target] if target is not None else []
     if builtin or target is None:
         lint_files.append(builtin_procedures_file())
+    named = [Path(f) if Path(f).is_absolute() else base / f for f in scenarios]
+    for path in named:
+        if not path.is_file():
+            raise ConfigError(f"scenario file not found: {path}")
+    scenario_root = None if named or target is None else target.parent / "scenarios"
+    project = target.parent if target is not None else base
     try:
         config = load_config(target, cwd=base, env={}, global_config=False)
         settings = resolve_settings(config, severities=severities, select=select, ignore=ignore)
@@ -215,8 +224,15 @@ def lint_path(
             exc.column,
             hint=exc.hint,
         )
-        return LintReport((finding,), (), tuple(str(f) for f in lint_files))
+        out = Collector(option_settings)
+        count = lint_scenarios(out, None, root=scenario_root, files=named, project=project)
+        found = sorted([finding, *out.findings], key=Finding._sort_key)
+        return LintReport(tuple(found), (), tuple(str(f) for f in lint_files), count)
     findings = lint_config(config, settings=settings, files=lint_files)
+    out = Collector(settings)
+    known = {*config.procedures, *config.broken}
+    count = lint_scenarios(out, known, root=scenario_root, files=named, project=project)
+    findings = sorted([*findings, *out.findings], key=Finding._sort_key)
     wanted = {f.resolve() for f in lint_files}
     names = tuple(p.name for p in config.procedures.values() if _declared_in(p, wanted))
     names += tuple(
@@ -224,4 +240,4 @@ def lint_path(
         for b in config.broken.values()
         if b.location.file is not None and Path(b.location.file).resolve() in wanted
     )
-    return LintReport(tuple(findings), names, tuple(str(f) for f in lint_files))
+    return LintReport(tuple(findings), names, tuple(str(f) for f in lint_files), count)

@@ -23,6 +23,8 @@ class LintReport:
     findings: tuple[Finding, ...]
     procedures: tuple[str, ...]
     files: tuple[str, ...]
+    #: How many scenario files were read.
+    scenarios: int = 0
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -33,6 +35,8 @@ class LintReport:
 
     def summary(self) -> str:
         checked = f"{len(self.procedures)} procedure{'s' if len(self.procedures) != 1 else ''}"
+        if self.scenarios:
+            checked += f", {self.scenarios} scenario{'s' if self.scenarios != 1 else ''}"
         if not self.findings:
             return f"no findings ({checked} checked)"
         parts = [f"{self.count(s)} {s}{'s' if self.count(s) != 1 else ''}" for s in SEVERITIES]
@@ -56,6 +60,7 @@ def format_json(report: LintReport, *, relative_to: Path | None = None) -> str:
     """The report as a JSON document (``findings`` list and ``summary`` counts)."""
     summary: dict[str, int] = {severity: report.count(severity) for severity in SEVERITIES}
     summary["procedures"] = len(report.procedures)
+    summary["scenarios"] = report.scenarios
     summary["exit_code"] = report.exit_code
     payload = {
         "findings": [f.to_dict(relative_to=relative_to) for f in report.findings],

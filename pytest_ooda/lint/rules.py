@@ -56,6 +56,14 @@ RULES: dict[str, Rule] = {
             "so a misspelt setting silently does nothing.",
         ),
         Rule(
+            "OODA004",
+            "scenario-error",
+            "error",
+            "a scenario file does not load, or names no procedure of the config",
+            "pytest would fail its items, one mistake per run; a scenario in a folder no "
+            "procedure is named after never runs at all.",
+        ),
+        Rule(
             "OODA101",
             "empty-phase",
             "warning",

@@ -123,6 +123,11 @@ class ProcedureNode(pytest.Collector):
         self.loaded = loaded
         self.procedure = procedure
 
+    def known(self) -> set[str]:
+        """The procedures a scenario of this file may name (loading or not)."""
+        config = self.loaded.config
+        return {*config.procedures, *config.broken}
+
     @property
     def file_node(self) -> ConfigFile:
         parent = self.parent
@@ -573,7 +578,7 @@ class ScenarioItem(OodaItem):
         node = self.procedure_node
         settings = self.config.stash[PLUGIN_STATE].settings
         try:
-            scenario = load_for(node.procedure.name, self.scenario_path)
+            scenario = load_for(node.procedure.name, self.scenario_path, known=node.known())
             cassette = scenarios.agent_cassette(
                 settings, scenario, self.scenario_path, self.live_nodeid
             )
@@ -629,7 +634,7 @@ class LiveItem(ScenarioItem):
 
         node = self.procedure_node
         try:
-            scenario = load_for(node.procedure.name, self.scenario_path)
+            scenario = load_for(node.procedure.name, self.scenario_path, known=node.known())
             return scenarios.plan_live(
                 self.config,
                 collected=node.loaded.path,

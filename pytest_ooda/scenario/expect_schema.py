@@ -5,6 +5,7 @@ iterations, signals, files, tool calls, verification commands and the judge's ru
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import STATUSES
@@ -22,6 +23,7 @@ from pytest_ooda.scenario.model import (
 from pytest_ooda.yamlnodes import YamlMapping, YamlSequence
 
 if TYPE_CHECKING:
+    from pytest_ooda.judge import JudgeSpec
     from pytest_ooda.reader import Reader
     from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
     from pytest_ooda.yamlnodes import Mark
@@ -30,86 +32,105 @@ __all__ = ["read_expect"]
 
 
 def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
-    """``expect:``: the checks of each run, and of all of a scenario's runs together."""
+    """``expect:``: the checks of each run, and of all of a scenario's runs together.
+
+    Each key is read on its own (``check.attempt``): a collecting reader reports the
+    mistakes of several keys together."""
     block = check.mapping(value, mark, "expect")
     check.keys(block, (*_EXPECT_KEYS, *_AGGREGATE_KEYS), "expect")
-    status = None
-    if block.get("status") is not None:
-        status = check.choice(*check.get(block, "status"), "expect.status", STATUSES)
-    exact = low = high = None
-    if block.get("iterations") is not None:
-        value, mark = check.get(block, "iterations")
-        if isinstance(value, YamlMapping):
-            check.keys(value, ("min", "max"), "expect.iterations")
-            if value.get("min") is not None:
-                low = check.integer(*check.get(value, "min"), "expect.iterations.min", 0)
-            if value.get("max") is not None:
-                high = check.integer(*check.get(value, "max"), "expect.iterations.max", 0)
-            if low is None and high is None:
-                raise check.fail("expect.iterations: give min, max or both", mark)
-            if low is not None and high is not None and low > high:
-                raise check.fail(f"expect.iterations: min {low} is greater than max {high}", mark)
-        else:
-            exact = check.integer(value, mark, "expect.iterations", 0)
-    signals = None
-    if block.get("signals") is not None:
-        value, mark = check.get(block, "signals")
-        if not isinstance(value, YamlSequence):
-            raise check.fail(f"expect.signals: expected a list, got {type_name(value)}", mark)
-        signals = tuple(
-            check.choice(item, value.item_marks[i], f"expect.signals[{i}]", SIGNALS)
-            for i, item in enumerate(value)
-        )
-    files: list[FileCheck] = []
-    if block.get("files") is not None:
-        value, mark = check.get(block, "files")
-        checks = check.mapping(value, mark, "expect.files")
-        for key in checks:
-            files.append(_file_check(check, checks, key))
-    tools = None
-    if block.get("tools") is not None:
-        tools = _tools(check, *check.get(block, "tools"))
-    protect: tuple[str, ...] = ()
-    if block.get("protect") is not None:
-        protect = _protect(check, *check.get(block, "protect"))
-    commands: tuple[CommandCheck, ...] = ()
-    if block.get("commands") is not None:
-        value, mark = check.get(block, "commands")
-        if not isinstance(value, YamlSequence):
-            raise check.fail(
-                f"expect.commands: expected a list, got {type_name(value)}",
-                mark,
-                "write each command as `- run: python -m pytest -q`",
-            )
-        commands = tuple(
-            _command(check, item, value.item_marks[i], f"expect.commands[{i}]", protect)
-            for i, item in enumerate(value)
-        )
-    judge = None
-    if block.get("judge") is not None:
-        from pytest_ooda.judge import read_judge
 
-        judge = read_judge(check, *check.get(block, "judge"), check.base)
-    fresh = False
-    if block.get("fresh_sandbox") is not None:
-        flag, flag_mark = check.get(block, "fresh_sandbox")
-        if not isinstance(flag, bool):
-            raise check.fail("expect.fresh_sandbox: expected true or false", flag_mark)
-        fresh = flag
+    def read(key: str, reader: Any, default: Any) -> Any:
+        if block.get(key) is None:
+            return default
+        return check.attempt(reader, check, *check.get(block, key), default=default)
+
+    status = read("status", _status, None)
+    exact, low, high = read("iterations", _iterations, (None, None, None))
+    signals = read("signals", _signals, None)
+    files = read("files", _files, ())
+    tools = read("tools", _tools, None)
+    protect: tuple[str, ...] = read("protect", _protect, ())
+    commands: tuple[CommandCheck, ...] = read("commands", partial(_commands, protect=protect), ())
+    judge = read("judge", _judge, None)
+    fresh = read("fresh_sandbox", _fresh, False)
+    aggregate = check.attempt(_aggregate, check, block, default=None)
     return Expect(
         status,
         exact,
         low,
         high,
         signals,
-        tuple(files),
+        files,
         tools,
         commands,
         judge=judge,
-        aggregate=_aggregate(check, block),
+        aggregate=aggregate,
         protect=protect,
         fresh_sandbox=fresh,
     )
+
+
+def _status(check: Reader, value: Any, mark: Mark) -> str:
+    return check.choice(value, mark, "expect.status", STATUSES)
+
+
+def _iterations(check: Reader, value: Any, mark: Mark) -> tuple[int | None, int | None, int | None]:
+    """``expect.iterations``: an exact count, or ``{min, max}``."""
+    low = high = None
+    if not isinstance(value, YamlMapping):
+        return check.integer(value, mark, "expect.iterations", 0), None, None
+    check.keys(value, ("min", "max"), "expect.iterations")
+    if value.get("min") is not None:
+        low = check.integer(*check.get(value, "min"), "expect.iterations.min", 0)
+    if value.get("max") is not None:
+        high = check.integer(*check.get(value, "max"), "expect.iterations.max", 0)
+    if low is None and high is None:
+        raise check.fail("expect.iterations: give min, max or both", mark)
+    if low is not None and high is not None and low > high:
+        raise check.fail(f"expect.iterations: min {low} is greater than max {high}", mark)
+    return None, low, high
+
+
+def _signals(check: Reader, value: Any, mark: Mark) -> tuple[str, ...]:
+    if not isinstance(value, YamlSequence):
+        raise check.fail(f"expect.signals: expected a list, got {type_name(value)}", mark)
+    return tuple(
+        check.choice(item, value.item_marks[i], f"expect.signals[{i}]", SIGNALS)
+        for i, item in enumerate(value)
+    )
+
+
+def _files(check: Reader, value: Any, mark: Mark) -> tuple[FileCheck, ...]:
+    checks = check.mapping(value, mark, "expect.files")
+    found = [check.attempt(_file_check, check, checks, key, default=None) for key in checks]
+    return tuple(item for item in found if item is not None)
+
+
+def _commands(
+    check: Reader, value: Any, mark: Mark, *, protect: tuple[str, ...]
+) -> tuple[CommandCheck, ...]:
+    if not isinstance(value, YamlSequence):
+        raise check.fail(
+            f"expect.commands: expected a list, got {type_name(value)}",
+            mark,
+            "write each command as `- run: python -m pytest -q`",
+        )
+    return tuple(
+        _command(check, item, value.item_marks[i], f"expect.commands[{i}]", protect)
+        for i, item in enumerate(value)
+    )
+
+
+def _judge(check: Reader, value: Any, mark: Mark) -> JudgeSpec:
+    from pytest_ooda.judge import read_judge
+
+    return read_judge(check, value, mark, check.base)
+
+
+def _fresh(check: Reader, value: Any, mark: Mark) -> bool:
+    if not isinstance(value, bool):
+        raise check.fail("expect.fresh_sandbox: expected true or false", mark)
+    return value
 
 
 def _protect(check: Reader, value: Any, mark: Mark) -> tuple[str, ...]:

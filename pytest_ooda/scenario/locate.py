@@ -7,38 +7,67 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ooda._util import closest
 from pytest_ooda.errors import ScenarioError
 
 if TYPE_CHECKING:
+    from collections.abc import Collection
+
     from pytest_ooda.scenario.model import Scenario
 
 __all__ = ["load_for", "workspace_of"]
 
 
-def load_for(procedure: str, path: Path) -> Scenario:
-    """Load a scenario file and check it belongs to ``procedure``."""
+def load_for(procedure: str, path: Path, *, known: Collection[str] = ()) -> Scenario:
+    """Load a scenario file and check it belongs to ``procedure``, the folder it is in.
+
+    ``known`` names the procedures of the config: a ``procedure:`` naming none of them
+    is a typo (did you mean …), not a file to move to another folder."""
     from pytest_ooda.scenario.schema import load_scenario
 
     scenario = load_scenario(path)
     if scenario.procedure != procedure:
+        line = _key_line(path, "procedure")
+        where: dict[str, Any] = {
+            "file": str(path),
+            "line": line or 1,
+            "column": len("procedure: ") + 1 if line else None,
+        }
+        if known and scenario.procedure not in known:
+            close = closest(scenario.procedure, known)
+            raise ScenarioError(
+                f"procedure: no procedure is named {scenario.procedure!r} "
+                f"(the file is in the {procedure}/ scenario folder)",
+                hint=f"did you mean {close!r}?"
+                if close is not None
+                else f"fix `procedure:` (this folder's is {procedure!r})",
+                **where,
+            )
         raise ScenarioError(
             f"scenario is stored under procedure {procedure!r} but declares "
             f"procedure: {scenario.procedure}",
-            file=str(path),
-            line=1,
             hint=f"move it to the {scenario.procedure}/ scenario folder or fix `procedure:`",
+            **where,
         )
     return scenario
+
+
+def _key_line(path: Path, key: str) -> int | None:
+    """The line of a top-level ``key:`` in the file at ``path``."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for number, content in enumerate(text.splitlines(), start=1):
+        if content.startswith(f"{key}:"):
+            return number
+    return None
 
 
 def _workspace_line(scenario: Scenario) -> int | None:
     if scenario.path is None:
         return None
-    text = scenario.path.read_text(encoding="utf-8", errors="replace")
-    for number, content in enumerate(text.splitlines(), start=1):
-        if content.startswith("workspace:"):
-            return number
-    return None
+    return _key_line(scenario.path, "workspace")
 
 
 def workspace_of(scenario: Scenario, *, root: Path | None = None) -> Path | None:

@@ -35,9 +35,11 @@ def read_iterations(check: Reader, value: Any, mark: Mark) -> tuple[ScenarioIter
     """``iterations:``: the list of what each iteration's agent did."""
     if not isinstance(value, YamlSequence):
         raise check.fail(f"iterations: expected a list, got {type_name(value)}", mark)
-    return tuple(
-        _iteration(check, item, value.item_marks[i], i + 1) for i, item in enumerate(value)
-    )
+    found = [
+        check.attempt(_iteration, check, item, value.item_marks[i], i + 1, default=None)
+        for i, item in enumerate(value)
+    ]
+    return tuple(item for item in found if item is not None)
 
 
 def _iteration(check: Reader, value: Any, mark: Mark, number: int) -> ScenarioIteration:

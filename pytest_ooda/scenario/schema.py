@@ -33,6 +33,7 @@ from pytest_ooda.yamlnodes import Mark, YamlMapping, to_plain, value_mark
 if TYPE_CHECKING:
     from pytest_ooda._types import ReplayKind
     from pytest_ooda.config import RetrySettings
+    from pytest_ooda.judge import RecordedGrading
     from pytest_ooda.sandbox import SandboxSpec
     from pytest_ooda.variants import Variant
 
@@ -58,65 +59,46 @@ def load_scenario(path: str | Path, *, name: str | None = None) -> Scenario:
 
 
 def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario:
-    """The whole document: what to run and under which settings, then the sections."""
+    """The whole document: what to run and under which settings, then the sections.
+
+    Every key is read on its own (``check.attempt``), so a file with three mistakes
+    reports the three in one error (``OodaError.also``), in file order.
+    """
     root = check.mapping(doc, Mark(1, 1), "scenario file")
+    check.collect = True
     check.keys(root, _TOP_KEYS, "scenario")
-    if "procedure" not in root:
-        raise check.fail(
-            "missing required key 'procedure'",
-            root.mark,
-            "name the procedure this scenario runs",
-        )
-    value, mark = check.get(root, "procedure")
-    procedure = check.text(value, mark, "procedure")
-    if not _PROCEDURE_NAME.match(procedure):
-        raise check.fail(
-            f"procedure: {procedure!r} is not a procedure name",
-            mark,
-            "procedure names match [a-z0-9][a-z0-9-]*",
-        )
-    description = None
-    if root.get("description") is not None:
-        description = check.text(*check.get(root, "description"), "description")
-    context: tuple[str, ...] = ()
-    if root.get("context") is not None:
-        context = check.texts(*check.get(root, "context"), "context")
-    max_iterations = failure_threshold = None
-    if root.get("max_iterations") is not None:
-        max_iterations = check.integer(*check.get(root, "max_iterations"), "max_iterations", 1)
-    if root.get("failure_threshold") is not None:
-        failure_threshold = check.integer(
-            *check.get(root, "failure_threshold"), "failure_threshold", 1
-        )
-    workspace = None
-    if root.get("workspace") is not None:
-        workspace = check.text(*check.get(root, "workspace"), "workspace")
-    max_cost = None
-    if root.get("max_cost") is not None:
-        max_cost = check.positive(*check.get(root, "max_cost"), "max_cost")
-    max_tokens = None
-    if root.get("max_tokens") is not None:
-        max_tokens = check.integer(*check.get(root, "max_tokens"), "max_tokens", 1)
-    recorded = None
-    if root.get("recorded") is not None:
-        recorded = read_recorded(check, *check.get(root, "recorded"))
-    expect = None
-    if root.get("expect") is not None:
-        expect = read_expect(check, *check.get(root, "expect"))
-    repeat = check.optional(root, "repeat", "scenario", partial(_repeat, check), None)
-    sandbox = None
-    if root.get("sandbox") is not None:
-        sandbox = _sandbox(check, root, path)
-    judged = check.optional(root, "judged", "scenario", partial(read_judged, check), None)
-    variants = check.optional(root, "variants", "scenario", partial(_variants, check), ())
-    retry = check.optional(root, "retry", "scenario", partial(_retry, check), None)
+    procedure = check.attempt(_procedure, check, root, default="")
+
+    def read(key: str, reader: Any, default: Any) -> Any:
+        if root.get(key) is None:
+            return default
+        return check.attempt(reader, *check.get(root, key), default=default)
+
+    def at_least(where: str, minimum: int) -> Any:
+        return partial(_integer, check, where, minimum)
+
+    description = read("description", partial(_text, check, "description"), None)
+    context = read("context", partial(_texts, check, "context"), ())
+    max_iterations = read("max_iterations", at_least("max_iterations", 1), None)
+    failure_threshold = read("failure_threshold", at_least("failure_threshold", 1), None)
+    workspace = read("workspace", partial(_text, check, "workspace"), None)
+    max_cost = read("max_cost", partial(_positive, check, "max_cost"), None)
+    max_tokens = read("max_tokens", at_least("max_tokens", 1), None)
+    recorded = read("recorded", partial(read_recorded, check), None)
+    expect = read("expect", partial(read_expect, check), None)
+    repeat = read("repeat", partial(_repeat, check), None)
+    sandbox = read("sandbox", lambda value, mark: _sandbox(check, root, path), None)
+    judged = read("judged", partial(_judged, check), None)
+    variants = read("variants", partial(_variants, check), ())
+    retry = read("retry", partial(_retry, check), None)
+    chosen = read("replay", partial(_choice, check, "replay", REPLAY_KINDS), None)
     replay: ReplayKind | None = None
-    if root.get("replay") is not None:
-        chosen = check.choice(*check.get(root, "replay"), "replay", REPLAY_KINDS)
+    if chosen is not None:
         replay = "agent" if chosen == "agent" else "loop"
-    iterations: tuple[ScenarioIteration, ...] = ()
-    if root.get("iterations") is not None:
-        iterations = read_iterations(check, *check.get(root, "iterations"))
+    iterations: tuple[ScenarioIteration, ...] = read(
+        "iterations", partial(read_iterations, check), ()
+    )
+    check.raise_collected()
     return Scenario(
         procedure=procedure,
         name=name,
@@ -140,7 +122,49 @@ def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario
     )
 
 
-def _repeat(check: Reader, value: Any, mark: Mark, where: str) -> int:
+def _procedure(check: Reader, root: YamlMapping) -> str:
+    if "procedure" not in root:
+        raise check.fail(
+            "missing required key 'procedure'",
+            root.mark,
+            "name the procedure this scenario runs",
+        )
+    value, mark = check.get(root, "procedure")
+    procedure = check.text(value, mark, "procedure")
+    if not _PROCEDURE_NAME.match(procedure):
+        raise check.fail(
+            f"procedure: {procedure!r} is not a procedure name",
+            mark,
+            "procedure names match [a-z0-9][a-z0-9-]*",
+        )
+    return procedure
+
+
+def _text(check: Reader, where: str, value: Any, mark: Mark) -> str:
+    return check.text(value, mark, where)
+
+
+def _texts(check: Reader, where: str, value: Any, mark: Mark) -> tuple[str, ...]:
+    return check.texts(value, mark, where)
+
+
+def _integer(check: Reader, where: str, minimum: int, value: Any, mark: Mark) -> int:
+    return check.integer(value, mark, where, minimum)
+
+
+def _positive(check: Reader, where: str, value: Any, mark: Mark) -> float:
+    return check.positive(value, mark, where)
+
+
+def _choice(check: Reader, where: str, choices: tuple[str, ...], value: Any, mark: Mark) -> str:
+    return check.choice(value, mark, where, choices)
+
+
+def _judged(check: Reader, value: Any, mark: Mark) -> RecordedGrading:
+    return read_judged(check, value, mark, "scenario.judged")
+
+
+def _repeat(check: Reader, value: Any, mark: Mark) -> int:
     count = check.integer(value, mark, "repeat", 1)
     if count > MAX_REPEAT:
         raise check.fail(
@@ -152,7 +176,7 @@ def _repeat(check: Reader, value: Any, mark: Mark, where: str) -> int:
     return count
 
 
-def _retry(check: Reader, value: Any, mark: Mark, where: str) -> RetrySettings:
+def _retry(check: Reader, value: Any, mark: Mark) -> RetrySettings:
     """``retry:`` as in a config file (``{attempts, delay, max_delay}`` or a count)."""
     from pytest_ooda.config import _Invalid, check_retry
 
@@ -179,7 +203,7 @@ def _sandbox(check: Reader, root: YamlMapping, path: Path | None) -> SandboxSpec
         raise check.fail(f"{where}: {exc.message}", mark, hint) from None
 
 
-def _variants(check: Reader, value: Any, mark: Mark, where: str) -> tuple[Variant, ...]:
+def _variants(check: Reader, value: Any, mark: Mark) -> tuple[Variant, ...]:
     """``variants:``: a mapping of names to settings (see ``pytest_ooda.variants``)."""
     # Imported here, like the tool and command checks: most scenarios have none.
     from pytest_ooda.variants import VARIANT_KEYS, check_name, check_value, make_variant

@@ -54,7 +54,10 @@ def test_merge_keys_allowed_and_explicit_wins() -> None:
 def test_tab_indentation() -> None:
     e = err("a:\n\tb: 1\n")
     assert (e.line, e.column) == (2, 1)
-    assert e.hint == "YAML does not allow tab characters for indentation; use spaces"
+    assert e.hint == (
+        "YAML does not allow tab characters for indentation; use spaces\n"
+        "  YAML cannot be read past this mistake: nothing in the file loaded until it is fixed"
+    )
 
 
 def test_multiple_documents() -> None:
@@ -71,7 +74,7 @@ def test_multiple_documents() -> None:
         ("? [a]\n: 1\n", "mapping keys must be plain scalars, not collections", 1),
         ("a: &x [*x]\n", "recursive alias: a value cannot contain itself", 1),
         ("a: 'open\n", "invalid YAML: while scanning a quoted scalar (at line 1, column 4)", 2),
-        ("a: 1\n b: 2\n", "invalid YAML: mapping values are not allowed here", 2),
+        ("a: 1\n b: 2\n", "invalid YAML: inconsistent indentation: line 2 is indented 1", 2),
         ("a: \x07\n", "invalid YAML: unacceptable character #x0007", 1),
         ("[" * 300 + "]" * 300, "nesting deeper than 100 levels", 1),
         ("[" * 5000 + "]" * 5000, "nesting deeper than 100 levels", 1),

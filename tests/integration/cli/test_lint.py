@@ -111,6 +111,7 @@ def test_json_format(workspace: Path, capsys: pytest.CaptureFixture[str]) -> Non
         "warning": 0,
         "info": 0,
         "procedures": 1,
+        "scenarios": 0,
         "exit_code": 1,
     }
     assert data["findings"][0]["file"] == "ooda-config.yml"
@@ -213,3 +214,86 @@ def test_real_command_line(workspace: Path) -> None:
         check=False,
     )
     assert (ok.returncode, ok.stdout) == (0, "no findings (1 procedure checked)\n")
+
+
+GREET = """\
+procedures:
+  greet:
+    act:
+      - content: "Write GREETING.md, then output <promise>SUCCESS</promise>."
+"""
+
+
+def scenario_project(root: Path) -> None:
+    (root / "ooda-config.yml").write_text(GREET, encoding="utf-8")
+    folder = root / "scenarios" / "greet"
+    folder.mkdir(parents=True)
+    (folder / "good.yml").write_text("procedure: greet\niterations: []\n", encoding="utf-8")
+    (folder / "three.yml").write_text(
+        "procedure: greet\nexpect:\n  status: sucess\n  files: {G.md: exits}\n"
+        "max_iterations: -1\niterations: []\n",
+        encoding="utf-8",
+    )
+    (folder / "typo.yml").write_text("procedure: gret\niterations: []\n", encoding="utf-8")
+    (root / "scenarios" / "gret").mkdir()
+    (root / "scenarios" / "gret" / "x.yml").write_text("procedure: gret\n", encoding="utf-8")
+
+
+def test_scenarios_every_mistake_in_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    scenario_project(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    code, out, _ = lint(capsys, "--select", "OODA004")
+    assert out.splitlines() == [
+        "scenarios/greet/three.yml:3:11: OODA004 error: expect.status: expected one of "
+        "success, max-iters, aborted, interrupted, got 'sucess'",
+        "  did you mean 'success'?",
+        "scenarios/greet/three.yml:4:17: OODA004 error: expect.files['G.md']: expected one of "
+        "exists, absent, got 'exits'",
+        "  did you mean 'exists'?",
+        "scenarios/greet/three.yml:5:17: OODA004 error: max_iterations: expected an integer "
+        ">= 1, got -1",
+        "scenarios/greet/typo.yml:1:12: OODA004 error: procedure: no procedure is named "
+        "'gret' (the file is in the greet/ scenario folder)",
+        "  did you mean 'greet'?",
+        "scenarios/gret/x.yml:1:1: OODA004 error: gret/ holds 1 scenario file(s) that never "
+        "run: no procedure is named 'gret'",
+        "  did you mean 'greet'? (rename the folder)",
+        "5 findings: 5 errors, 0 warnings, 0 infos (1 procedure, 3 scenarios checked)",
+    ]
+    assert code == 1
+    # Named files: only those are read.
+    code, out, _ = lint(capsys, "--select", "OODA0", "scenarios/greet/good.yml")
+    assert out.splitlines() == ["no findings (1 procedure, 1 scenario checked)"]
+    assert code == 0
+
+
+def test_a_yaml_indentation_slip_names_the_line_that_slipped(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ooda-config.yml").write_text(
+        textwrap.dedent(
+            """\
+            procedures:
+              greet:
+                act:
+                  - content: "<promise>SUCCESS</promise>"
+              other:
+                  display: Other
+                act:
+                  - content: "<promise>SUCCESS</promise>"
+            """
+        ),
+        encoding="utf-8",
+    )
+    code, out, _ = lint(capsys)
+    # PyYAML stops at line 7; the key out of step is line 6's.
+    assert out.splitlines()[:2] == [
+        "ooda-config.yml:6:7: OODA001 error: invalid YAML: inconsistent indentation: line 6 "
+        "is indented 6 spaces under line 5 (2), where this file indents by 2; line 7 below "
+        "it, at 4, is indented as expected",
+        "  YAML cannot be read past this mistake: nothing in the file loaded until it is fixed",
+    ]
+    assert code == 1

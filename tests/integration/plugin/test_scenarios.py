@@ -160,11 +160,14 @@ def test_malformed_scenario_is_a_located_failure(project: Project) -> None:
 
 
 def test_scenario_for_another_procedure_is_rejected(project: Project) -> None:
-    project.scenario("case", "procedure: wave\niterations: []\n")
+    project.scenario("case", "procedure: build\niterations: []\n")
     result = project.run("-k", "scenario")
     result.assert_outcomes(failed=1, deselected=7)
     result.stdout.fnmatch_lines(
-        ["*scenario is stored under procedure 'greet' but declares procedure: wave*"]
+        [
+            "*scenario is stored under procedure 'greet' but declares procedure: build*",
+            "  move it to the build/ scenario folder or fix `procedure:`",
+        ]
     )
 
 
@@ -436,3 +439,38 @@ def test_a_bad_command_entry_is_a_located_failure(project: Project) -> None:
     result.stdout.fnmatch_lines(
         ["scenarios/greet/broken.yml:4:7: expect.commands[[]0]: missing 'run'", "  > 4 | *"]
     )
+
+
+def test_a_file_with_three_mistakes_reports_the_three_in_one_run(project: Project) -> None:
+    result = run_scenario(
+        project,
+        "expect:\n  status: sucess\n  files: {HELLO.md: exits}\nmax_iterations: -1\n" + TWO_STEPS,
+    )
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "scenarios/greet/case.yml:3:11: expect.status: expected one of *, got 'sucess'",
+            "  did you mean 'success'?",
+            "*",
+            "scenarios/greet/case.yml:4:21: expect.files*HELLO.md*: * got 'exits'",
+            "  did you mean 'exists'?",
+            "*",
+            "scenarios/greet/case.yml:5:17: max_iterations: expected an integer >= 1, got -1",
+            "*",
+            "3 mistakes in this file",
+        ]
+    )
+
+
+def test_a_procedure_typo_is_a_did_you_mean_not_a_move(project: Project) -> None:
+    project.scenario("typo", "procedure: gret\n" + TWO_STEPS)
+    result = project.run("-k", "scenario")
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines(
+        [
+            "scenarios/greet/typo.yml:1:12: procedure: no procedure is named 'gret' "
+            "(the file is in the greet/ scenario folder)",
+            "  did you mean 'greet'?",
+        ]
+    )
+    result.stdout.no_fnmatch_line("*move it*")

@@ -50,7 +50,7 @@ def test_a_full_judge_block(tmp_path: Path) -> None:
     [
         ("  judge: {judge: {ai_cmd: x}}\n", "3:10", "expect.judge: missing 'rubric'"),
         ("  judge: {rubric: r}\n", "3:10", "expect.judge: missing 'judge'"),
-        ("  judge: {rubric: r, judge: {}, votse: 3}\n", "3:33", "unknown key 'votse'"),
+        ("  judge: {rubric: r, judge: {ai_cmd: x}, votse: 3}\n", "3:42", "unknown key 'votse'"),
         (
             "  judge: {rubric: r, judge: {ai_cmd: x, ai_cmd_alias: y}}\n",
             "3:29",

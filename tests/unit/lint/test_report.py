@@ -45,6 +45,7 @@ def test_format_text_and_json(tmp_path: Path) -> None:
         "warning": 0,
         "info": 0,
         "procedures": 1,
+        "scenarios": 0,
         "exit_code": 1,
     }
     (finding,) = data["findings"]
