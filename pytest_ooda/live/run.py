@@ -293,7 +293,12 @@ def _recording(
     problems, outcome = verdict
     if judged is not None and judged.error is not None:
         return None, "the judge gave no usable answer"
+    # A failed run is not recorded under once/new: an infrastructure error, a loop that
+    # ended otherwise than expected, or any per-run expectation missed (a file, a tool,
+    # a command, the judge): its replay would be red from then on.
     failed = failed_run(plan.scenario, result.status, outcome)
+    if failed is None and problems:
+        failed = f"the run missed its expectations ({problems[0].strip().lstrip('- ')})"
     recorded = recorder.recording(
         result, problems, judged=judged.recorded if judged is not None else None, failed=failed
     )

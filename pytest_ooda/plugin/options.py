@@ -474,15 +474,17 @@ OPTIONS: tuple[OptionSpec, ...] = (
     OptionSpec(
         "record_mode",
         "record live runs into scenario files: none (default), once (only scenarios "
-        "with no iterations), new (also drifted ones), all; once and new skip a failed "
-        "run (an infrastructure error, or a status other than expect.status)",
+        "with no iterations), new (also drifted ones), all; once and new record only a "
+        "run that met every per-run expectation (not an infrastructure error, a status "
+        "other than expect.status, or a missed file, tool, command or judge check)",
         choices=RECORD_MODES,
         default=DEFAULT_RECORD_MODE,
     ),
     OptionSpec(
         "record_failures",
         "with --ooda-record-mode=once or new, record a failed run too (an infrastructure "
-        "error, or a status other than the scenario's expect.status)",
+        "error, a status other than the scenario's expect.status, or any other per-run "
+        "expectation missed)",
         kind="bool",
         default=False,
     ),

@@ -87,3 +87,31 @@ def test_installed_ooda_show_from_any_directory(
     # The checkout's own interpreter (editable install) composes the very same prompt.
     local = _run([sys.executable, "-m", "pytest_ooda", "show", procedure], cwd=workdir, env=env)
     assert prompt == local
+
+
+def test_the_readmes_install_from_a_wheel_works_as_written(wheel: Path, tmp_path: Path) -> None:
+    """The README's "while unpublished" wheel command, with this checkout's wheel in the
+    folder it names, installs pytest-ooda with its extra into a fresh venv."""
+    import re
+    import shlex
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    found = re.search(r"^(pip install '\./pytest_ooda-[^']+\.whl\[xdist\]')", readme, re.M)
+    assert found is not None, "the README no longer says how to install from a wheel"
+    command = shlex.split(found.group(1))
+    assert command[2].startswith(f"./{wheel.name}"), (command, wheel.name)  # the same version
+    venv = tmp_path / "venv"
+    _run([sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
+         cwd=tmp_path)  # fmt: skip
+    folder = tmp_path / "here"
+    folder.mkdir()
+    (folder / wheel.name).write_bytes(wheel.read_bytes())
+    python = str(venv / "bin" / "python")
+    _run([python, "-m", *command, "--no-index", "--no-deps"], cwd=folder)
+    assert (venv / "bin" / "ooda").exists()
+    requires = _run(
+        [python, "-c", "import importlib.metadata as m; print(m.requires('pytest-ooda'))"],
+        cwd=folder,
+    )
+    assert "extra == 'xdist'" in requires
+    assert "pip install './pytest-ooda[xdist]'" in readme  # and the clone's

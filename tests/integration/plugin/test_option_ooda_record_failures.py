@@ -104,3 +104,24 @@ def test_a_recorded_failed_run_says_on_replay_how_to_record_it_again(project: Pr
     checked = project.run("-k", "scenario and second")
     checked.assert_outcomes(failed=1, deselected=9)
     assert "holds a recorded failed run" not in checked.stdout.str()
+
+
+@pytest.mark.parametrize("mode", ["once", "new"])
+def test_a_run_that_missed_a_file_expectation_is_not_recorded(project: Project, mode: str) -> None:
+    # The loop ends as expected (success), but the file the scenario expects is missing:
+    # a recording of it would replay red for ever.
+    wants_file = EMPTY.replace("{status: success}", "{status: success, files: {HELLO.md: exists}}")
+    path = project.scenario("first", wants_file)
+    agent = _agent(project, SUCCEEDS)
+    result = _live(project, agent, f"--ooda-record-mode={mode}")
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    assert path.read_text() == wants_file
+    result.stdout.fnmatch_lines(
+        [
+            "*RecordingWarning: scenario greet/first: not recorded: the run missed its "
+            "expectations (*HELLO.md*): a recording of it would replay the failure "
+            "(--ooda-record-failures records failed runs, --ooda-record-mode=all every run)",
+        ]
+    )
+    _live(project, agent, f"--ooda-record-mode={mode}", "--ooda-record-failures")
+    assert yaml.safe_load(path.read_text())["recorded"]["status"] == "success"
