@@ -115,6 +115,11 @@ JUDGE_VERDICTS: tuple[JudgeVerdict, ...] = get_args(JudgeVerdict)
 JudgePassRule = Literal["majority", "all", "at_least"]
 JUDGE_PASS_RULES: tuple[JudgePassRule, ...] = get_args(JudgePassRule)
 
+#: What a cached judge vote is shared by (``judge_cache:``): the run and the question
+#: (each run samples the judge), or the question alone (identical runs share votes).
+JudgeCacheScope = Literal["run", "content"]
+JUDGE_CACHE_SCOPES: tuple[JudgeCacheScope, ...] = get_args(JudgeCacheScope)
+
 #: Why a judge gave no usable answer (``ooda judge check`` counts its errors by kind): it
 #: could not be asked at all (no API key, no command), the API refused the request, the
 #: infrastructure failed (429, 5xx, connection), it timed out, its command failed, its
@@ -199,6 +204,7 @@ __all__ = [
     "FILE_CHANGES",
     "INFRA_ERROR_KINDS",
     "ITERATION_MODES",
+    "JUDGE_CACHE_SCOPES",
     "JUDGE_INPUTS",
     "JUDGE_PASS_RULES",
     "JUDGE_VERDICTS",
@@ -226,6 +232,7 @@ __all__ = [
     "FileChange",
     "InfraErrorKind",
     "IterationMode",
+    "JudgeCacheScope",
     "JudgeInput",
     "JudgePassRule",
     "JudgeVerdict",

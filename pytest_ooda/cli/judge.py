@@ -80,7 +80,14 @@ def add_parser(subparsers: Any) -> None:
 def command(args: argparse.Namespace) -> int:
     from pytest_ooda.config import load_config
     from pytest_ooda.errors import ScenarioError
-    from pytest_ooda.judge import cache_for, calibrate, load_examples, make_asker, render
+    from pytest_ooda.judge import (
+        cache_for,
+        calibrate,
+        judge_places,
+        load_examples,
+        make_asker,
+        render,
+    )
     from pytest_ooda.scenario import load_scenario
 
     scenario = load_scenario(args.scenario)
@@ -102,9 +109,14 @@ def command(args: argparse.Namespace) -> int:
             "files), or pass --examples FILE",
         )
     config = None
-    if spec.backend.ai_cmd_alias is not None:
+    if spec.backend.ai_cmd_alias is not None or "{config_dir}" in (spec.backend.ai_cmd or ""):
         config = load_config(args.config, cwd=Path.cwd())
-    asker = make_asker(spec.backend, config=config, procedure=scenario.procedure)
+    asker = make_asker(
+        spec.backend,
+        config=config,
+        procedure=scenario.procedure,
+        places=judge_places(scenario, config),
+    )
     cache = None
     if not args.no_cache:
         default = Path(".ooda")

@@ -45,6 +45,7 @@ from pytest_ooda.judge.run import (
     JudgeContext,
     Judged,
     judge_live,
+    judge_places,
     judge_replay,
     run_inputs,
 )
@@ -77,6 +78,7 @@ __all__ = [
     "grading_key",
     "inputs_key",
     "judge_live",
+    "judge_places",
     "judge_prompt",
     "judge_replay",
     "load_examples",

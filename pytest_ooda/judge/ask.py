@@ -255,8 +255,11 @@ def make_asker(
     config: Config | None = None,
     procedure: str | None = None,
     env: Mapping[str, str] | None = None,
+    places: Mapping[str, str] | None = None,
 ) -> Asker:
-    """The asker for ``backend``; a ``ConfigError`` when an alias is unknown."""
+    """The asker for ``backend``; a ``ConfigError`` when an alias is unknown. A judge
+    command's ``{config_dir}`` and ``{scenario_dir}`` are replaced by ``places``'s
+    (:func:`~pytest_ooda.judge.run.judge_places`); it still runs in an empty folder."""
     if backend.ai_api is not None:
         from pytest_ooda.backends import HttpBackend
 
@@ -264,7 +267,22 @@ def make_asker(
     from pytest_ooda.backends import CommandBackend
 
     argv, output = _command(backend, config, procedure)
+    argv = tuple(_placed(arg, places or {}) for arg in argv)
     return BackendAsker(CommandBackend(argv, ai_output=output, env=env), timeout=backend.timeout)
+
+
+#: The placeholders a judge command may hold.
+PLACEHOLDERS = ("config_dir", "scenario_dir")
+
+
+def _placed(arg: str, places: Mapping[str, str]) -> str:
+    """``arg`` with each ``{config_dir}`` / ``{scenario_dir}`` replaced (other braces,
+    a jq filter's, are left as they are)."""
+    for name in PLACEHOLDERS:
+        token = "{" + name + "}"
+        if token in arg and name in places:
+            arg = arg.replace(token, places[name])
+    return arg
 
 
 def _command(

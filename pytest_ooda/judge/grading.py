@@ -123,16 +123,18 @@ def grade(
     cache: GradingCache | None = None,
     budget: float | None = None,
     redact: Callable[[str], str] | None = None,
+    run: str | None = None,
 ) -> Grading:
-    """Grade one run: ``spec.votes`` votes, each cached by content, combined under the
-    pass rule. ``budget`` is what the judge may spend in US dollars; a vote that would
-    start with it spent is not asked, and the grading is an error. ``redact`` (a
-    callable on text) is applied to every reason before it is kept."""
+    """Grade one run: ``spec.votes`` votes, each cached by content (and by ``run``, the
+    live run's id, unless ``judge_cache: content``), combined under the pass rule.
+    ``budget`` is what the judge may spend in US dollars; a vote that would start with
+    it spent is not asked, and the grading is an error. ``redact`` (a callable on text)
+    is applied to every reason before it is kept."""
     prompt = judge_prompt(spec, inputs)
     votes: list[Vote] = []
     spent = 0.0
     for index in range(spec.votes):
-        key = grading_key(spec, inputs, index)
+        key = grading_key(spec, inputs, index, run)
         cached = cache.get(key) if cache is not None else None
         if cached is not None:
             votes.append(_cached(cached))

@@ -12,7 +12,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from pytest_ooda._types import JudgeErrorKind, JudgeInput, JudgePassRule, JudgeVerdict
+    from pytest_ooda._types import (
+        JudgeCacheScope,
+        JudgeErrorKind,
+        JudgeInput,
+        JudgePassRule,
+        JudgeVerdict,
+    )
     from pytest_ooda.config import ApiSettings
 
 #: How often one vote is asked again after a judge ``error`` (malformed answer, HTTP 529).
@@ -92,6 +98,10 @@ class JudgeSpec:
     rubric_file: str | None = None
     examples: tuple[LabelledExample, ...] = ()
     line: int | None = field(default=None, compare=False)
+    #: ``judge_cache:``: ``run`` (default) keys a cached vote by the run as well as by
+    #: the question, so each run samples the judge's noise; ``content`` shares one vote
+    #: between runs asking the same question (identical outputs), on purpose.
+    cache: JudgeCacheScope = "run"
 
     @property
     def needed(self) -> int:
@@ -152,6 +162,8 @@ class JudgeSpec:
             out["retries"] = self.retries
         if self.examples:
             out["examples"] = [example_yaml(example) for example in self.examples]
+        if self.cache != "run":
+            out["judge_cache"] = self.cache
         return out
 
 
@@ -187,15 +199,19 @@ class JudgeInputs:
         }
 
 
-def grading_key(spec: JudgeSpec, inputs: JudgeInputs, vote: int) -> str:
-    """The content key of one vote: the rubric, the inputs, the judge's settings and the
-    vote's index. The same key is the same question, asked before."""
-    payload = {
+def grading_key(spec: JudgeSpec, inputs: JudgeInputs, vote: int, run: str | None = None) -> str:
+    """The key of one vote: the rubric, the inputs, the judge's settings and the vote's
+    index — and, under ``judge_cache: run`` (the default), the ``run`` it grades (a live
+    run's id), so two runs with identical outputs are graded apart. The same key is the
+    same question, asked before."""
+    payload: dict[str, Any] = {
         "rubric": spec.rubric,
         "inputs": inputs.as_dict(),
         "judge": spec.backend.identity(),
         "vote": vote,
     }
+    if run is not None and spec.cache == "run":
+        payload["run"] = run
     text = json.dumps(payload, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
 

@@ -91,8 +91,31 @@ def _spec(scenario: Scenario) -> JudgeSpec:
     return spec
 
 
+def judge_places(scenario: Scenario, config: Config | None) -> dict[str, str]:
+    """What a judge command's ``{scenario_dir}`` and ``{config_dir}`` stand for: the
+    scenario file's folder and the folder of the config file declaring its procedure
+    (absolute), so a repository's ``judge.py`` travels to CI."""
+    from pathlib import Path
+
+    places: dict[str, str] = {}
+    if scenario.path is not None:
+        places["scenario_dir"] = str(Path(scenario.path).parent.absolute())
+    declared = None
+    if config is not None and scenario.procedure in config.procedures:
+        declared = config.procedures[scenario.procedure].location.file
+    if declared is None and config is not None and config.files:
+        declared = config.files[-1]
+    if declared is not None:
+        places["config_dir"] = str(Path(declared).parent.absolute())
+    return places
+
+
 def _ask(
-    scenario: Scenario, inputs: JudgeInputs, context: JudgeContext, budget: float | None
+    scenario: Scenario,
+    inputs: JudgeInputs,
+    context: JudgeContext,
+    budget: float | None,
+    run: str | None = None,
 ) -> Grading:
     from pytest_ooda.errors import OodaError
     from pytest_ooda.judge.ask import make_asker
@@ -100,7 +123,11 @@ def _ask(
     spec = _spec(scenario)
     try:
         asker = make_asker(
-            spec.backend, config=context.config, procedure=scenario.procedure, env=context.env
+            spec.backend,
+            config=context.config,
+            procedure=scenario.procedure,
+            env=context.env,
+            places=judge_places(scenario, context.config),
         )
     except OodaError as error:
         # A judge the config cannot resolve (an unknown alias): at the judge block.
@@ -111,7 +138,9 @@ def _ask(
             line=spec.backend.line or spec.line,
             column=spec.backend.column or 1,
         ) from None
-    return grade(spec, inputs, asker, cache=context.cache, budget=budget, redact=context.redact)
+    return grade(
+        spec, inputs, asker, cache=context.cache, budget=budget, redact=context.redact, run=run
+    )
 
 
 def _judged(grading: Grading, notes: tuple[str, ...] = ()) -> Judged:
@@ -127,9 +156,11 @@ def judge_live(
     context: JudgeContext,
     *,
     budget: float | None = None,
+    run: str | None = None,
 ) -> Judged:
-    """Ask the judge about a live run; ``budget`` is what the judge may spend."""
-    return _judged(_ask(scenario, inputs, context, budget))
+    """Ask the judge about a live run; ``budget`` is what the judge may spend, ``run``
+    the run's id (its votes are its own unless ``judge_cache: content``)."""
+    return _judged(_ask(scenario, inputs, context, budget, run))
 
 
 def judge_replay(

@@ -8,7 +8,13 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._types import AI_OUTPUTS, JUDGE_INPUTS, JUDGE_PASS_RULES, JUDGE_VERDICTS
+from pytest_ooda._types import (
+    AI_OUTPUTS,
+    JUDGE_CACHE_SCOPES,
+    JUDGE_INPUTS,
+    JUDGE_PASS_RULES,
+    JUDGE_VERDICTS,
+)
 from pytest_ooda._util import type_name
 from pytest_ooda.errors import ScenarioError
 from pytest_ooda.judge.model import (
@@ -27,7 +33,16 @@ if TYPE_CHECKING:
     from pytest_ooda._types import JudgeInput
     from pytest_ooda.config import ApiSettings
 
-JUDGE_KEYS = ("rubric", "inputs", "judge", "votes", "pass", "retries", "examples")
+JUDGE_KEYS = (
+    "rubric",
+    "inputs",
+    "judge",
+    "votes",
+    "pass",
+    "retries",
+    "examples",
+    "judge_cache",
+)
 _BACKEND_KEYS = ("ai_api", "ai_cmd", "ai_cmd_alias", "ai_output", "timeout")
 _EXAMPLE_KEYS = ("name", "label", "output", "diff", "transcript", "files")
 #: Suffixes that make a one-line ``rubric:`` a file path rather than the rubric itself.
@@ -80,6 +95,11 @@ def read_judge(check: Reader, value: Any, mark: Mark, base: Path | None) -> Judg
     examples: tuple[LabelledExample, ...] = ()
     if block.get("examples") is not None:
         examples = read_examples(check, *check.get(block, "examples"), base)
+    scope = "run"
+    if block.get("judge_cache") is not None:
+        scope = check.choice(
+            *check.get(block, "judge_cache"), f"{where}.judge_cache", JUDGE_CACHE_SCOPES
+        )
     return JudgeSpec(
         rubric=rubric,
         backend=backend,
@@ -92,6 +112,7 @@ def read_judge(check: Reader, value: Any, mark: Mark, base: Path | None) -> Judg
         rubric_file=rubric_file,
         examples=examples,
         line=mark.line,
+        cache="content" if scope == "content" else "run",
     )
 
 

@@ -59,4 +59,6 @@ def judge_run(
         env=os.environ,
         redact=redactor,
     )
-    return judge_live(plan.scenario, inputs, context, budget=judge_budget(plan, result))
+    return judge_live(
+        plan.scenario, inputs, context, budget=judge_budget(plan, result), run=plan.run_id
+    )

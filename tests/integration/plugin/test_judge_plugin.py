@@ -232,3 +232,58 @@ def test_a_damaged_cache_entry_is_graded_again_and_the_run_recorded(judged: Proj
     assert not any(vote.get("cached") for vote in record["judge"]["votes"])
     # The votes asked again replaced the damaged entries.
     assert all(json.loads(entry.read_text())["verdict"] == "pass" for entry in entries)
+
+
+@pytest.mark.parametrize(("extra", "asked"), [("", 3), ("    judge_cache: content\n", 1)])
+def test_identical_runs_are_each_graded_unless_the_cache_is_shared_by_content(
+    judged: Project, extra: str, asked: int
+) -> None:
+    """Three repeats with the same output: by default each run asks its own vote (the
+    judge's noise is sampled per run); ``judge_cache: content`` shares one on purpose."""
+    with JudgeServer() as server:
+        judged.scenario("hello", scenario(server, extra=extra))
+        server.answer(verdict("pass"), verdict("fail", "terse"), verdict("pass"))
+        live(judged, "--ooda-repeat=3")
+        assert len(server.requests) == asked
+        graded = [record["judge"] for record in records(judged.path / "results")]
+        assert len(graded) == 3
+        assert sum(1 for grade in graded if grade["votes"][0].get("cached")) == 3 - asked
+
+
+JUDGE_PY = (
+    "import json, os, sys\nsys.stdin.read()\n"
+    "print(json.dumps({'verdict': 'pass', 'reason': 'judged in ' + os.getcwd()}))\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("where", "command"),
+    [
+        ("scenarios/greet/judge.py", "{scenario_dir}/judge.py"),
+        ("tools/judge.py", "{config_dir}/tools/judge.py"),
+    ],
+)
+def test_a_judge_command_finds_the_repositorys_script_by_placeholder(
+    judged: Project, where: str, command: str
+) -> None:
+    """No absolute path in the scenario: ``{scenario_dir}`` and ``{config_dir}`` stand for
+    the scenario's and the config's folders, wherever the checkout is; the command still
+    runs in an empty folder of its own."""
+    import sys
+
+    judged.write(where, JUDGE_PY)
+    block = (
+        "  judge:\n    rubric: The greeting names everyone present.\n"
+        f"    judge: {{ai_cmd: '{sys.executable} {command}'}}\n"
+    )
+    judged.scenario(
+        "hello",
+        "procedure: greet\nmax_iterations: 1\nworkspace: room\nexpect:\n  status: success\n"
+        + block
+        + "iterations: []\n",
+    )
+    live(judged).assert_outcomes(passed=1, deselected=7)
+    [record] = records(judged.path / "results")
+    reason = record["judge"]["votes"][0]["reason"]
+    assert reason.startswith("judged in ")
+    assert str(judged.path) not in reason  # not the project: an empty folder
