@@ -1,9 +1,9 @@
 """What redaction costs on a 4 MiB recording.
 
 Builds a 4 MiB text shaped like agent output (prose, code, test logs, paths, a few
-secrets), then times, in the same run: a plain pass of our own patterns only (the
-baseline: what redaction cost before detect-secrets joined), and the full ``Redactor``
-(environment values, our patterns, detect-secrets' plugins). Reports both and the ratio.
+secrets), then times, in the same run: a plain pass of the key and token shapes only
+(the baseline), and the full ``Redactor`` (environment values, shapes, assignments,
+quoted values). Reports both and the ratio.
 
 Usage: ``python benchmarks/bench_redact.py [--rounds N] [--mib N]``.
 """
@@ -70,8 +70,8 @@ def main() -> None:
         full.append(time.perf_counter() - started)
     b, f = statistics.median(base), statistics.median(full)
     print(f"{len(text) / 2**20:.1f} MiB of agent-like output, median of {args.rounds}")
-    print(f"  our patterns only (baseline)   {b:6.2f} s")
-    print(f"  full Redactor (detect-secrets) {f:6.2f} s   ({f / b:.1f}x)")
+    print(f"  token shapes only (baseline)   {b:6.2f} s")
+    print(f"  full Redactor                  {f:6.2f} s   ({f / b:.1f}x)")
     print(f"  redactions made: {out.count(redact.REDACTED)}")
 
 

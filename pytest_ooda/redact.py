@@ -7,31 +7,37 @@ Three sources, applied in this order:
    ``*TOKEN*``, ``*SECRET*``, ``*PASS*``, ``*CREDENTIAL*``, ``*DSN*``, and ``PWD``,
    ``PAT``, ``AUTH`` as a name part, e.g. ``DB_PWD``, ``GH_PAT``), plus names a config's
    ``redact.env`` lists;
-2. our own patterns for what detectors miss or cut short: private key blocks, passwords
-   in URLs, ``Authorization:`` and ``Bearer`` values, prefixed API tokens of any length
-   (``sk-``, ``sk_live_``, ``hf_``, ``npm_``, ``glpat-``, ``ghp_`` …), AWS secret keys
-   named as such, and a config's ``redact.patterns``;
+2. the shapes of keys and tokens: private key blocks, passwords in URLs,
+   ``Authorization:`` and ``Bearer`` values, prefixed API tokens of any length (``sk-``,
+   ``sk_live_``, ``hf_``, ``npm_``, ``glpat-``, ``ghp_`` …), AWS secret keys named as
+   such, other services' credentials by their published formats (Azure storage keys,
+   Mailchimp, PyPI, SendGrid, Twilio, Telegram, Discord, Square, Artifactory,
+   SoftLayer), and a config's ``redact.patterns``;
 3. unquoted assignments whose name says secret, as ``.env`` files, shell scripts and YAML
    write them (``DB_PASSWORD=…``, ``export API_TOKEN=…``, ``client_secret: …``),
    ``.netrc`` passwords, Docker ``config.json`` auths, the ``data:`` values of a
    Kubernetes ``Secret``, and ``Password=…;`` in connection strings. An assignment is
    taken only when it is the whole line and its value one word that is not a reference
    (``$VAR``, ``settings.SECRET``, a call), so code and prose stay as they are;
-4. Yelp's detect-secrets: every regex-based plugin (AWS, Slack, Stripe, JWT, GitHub,
-   GitLab, npm, SendGrid, Twilio, Discord, PyPI …), the keyword plugin
-   (``password = "…"``) and the base64 high-entropy plugin. Left out on purpose: the
-   public-IP plugin (addresses are not secrets) and the hex high-entropy plugin (it
-   would take every quoted git SHA and checksum in an agent's output).
+4. quoted values: a quoted string assigned to a name that says secret, in any
+   language's syntax (``password = "…"``, ``"api_key": "…"``, ``token := '…'``), and a
+   quoted run of 20+ base64 characters random enough to be a key (more than 4.5 bits of
+   Shannon entropy a character, the threshold of Yelp's detect-secrets, whose detectors
+   these rules replace). A value found so is redacted wherever else it appears too.
+   Left out on purpose: IP addresses (not secrets) and quoted hex strings (every git SHA
+   and checksum in an agent's output would go).
+
+Every rule is a compiled pattern of this module, made once when it is imported.
 """
 
 from __future__ import annotations
 
-import functools
 import itertools
+import math
 import os
 import re
-import warnings
-from typing import TYPE_CHECKING, Any
+from collections import Counter
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
@@ -53,7 +59,7 @@ _PRIVATE_KEY = re.compile(
     r"(?:.*?-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|.*\Z)",
     re.DOTALL,
 )
-_URL_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]*://[^\s:/@]+:)([^\s@/]+)(@)")
+_URL_PASSWORD = re.compile(r"(\b[a-zA-Z][a-zA-Z0-9+.-]{0,31}://[^\s:/@]+:)([^\s@/]+)(@)")
 _AUTH_HEADER = re.compile(
     r"(?i)(\bauthorization\b[\"']?\s*[:=]\s*[\"']?(?:basic|bearer|token|digest)?\s*)"
     r"([^\s\"',;]{6,})"
@@ -81,6 +87,29 @@ _OWN_TOKENS = (
     re.compile(r"\bAIza[0-9A-Za-z_-]{35}"),
     # JSON web tokens
     re.compile(r"\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*"),
+    # Azure storage account keys (``AccountKey=`` in a connection string, 88 base64)
+    re.compile(r"(?i)\bAccountKey=([A-Za-z0-9+/]{40,}={0,2})"),
+    # Mailchimp API keys: 32 characters and the data centre (``-us12``)
+    re.compile(r"\b[0-9a-z]{32}-us[0-9]{1,2}\b"),
+    # PyPI and TestPyPI upload tokens (macaroons, ``pypi-AgE…``)
+    re.compile(r"\bpypi-AgE[A-Za-z0-9_-]{40,}"),
+    # SendGrid API keys: ``SG.`` and two base64url parts
+    re.compile(r"\bSG\.[A-Za-z0-9_-]{16,32}\.[A-Za-z0-9_-]{16,64}"),
+    # Twilio account SIDs and API key SIDs
+    re.compile(r"\b(?:AC|SK)[0-9a-z]{32}\b"),
+    # Telegram bot tokens: the bot's number, a colon, 35 characters
+    re.compile(r"\b[0-9]{8,10}:[A-Za-z0-9_-]{35}(?![A-Za-z0-9_-])"),
+    # Discord bot tokens: three base64url parts, the first the bot's id
+    re.compile(r"\b[MNO][A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\.[A-Za-z0-9_-]{27,}"),
+    # Square access tokens and OAuth secrets
+    re.compile(r"\bsq0(?:atp|csp)-[A-Za-z0-9_-]{22,}"),
+    # Artifactory API keys, and its encrypted passwords (mixed case and digits)
+    re.compile(r"(?<![A-Za-z0-9])AKCp[A-Za-z0-9]{10,}"),
+    re.compile(
+        r"(?<![A-Za-z0-9])AP[0-9A-F](?=[A-Za-z0-9]*[0-9])(?=[A-Za-z0-9]*[a-z])[A-Za-z0-9]{8,}"
+    ),
+    # SoftLayer API keys in its SOAP URLs
+    re.compile(r"(?i)\bapi\.softlayer\.com/soap/v3(?:\.1)?/([a-z0-9]{64})\b"),
 )
 # `NAME=value` / `name: value` as a whole line (optionally `export`ed, with a trailing
 # `# comment`, `;` or `,`): group 1 is the name, group 2 the value.
@@ -135,9 +164,21 @@ _CONNECTION_PASSWORD = re.compile(
 _K8S_SECRET = re.compile(r"(?m)^[ \t]*kind:[ \t]*[\"']?Secret[\"']?[ \t]*$")
 _K8S_DATA = re.compile(r"^([ \t]*)(?:data|stringData):[ \t]*$")
 _K8S_ITEM = re.compile(r"^([ \t]+)([^\s:#][^:]*):[ \t]*(\S.*?)[ \t]*$")
-_KEYWORD_HINT = re.compile(r"(?i)pass|pwd|secret|key|token|auth|cred|api|private")
-_QUOTED_RUN = re.compile(r"[\"'][A-Za-z0-9+/=_-]{20,}")
-_DETECT_SECRETS_SKIPPED = frozenset({"Public IP (ipv4)", "Hex High Entropy String", "Private Key"})
+# A quoted value assigned to a name (``name = "v"``, ``"name": "v"``, ``name := 'v'``,
+# ``name => "v"``): group 1 the name, groups 2-4 the value in its quotes. The name
+# starts where no name character precedes it, so a long run of them is tried once.
+_QUOTED_ASSIGNMENT = re.compile(
+    r"(?<![A-Za-z0-9_.$-])([A-Za-z_$][A-Za-z0-9_.-]*)[\"'`]?[ \t]*(?::=|=>|===|==|!=|[:=])[ \t]*"
+    r"(?:\"([^\"\n]*)\"|'([^'\n]*)'|`([^`\n]*)`)"
+)
+# A value that refers to a secret rather than holding one: ``$VAR``, ``${VAR}``,
+# ``{{ secret }}``, ``%(password)s``, a name (``"AWS_SECRET_ACCESS_KEY"``,
+# ``"aws_access_key_id"``: words joined by ``_``).
+_REFERENCE = re.compile(r"\A\$|\$\{|\{\{|%\(|\A[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+\Z")
+# A quoted run of base64 characters (standard and URL-safe alphabets).
+_QUOTED_BASE64 = re.compile(r"([\"'])([A-Za-z0-9+/=_-]{20,})\1")
+#: Bits of Shannon entropy a character above which a quoted base64 run is a key.
+BASE64_ENTROPY = 4.5
 
 
 def is_secret_key(name: str) -> bool:
@@ -200,6 +241,63 @@ def _k8s_secret_data(text: str) -> str:
     return "\n".join(lines)
 
 
+#: A quoted value's name ending in one of these words holds a secret …
+_QUOTED_SECRET_WORDS = frozenset(
+    {
+        "password",
+        "passwd",
+        "pwd",
+        "secret",
+        "passphrase",
+        "credential",
+        "credentials",
+        "apikey",
+        "authtoken",
+        "secretkey",
+        "accesskey",
+        "privatekey",
+    }
+)
+#: … and so does one ending in one of these pairs of words.
+_QUOTED_SECRET_PAIRS = frozenset(
+    {
+        ("api", "key"),
+        ("access", "key"),
+        ("private", "key"),
+        ("secret", "key"),
+        ("auth", "key"),
+        ("client", "key"),
+        ("service", "key"),
+        ("account", "key"),
+        ("db", "key"),
+        ("db", "pass"),
+        ("key", "pass"),
+        ("auth", "token"),
+        ("access", "token"),
+        ("refresh", "token"),
+        ("api", "token"),
+        ("session", "token"),
+        ("bearer", "token"),
+    }
+)
+
+
+def _ends_secret(name: str) -> bool:
+    """Whether ``name`` ends in words that say secret (``db_password``, ``apiKey``,
+    ``client_secret``, ``$auth_token``): a stricter test than :func:`is_secret_key`,
+    for quoted values in code, which assigns and compares quoted strings to names such
+    as ``pass_rule``, ``token`` or ``auth`` all the time."""
+    if name.upper() in NOT_SECRET_NAMES:
+        return False
+    parts = [part.lower() for part in _NAME_PARTS.findall(name)]
+    if not parts:
+        return False
+    last = parts[-1]
+    if last in _QUOTED_SECRET_WORDS or last.endswith(("password", "passwd", "secret")):
+        return True
+    return len(parts) > 1 and (parts[-2], last) in _QUOTED_SECRET_PAIRS
+
+
 def is_secret_name(name: str) -> bool:
     """Whether an environment variable called ``name`` holds a secret."""
     upper = name.upper()
@@ -210,35 +308,10 @@ def is_secret_name(name: str) -> bool:
     return any(word in SECRET_NAME_WORDS for word in upper.split("_"))
 
 
-@functools.lru_cache(maxsize=1)
-def _detectors() -> tuple[
-    tuple[re.Pattern[str], ...], tuple[re.Pattern[str], ...], tuple[Any, ...]
-]:
-    """detect-secrets' regex denylists — those applied to whole texts, and the
-    ``name = value`` ones (slow, keyword-led) applied to lines naming a secret-ish word —
-    and its line-based plugins (keyword, base64 entropy), built once."""
-    # detect-secrets turns on logging.captureWarnings when imported, which would send
-    # every later warning (a pytest session's included) to the log instead of where it
-    # was going; the previous handler is put back.
-    showwarning = warnings.showwarning
-    try:
-        from detect_secrets.core.plugins.util import get_mapping_from_secret_type_to_class
-        from detect_secrets.plugins.base import RegexBasedDetector
-        from detect_secrets.plugins.high_entropy_strings import Base64HighEntropyString
-        from detect_secrets.plugins.keyword import KeywordDetector
-    finally:
-        warnings.showwarning = showwarning
-
-    whole: list[re.Pattern[str]] = []
-    keyed: list[re.Pattern[str]] = []
-    plugins: dict[str, Any] = dict(get_mapping_from_secret_type_to_class())
-    for secret_type, plugin_class in plugins.items():
-        if secret_type in _DETECT_SECRETS_SKIPPED:
-            continue
-        if issubclass(plugin_class, RegexBasedDetector):
-            for pattern in plugin_class().denylist:
-                (keyed if pattern.pattern.startswith("(?:(?<=\\W)") else whole).append(pattern)
-    return tuple(whole), tuple(keyed), (KeywordDetector(), Base64HighEntropyString())
+def _entropy(text: str) -> float:
+    """Shannon entropy of ``text``, in bits a character."""
+    size = len(text)
+    return -sum(n / size * math.log2(n / size) for n in Counter(text).values())
 
 
 def _redact_match(match: re.Match[str]) -> str:
@@ -291,7 +364,7 @@ class Redactor:
         for pattern in (*_OWN_TOKENS, *self._extra):
             text = pattern.sub(_redact_match, text)
         text = self._unquoted(text)
-        return self._detect_secrets(text)
+        return self._quoted(text)
 
     @staticmethod
     def _unquoted(text: str) -> str:
@@ -301,30 +374,24 @@ class Redactor:
             text = pattern.sub(_group_redacted, text)
         return _k8s_secret_data(text)
 
-    def _detect_secrets(self, text: str) -> str:
-        whole, keyed, (keyword, entropy) = _detectors()
-        for pattern in whole:
-            text = pattern.sub(_redact_match, text)
+    @staticmethod
+    def _quoted(text: str) -> str:
+        """Quoted values: see the module docstring, point 4. Each value found is
+        redacted wherever it appears."""
         found: set[str] = set()
-        lines = text.split("\n")
-        for index, line in enumerate(lines):
-            # Each plugin only where it can fire (they cost ~50 us a line): the keyword
-            # plugin and keyword-led patterns on lines naming a secret-ish word, the
-            # entropy plugin on quoted runs of 20+ base64 characters.
-            plugins = []
-            if _KEYWORD_HINT.search(line):
-                for pattern in keyed:
-                    line = pattern.sub(_redact_match, line)
-                lines[index] = line
-                plugins.append(keyword)
-            if _QUOTED_RUN.search(line):
-                plugins.append(entropy)
-            for plugin in plugins:
-                for secret in plugin.analyze_line(filename="recording", line=line):
-                    value = secret.secret_value
-                    if value and len(value) >= MIN_SECRET_LENGTH and value != REDACTED:
-                        found.add(value)
-        text = "\n".join(lines)
+        for match in _QUOTED_ASSIGNMENT.finditer(text):
+            value = match.group(2) or match.group(3) or match.group(4) or ""
+            if (
+                len(value) >= MIN_SECRET_LENGTH
+                and value != REDACTED
+                and value.lower() not in _NOT_VALUES
+                and not _REFERENCE.search(value)
+                and _ends_secret(match.group(1))
+            ):
+                found.add(value)
+        for match in _QUOTED_BASE64.finditer(text):
+            if _entropy(match.group(2)) > BASE64_ENTROPY:
+                found.add(match.group(2))
         for value in sorted(found, key=len, reverse=True):
             text = text.replace(value, REDACTED)
         return text

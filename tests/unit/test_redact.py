@@ -96,6 +96,29 @@ _plant("client secret keyword", 'client_secret="{}"', _chars(24))
 _plant("azure storage key", "AccountKey={}", _chars(86, B64) + "==")
 _plant("mailchimp key", "mc {}", _chars(32, string.ascii_lowercase + string.digits) + "-us12")
 _plant("pypi token", "pypi {}", "pypi-AgEIcHlwaS5vcmc" + _chars(80, URLSAFE))
+_plant("test pypi token", "testpypi {}", "pypi-AgENdGVzdC5weXBpLm9yZw" + _chars(70, URLSAFE))
+_plant("twilio account sid", "sid {}", "AC" + _chars(32, string.ascii_lowercase + string.digits))
+_plant(
+    "discord bot token",
+    "DISCORD {}",
+    "M" + _chars(23, URLSAFE) + "." + _chars(6, URLSAFE) + "." + _chars(27, URLSAFE),
+)
+_plant("square access token", "square {}", "sq0atp-" + _chars(22, URLSAFE))
+_plant("square oauth secret", "square {}", "sq0csp-" + _chars(43, URLSAFE))
+_plant("artifactory api key", "rt {}", "AKCp" + _chars(69))
+_plant("artifactory password", "rt {}", "AP6" + _chars(8, LOWER) + _chars(4, "0123456789"))
+_plant(
+    "softlayer url key",
+    "GET https://api.softlayer.com/soap/v3/{}/SoftLayer_Account",
+    _chars(64, LOWER),
+)
+# Quoted values assigned to a secret's name, in several languages' syntax.
+_plant("json password", '{{"db_password": "{}"}}'.replace("{{", "{").replace("}}", "}"), _chars(15))
+_plant("go secret", "clientSecret := `{}`", _chars(22))
+_plant("php password", "$password = '{}';", _chars(12))
+_plant("ruby secret key", "secret_key => '{}'", _chars(30))
+_plant("keyword argument", "connect(host, password='{}')", _chars(14))
+_plant("quoted random base64", 'blob = "{}"', _chars(40, B64))
 
 # Unquoted credentials as ordinary files and tools hold them (issue 18, item 3): the
 # detectors only see quoted ones.
@@ -150,6 +173,12 @@ ORDINARY = textwrap.dedent(
     kind: ConfigMap
     data:
       greeting: hello-world
+    pass_rule = "majority"
+    if token == "struct": construct()
+    ACCESS_KEY = 'aws_access_key_id'
+    password_field = "Enter your password"
+    digest = "3f9c2b1d7e5a4c6b8d0f2e4a6c8b0d2f4e6a8c0b"
+    path = "src/pytest_ooda/backends/tool_calls.py"
     <promise>SUCCESS</promise>
     """
 )
@@ -291,20 +320,36 @@ def test_ooda_run_record_keeps_no_secret_from_any_channel(tmp_path: Path) -> Non
     assert "file named after a token" in text
 
 
-def test_loading_the_detectors_leaves_warnings_where_they_were() -> None:
-    # detect-secrets turns on logging.captureWarnings at import; a pytest session's
-    # warnings summary must keep receiving warnings after a recording is redacted.
+def test_redaction_loads_no_third_party_library() -> None:
+    # Its rules are this module's own patterns, compiled when it is imported: no
+    # detector registry, no HTTP library, and the warnings machinery left as it was.
     import subprocess as sp
 
     code = (
-        "import warnings\n"
+        "import sys, warnings\n"
         "before = warnings.showwarning\n"
         "from pytest_ooda.redact import Redactor\n"
-        "Redactor({})('password = \"abcdefgh12345\"')\n"
-        "print(warnings.showwarning is before)\n"
+        "assert Redactor({})('password = \"abcdefgh12345\"') == 'password = \"<redacted>\"'\n"
+        "print(warnings.showwarning is before,"
+        " sorted(m for m in ('requests', 'urllib3', 'detect_secrets') if m in sys.modules))\n"
     )
     done = sp.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.strip() == "True"
+    assert done.stdout.strip() == "True []"
+
+
+def test_a_value_found_by_its_name_is_redacted_where_it_appears_again() -> None:
+    value = _chars(16)
+    text = f'api_key = "{value}"\nthen curl -H "X-Key: {value}" and echo {value}\n'
+    assert Redactor({})(text) == (
+        'api_key = "<redacted>"\nthen curl -H "X-Key: <redacted>" and echo <redacted>\n'
+    )
+
+
+def test_a_long_run_of_name_characters_is_scanned_in_linear_time() -> None:
+    # A megabyte of one identifier-like run must not make the name-led rule backtrack
+    # from every position of it.
+    text = "a" * 1_000_000 + ' = "x"\n' + "b." * 200_000
+    assert Redactor({})(text) == text
 
 
 def test_a_stream_is_redacted_line_by_line_as_it_arrives() -> None:
