@@ -33,16 +33,25 @@ Every rule is a compiled pattern of this module, made once when it is imported.
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import os
 import re
 from collections import Counter
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable, Mapping
 
-__all__ = ["REDACTED", "Redactor", "StreamRedactor", "is_secret_key", "is_secret_name", "redact"]
+__all__ = [
+    "REDACTED",
+    "Redactor",
+    "StreamRedactor",
+    "is_secret_key",
+    "is_secret_name",
+    "redact",
+    "redact_value",
+]
 
 REDACTED = "<redacted>"
 # Shorter values ("1", "yes", "us" for KEYBOARD_LAYOUT) would redact ordinary words.
@@ -404,6 +413,51 @@ class Redactor:
 def redact(text: str, env: Mapping[str, str] | None = None) -> str:
     """Redact ``text`` using ``env`` (``os.environ`` by default)."""
     return Redactor(env)(text)
+
+
+#: How deep :func:`redact_value` walks: what is nested deeper (no API nests a tenth as
+#: deep; a hostile value might) is left out, said in its place.
+MAX_VALUE_DEPTH = 200
+DEEPER_THAN_BOUND = f"<nested deeper than {MAX_VALUE_DEPTH} levels: left out>"
+
+
+def redact_value(value: Any, redact: Callable[[str], str], *, depth: int = 0) -> Any:
+    """``value`` (decoded JSON: strings, numbers, lists, objects) with ``redact`` applied
+    to every string on its own, keys included — the one rule of every sink: a value is
+    redacted as the decoded text it is, before anything encodes or lays it out, so a
+    line rule (``export API_TOKEN=…`` alone on its line) sees the line.
+
+    A string that is itself JSON — a tool call's arguments as the APIs send them
+    (Anthropic's ``partial_json``, OpenAI's ``arguments``), where a multi-line command is
+    one string with ``\\n`` escapes — is decoded, redacted value by value, and encoded
+    again, when the redaction changed anything; else it is kept byte for byte."""
+    if isinstance(value, str):
+        return _redacted_string(value, redact, depth)
+    if depth >= MAX_VALUE_DEPTH:
+        return DEEPER_THAN_BOUND
+    if isinstance(value, dict):
+        return {
+            redact(str(key)): redact_value(item, redact, depth=depth + 1)
+            for key, item in value.items()
+        }
+    if isinstance(value, list | tuple):
+        return [redact_value(item, redact, depth=depth + 1) for item in value]
+    return value
+
+
+def _redacted_string(text: str, redact: Callable[[str], str], depth: int) -> str:
+    """A string, redacted as the JSON it holds when it holds an object or a list."""
+    stripped = text.strip()
+    if len(stripped) < 2 or stripped[0] + stripped[-1] not in ("{}", "[]"):
+        return redact(text)
+    try:
+        decoded = json.loads(stripped)
+    except (ValueError, RecursionError):
+        return redact(text)
+    clean = redact_value(decoded, redact, depth=depth + 1)
+    if clean == decoded:
+        return text
+    return json.dumps(clean, ensure_ascii=False)
 
 
 _KEY_BEGIN = re.compile(r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----")

@@ -44,6 +44,7 @@ from pytest_ooda.apireplay.canonical import (
 from pytest_ooda.apireplay.cassette import TRANSIENT, Cassette, Exchange, Matcher
 from pytest_ooda.apireplay.divergence import Divergence
 from pytest_ooda.apireplay.sse import EventReader, coalesce, final_message, frame
+from pytest_ooda.redact import redact_value as secrets_redacted
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
@@ -383,11 +384,11 @@ class ApiProxy:
         renamed: dict[str, str] = {}
         for name, value in request.parts.items():
             if name not in self.cassette.parts:
-                stored = digest(redact_value(value, redact))
+                stored = digest(secrets_redacted(value, redact))
                 if stored in self.cassette.redacted_parts:
                     renamed[name] = stored
         skeleton = _rename(request.skeleton, renamed)
-        return request.key(redact_value(skeleton, redact))
+        return request.key(secrets_redacted(skeleton, redact))
 
     def _send(
         self, handler: _Handler, status: int, headers: Mapping[str, str], body: bytes
@@ -518,7 +519,7 @@ class ApiProxy:
     # ------------------------------------------------------------------ recording
 
     def _redacted(self, value: Any) -> Any:
-        return redact_value(value, self.redact) if self.redact is not None else value
+        return secrets_redacted(value, self.redact) if self.redact is not None else value
 
     def _clean(self, value: Any) -> Any:
         """A response's value as a cassette keeps it: the run's paths replaced, redacted."""
@@ -550,7 +551,7 @@ class ApiProxy:
                 message = clean(json.loads(text)) if text.strip() else None
             except ValueError:
                 body = clean(text)
-        kept = {k.lower(): v for k, v in response.getheaders() if k.lower() in KEPT_HEADERS}
+        kept = {k.lower(): clean(v) for k, v in response.getheaders() if k.lower() in KEPT_HEADERS}
         renamed = self._stored_parts(request)
         skeleton = _rename(request.skeleton, renamed)
         stored = self._redacted(skeleton)

@@ -22,7 +22,7 @@ import json
 from abc import ABC, abstractmethod
 from collections import deque
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import AI_OUTPUTS, AiOutput
 from pytest_ooda.backends.base import BackendResult, ToolCall, Usage, tool_arguments
@@ -36,6 +36,9 @@ from pytest_ooda.backends.tool_calls import (
     shown_lines,
     summarize,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 __all__ = [
     "AI_OUTPUTS",
@@ -129,10 +132,15 @@ class AgentStream(ABC):
         max_line: int = DEFAULT_MAX_LINE,
         budget: ToolTextBudget | None = None,
         watched: bool = True,
+        redact: Callable[[str], str] | None = None,
     ) -> None:
         if max_line < 1:
             raise ValueError("max_line must be >= 1")
         self.max_line = max_line
+        #: What a tool call's input (or a failed call's result) shown to a person is
+        #: redacted with before its ``→ Bash:`` head is put in front of it: a line rule
+        #: (``export API_TOKEN=…`` alone on its line) must see the line as it was.
+        self.redact = redact
         #: Whether a person is shown the stream: a tool call's lines are rendered only
         #: then (the agent's own text and the closing line always are).
         self.watched = watched
@@ -146,6 +154,10 @@ class AgentStream(ABC):
         self._foreign: deque[str] = deque(maxlen=_FOREIGN_KEPT)
         self._events = 0
         self._error: str | None = None
+
+    def _clean(self, text: str) -> str:
+        """``text`` as a person watching may see it (see ``redact``)."""
+        return self.redact(text) if self.redact is not None and text else text
 
     # -- bytes in, lines out --------------------------------------------------------
 
@@ -392,7 +404,7 @@ class ClaudeStream(AgentStream):
                     self._order.append(call_id)
                 self._calls[call_id] = call
                 if self.watched:
-                    shown.append(shown_lines(f"→ {name}", source))
+                    shown.append(shown_lines(f"→ {name}", self._clean(source)))
         return "\n".join(shown) or None
 
     def _tool_results(self, event: dict[str, Any]) -> str | None:
@@ -414,7 +426,7 @@ class ClaudeStream(AgentStream):
                 call, ok=not failed, error=error, result=result, texts_kept=kept
             )
             if failed and self.watched:
-                shown.append(shown_lines(f"✗ {call.name}", detail))
+                shown.append(shown_lines(f"✗ {call.name}", self._clean(detail)))
         return "\n".join(shown) or None
 
     def report(self) -> AgentReport:
@@ -531,8 +543,10 @@ class CodexStream(AgentStream):
                     return None
                 mark = "✗" if found.ok is False else "→"
                 if found.arguments is not None:
-                    return shown_lines(f"{mark} {found.name}", input_text(found.arguments))
-                return f"{mark} {found.name}: {found.summary}" if found.summary else None
+                    text = self._clean(input_text(found.arguments))
+                    return shown_lines(f"{mark} {found.name}", text)
+                summary = self._clean(found.summary)
+                return f"{mark} {found.name}: {summary}" if summary else None
         return None
 
     def report(self) -> AgentReport:
@@ -608,15 +622,20 @@ def open_stream(
     max_line: int = DEFAULT_MAX_LINE,
     budget: ToolTextBudget | None = None,
     watched: bool = True,
+    redact: Callable[[str], str] | None = None,
 ) -> AgentStream:
     """A reader for output format ``kind`` (not ``text``, which needs none); ``budget``:
     the run's tool-call text budget (a fresh one when ``None``); ``watched``: whether
-    what it returns is shown to anyone (tool calls are rendered only then)."""
+    what it returns is shown to anyone (tool calls are rendered only then); ``redact``:
+    what a tool call's text shown is redacted with before its head is put in front."""
     if kind in ("claude-json", "claude-stream-json"):
-        return ClaudeStream(kind, max_line=max_line, budget=budget, watched=watched)
-    if kind == "codex-json":
-        return CodexStream(max_line=max_line, budget=budget, watched=watched)
-    raise ValueError(f"no structured reader for ai_output {kind!r}")
+        stream: AgentStream = ClaudeStream(kind, max_line=max_line, budget=budget, watched=watched)
+    elif kind == "codex-json":
+        stream = CodexStream(max_line=max_line, budget=budget, watched=watched)
+    else:
+        raise ValueError(f"no structured reader for ai_output {kind!r}")
+    stream.redact = redact
+    return stream
 
 
 def parse(output: str, kind: AiOutput) -> AgentReport:

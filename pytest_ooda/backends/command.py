@@ -352,6 +352,9 @@ class CommandBackend:
                 max_line=max_output,
                 budget=self.tool_texts,
                 watched=stream is not None,
+                # A redacting stream (StreamRedactor) redacts each tool call's text
+                # before it is laid out behind its head, not only line by line after.
+                redact=getattr(stream, "redactor", None),
             )
             received = [0]
 

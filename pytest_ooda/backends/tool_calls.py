@@ -97,8 +97,10 @@ def redacted_call(call: ToolCall, redact: Callable[[str], str]) -> ToolCall:
     summary and the JSON text made again from what is left; the result text, and the
     error made from it, likewise. A call read back from a file (no decoded input) has
     its stored texts redacted as they are."""
+    from pytest_ooda.redact import redact_value
+
     if call.arguments is not None:
-        clean = _redacted_tree(call.arguments, redact)
+        clean = redact_value(call.arguments, redact)
         summary = summarize(call.name, clean)
         text = tool_text(clean) if call.input is not None else None
     else:
@@ -117,16 +119,6 @@ def redacted_call(call: ToolCall, redact: Callable[[str], str]) -> ToolCall:
     elif error is not None:
         error = redact(error)
     return replace(call, summary=summary, input=text, result=result, error=error, arguments=clean)
-
-
-def _redacted_tree(value: Any, redact: Callable[[str], str]) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {redact(key): _redacted_tree(item, redact) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_redacted_tree(item, redact) for item in value]
-    return value
 
 
 # --------------------------------------------------------------------------- the budget

@@ -9,8 +9,10 @@ The secrets matrix (issue 28): every documented kind, planted in every channel �
 real Claude Code's output, a file it writes (its content and diff), a multi-line Bash
 command (tool input) and what it prints (tool output, an environment dump), a
 verification command's output, a judge's reasons — leaks into none of the sinks:
-recording, results log, HTML, Markdown, the terminal failure report, the ``-s``
-stream, what the judge is shown and the judge's cache. Counted per sink, kind by kind."""
+recording, results log, HTML, Markdown, ``ooda view``'s pages, the terminal failure
+report, the ``-s`` stream, what the judge is shown, the judge's cache and the agent-replay
+cassette (every sink tests/unit/test_sinks.py lists from the code). Counted per sink,
+kind by kind."""
 
 from __future__ import annotations
 
@@ -19,7 +21,10 @@ import subprocess
 import sys
 from typing import TYPE_CHECKING
 
+from view_server import ViewServer
+
 from tests.unit.test_redact import ENV_SECRETS, PLANTED
+from tests.unit.test_sinks import SINKS
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -96,6 +101,7 @@ CLAUDE = (
 #: Every documented kind: the carriers of tests/unit/test_redact.py and the values of
 #: secret-named variables in the environment.
 CARRIERS = [carrier for _, carrier, _ in PLANTED]
+ONE_LINE = [carrier for _, carrier, _ in UNQUOTED if "\n" not in carrier.strip()]
 JUDGE = """\
 import json, os, pathlib, sys
 prompt = sys.stdin.read()
@@ -139,9 +145,19 @@ def _session_script(secrets_file: str) -> list[object]:
     dumps the environment (tool input and output), and printed in the final text."""
     notes = "\n".join(CARRIERS)
     command = f"cat > notes.txt <<'EOF'\n{notes}\nEOF\ncat secrets.env notes.txt; env | sort"
+    # Each kind a line rule finds (an assignment alone on its line, a .netrc line) also
+    # as the first line of a command, where the live stream's `→ Bash:` head and the
+    # JSON of the model's tool call stand before it (issue 39, items 2-3). (Other kinds
+    # are found wherever they stand; run as commands, some would have bash echo their
+    # secret alone, or make a file named by it.)
+    first_lines = [
+        {"tool": "Bash", "input": {"command": f"{carrier}\ntrue", "description": "first"}}
+        for carrier in [*ONE_LINE, *(f"export {n}={v}" for n, v in ENV_SECRETS.items())]
+    ]
     return [
         {"tool": "Write", "input": {"file_path": "secrets.env", "content": secrets_file}},
         {"tool": "Bash", "input": {"command": command, "description": "list"}},
+        *first_lines,
         {"text": "Done. What I found:\n" + notes + "\n<promise>SUCCESS</promise>"},
     ]
 
@@ -171,7 +187,7 @@ def test_every_documented_kind_in_every_channel_leaks_into_no_sink(
     result = project.pytester.runpytest_subprocess(
         "-p", "no:cacheprovider", "-m", "live", "-s", "-k", "commanded or judged",
         "--ooda-ai-cmd", CLAUDE, "--ooda-record-mode", "all", "--ooda-results", "results",
-        timeout=600,
+        "--ooda-record-api=all", timeout=900,
     )  # fmt: skip
     result.assert_outcomes(failed=2, deselected=8)
     assert len(mock.sessions()) == 2
@@ -180,8 +196,11 @@ def test_every_documented_kind_in_every_channel_leaks_into_no_sink(
     # Every channel was really there: the calls ran and reported their results.
     for record in records:
         calls = record["iterations"][0]["tool_calls"]
-        assert [call["name"] for call in calls] == ["Write", "Bash"]
-        assert all(call["ok"] for call in calls)
+        assert [call["name"] for call in calls[:2]] == ["Write", "Bash"]
+        assert all(call["ok"] for call in calls[:2])
+        assert len(calls) == 2 + len(ONE_LINE) + len(ENV_SECRETS)
+    cassettes = sorted(commanded.parent.glob("*.cassette.jsonl"))
+    assert [path.stem for path in cassettes] == ["commanded.cassette", "judged.cassette"]
     html = tmp_path / "report.html"
     report = [sys.executable, "-m", "pytest_ooda", "report", str(log)]
     subprocess.run([*report, "--html", str(html)], capture_output=True, check=True)
@@ -202,7 +221,10 @@ def test_every_documented_kind_in_every_channel_leaks_into_no_sink(
         "judge cache": "\n".join(
             path.read_text() for path in (project.path / "results").rglob("judge-cache/**/*.json")
         ),
+        "cassette": "\n".join(path.read_text() for path in cassettes),
+        "viewer pages": _viewer_pages(project.path / "results"),
     }
+    assert set(sinks) == set(SINKS)
     assert sinks["judge inputs"], "the judge was asked"
     assert sinks["judge cache"], "its answer was cached"
     leaks = {
@@ -212,3 +234,22 @@ def test_every_documented_kind_in_every_channel_leaks_into_no_sink(
         for sink, text in sinks.items()
     }
     assert leaks == {sink: [] for sink in sinks}
+
+
+def _viewer_pages(results: Path) -> str:
+    """What ``ooda view`` serves of ``results``: the sessions page, each session's and
+    each run's."""
+    import re
+
+    with ViewServer(str(results)) as server:
+        status, index, _ = server.get("/")
+        assert status == 200
+        pages = [index]
+        for path in sorted(set(re.findall(r'href="(/(?:session|run)/[^"?#]+)"', index))):
+            status, page, _ = server.get(path)
+            assert status == 200, path
+            pages.append(page)
+            for run in sorted(set(re.findall(r'href="(/run/[^"?#]+)"', page))):
+                pages.append(server.get(run)[1])
+    assert any("/run/" in page for page in pages)
+    return "\n".join(pages)
