@@ -34,13 +34,13 @@ import hashlib
 import os
 import shutil
 import stat
-import subprocess
 import time
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
 from pytest_ooda.errors import BackendError
+from pytest_ooda.repository import init_repository
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -349,51 +349,19 @@ class PathChanges:
         return diff_paths(self._first, self._last)
 
 
-_GIT_IDENTITY = {
-    "GIT_AUTHOR_NAME": "pytest-ooda",
-    "GIT_AUTHOR_EMAIL": "pytest-ooda@localhost",
-    "GIT_COMMITTER_NAME": "pytest-ooda",
-    "GIT_COMMITTER_EMAIL": "pytest-ooda@localhost",
-    # A fixed date: the same workspace is the same commit on every machine and run, so
-    # an agent that sees the commit id (Claude Code's prompt lists recent commits) is
-    # asked the same thing when its API traffic is replayed (docs/agent-replay.md).
-    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00+0000",
-    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00+0000",
-}
-
-
 def git_init(path: Path) -> None:
     """Make ``path`` a git repository with one commit, unless it already is one.
 
-    Agents expect a repository (they diff and commit); a fixed identity keeps it working
-    on machines without a global git configuration.
-    """
-    if (path / ".git").exists():
-        return
-    git = shutil.which("git")
-    if git is None:
-        raise BackendError("git is not installed: a live workspace must be a git repository")
-    env = {**os.environ, **_GIT_IDENTITY}
-    for argv in (
-        # No template: the sample hooks git copies in are a dozen files per workspace.
-        # The branch named here, not by the user's init.defaultBranch, for the same reason.
-        [git, "-c", "init.defaultBranch=main", "init", "-q", "--template="],
-        [git, "add", "-A"],
-        [git, "commit", "-q", "--allow-empty", "--no-gpg-sign", "-m", "ooda workspace"],
-    ):
-        done = subprocess.run(argv, cwd=path, env=env, capture_output=True, text=True, check=False)
-        if done.returncode != 0:
-            step = next(word for word in argv[1:] if word in ("init", "add", "commit"))
-            raise BackendError(
-                f"cannot initialise a git repository in {path}: git {step} "
-                f"failed: {done.stderr.strip() or done.stdout.strip()}"
-            )
+    Agents expect a repository (they diff and commit): :mod:`pytest_ooda.repository`
+    writes it in this process, the same commit for the same files on every machine."""
+    if not (path / ".git").exists():
+        init_repository(path)
 
 
 def fresh_repository(source: Path | None, target: Path) -> Path:
     """``target`` (which must not exist, or be empty) as a git repository holding a copy
     of ``source`` (empty when ``None``) in one commit: each run gets its own copy, which
-    no other run can reach. ``BackendError`` when git is missing or fails."""
+    no other run can reach. ``BackendError`` when a file cannot be read."""
     copy_workspace(source, target)
     git_init(target)
     return target
