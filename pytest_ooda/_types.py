@@ -164,8 +164,8 @@ REPLAY_COMMANDS: tuple[ReplayCommands, ...] = get_args(ReplayCommands)
 #: ``error`` rather than the procedure's failure: the API refused (429), was overloaded
 #: (529/503) or failed (5xx), the connection failed, the agent command could not be
 #: started or died before any output, the sandbox did not start, the pytest worker
-#: running it crashed, or the cluster's workers running it were lost
-#: (``--ooda-executor``).
+#: running it crashed, the cluster's workers running it were lost
+#: (``--ooda-executor``), or its workspace could not be put back or cleaned.
 InfraErrorKind = Literal[
     "rate-limit",
     "overloaded",
@@ -176,6 +176,7 @@ InfraErrorKind = Literal[
     "sandbox",
     "worker-crashed",
     "worker-lost",
+    "workspace",
 ]
 INFRA_ERROR_KINDS: tuple[InfraErrorKind, ...] = get_args(InfraErrorKind)
 

@@ -173,6 +173,12 @@ class SandboxError(OodaError):
     run starts, naming what to do."""
 
 
+class WorkspaceError(OodaError):
+    """A run's workspace cannot be put back or cleaned as the run needs: a protected path
+    the agent made immutable, a directory it locked, a file it made undeletable. The run
+    is an ``error`` (kind ``workspace``) naming the path, never a traceback."""
+
+
 class ExecutorError(OodaError):
     """Live runs cannot go to the engine named by ``--ooda-executor``: an unknown
     engine, its extra not installed, or its cluster not reachable. Raised before any run

@@ -39,7 +39,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, NamedTuple
 
-from pytest_ooda.errors import BackendError
+from pytest_ooda.errors import BackendError, WorkspaceError
 from pytest_ooda.repository import init_repository
 
 if TYPE_CHECKING:
@@ -56,6 +56,7 @@ __all__ = [
     "WorkspaceChanges",
     "fresh_repository",
     "placeholder",
+    "remove_tree",
     "restore_protected",
     "scan",
 ]
@@ -410,9 +411,16 @@ def restore_protected(
             for key in held.keys() | found.keys()
             if held.get(key) != found.get(key) and not key.startswith(locked)
         )
-        target = _clear(workspace, path)
-        if source is not None and os.path.lexists(source / path):
-            _copy(source / path, target)
+        try:
+            _release(workspace, path)
+            target = _clear(workspace, path)
+            if source is not None and os.path.lexists(source / path):
+                _copy(source / path, target)
+        except OSError as exc:
+            where = exc.filename or workspace / path
+            raise WorkspaceError(
+                f"expect.protect could not put {path} back: {where}: {exc.strerror or exc}"
+            ) from None
     return tuple(sorted(changed))
 
 
@@ -494,3 +502,81 @@ def _copy(original: Path, target: Path) -> None:
         shutil.copytree(original, target, symlinks=True)
     else:
         shutil.copy2(original, target)
+
+
+# --------------------------------------------------------------------------- removal
+
+#: ``FS_IOC_GETFLAGS`` / ``FS_IOC_SETFLAGS`` and the attributes that keep a file from
+#: being changed or removed even by its owner (``chattr +i``, ``chattr +a``).
+_GETFLAGS, _SETFLAGS = 0x80086601, 0x40086602
+_IMMUTABLE, _APPEND_ONLY = 0x10, 0x20
+
+
+def _unpin(path: str) -> None:
+    """Clear ``path``'s immutable and append-only attributes when it has them and this
+    process may (root, or ``CAP_LINUX_IMMUTABLE``): an agent running as root under
+    ``sandbox: none`` can set them to keep a path from being put back or removed."""
+    import fcntl
+    import struct
+
+    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError:
+        return
+    try:
+        (held,) = struct.unpack("i", fcntl.ioctl(fd, _GETFLAGS, struct.pack("i", 0)))
+        if held & (_IMMUTABLE | _APPEND_ONLY):
+            fcntl.ioctl(fd, _SETFLAGS, struct.pack("i", held & ~(_IMMUTABLE | _APPEND_ONLY)))
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _unpin_tree(top: Path) -> None:
+    """:func:`_unpin` every directory and regular file under ``top`` (links not
+    followed), and let the owner list every directory (an agent may have locked one)."""
+    if not os.path.lexists(top) or os.path.islink(top):
+        return
+    _unpin(str(top))
+    if not top.is_dir():
+        return
+    _unlock(top)
+    for directory, dirnames, filenames in os.walk(top):
+        for name in (*dirnames, *filenames):
+            path = os.path.join(directory, name)
+            if not os.path.islink(path) and (os.path.isdir(path) or os.path.isfile(path)):
+                _unpin(path)
+
+
+def _release(workspace: Path, path: str) -> None:
+    """Undo what keeps ``workspace/path`` from being put back: the attributes of the
+    directories above it (within the workspace) and of everything under it."""
+    here = workspace
+    for part in path.split("/")[:-1]:
+        here = here / part
+        if os.path.islink(here) or not here.is_dir():
+            break
+        _unpin(str(here))
+    _unpin(str(workspace))
+    _unpin_tree(workspace / path)
+
+
+def remove_tree(path: Path) -> str | None:
+    """Remove ``path`` (a run's directory) and everything under it: ``None`` when it is
+    gone, else what was left and why, for a message that names it. What an agent did to
+    keep a file — a directory it locked (``chmod 000``), an immutable or append-only
+    file (``chattr +i``, as root under ``sandbox: none``) — is undone where this process
+    may, and the removal tried again."""
+    if not os.path.lexists(path):
+        return None
+    with contextlib.suppress(OSError):
+        shutil.rmtree(path)
+        return None
+    _unpin_tree(path)
+    try:
+        shutil.rmtree(path)
+    except OSError as exc:
+        return f"{exc.filename or path}: {exc.strerror or exc}"
+    return None

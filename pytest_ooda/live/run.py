@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
 import tempfile
 import time
 from dataclasses import dataclass
@@ -140,26 +139,31 @@ def run_preflight(plan: RunPlan) -> None:
 
 
 @contextlib.contextmanager
-def _run_dir(parent: Path | None) -> Iterator[Path]:
+def _run_dir(parent: Path | None, left: list[str]) -> Iterator[Path]:
     """A new directory for one live run (under ``parent`` when given), removed when the
-    run is over."""
+    run is over; what could not be removed is said in ``left``."""
+    from pytest_ooda.workspace import remove_tree
+
     if parent is not None:
         parent.mkdir(parents=True, exist_ok=True)
     directory = Path(tempfile.mkdtemp(prefix="ooda-live-", dir=parent))
     try:
         yield directory
     finally:
-        shutil.rmtree(directory, ignore_errors=True)
+        problem = remove_tree(directory)
+        if problem is not None:
+            left.append(f"{directory} was left behind: {problem}")
 
 
-def _workdir(plan: RunPlan, stack: contextlib.ExitStack) -> Path:
+def _workdir(plan: RunPlan, stack: contextlib.ExitStack, left: list[str]) -> Path:
     """Where the agent works: the plan's directory, or a fresh git-initialised copy of
-    the scenario's workspace in a directory of the run's own."""
+    the scenario's workspace in a directory of the run's own (``left``: see
+    :func:`_run_dir`)."""
     if plan.workdir is not None:
         return plan.workdir
     from pytest_ooda.workspace import fresh_repository
 
-    directory = stack.enter_context(_run_dir(plan.runs_dir))
+    directory = stack.enter_context(_run_dir(plan.runs_dir, left))
     return fresh_repository(plan.workspace, directory / "workspace")
 
 
@@ -468,8 +472,9 @@ def run_live(
     )
     head = plan.head(worker=worker or os.environ.get("PYTEST_XDIST_WORKER"))
     warnings: list[OodaWarning] = []
+    left: list[str] = []
     with contextlib.ExitStack() as stack:
-        workdir = _workdir(plan, stack)
+        workdir = _workdir(plan, stack, left)
         api = open_api(plan, workdir, redactor, stack)
         spec = api.spec if api is not None else plan.settings.sandbox
         # The agent's sandbox on a stack of its own: expect.fresh_sandbox stops it early.
@@ -488,6 +493,12 @@ def run_live(
         )
         ran.queued = held.waited if held is not None else None
         ran.api = api
+    if left and ran.infra_error is None:
+        from pytest_ooda.backends import infra_reason
+
+        # A run whose directory stays behind (a file the agent made undeletable) is no
+        # clean measurement: said, and named, never lost.
+        ran.infra_error = infra_reason("workspace", left[0])
     return _finish(plan, head, ran, redactor, warnings)
 
 
@@ -539,6 +550,8 @@ def _run(
         redact=redactor,
         source=plan.workspace,
     )
+    # A workspace that could not be put back measured nothing: an error, said.
+    infra_error = infra_error or assessment.workspace_error
     return _Ran(
         result=result,
         assessment=assessment,

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sys
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -297,8 +298,10 @@ class LiveRuns:
         if self._log is not None:
             self._log.close()
         state = self.config.stash.get(PACING, None)
-        if state is not None:
-            state.close()
+        left = state.close() if state is not None else None
+        if left is not None:
+            # After the summary: stderr, so a CI log keeps it.
+            sys.stderr.write(f"ooda: {left}; remove it yourself (chattr -i, as root)\n")
 
 
 #: How the skip of a live item without an AI command begins (``live.NO_AI_COMMAND``).

@@ -88,9 +88,17 @@ class Pacing:
     def said(self) -> Path:
         return self.directory / "said"
 
-    def close(self) -> None:
-        if self.owner:
-            shutil.rmtree(self.directory, ignore_errors=True)
+    def close(self) -> str | None:
+        """Remove the session's directory (its owner's); what stays behind, named (a
+        file an agent made undeletable in a run's workspace), else ``None``."""
+        if not self.owner:
+            return None
+        from pytest_ooda.workspace import remove_tree
+
+        problem = remove_tree(self.directory)
+        if problem is None:
+            return None
+        return f"the session directory {self.directory} was not removed entirely: {problem}"
 
 
 PACING = pytest.StashKey[Pacing]()

@@ -288,6 +288,9 @@ class Assessment:
     problems: list[str]
     commands: tuple[CommandOutcome, ...] = ()
     protected_changes: tuple[str, ...] = ()
+    #: Why the workspace could not be put back (``workspace: …``, an infrastructure
+    #: error's reason): nothing was checked then, and ``problems`` says so.
+    workspace_error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -345,9 +348,17 @@ class Expect:
         commands: list[CommandOutcome] = []
         protected: tuple[str, ...] = ()
         if self.protect and workspace is not None:
+            from pytest_ooda.errors import WorkspaceError
             from pytest_ooda.workspace import restore_protected
 
-            protected = restore_protected(workspace, source, self.protect)
+            try:
+                protected = restore_protected(workspace, source, self.protect)
+            except WorkspaceError as error:
+                # Nothing is checked in a workspace the protected paths are not back in.
+                from pytest_ooda.backends import infra_reason
+
+                reason = infra_reason("workspace", error.message)
+                return Assessment([error.message], (), (), workspace_error=reason)
         if self.status is not None and result.status != self.status:
             problems.append(f"expected status {self.status!r}, got {result.status!r}")
         ran = result.iterations
