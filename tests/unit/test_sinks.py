@@ -45,6 +45,7 @@ NOT_SINKS: dict[str, str] = {
     "backends/replay.py": "a recording's file changes, replayed into a scratch workspace",
     "cli/init.py": "a new project's files",
     "cli/app.py": "opens the null device for a missing stdout or stderr",
+    "repository.py": "a fresh workspace's git objects: the scenario's own files, before the run",
 }
 #: Every sink, by name: what the secrets matrix must check.
 SINKS = frozenset(name for names in (*FILE_SINKS.values(), *SHOWN_SINKS.values()) for name in names)
