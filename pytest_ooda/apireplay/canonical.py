@@ -30,6 +30,8 @@ import tempfile
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from pytest_ooda.replay_rules import BUILTIN_RULES, ReplayRule, apply_rules
+
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
@@ -43,6 +45,7 @@ __all__ = [
     "digest",
     "dumps",
     "redact_value",
+    "renormalised",
 ]
 
 #: Top-level request fields stored as one part each (they repeat on every request).
@@ -122,9 +125,11 @@ def _json_escaped(text: str) -> str:
 
 @dataclass(frozen=True)
 class Normaliser:
-    """The run's paths, as placeholder -> path; see the module docstring."""
+    """The run's paths, as placeholder -> path, and the ``replay_normalise:`` rules
+    (the built-in ones first); see the module docstring."""
 
     paths: tuple[tuple[str, str], ...] = ()
+    rules: tuple[ReplayRule, ...] = BUILTIN_RULES
 
     @classmethod
     def for_run(
@@ -135,9 +140,11 @@ class Normaliser:
         home: str | Path | None = None,
         tmp: str | Path | None = None,
         extra: Mapping[str, str | Path] | None = None,
+        rules: Sequence[ReplayRule] = (),
     ) -> Normaliser:
         """The placeholders of one run (``tmp`` defaults to the temporary directory,
-        ``home`` to ``$HOME``); each path also by its resolved form."""
+        ``home`` to ``$HOME``); each path also by its resolved form. ``rules``: the
+        config's and the scenario's ``replay_normalise:``, after the built-in ones."""
         named: list[tuple[str, str | Path | None]] = [
             ("workspace", workspace),
             ("run", run_dir),
@@ -155,7 +162,7 @@ class Normaliser:
                 pairs.append(("<ooda:workspace-slug>", _slug(str(path))))
         # Longest first: the workspace lies inside the run directory inside tmp.
         pairs.sort(key=lambda pair: len(pair[1]), reverse=True)
-        return cls(tuple(pairs))
+        return cls(tuple(pairs), (*BUILTIN_RULES, *rules))
 
     def _paths_out(self, text: str) -> str:
         for placeholder, path in self.paths:
@@ -295,5 +302,18 @@ def canonical_request(
             parsed = json.loads(text)
         except ValueError:
             parsed = {"text": text}
-    skeleton, parts = split_parts(parsed)
+    skeleton, parts = split_parts(apply_rules(parsed, normaliser.rules))
     return Canonical(provider, method, normaliser.request(path), skeleton, parts)
+
+
+def renormalised(skeleton: Any, parts: dict[str, Any], rules: Sequence[ReplayRule]) -> Any:
+    """A recorded request's skeleton with ``rules`` applied to the body it stands for
+    (new parts added to ``parts``): a cassette recorded before a rule was written is
+    matched as if it had been recorded with it."""
+    body = expand_skeleton(skeleton, parts.get)
+    changed = apply_rules(body, rules)
+    if changed == body:
+        return skeleton
+    new_skeleton, new_parts = split_parts(changed)
+    parts.update(new_parts)
+    return new_skeleton

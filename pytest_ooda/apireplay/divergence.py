@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.apireplay.canonical import PART_LISTS, expand_skeleton, part_names
+from pytest_ooda.replay_rules import near_misses
 
 if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from pytest_ooda.apireplay.canonical import Canonical
     from pytest_ooda.apireplay.cassette import Cassette, Exchange
+    from pytest_ooda.replay_rules import ReplayRule
 
 __all__ = ["Divergence", "render_canonical"]
 
@@ -39,6 +41,30 @@ def _leaves(value: Any, path: str) -> Iterator[tuple[str, Any]]:
             yield from _leaves(item, f"{path}[{index}]")
     else:
         yield path, value
+
+
+def _scoped(value: Any, path: str, in_result: bool = False) -> Iterator[tuple[str, Any, bool]]:
+    """:func:`_leaves` with whether each sits in a tool result."""
+    if isinstance(value, dict) and value:
+        inside = in_result or value.get("type") in ("tool_result", "function_call_output")
+        for key, item in value.items():
+            yield from _scoped(item, f"{path}.{key}" if path else str(key), inside)
+    elif isinstance(value, list) and value:
+        for index, item in enumerate(value):
+            yield from _scoped(item, f"{path}[{index}]", in_result)
+    else:
+        yield path, value, in_result
+
+
+def _changed_lines(old: str, new: str) -> list[tuple[str, str]]:
+    """The lines that differ between two texts, paired (a replaced block line by line)."""
+    a, b = old.split("\n"), new.split("\n")
+    pairs: list[tuple[str, str]] = []
+    matcher = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "replace":
+            pairs.extend(zip(a[i1:i2], b[j1:j2], strict=False))
+    return pairs[:20]
 
 
 def render_canonical(body: Any) -> list[str]:
@@ -164,6 +190,26 @@ class Divergence:
             ):
                 out.append((path, before, value))
         return out
+
+    def rule_hints(self, rules: Sequence[ReplayRule], *, limit: int = 3) -> list[str]:
+        """Which ``replay_normalise:`` rule would have absorbed the change, where one
+        nearly does (:func:`~pytest_ooda.replay_rules.near_misses`), for the first
+        changed lines; empty when none comes close."""
+        if self.nearest is None:
+            return []
+        old = dict((path, value) for path, value, _ in _scoped(self.recorded_body(), ""))
+        notes: list[str] = []
+        for path, value, in_result in _scoped(self.request.expanded(), ""):
+            before = old.get(path)
+            if not isinstance(value, str) or not isinstance(before, str) or value == before:
+                continue
+            for was, now in _changed_lines(before, value):
+                for note in near_misses(was, now, rules, tool_result=in_result):
+                    if note not in notes:
+                        notes.append(note)
+            if len(notes) >= limit:
+                break
+        return notes[:limit]
 
     def headline(self) -> str:
         if self.nearest is None:

@@ -40,6 +40,7 @@ from pytest_ooda.apireplay.canonical import (
     canonical_request,
     digest,
     redact_value,
+    renormalised,
 )
 from pytest_ooda.apireplay.cassette import TRANSIENT, Cassette, Exchange, Matcher
 from pytest_ooda.apireplay.divergence import Divergence
@@ -186,6 +187,12 @@ class ApiProxy:
         self.normaliser = normaliser if normaliser is not None else Normaliser()
         self.redact = redact
         self.upstreams = dict(upstreams) if upstreams is not None else upstreams_from_env()
+        # Recorded requests are held to today's rules too (a rule written after the
+        # recording absorbs what it would have absorbed then).
+        for exchange in self.cassette.exchanges:
+            exchange.request = renormalised(
+                exchange.request, self.cassette.parts, self.normaliser.rules
+            )
         self.matcher = Matcher(self.cassette)
         #: Whether a request may have been recorded redacted (then a request that does
         #: not match as it is is redacted and tried again).

@@ -194,4 +194,5 @@ def merge_layers(
         ),
         locations=MappingProxyType(locations),
         broken=MappingProxyType(tiers.broken),
+        replay_normalise=tuple(rule for layer in layers for rule in layer.replay_normalise),
     )

@@ -21,6 +21,7 @@ if TYPE_CHECKING:
         PromptFormat,
     )
     from pytest_ooda.errors import OodaError
+    from pytest_ooda.replay_rules import ReplayRule
     from pytest_ooda.sandbox import SandboxSpec
 
 
@@ -239,6 +240,8 @@ class Config:
     lint: Mapping[str, str]
     #: Every file's ``redact:`` section, merged (lists concatenated).
     redact: RedactSettings = field(default_factory=RedactSettings)
+    #: Every file's ``replay_normalise:`` rules, lowest tier first (agent replay).
+    replay_normalise: tuple[ReplayRule, ...] = ()
     #: Where each setting read from a file was written (its key), keyed like
     #: ``provenance``: ``"loop.ai_cmd"``, ``"aliases.claude"``, ``"lint.OODA201"``,
     #: ``"procedures.build.observe"``. Tools that point at a setting (lint) use these

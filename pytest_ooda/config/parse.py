@@ -66,6 +66,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from pathlib import Path
 
+    from pytest_ooda.replay_rules import ReplayRule
     from pytest_ooda.sandbox import SandboxSpec
 
 
@@ -94,6 +95,7 @@ class Layer:
     procedures: dict[str, RawProcedure] = field(default_factory=dict)
     lint: dict[str, Setting] = field(default_factory=dict)
     redact: RedactSettings = field(default_factory=RedactSettings)
+    replay_normalise: tuple[ReplayRule, ...] = ()
     warnings: list[OodaWarning] = field(default_factory=list)
     #: Procedures whose definitions failed: each fails alone (the "blast radius").
     broken: dict[str, BrokenProcedure] = field(default_factory=dict)
@@ -152,6 +154,15 @@ class FileParser:
             layer.lint = self.parse_lint(document["lint"], value_mark(document, "lint"))
         if document.get("redact") is not None:
             layer.redact = self.parse_redact(document["redact"], value_mark(document, "redact"))
+        if document.get("replay_normalise") is not None:
+            from pytest_ooda.replay_rules import read_rules
+
+            layer.replay_normalise = read_rules(
+                self.read,
+                document["replay_normalise"],
+                value_mark(document, "replay_normalise"),
+                "replay_normalise",
+            )
         if document.get("procedures") is not None:
             procs = self.read.mapping(
                 document["procedures"], value_mark(document, "procedures"), "procedures"

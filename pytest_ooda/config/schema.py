@@ -87,7 +87,7 @@ ALIAS_OUTPUT_FLAGS: Mapping[str, Mapping[AiOutput, tuple[str, ...]]] = MappingPr
 LINT_SEVERITIES = SEVERITY_LEVELS
 API_PROVIDERS = ("anthropic", "openai")
 
-TOP_LEVEL_KEYS = ("loop", "ai_cmd_aliases", "procedures", "lint", "redact")
+TOP_LEVEL_KEYS = ("loop", "ai_cmd_aliases", "procedures", "lint", "redact", "replay_normalise")
 REDACT_KEYS = ("patterns", "env")
 LOOP_KEYS = (
     "iteration_mode",

@@ -25,11 +25,12 @@ if TYPE_CHECKING:
 
     from pytest_ooda._types import ApiMode
     from pytest_ooda.apireplay import ApiProxy, Cassette, Divergence
-    from pytest_ooda.backends import Backend
+    from pytest_ooda.backends import Backend, BackendResult
     from pytest_ooda.config import Procedure, RunSettings
     from pytest_ooda.errors import OodaWarning
     from pytest_ooda.live.plan import ApiPlan, RunPlan
     from pytest_ooda.loop import LoopResult
+    from pytest_ooda.replay_rules import ReplayRule
     from pytest_ooda.sandbox import SandboxRun, SandboxSpec
 
 __all__ = ["ApiOutcome", "ApiStep", "open_api", "write_cassette_of"]
@@ -77,6 +78,7 @@ def open_api(
         run_dir=workdir.parent if plan.workdir is None else None,
         redact=redact,
         settings=plan.settings,
+        rules=(*plan.config.replay_normalise, *plan.scenario.replay_normalise),
     )
     stack.callback(step.close)
     return step
@@ -103,6 +105,7 @@ class ApiStep:
         run_dir: Path | None,
         redact: Callable[[str], str],
         settings: RunSettings,
+        rules: Sequence[ReplayRule] = (),
     ) -> None:
         from pytest_ooda.apireplay import (
             ApiProxy,
@@ -125,10 +128,12 @@ class ApiStep:
         self.api = api
         self.workdir = workdir
         self.run_dir = run_dir
+        #: The config's and the scenario's ``replay_normalise:`` (after the built-ins).
+        self.rules = tuple(rules)
         self.proxy: ApiProxy = ApiProxy(
             api.mode,
             cassette=cassette,
-            normaliser=Normaliser.for_run(workspace=workdir, run_dir=run_dir),
+            normaliser=Normaliser.for_run(workspace=workdir, run_dir=run_dir, rules=self.rules),
             redact=redact,
             upstreams=upstreams_from_env(),
         )
@@ -146,16 +151,17 @@ class ApiStep:
         assert settings.ai_cmd is not None
         home = sandbox.home if sandbox is not None else None
         self.proxy.normaliser = Normaliser.for_run(
-            workspace=self.workdir, run_dir=self.run_dir, home=home
+            workspace=self.workdir, run_dir=self.run_dir, home=home, rules=self.rules
         )
         access = reach(self.proxy, settings.ai_cmd, mode=self.api.mode, spec=self.spec, run=sandbox)
-        return CommandBackend(
+        agent = CommandBackend(
             access.argv,
             env={**os.environ, **access.env},
             ai_output=settings.ai_output,
             sandbox=sandbox,
             pass_fds=access.pass_fds,
         )
+        return _StopsAtDivergence(agent, self.proxy) if self.api.mode == "replay" else agent
 
     def close(self) -> None:
         self.proxy.close()
@@ -207,6 +213,45 @@ class ApiStep:
         )
 
 
+class _StopsAtDivergence:
+    """The agent of a replay, started again only while the cassette answered every
+    request: once a request diverged, the next start (a retry, the next iteration) is
+    refused, so the run stops at its first divergence instead of burning its retries
+    and failure threshold on requests the cassette cannot answer."""
+
+    def __init__(self, agent: Backend, proxy: ApiProxy) -> None:
+        self.agent = agent
+        self.proxy = proxy
+
+    def __repr__(self) -> str:
+        return repr(self.agent)
+
+    def run(
+        self,
+        prompt: str,
+        *,
+        iteration: int,
+        workdir: Path,
+        timeout: float | None,
+        max_output: int,
+        stream: Callable[[bytes], None] | None,
+    ) -> BackendResult:
+        from pytest_ooda.errors import BackendError
+
+        if self.proxy.divergences:
+            raise BackendError(
+                "agent replay stopped at its first divergence: the agent is not started again"
+            )
+        return self.agent.run(
+            prompt,
+            iteration=iteration,
+            workdir=workdir,
+            timeout=timeout,
+            max_output=max_output,
+            stream=stream,
+        )
+
+
 def describe(
     divergence: Divergence,
     result: LoopResult,
@@ -220,6 +265,9 @@ def describe(
     changed = _prompt_change(divergence, result, procedure, context, proxy)
     if changed:
         text += "\n" + changed
+    hints = divergence.rule_hints(proxy.normaliser.rules)
+    if hints:
+        text += "\n" + "\n".join(f"  replay_normalise: {hint}" for hint in hints)
     if divergence.nearest is not None and not (
         divergence.recorded and divergence.served >= divergence.recorded
     ):

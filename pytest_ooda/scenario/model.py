@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pytest_ooda.config import RetrySettings
     from pytest_ooda.judge import JudgeSpec, RecordedGrading
     from pytest_ooda.loop import LoopResult
+    from pytest_ooda.replay_rules import ReplayRule
     from pytest_ooda.sandbox import SandboxRun, SandboxSpec
     from pytest_ooda.scenario.verify import CommandCheck, CommandOutcome, ToolExpect
     from pytest_ooda.variants import Variant
@@ -51,6 +52,7 @@ _TOP_KEYS = (
     "variants",
     "retry",
     "replay",
+    "replay_normalise",
 )
 _EXPECT_KEYS = (
     "status",
@@ -461,6 +463,9 @@ class Scenario:
     #: calls answered from the cassette (docs/agent-replay.md); ``None``: as the session
     #: says (``--ooda-replay``).
     replay: ReplayKind | None = None
+    #: ``replay_normalise:``: this scenario's rules for what its agent replay ignores
+    #: in requests (``pytest_ooda.replay_rules``), after the config's.
+    replay_normalise: tuple[ReplayRule, ...] = ()
 
     @property
     def label(self) -> str:
@@ -543,6 +548,8 @@ class Scenario:
             out["recorded"] = self.recorded.to_yaml()
         if self.judged is not None:
             out["judged"] = self.judged.to_yaml()
+        if self.replay_normalise:
+            out["replay_normalise"] = [rule.to_yaml() for rule in self.replay_normalise]
         items = []
         for it in self.iterations:
             item: dict[str, Any] = {"output": it.output, "exit_code": it.exit_code}

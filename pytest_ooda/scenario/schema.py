@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from pytest_ooda._types import ReplayKind
     from pytest_ooda.config import RetrySettings
     from pytest_ooda.judge import RecordedGrading
+    from pytest_ooda.replay_rules import ReplayRule
     from pytest_ooda.sandbox import SandboxSpec
     from pytest_ooda.variants import Variant
 
@@ -98,6 +99,7 @@ def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario
     iterations: tuple[ScenarioIteration, ...] = read(
         "iterations", partial(read_iterations, check), ()
     )
+    rules = read("replay_normalise", partial(_rules, check), ())
     check.raise_collected()
     return Scenario(
         procedure=procedure,
@@ -119,6 +121,7 @@ def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario
         variants=variants,
         retry=retry,
         replay=replay,
+        replay_normalise=rules,
     )
 
 
@@ -138,6 +141,12 @@ def _procedure(check: Reader, root: YamlMapping) -> str:
             "procedure names match [a-z0-9][a-z0-9-]*",
         )
     return procedure
+
+
+def _rules(check: Reader, value: Any, mark: Mark) -> tuple[ReplayRule, ...]:
+    from pytest_ooda.replay_rules import read_rules
+
+    return read_rules(check, value, mark, "replay_normalise")
 
 
 def _text(check: Reader, where: str, value: Any, mark: Mark) -> str:
