@@ -1,5 +1,6 @@
 """What a live run reports beside its outcome: what a person must hear about a run that
-did not fail it, the failure report (laid out by the scenario's
+did not fail it (an agent's denied tools, what the stopped sandbox undid), the failure
+report (laid out by the scenario's
 :func:`pytest_ooda.scenario.failure_text`), and the record's ``judge`` field."""
 
 from __future__ import annotations
@@ -7,12 +8,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pytest_ooda.errors import SandboxWarning
     from pytest_ooda.judge import Grading
     from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.redact import Redactor
+    from pytest_ooda.sandbox import SandboxRun
 
-__all__ = ["agent_warnings", "failure_report", "judge_field"]
+__all__ = ["agent_warnings", "failure_report", "judge_field", "sandbox_warnings"]
 
 
 def agent_warnings(result: LoopResult) -> list[str]:
@@ -25,6 +30,21 @@ def agent_warnings(result: LoopResult) -> list[str]:
     if unenforced is not None:
         found.append(unenforced)
     return found
+
+
+def sandbox_warnings(run: SandboxRun | None, label: str, file: Path | None) -> list[SandboxWarning]:
+    """One warning per thing the stopped sandbox undid in the workspace (a set-user-ID
+    bit cleared, a device node removed: ``SandboxRun.notes``)."""
+    from pytest_ooda.errors import SandboxWarning
+
+    notes = getattr(run, "notes", ()) if run is not None else ()
+    return [
+        SandboxWarning(
+            f"scenario {label}: the workspace was scrubbed after the run: {note}",
+            file=str(file) if file is not None else None,
+        )
+        for note in notes
+    ]
 
 
 def judge_field(plan: RunPlan, grading: Grading, redactor: Redactor) -> dict[str, Any]:

@@ -1,12 +1,13 @@
 """One live run of a :class:`~pytest_ooda.live.RunPlan`, end to end: the one code path of
 ``pytest -m live`` and ``ooda run``.
 
-A run is a sequence of small steps, each its own function: preflight (an agent that
-cannot start here is refused before any iteration), workspace (a fresh git-initialised
-copy of the scenario's workspace, or the plan's directory itself), sandbox
-(:mod:`.isolation`: started around the workspace, stopped after the verification
-commands), loop (the plan's settings through :func:`pytest_ooda.loop.run_loop`), assess
-(``expect``: files, tools, verification commands, then ``expect.judge``), outcome
+A run is a sequence of small steps, each its own function given the values of the
+plan it reads: preflight (an agent that cannot start here is refused before any
+iteration), workspace (a fresh copy of the scenario's workspace made a repository, or
+the plan's directory itself), sandbox (:func:`pytest_ooda.sandbox.sandboxed`: started
+around the workspace, stopped after the verification commands), loop (the plan's
+settings through :func:`pytest_ooda.loop.run_loop`), assess (``expect``: files, tools,
+verification commands, then ``expect.judge``), outcome
 (:func:`pytest_ooda.evaluate.classify_outcome`), the recording (per record mode,
 redacted; a failed run never replaces a recording) and the results record, built once
 (:func:`pytest_ooda.evaluate.build_record`).
@@ -38,9 +39,9 @@ from pytest_ooda.errors import (
     SandboxError,
     ScenarioWarning,
 )
-from pytest_ooda.live import isolation
 from pytest_ooda.live.api import open_api
 from pytest_ooda.live.plan import Portable
+from pytest_ooda.live.watch import Watch
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
@@ -54,8 +55,8 @@ if TYPE_CHECKING:
     from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.live.slots import Slot
     from pytest_ooda.loop import LoopEvent, LoopResult
-    from pytest_ooda.redact import Redactor, StreamRedactor
-    from pytest_ooda.sandbox import SandboxRun
+    from pytest_ooda.redact import Redactor
+    from pytest_ooda.sandbox import SandboxRun, SandboxSpec
     from pytest_ooda.scenario import Assessment, Recorder, Scenario
 
 __all__ = [
@@ -155,16 +156,36 @@ def _run_dir(parent: Path | None, left: list[str]) -> Iterator[Path]:
             left.append(f"{directory} was left behind: {problem}")
 
 
-def _workdir(plan: RunPlan, stack: contextlib.ExitStack, left: list[str]) -> Path:
-    """Where the agent works: the plan's directory, or a fresh git-initialised copy of
-    the scenario's workspace in a directory of the run's own (``left``: see
-    :func:`_run_dir`)."""
-    if plan.workdir is not None:
-        return plan.workdir
+def _workdir(
+    where: tuple[Path | None, Path | None, Path | None],
+    stack: contextlib.ExitStack,
+    left: list[str],
+) -> Path:
+    """Where the agent works: ``where`` is the plan's own directory, the scenario's
+    workspace and the runs' directory. The plan's directory when it has one, else a
+    fresh copy of the workspace made a repository, in a directory of the run's own
+    under the runs' directory, removed with ``stack`` (``left``: see :func:`_run_dir`)."""
+    workdir, workspace, runs_dir = where
+    if workdir is not None:
+        return workdir
     from pytest_ooda.workspace import fresh_repository
 
-    directory = stack.enter_context(_run_dir(plan.runs_dir, left))
-    return fresh_repository(plan.workspace, directory / "workspace")
+    directory = stack.enter_context(_run_dir(runs_dir, left))
+    return fresh_repository(workspace, directory / "workspace")
+
+
+def _sandbox(
+    spec: SandboxSpec | None, workdir: Path
+) -> contextlib.AbstractContextManager[SandboxRun | None]:
+    """The sandbox ``spec`` started around ``workdir`` for the block (``None``: none)."""
+    from pytest_ooda.sandbox import sandboxed
+
+    return sandboxed(spec, workdir)
+
+
+def _identity(sandbox: SandboxRun | None) -> dict[str, str | None] | None:
+    """The sandbox as the record and the recording name it (``None``: no sandbox)."""
+    return dict(sandbox.identity) if sandbox is not None else None
 
 
 def _drifted(plan: RunPlan, workdir: Path) -> bool:
@@ -199,57 +220,6 @@ def _slot(plan: RunPlan) -> Iterator[Slot | None]:
     agent = identity.command or identity.api or "ai"
     with acquire(plan.slots_dir, agent, plan.max_concurrent) as slot:
         yield slot
-
-
-class _Watch:
-    """What the run observes of the loop: the files each iteration changed (names for
-    the record, diffs for the transcript, contents for a recording) and the caller's
-    own observer."""
-
-    def __init__(
-        self,
-        plan: RunPlan,
-        workdir: Path,
-        redactor: Redactor,
-        recorder: Recorder | None,
-        on_event: Callable[[LoopEvent], None] | None,
-    ) -> None:
-        from pytest_ooda.live.transcript import DiffWatcher
-        from pytest_ooda.workspace import PathChanges
-
-        watching = plan.watch_workspace
-        self.changes = PathChanges(workdir) if watching else None
-        self.diffs = DiffWatcher(workdir, redactor) if watching else None
-        # Watching file contents costs a read of each changed file per iteration: only
-        # when the run may be written. Names alone (for the results) are a stat walk.
-        self.contents = recorder.watch(workdir) if recorder is not None else None
-        self.on_event = on_event
-        #: The agent's output shown live (``-s``, ``--verbose``), redacted line by line.
-        self.shown = _shown_output(redactor) if plan.settings.show_ai_output else None
-
-    def __call__(self, event: LoopEvent) -> None:
-        from pytest_ooda.loop import IterationFinished
-
-        for observer in (self.changes, self.diffs, self.contents, self.on_event):
-            if observer is not None:
-                observer(event)
-        if self.shown is not None and isinstance(event, IterationFinished):
-            self.shown.flush()
-
-
-def _shown_output(redactor: Redactor) -> StreamRedactor:
-    """Where the agent's output goes when someone watches: stdout, a whole line at a
-    time and redacted (CI keeps what ``-s`` printed); a closed stdout ends the copy."""
-    import sys
-
-    from pytest_ooda.redact import StreamRedactor
-
-    def write(data: bytes) -> None:
-        with contextlib.suppress(OSError, ValueError, AttributeError):
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
-
-    return StreamRedactor(redactor, write)
 
 
 def _recorder(plan: RunPlan, workdir: Path, warnings: list[OodaWarning]) -> Recorder | None:
@@ -423,7 +393,7 @@ class _Ran:
     assessment: Assessment
     #: What the judge is shown, taken before the verification commands ran.
     inputs: JudgeInputs | None
-    watch: _Watch
+    watch: Watch
     recorder: Recorder | None
     sandbox: SandboxRun | None
     started: float
@@ -474,13 +444,13 @@ def run_live(
     warnings: list[OodaWarning] = []
     left: list[str] = []
     with contextlib.ExitStack() as stack:
-        workdir = _workdir(plan, stack, left)
+        workdir = _workdir((plan.workdir, plan.workspace, plan.runs_dir), stack, left)
         api = open_api(plan, workdir, redactor, stack)
         spec = api.spec if api is not None else plan.settings.sandbox
         # The agent's sandbox on a stack of its own: expect.fresh_sandbox stops it early.
         agent_box = stack.enter_context(contextlib.ExitStack())
         try:
-            sandbox = agent_box.enter_context(isolation.start(spec, workdir))
+            sandbox = agent_box.enter_context(_sandbox(spec, workdir))
             # The agent through the API proxy: wired to the started sandbox.
             backend = api.backend(sandbox) if api is not None else None
         except SandboxError as error:
@@ -524,8 +494,15 @@ def _run(
     agent_box, sandbox = boxes
     recorder = _recorder(plan, workdir, warnings)
     if recorder is not None:
-        recorder.sandbox = isolation.identity(sandbox)
-    watch = _Watch(plan, workdir, redactor, recorder, on_event)
+        recorder.sandbox = _identity(sandbox)
+    watch = Watch(
+        workdir,
+        redactor,
+        recorder,
+        on_event,
+        watching=plan.watch_workspace,
+        shown=plan.settings.show_ai_output,
+    )
     started = time.time()
     result = run_loop(
         plan.procedure,
@@ -539,10 +516,12 @@ def _run(
         backend=backend,
     )
     inputs = judge_inputs(plan.scenario, result, workdir, redactor)
-    checker, infra_error = _checker(plan, agent_box, stack, (sandbox, workdir), warnings)
+    checker, infra_error = _checker(
+        plan.scenario, plan.settings.sandbox, (agent_box, stack), (sandbox, workdir), warnings
+    )
     # Protected paths are put back from the workspace's source first; the commands'
     # output is redacted whole.
-    assessment = _scenario_to_assess(plan, warnings).assess(
+    assessment = _scenario_to_assess(plan.scenario, plan.workdir is not None, warnings).assess(
         result,
         workdir,
         sandbox=checker,
@@ -566,9 +545,9 @@ def _run(
 
 
 def _checker(
-    plan: RunPlan,
-    agent_box: contextlib.ExitStack,
-    stack: contextlib.ExitStack,
+    scenario: Scenario,
+    spec: SandboxSpec | None,
+    stacks: tuple[contextlib.ExitStack, contextlib.ExitStack],
     where: tuple[SandboxRun | None, Path],
     warnings: list[OodaWarning],
 ) -> tuple[SandboxRun | None, str | None]:
@@ -579,15 +558,15 @@ def _checker(
     the commands do not run then, and the run is an ``error``."""
     from pytest_ooda.backends import infra_reason
 
-    sandbox, workdir = where
-    expect = plan.scenario.expect
+    (agent_box, stack), (sandbox, workdir) = stacks, where
+    expect = scenario.expect
     if expect is None or not expect.fresh_sandbox or not expect.commands:
         return sandbox, None
     if sandbox is None:
-        path = plan.scenario.path
+        path = scenario.path
         warnings.append(
             ScenarioWarning(
-                f"scenario {plan.label}: expect.fresh_sandbox has no effect: the run has no "
+                f"scenario {scenario.label}: expect.fresh_sandbox has no effect: the run has no "
                 "sandbox, so the verification commands run on this machine as usual",
                 file=str(path) if path is not None else None,
             )
@@ -595,24 +574,26 @@ def _checker(
         return None, None
     agent_box.close()
     try:
-        return stack.enter_context(isolation.start(plan.settings.sandbox, workdir)), None
+        return stack.enter_context(_sandbox(spec, workdir)), None
     except SandboxError as error:
         text = f"the fresh sandbox for the verification commands did not start: {error.message}"
         return None, infra_reason("sandbox", text)
 
 
-def _scenario_to_assess(plan: RunPlan, warnings: list[OodaWarning]) -> Scenario:
-    """The scenario whose expectations the run is held to. A run in place (``ooda run``
-    in the user's own tree) has no source to put protected paths back from: its
+def _scenario_to_assess(
+    scenario: Scenario, in_place: bool, warnings: list[OodaWarning]
+) -> Scenario:
+    """The scenario whose expectations the run is held to. A run ``in_place`` (``ooda
+    run`` in the user's own tree) has no source to put protected paths back from: its
     ``expect.protect`` is left out, and a warning says so."""
     from dataclasses import replace
 
-    scenario, expect = plan.scenario, plan.scenario.expect
-    if plan.workdir is None or expect is None or not expect.protect:
+    expect = scenario.expect
+    if not in_place or expect is None or not expect.protect:
         return scenario
     warnings.append(
         ScenarioWarning(
-            f"scenario {plan.label}: expect.protect ({', '.join(expect.protect)}) is not "
+            f"scenario {scenario.label}: expect.protect ({', '.join(expect.protect)}) is not "
             "applied: the run worked in the directory itself, so there is no copy to put "
             "the protected paths back from (pytest -m live runs in a copy)",
             file=str(scenario.path) if scenario.path is not None else None,
@@ -628,7 +609,12 @@ def _finish(
     decided once, then its recording and its record."""
     from pytest_ooda.evaluate import build_record, classify_outcome
     from pytest_ooda.live.judging import judge_run
-    from pytest_ooda.live.report import agent_warnings, failure_report, judge_field
+    from pytest_ooda.live.report import (
+        agent_warnings,
+        failure_report,
+        judge_field,
+        sandbox_warnings,
+    )
     from pytest_ooda.live.transcript import build_transcript
 
     result = ran.result
@@ -645,7 +631,7 @@ def _finish(
         AgentWarning(f"scenario {plan.label}: {text}", file=str(path) if path else None)
         for text in agent_warnings(result)
     )
-    warnings.extend(isolation.scrubbed(ran.sandbox, plan.label, path))
+    warnings.extend(sandbox_warnings(ran.sandbox, plan.label, path))
     recording, not_recorded = (
         _recording(plan, ran.recorder, result, (problems, outcome), judged, warnings)
         if ran.recorder is not None
@@ -669,7 +655,7 @@ def _finish(
         protected_changes=ran.assessment.protected_changes,
         changes=ran.watch.changes,
         judge=judge_field(plan, grading, redactor) if grading is not None else None,
-        sandbox=isolation.identity(ran.sandbox),
+        sandbox=_identity(ran.sandbox),
         queued=ran.queued,
         transcript=build_transcript(plan.procedure, result, redactor, ran.watch.diffs),
         started_at=ran.started,
