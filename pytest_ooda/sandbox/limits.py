@@ -15,6 +15,7 @@ import contextlib
 import itertools
 import os
 import secrets
+import select
 import shutil
 import signal
 import time
@@ -97,30 +98,74 @@ class ProcessLimit:
     argv: tuple[str, ...] = ()
 
     def stop(self) -> None:
-        """Kill what is left in the run's cgroup and remove it (a cgroup with processes
-        cannot be removed; the PID namespace's end takes a moment to reach them)."""
+        """Kill what is left in the run's cgroup and remove it. A cgroup with processes
+        cannot be removed, and the end of the run's PID namespace takes a moment to
+        reach them: the clean-up waits for the cgroup's own word that it is empty
+        (:func:`_wait_empty`), at most ``STOP_WAIT`` seconds."""
         if self.procs is None:
             return
         directory = self.procs.parent
-        deadline = time.monotonic() + 5
-        while directory.exists():
-            kill = directory / "cgroup.kill"
-            if kill.exists():
-                with contextlib.suppress(OSError):
-                    kill.write_text("1")
-            else:
-                with contextlib.suppress(OSError):
-                    for pid in self.procs.read_text().split():
-                        with contextlib.suppress(OSError):
-                            os.kill(int(pid), signal.SIGKILL)
-            try:
-                directory.rmdir()
-            except FileNotFoundError:
+        if not directory.exists():
+            return
+        deadline = time.monotonic() + STOP_WAIT
+        kill = directory / "cgroup.kill"
+        if kill.exists():
+            # cgroup v2: every process of the cgroup, and any it forks meanwhile.
+            with contextlib.suppress(OSError):
+                kill.write_text("1")
+            _wait_empty(directory, deadline)
+        else:
+            # cgroup v1: the listed processes, again until none is listed.
+            while (pids := _pids(self.procs)) and time.monotonic() < deadline:
+                for pid in pids:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+                _wait_exited(pids, deadline)
+        with contextlib.suppress(OSError):
+            directory.rmdir()
+
+
+#: How long a run's clean-up waits for its cgroup to empty, in seconds.
+STOP_WAIT = 5.0
+
+
+def _pids(procs: Path) -> list[int]:
+    try:
+        return [int(pid) for pid in procs.read_text().split()]
+    except (OSError, ValueError):
+        return []
+
+
+def _wait_empty(directory: Path, deadline: float) -> None:
+    """Until cgroup v2's ``cgroup.events`` says ``populated 0`` (or ``deadline``): the
+    kernel wakes a ``poll`` of that file when it changes, so nothing sleeps."""
+    with contextlib.suppress(OSError), open(directory / "cgroup.events", "rb", 0) as events:
+        watch = select.poll()
+        watch.register(events, select.POLLPRI | select.POLLERR)
+        while True:
+            events.seek(0)
+            if b"populated 0" in events.read():
                 return
-            except OSError:
-                if time.monotonic() > deadline:
-                    return
-                time.sleep(0.05)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return
+            watch.poll(left * 1000)
+
+
+def _wait_exited(pids: list[int], deadline: float) -> None:
+    """Until each of ``pids`` has exited (or ``deadline``): a process's pidfd becomes
+    readable when it ends (cgroup v1 has no event for an empty cgroup)."""
+    for pid in pids:
+        try:
+            handle = os.pidfd_open(pid)
+        except OSError:
+            continue  # gone already
+        try:
+            watch = select.poll()
+            watch.register(handle, select.POLLIN)
+            watch.poll(max(0.0, deadline - time.monotonic()) * 1000)
+        finally:
+            os.close(handle)
 
 
 def _leftovers(parent: Path) -> None:
