@@ -160,6 +160,16 @@ CONTAINER_ENGINES: tuple[ContainerEngine, ...] = get_args(ContainerEngine)
 #: or skip them (the default first).
 ReplayCommands = Literal["run", "skip"]
 REPLAY_COMMANDS: tuple[ReplayCommands, ...] = get_args(ReplayCommands)
+
+#: The front end that decided a session's settings (``settings.decide``): which flags
+#: its messages name.
+Front = Literal["pytest", "ooda"]
+FRONTS: tuple[Front, ...] = get_args(Front)
+
+#: How a setting is given (``settings.Setting.kind``): one value, a flag without one,
+#: repeatable values, or a flag whose value may be left out.
+SettingKind = Literal["value", "flag", "list", "optional"]
+SETTING_KINDS: tuple[SettingKind, ...] = get_args(SettingKind)
 #: Why an iteration (and, when retries do not help, its run) is an infrastructure
 #: ``error`` rather than the procedure's failure: the API refused (429), was overloaded
 #: (529/503) or failed (5xx), the connection failed, the agent command could not be
@@ -203,6 +213,7 @@ __all__ = [
     "FAILURE_SIGNAL",
     "FALSE_WORDS",
     "FILE_CHANGES",
+    "FRONTS",
     "INFRA_ERROR_KINDS",
     "ITERATION_MODES",
     "JUDGE_CACHE_SCOPES",
@@ -219,6 +230,7 @@ __all__ = [
     "REPLAY_COMMANDS",
     "RUN_OUTCOMES",
     "SANDBOX_NETWORKS",
+    "SETTING_KINDS",
     "SEVERITIES",
     "SEVERITY_LEVELS",
     "SIGNALS",
@@ -231,6 +243,7 @@ __all__ = [
     "ContainerEngine",
     "DriftMode",
     "FileChange",
+    "Front",
     "InfraErrorKind",
     "IterationMode",
     "JudgeCacheScope",
@@ -247,6 +260,7 @@ __all__ = [
     "ReplayCommands",
     "RunOutcome",
     "SandboxNetwork",
+    "SettingKind",
     "Severity",
     "SeverityLevel",
     "Signal",

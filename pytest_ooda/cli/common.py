@@ -9,13 +9,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from pytest_ooda.errors import UsageError
-
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Mapping, Sequence
 
     from pytest_ooda.config import Config
     from pytest_ooda.evaluate import Results
+    from pytest_ooda.settings import Given, SessionSettings
 
 
 EXIT_OK = 0
@@ -89,26 +88,71 @@ class Parser(argparse.ArgumentParser):
         self.exit(EXIT_USAGE, f"{self.prog}: error: {message}\n")
 
 
-def add_config_option(parser: argparse.ArgumentParser) -> None:
-    """``--config FILE``: the workspace config file to use instead of ./ooda-config.yml."""
-    parser.add_argument(
-        "--config",
-        "-c",
-        metavar="FILE",
-        help="config file to use instead of ./ooda-config.yml (or ./rooda-config.yml "
-        "when there is none); any file with the same schema",
+def add_settings(parser: argparse.ArgumentParser) -> None:
+    """The rows of the settings table (:mod:`pytest_ooda.settings`) that have an
+    ``ooda`` flag, as arguments; rows of one ``group`` mutually exclusive. Each value is
+    stored as given: :func:`read_settings` checks it with its row."""
+    from pytest_ooda import settings
+
+    groups: dict[str, Any] = {}
+    for row in settings.SETTINGS:
+        if not row.ooda:
+            continue
+        target: Any = parser
+        if row.group is not None:
+            if row.group not in groups:
+                groups[row.group] = parser.add_mutually_exclusive_group()
+            target = groups[row.group]
+        options: dict[str, Any] = {"dest": row.name, "default": None}
+        if row.kind == "flag":
+            options["action"] = "store_true"
+        elif row.kind == "optional":
+            options.update(nargs="?", const=row.const, metavar=row.shown)
+        else:
+            options.update(action="append" if row.kind == "list" else "store", metavar=row.shown)
+        target.add_argument(*row.ooda, help=row.ooda_help or row.help, **options)
+
+
+def read_settings(
+    args: argparse.Namespace,
+    *,
+    typed: Mapping[str, Given] | None = None,
+    show_ai_output: bool | None = None,
+) -> SessionSettings:
+    """The settings ``args`` give, decided by the table (a ``UsageError`` naming the
+    flag when one is wrong), in the current directory; ``typed`` are values the command
+    decided itself."""
+    from pytest_ooda import settings
+    from pytest_ooda.settings import Given, decide
+
+    rows = settings.SETTINGS
+    here = Path.cwd()
+    given: dict[str, Given] = {}
+    for row in rows:
+        value = getattr(args, row.name, None) if row.ooda else None
+        if value is not None:
+            value = tuple(value) if row.kind == "list" else value
+            given[row.name] = Given(value, "cli", row.ooda[0], here)
+    return decide(
+        given, root=here, front="ooda", table=rows, typed=typed, show_ai_output=show_ai_output
     )
 
 
+def add_config_option(parser: argparse.ArgumentParser) -> None:
+    """``--config FILE``: the workspace config file to use instead of ./ooda-config.yml
+    (the settings table's ``config`` row)."""
+    from pytest_ooda.settings import CONFIG
+
+    parser.add_argument(*CONFIG.ooda, metavar="FILE", help=CONFIG.ooda_help)
+
+
 def add_prompt_format_option(parser: argparse.ArgumentParser) -> None:
-    """``--prompt-format``: the prompt layout, beating every config's ``prompt_format``."""
-    from pytest_ooda._types import PROMPT_FORMATS
+    """``--prompt-format``: the prompt layout, beating every config's ``prompt_format``
+    (the settings table's ``prompt_format`` row)."""
+    from pytest_ooda.settings import PROMPT_FORMAT
 
     parser.add_argument(
-        "--prompt-format",
-        choices=PROMPT_FORMATS,
-        help="prompt layout: ooda (ours) or rooda (rooda's, byte for byte); default: "
-        "the procedure's prompt_format, else loop.prompt_format, else ooda",
+        *PROMPT_FORMAT.ooda, choices=PROMPT_FORMAT.choices, help=PROMPT_FORMAT.ooda_help
     )
 
 
@@ -134,44 +178,33 @@ def write_prompt(text: str) -> None:
     buffer.flush()
 
 
-def load_from_args(args: argparse.Namespace) -> Config:
+def load_from_args(args: argparse.Namespace, settings: SessionSettings | None = None) -> Config:
     """Load the configuration for a command; prints config warnings to stderr.
 
-    The command's flags for ``loop:`` keys (``--prompt-format``, ``--sandbox``), when it
-    has them, are the command-line tier.
+    The command's ``--prompt-format``, when it has one, is the command-line tier; a
+    command that decided its ``settings`` (``ooda run``) gives their config file and
+    command-line tier.
     """
     from pytest_ooda.config import command_line_overrides, load_config
 
-    overrides = command_line_overrides(
-        prompt_format=getattr(args, "prompt_format", None),
-        sandbox=getattr(args, "sandbox", None),
-    )
-    config = load_config(getattr(args, "config", None), overrides=overrides)
+    if settings is not None:
+        from pytest_ooda.settings import CONFIG
+
+        config = load_config(settings[CONFIG], overrides=settings.config_overrides())
+    else:
+        overrides = command_line_overrides(prompt_format=getattr(args, "prompt_format", None))
+        config = load_config(getattr(args, "config", None), overrides=overrides)
     for warning in config.warnings:
         note(f"warning: {warning.format(Path.cwd())}")
     return config
 
 
 def check_context(values: Sequence[str]) -> None:
-    """Refuse ``--context`` values that name a directory or a file that cannot be read.
+    """Refuse ``--context`` values that name a directory or a file that cannot be read
+    (the check of the settings table's ``context`` row)."""
+    from pytest_ooda.settings import CONTEXT
 
-    The library treats such values as plain text; on the command line they are almost
-    certainly a mistake, and for ``ooda run`` one that would cost AI time.
-    """
-    for value in values:
-        if not value or "\n" in value or len(value) >= 4096:
-            continue
-        path = Path(value)
-        try:
-            if path.is_dir():
-                raise UsageError(
-                    f"--context {value}: is a directory; give a file, or text that is not a path"
-                )
-            if path.is_file():
-                with open(path, "rb"):
-                    pass
-        except OSError as exc:
-            raise UsageError(f"--context {value}: cannot read: {exc.strerror or exc}") from None
+    CONTEXT.check(tuple(values), CONTEXT.ooda[0])
 
 
 def positive_int(text: str) -> int:

@@ -2,33 +2,31 @@
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import sys
 from pathlib import Path
-from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._types import AI_OUTPUTS
 from pytest_ooda.cli.common import (
     EXIT_OK,
     RawDescriptionHelpFormatter,
-    add_config_option,
-    add_prompt_format_option,
-    check_context,
+    add_settings,
     load_from_args,
     note,
-    positive_int,
+    read_settings,
     write_prompt,
 )
 from pytest_ooda.errors import UsageError
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Callable, Iterator
 
-    from pytest_ooda.config import Config
+    from pytest_ooda.config import Config, RunSettings
     from pytest_ooda.live import RunPlan
     from pytest_ooda.loop import LoopEvent
+    from pytest_ooda.scenario import Scenario
+    from pytest_ooda.settings import SessionSettings
 
 
 #: ``ooda run``'s exit codes, as ``ooda run --help`` and ``ooda --help`` print them.
@@ -45,18 +43,6 @@ exit codes of ooda run:
   130  interrupted"""
 
 
-def _positive_amount(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected an amount in US dollars, got {text!r}"
-        ) from None
-    if not value > 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"expected an amount in US dollars > 0, got {text}")
-    return value
-
-
 def add_parser(subparsers: Any) -> None:
     parser = subparsers.add_parser(
         "run",
@@ -69,41 +55,8 @@ def add_parser(subparsers: Any) -> None:
         formatter_class=RawDescriptionHelpFormatter,
     )
     parser.add_argument("procedure", metavar="PROCEDURE", help="procedure name (see `ooda list`)")
-    ai = parser.add_mutually_exclusive_group()
-    ai.add_argument("--ai-cmd", metavar="CMD", help="AI command line (split like a shell would)")
-    ai.add_argument("--ai-cmd-alias", metavar="NAME", help="AI command alias (e.g. claude)")
-    limit = parser.add_mutually_exclusive_group()
-    limit.add_argument(
-        "--max-iterations", "-n", type=positive_int, metavar="N", help="iteration limit"
-    )
-    limit.add_argument("--unlimited", action="store_true", help="no iteration limit")
-    parser.add_argument(
-        "--max-cost",
-        type=_positive_amount,
-        metavar="USD",
-        help="stop (aborted) after the iteration that brings the run's cost to USD",
-    )
-    parser.add_argument(
-        "--max-tokens",
-        type=positive_int,
-        metavar="N",
-        help="stop (aborted) after the iteration that brings the run's tokens to N",
-    )
-    parser.add_argument(
-        "--ai-output",
-        choices=AI_OUTPUTS,
-        help="how the AI command's output is read (default: as its own flags say, else text)",
-    )
-    parser.add_argument(
-        "--context",
-        "-x",
-        action="append",
-        default=[],
-        metavar="X",
-        help="context text, or a file whose content is included (repeatable)",
-    )
-    add_config_option(parser)
-    add_prompt_format_option(parser)
+    # The settings a run takes, as the settings table declares them (its `ooda` flags).
+    add_settings(parser)
     parser.add_argument(
         "--dry-run",
         action="store_true",
@@ -127,28 +80,11 @@ def add_parser(subparsers: Any) -> None:
         "--record", metavar="SCENARIO.yml", help="write the run to this scenario file"
     )
     parser.add_argument(
-        "--sandbox",
-        type=_sandbox_kind,
-        metavar="KIND",
-        help="run the agent (and verification commands) in a sandbox: none, bwrap, docker "
-        "or a plugin's kind; beats sandbox: in the config and scenario (`ooda help sandbox`)",
-    )
-    parser.add_argument(
         "--replay",
         metavar="SCENARIO.yml",
         help="serve the AI's iterations from this scenario file instead of running it",
     )
     parser.set_defaults(func=command)
-
-
-def _sandbox_kind(text: str) -> str:
-    from pytest_ooda.sandbox import OptionError, load_kind
-
-    try:
-        load_kind(text.strip())
-    except OptionError as exc:
-        raise argparse.ArgumentTypeError(exc.one_line()) from None
-    return text.strip()
 
 
 def _lint_gate(config: Config, procedure: str) -> None:
@@ -186,26 +122,31 @@ def command(args: argparse.Namespace) -> int:
 
 def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     """A live run goes the one live path (plan, preflight, sandbox, loop:
-    :func:`pytest_ooda.live.run_live`); ``--replay`` serves a recording instead."""
+    :func:`pytest_ooda.live.run_live`); ``--replay`` plans the same way and serves a
+    recording instead."""
     from pytest_ooda import live
+    from pytest_ooda.settings import Given
 
     if args.replay and (args.ai_cmd or args.ai_cmd_alias):
         raise UsageError("--replay serves recorded output; it cannot be combined with --ai-cmd")
     if args.replay and args.record:
         raise UsageError("--replay and --record cannot be combined")
-    check_context(args.context)
-    # A named sandbox is a command-line override of loop.sandbox: it beats the
-    # procedure's and the scenario's, and --provenance / --dry-run show it as `cli`.
-    config = load_from_args(args)
+    # The flags decided as the pytest plugin decides its options (the settings table).
+    settings = read_settings(
+        args,
+        typed={"record_mode": Given("all" if args.record else "none", "cli", "--record")},
+        show_ai_output=True if args.verbose else None,
+    )
+    config = load_from_args(args, settings)
     config.procedure(args.procedure)
     if args.replay:
-        return _replay(args, config, stack)
-    plan = _plan(args, config)
+        return _replay(args, settings, config, stack)
+    plan = _plan(args, settings, config)
     if not args.no_lint:
         _lint_gate(config, args.procedure)
-    # Before the first iteration (and in a dry run): it would fail every one of them.
-    live.run_preflight(plan)
     if args.dry_run:
+        # What run_live checks before the first iteration, checked without running.
+        live.run_preflight(plan)
         return _dry_run(args, plan)
     for text in plan.notes:
         note(f"note: {text.message}")
@@ -224,30 +165,14 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     return done.result.exit_code
 
 
-def _plan(args: argparse.Namespace, config: Config) -> RunPlan:
-    """The run, decided from the flags and ``config`` (:func:`pytest_ooda.live.plan_run`):
+def _plan(args: argparse.Namespace, settings: SessionSettings, config: Config) -> RunPlan:
+    """The run, decided from the settings and ``config`` (:func:`pytest_ooda.live.plan_run`):
     in the current directory itself, recorded to ``--record``'s file when given."""
     import dataclasses
 
     from pytest_ooda import live, scenario
-    from pytest_ooda.settings import SessionSettings
 
     workdir = Path.cwd()
-    session = SessionSettings(
-        root=workdir,
-        ai_cmd=args.ai_cmd,
-        ai_cmd_alias=args.ai_cmd_alias,
-        ai_output=args.ai_output,
-        max_iterations=args.max_iterations,
-        unlimited=args.unlimited,
-        context=tuple(args.context),
-        max_cost=args.max_cost,
-        max_tokens=args.max_tokens,
-        show_ai_output=True if args.verbose else None,
-        record_mode="all" if args.record else "none",
-        flag_prefix="--",
-        labels=MappingProxyType({"show_ai_output": "--verbose"}),
-    )
     base = scenario.Scenario(procedure=args.procedure, name=args.procedure)
     target = Path(args.record) if args.record else None
     if target is not None:
@@ -261,7 +186,7 @@ def _plan(args: argparse.Namespace, config: Config) -> RunPlan:
                     f"{target} records procedure {base.procedure!r}, not {args.procedure!r}"
                 )
     plan = live.plan_run(
-        session, args.procedure, base, config=config, record_to=target, workdir=workdir
+        settings, args.procedure, base, config=config, record_to=target, workdir=workdir
     )
     if target is not None and not target.exists():
         # A new scenario file states the limit and context the run had.
@@ -272,13 +197,36 @@ def _plan(args: argparse.Namespace, config: Config) -> RunPlan:
     return plan
 
 
-def _dry_run(args: argparse.Namespace, plan: RunPlan) -> int:
+def _dry_run(args: argparse.Namespace, plan: RunPlan, *, replay: Scenario | None = None) -> int:
     """Check everything a run would need — the agent's executable or API, the prompt,
-    the sandbox — and print the plan's settings and the prompt; nothing is started."""
+    the sandbox — and print the plan's settings and the prompt; nothing is started. A
+    replay (``replay``: the scenario it serves) starts no agent: only the prompt is
+    checked."""
     from pytest_ooda import loop
     from pytest_ooda.compose import assemble_prompt
 
     settings, workdir = plan.settings, Path.cwd()
+    executable = _checked_agent(settings, workdir) if replay is None else None
+    prompt = assemble_prompt(
+        plan.procedure,
+        iteration=1,
+        max_iterations=settings.max_iterations,
+        context=plan.context,
+        cwd=workdir,
+    )
+    print(f"dry run: procedure {args.procedure} — nothing will be started", file=sys.stderr)
+    print(loop.format_run_settings(settings, executable=executable), file=sys.stderr)
+    if args.record:
+        print(f"  record  {args.record} (checked: writable)", file=sys.stderr)
+    if replay is not None:
+        print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
+    write_prompt(prompt)
+    return EXIT_OK
+
+
+def _checked_agent(settings: RunSettings, workdir: Path) -> str | None:
+    """The agent's executable (or its API) and its sandbox, checked as a run would
+    check them; the executable's path."""
     executable: str | None = None
     if settings.ai_cmd is not None:
         from pytest_ooda.backends import resolve_executable
@@ -288,24 +236,12 @@ def _dry_run(args: argparse.Namespace, plan: RunPlan) -> int:
         from pytest_ooda.backends import HttpBackend
 
         HttpBackend.from_settings(settings.ai_api).check()
-    prompt = assemble_prompt(
-        plan.procedure,
-        iteration=1,
-        max_iterations=settings.max_iterations,
-        context=plan.context,
-        cwd=workdir,
-    )
     if settings.sandbox is not None and settings.sandbox.kind != "none":
         from pytest_ooda.sandbox import open_sandbox
 
         # The daemon, image and program are checked now, as a run would check them.
         open_sandbox(settings.sandbox)
-    print(f"dry run: procedure {args.procedure} — nothing will be started", file=sys.stderr)
-    print(loop.format_run_settings(settings, executable=executable), file=sys.stderr)
-    if args.record:
-        print(f"  record  {args.record} (checked: writable)", file=sys.stderr)
-    write_prompt(prompt)
-    return EXIT_OK
+    return executable
 
 
 @contextlib.contextmanager
@@ -336,68 +272,49 @@ def _console(
         quiet_logger.removeHandler(null)
 
 
-def _replay(args: argparse.Namespace, config: Config, stack: contextlib.ExitStack) -> int:
-    """``--replay``: the scenario's recorded outputs through the loop, in a scratch copy
-    of its workspace (a recording's file changes, deletions included, must never land
-    in the user's tree; the workspace must lie inside the project, as in pytest)."""
+def _replay(
+    args: argparse.Namespace,
+    settings: SessionSettings,
+    config: Config,
+    stack: contextlib.ExitStack,
+) -> int:
+    """``--replay``: the run planned as a live run is (:func:`pytest_ooda.live.plan_run`,
+    the recording standing in for the agent), then the scenario's recorded outputs
+    through the loop, in a scratch copy of its workspace (a recording's file changes,
+    deletions included, must never land in the user's tree; the workspace must lie
+    inside the project, as in pytest)."""
     import shutil
     import tempfile
 
-    from pytest_ooda import loop, scenario
-    from pytest_ooda.compose import assemble_prompt
-    from pytest_ooda.config import resolve_run_settings
+    from pytest_ooda import live, scenario
+    from pytest_ooda.settings import SANDBOX
 
     replay = scenario.load_scenario(args.replay)
     if replay.procedure != args.procedure:
         raise UsageError(
             f"{args.replay} records procedure {replay.procedure!r}, not {args.procedure!r}"
         )
-    max_iterations = args.max_iterations
-    if max_iterations is None and not args.unlimited:
-        max_iterations = replay.max_iterations
-    context = list(args.context) or list(replay.context)
     workdir = Path.cwd()
+    plan = live.plan_run(
+        settings, args.procedure, replay, config=config, workdir=workdir, require_ai=False
+    )
     files = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ooda-replay-")))
     source = scenario.workspace_of(replay, root=workdir)
     if source is not None:
         shutil.copytree(source, files, dirs_exist_ok=True, symlinks=True)
     if args.dry_run:
-        settings = resolve_run_settings(
-            config,
-            args.procedure,
-            max_iterations=max_iterations,
-            unlimited=args.unlimited,
-            require_ai=False,
-            max_cost=args.max_cost,
-            max_tokens=args.max_tokens,
-        )
-        prompt = assemble_prompt(
-            config.procedure(args.procedure),
-            iteration=1,
-            max_iterations=settings.max_iterations,
-            context=context,
-            cwd=workdir,
-        )
-        print(f"dry run: procedure {args.procedure} — nothing will be started", file=sys.stderr)
-        print(loop.format_run_settings(settings), file=sys.stderr)
-        print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
-        write_prompt(prompt)
-        return EXIT_OK
-    with _console(args, config, bool(args.verbose or config.loop.show_ai_output)) as on_event:
+        return _dry_run(args, plan, replay=replay)
+    with _console(args, config, plan.settings.show_ai_output) as on_event:
         replayed = scenario.replay_scenario(
-            config,
+            plan.config,
             replay,
             workdir=workdir,
             files_dir=files,
             source=source,
-            max_iterations=max_iterations,
-            unlimited=args.unlimited,
-            context=context,
+            sandbox=settings[SANDBOX],
+            settings=plan.settings,
+            context=plan.context,
             on_event=on_event,
-            failure_threshold=replay.failure_threshold,
-            show_ai_output=True if args.verbose else None,
-            max_cost=args.max_cost,
-            max_tokens=args.max_tokens,
         )
     for drift in replayed.drifts:
         note(f"warning: {drift.describe()}")

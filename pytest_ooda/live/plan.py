@@ -13,8 +13,9 @@ another machine that has the same files, and its :attr:`~RunPlan.run_id` is a co
 hash of what runs: two runs with the same id ran the same plan.
 
 Deciding here and only here means a setting crosses these files from option to agent:
-``plugin/options.py`` (or ``cli/run.py``) reads it into :class:`SessionSettings`, this
-module decides it with ``config/run_settings.py``, and ``live/run.py`` hands the plan's
+its row of the settings table (``settings/table.py``), which both front ends decide
+into :class:`SessionSettings`; this module, which hands the run settings given to
+``config/run_settings.py`` by their keyword; and ``live/run.py``, which hands the plan's
 settings to the loop (``loop/runner.py``), which starts the agent with them.
 """
 
@@ -32,6 +33,16 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import NoAICommandError
+from pytest_ooda.settings import (
+    CONFIG,
+    CONTEXT,
+    MAX_CONCURRENT,
+    RECORD_API,
+    RECORD_FAILURES,
+    RECORD_MODE,
+    SHARD,
+    STOP_EARLY,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -112,10 +123,10 @@ def _api(session: SessionSettings, scenario: Scenario, record_to: Path | None) -
     (``all``) or extended (``new``)."""
     from pytest_ooda.apireplay import cassette_path
 
-    path = record_to or scenario.path
-    if session.record_api is None or path is None:
+    path, mode = record_to or scenario.path, session[RECORD_API]
+    if mode is None or path is None:
         return None
-    return ApiPlan("record" if session.record_api == "all" else "new", cassette_path(path))
+    return ApiPlan("record" if mode == "all" else "new", cassette_path(path))
 
 
 @dataclass(frozen=True)
@@ -314,6 +325,7 @@ def plan_run(
     slots_dir: Path | None = None,
     runs_dir: Path | None = None,
     api: ApiPlan | None = None,
+    require_ai: bool = True,
 ) -> RunPlan:
     """Decide run ``run`` of ``runs`` of ``scenario`` (procedure ``procedure``).
 
@@ -326,7 +338,8 @@ def plan_run(
     scenario > the procedure > ``loop:``. ``workdir`` runs the plan in place instead of
     in a fresh copy of the scenario's workspace; ``record_to`` records to another file
     than the scenario's. The agent's model calls go through the API proxy as ``api``
-    says (an agent replay), else as the session's ``record_api`` does.
+    says (an agent replay), else as the session's ``record_api`` does. ``require_ai``
+    off plans a run whose agent is the scenario's recording (``ooda run --replay``).
 
     Mistakes in the config or the scenario raise their located ``OodaError``; no agent
     configured raises ``NoAICommandError``.
@@ -337,13 +350,13 @@ def plan_run(
     from pytest_ooda.scenario import workspace_of
 
     config = _config(session, procedure, variant, collected, config)
-    settings = _settings(session, config, procedure, scenario, variant)
+    settings = _settings(session, config, procedure, scenario, variant, require_ai=require_ai)
     composed = config.procedure(procedure)
     workspace = None if workdir is not None else workspace_of(scenario, root=session.root)
     provenance: dict[str, Provenance] = {
         "record_mode": session.provenance("record_mode"),
         "context": session.provenance("context")
-        if session.context
+        if session[CONTEXT]
         else Provenance("scenario", file=scenario.path),
     }
     if variant is not None:
@@ -356,7 +369,7 @@ def plan_run(
         procedure=composed,
         settings=settings,
         scenario=scenario,
-        context=session.context or scenario.context,
+        context=session[CONTEXT] or scenario.context,
         variant=variant,
         fragments=fragment_hashes(composed),
         root=session.root,
@@ -365,18 +378,18 @@ def plan_run(
         run=run,
         runs=runs,
         nodeid=nodeid,
-        record_mode=session.record_mode,
-        record_failures=session.record_failures,
+        record_mode=session[RECORD_MODE],
+        record_failures=session[RECORD_FAILURES],
         record_to=record_to,
         api=api if api is not None else _api(session, scenario, record_to),
         read_only=read_only,
-        watch_workspace=workdir is None or session.record_mode != "none",
+        watch_workspace=workdir is None or session[RECORD_MODE] != "none",
         stamp=stamp,
-        shard=session.shard,
-        stop_early=session.stop_early,
+        shard=session[SHARD],
+        stop_early=session[STOP_EARLY],
         judge_cache=session.results_dir,
         ignore_dir=session.ignore_dir,
-        max_concurrent=session.max_concurrent,
+        max_concurrent=session[MAX_CONCURRENT],
         slots_dir=slots_dir,
         runs_dir=runs_dir,
         notes=(note,) if note is not None else (),
@@ -407,15 +420,15 @@ def _config(
     given: Config | None,
 ) -> Config:
     """The config as composed for the run."""
-    from pytest_ooda.config import command_line_overrides, load_config
+    from pytest_ooda.config import load_config
     from pytest_ooda.variants import apply_to_config
 
     config = given
     if config is None:
-        layout = (variant.prompt_format if variant else None) or session.prompt_format
-        config = load_config(
-            collected, cwd=session.root, overrides=command_line_overrides(prompt_format=layout)
-        )
+        overrides = session.config_overrides()
+        if variant is not None and variant.prompt_format is not None:
+            overrides = {**(overrides or {}), "prompt_format": variant.prompt_format}
+        config = load_config(collected, cwd=session.root, overrides=overrides)
     if variant is not None:
         config = apply_to_config(config, procedure, variant)
     if collected is not None and not _names_an_agent(session, variant, config, procedure):
@@ -427,7 +440,8 @@ def _names_an_agent(
     session: SessionSettings, variant: Variant | None, config: Config, procedure: str
 ) -> bool:
     proc, loop = config.procedure(procedure), config.loop
-    given: tuple[str | None, ...] = (session.ai_cmd, session.ai_cmd_alias)
+    overrides = session.run_overrides()
+    given: tuple[str | None, ...] = (overrides.get("ai_cmd"), overrides.get("ai_cmd_alias"))
     if variant is not None:
         given += (variant.ai_cmd, variant.ai_cmd_alias)
     found = (
@@ -447,7 +461,7 @@ def _with_project_agent(session: SessionSettings, config: Config, collected: Pat
     ``procedures/*.yml``, the agent in ``ooda-config.yml``)."""
     from pytest_ooda.config import CONFIG_FILENAME, Provenance, load_config
 
-    candidate = session.config_file or session.root / CONFIG_FILENAME
+    candidate = session[CONFIG] or session.root / CONFIG_FILENAME
     if not candidate.is_file() or candidate.resolve() == collected.resolve():
         return config
     project = load_config(candidate, cwd=session.root)
@@ -471,32 +485,19 @@ def _settings(
     procedure: str,
     scenario: Scenario,
     variant: Variant | None,
+    *,
+    require_ai: bool = True,
 ) -> RunSettings:
-    """The run's settings, resolved once: the variant's keys beat the session's options,
-    which beat the scenario, the procedure and ``loop:``."""
+    """The run's settings, resolved once: the variant's keys beat the session's run
+    settings (each handed by its ``resolve_run_settings`` keyword, as its row of the
+    settings table names it), which beat the scenario, the procedure and ``loop:``."""
     from pytest_ooda.config import resolve_run_settings
 
-    given: dict[str, Any] = {
-        "ai_cmd": session.ai_cmd,
-        "ai_cmd_alias": session.ai_cmd_alias,
-        "ai_output": session.ai_output,
-        "sandbox": session.sandbox,
-    }
+    given = session.run_overrides()
     sources: dict[str, Provenance] = {
-        name: session.provenance(name)
-        for name in (
-            "ai_cmd",
-            "ai_cmd_alias",
-            "ai_output",
-            "sandbox",
-            "max_iterations",
-            "unlimited",
-            "max_cost",
-            "max_tokens",
-            "retries",
-            "show_ai_output",
-        )
+        keyword: session.provenance(name) for keyword, name in session.run.items()
     }
+    sources["show_ai_output"] = session.provenance("show_ai_output")
     if variant is not None:
         source = _variant_source(variant)
         if variant.ai_cmd is not None:
@@ -512,19 +513,14 @@ def _settings(
     settings = resolve_run_settings(
         config,
         procedure,
-        max_iterations=session.max_iterations,
-        unlimited=session.unlimited,
-        max_cost=session.max_cost,
-        max_tokens=session.max_tokens,
-        retries=session.retries,
         show_ai_output=session.show_ai_output,
         scenario=scenario,
         sources=sources,
         require_ai=False,
         **given,
     )
-    if settings.ai_cmd is None and settings.ai_api is None:
-        if session.flag_prefix == "--":
+    if require_ai and settings.ai_cmd is None and settings.ai_api is None:
+        if session.front == "ooda":
             # `ooda run`: the library's message, with `ooda run`'s flags.
             raise _no_agent(config, procedure)
         raise NoAICommandError(NO_AI_COMMAND)

@@ -20,7 +20,7 @@ import pytest
 
 from pytest_ooda.errors import OodaError
 from pytest_ooda.plugin.fixtures import HttpAIStub, Runner, ScriptFactory, WorkspaceFactory
-from pytest_ooda.plugin.options import OPTIONS, collects, keep_default_off_md, session_settings
+from pytest_ooda.plugin.options import add_options, collects, keep_default_off_md, read_settings
 from pytest_ooda.plugin.state import (
     LIVE_ATTRIBUTE,
     LIVE_REPORT,
@@ -30,6 +30,17 @@ from pytest_ooda.plugin.state import (
     PluginState,
     deselect_unrequested_live,
     live_requested,
+)
+from pytest_ooda.settings import (
+    AI_CMD,
+    AI_CMD_ALIAS,
+    AI_OUTPUT,
+    BUILTIN,
+    EXECUTOR,
+    FRAGMENT_COVERAGE,
+    MAX_COST,
+    MAX_TOKENS,
+    SHARD,
 )
 
 #: The fixtures' types, for users' annotations (``ooda_runner: Runner``).
@@ -42,17 +53,21 @@ if TYPE_CHECKING:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("ooda", "pytest-ooda")
-    for spec in OPTIONS:
-        spec.register(group, parser)
+    add_options(parser)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: pytest.Config, args: list[str]) -> None:
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, args: list[str]
+) -> Generator[None, None, None]:
+    from pytest_ooda.plugin.options import check_option_names, check_separated_values
+
     # Before any conftest loads from a rootdir a swallowed option value may have moved.
-    from pytest_ooda.plugin.options import check_separated_values
-
     check_separated_values(args, early_config.invocation_params.dir)
+    yield
+    # Once the initial conftests have registered their own options, before pytest
+    # parses the command line: a misspelt --ooda-* option gets the closest one.
+    check_option_names(args, early_config)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -60,33 +75,24 @@ def pytest_configure(config: pytest.Config) -> None:
         "markers",
         "live: runs a procedure against the real AI command; only runs when selected with -m live",
     )
-    read = {spec.name: spec.read_sourced(config) for spec in OPTIONS}
-    settings = session_settings(
-        {name: value for name, (value, _) in read.items()},
-        sources={name: source for name, (_, source) in read.items()},
-        rootpath=config.rootpath,
-        inipath=config.inipath,
-        invocation_dir=config.invocation_params.dir,
-        capture=config.getoption("capture", None),
-    )
+    settings = read_settings(config)
     config.stash[PLUGIN_STATE] = PluginState(settings)
-    executor, source = read["executor"]
-    if executor != "local":
+    if settings[EXECUTOR] != "local":
         # A cluster makes the live runs: the session is its controller.
         from pytest_ooda.plugin import cluster
 
-        cluster.configure(config, executor, _label(source, "executor"))
+        cluster.configure(config, settings[EXECUTOR], settings.label("executor"))
     if not hasattr(config, "workerinput") and live_requested(config):
         # The process that sees every report (xdist's controller, or the only one), in a
         # session that may run live items (they are deselected otherwise).
         from pytest_ooda.plugin import measure
 
         config.pluginmanager.register(measure.LiveRuns(config), "ooda-live-runs")
-    if settings.shard is not None:
+    if settings[SHARD] is not None:
         from pytest_ooda.plugin import measure
 
         config.pluginmanager.register(measure.Shard(), "ooda-shard")
-    if settings.fragment_coverage:
+    if settings[FRAGMENT_COVERAGE]:
         from pytest_ooda.plugin import fragment_coverage
 
         fragment_coverage.register(config)
@@ -96,16 +102,6 @@ def pytest_configure(config: pytest.Config) -> None:
         from pytest_ooda.plugin import report
 
         config.pluginmanager.register(report.XdistReporting(), "ooda-xdist")
-
-
-def _label(source: str, name: str) -> str:
-    """How a message names option ``name`` given as ``source``."""
-    spec = next(spec for spec in OPTIONS if spec.name == name)
-    if source == "env" and spec.env is not None:
-        return f"environment variable {spec.env}"
-    if source == "ini":
-        return f"ini option {spec.dest}"
-    return spec.flag
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -124,7 +120,8 @@ def pytest_collection_modifyitems(
     # tryfirst: the built-ins must be in the list before -k/-m deselection and before
     # syrupy records the collected items.
     state = config.stash[PLUGIN_STATE]
-    if state.collected_files or state.settings.builtin:
+    builtin = state.settings[BUILTIN]
+    if state.collected_files or builtin:
         from pytest_ooda.plugin import session as hooks
 
         hooks.add_builtin_items(session, items)
@@ -208,12 +205,12 @@ def ooda_runner(pytestconfig: pytest.Config, ooda_config: Config, tmp_path: Path
     settings = pytestconfig.stash[PLUGIN_STATE].settings
     return fixtures.Runner(
         ooda_config,
-        ai_cmd=settings.ai_cmd,
-        ai_cmd_alias=settings.ai_cmd_alias,
+        ai_cmd=settings[AI_CMD],
+        ai_cmd_alias=settings[AI_CMD_ALIAS],
         workdir=tmp_path,
-        ai_output=settings.ai_output,
-        max_cost=settings.max_cost,
-        max_tokens=settings.max_tokens,
+        ai_output=settings[AI_OUTPUT],
+        max_cost=settings[MAX_COST],
+        max_tokens=settings[MAX_TOKENS],
     )
 
 

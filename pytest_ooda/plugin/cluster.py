@@ -136,7 +136,7 @@ class ClusterRuns:
         session = f"{uuid.uuid4().hex[:12]}-{os.getpid()}"
         try:
             self.engine.connect(session)
-            exclude = [settings.results_dir] if settings.results_dir is not None else []
+            exclude = [settings.results_dir]
             source = pack_source(settings.root, exclude=exclude)
         except ExecutorError as error:
             raise pytest.UsageError(error.format()) from None

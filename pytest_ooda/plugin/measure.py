@@ -36,6 +36,7 @@ import pytest
 from pytest_ooda._util import display_path
 from pytest_ooda.plugin.report import live_line
 from pytest_ooda.plugin.state import LIVE_ATTRIBUTE, PLUGIN_STATE, LiveReport
+from pytest_ooda.settings import RESUME, SHARD
 
 if TYPE_CHECKING:
     from collections.abc import Generator
@@ -68,7 +69,7 @@ class LiveRuns:
         self._earlier: dict[str, RunRecord] = {}
         self.resumed: list[RunRecord] = []
         series: str | None = None
-        if self.settings.resume:
+        if self.settings[RESUME]:
             from pytest_ooda.plugin.pacing import finished_runs, results_records
 
             self._earlier = {record.id: record for record in finished_runs(config).values()}
@@ -213,12 +214,10 @@ class LiveRuns:
     def _results_log(self) -> ResultsLog:
         if self._log is None:
             from pytest_ooda.evaluate import ResultsLog
-            from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
 
             settings = self.settings
-            directory = settings.results_dir or settings.root.joinpath(*DEFAULT_RESULTS_DIR)
             self._log = ResultsLog(
-                directory, session=self.stamp.session, ignore_dir=settings.ignore_dir
+                settings.results_dir, session=self.stamp.session, ignore_dir=settings.ignore_dir
             )
         return self._log
 
@@ -239,7 +238,7 @@ class LiveRuns:
         stats = summarize(self.measured)
         if not any(item.gates is not None for item in stats):
             return
-        shard = self.settings.shard
+        shard = self.settings[SHARD]
         if shard is not None and shard[1] > 1:
             self.gate_note = (
                 f"aggregate expectations are not judged on shard {shard[0]}/{shard[1]}, which "
@@ -344,7 +343,7 @@ def select_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
     round-robin, so every share gets runs of every scenario and the shares differ by at
     most one item. Every machine given the same checkout and options computes the same
     split. Other items are not split."""
-    shard = config.stash[PLUGIN_STATE].settings.shard
+    shard = config.stash[PLUGIN_STATE].settings[SHARD]
     if shard is None:
         return
     index, count = shard

@@ -29,7 +29,7 @@ from pytest_ooda._types import PHASES, PROMPT_PARTS
 from pytest_ooda._util import display_path
 from pytest_ooda.errors import LintWarning, NoAICommandError, OodaError, ScenarioError
 from pytest_ooda.plugin import report, snapshot as prompt_snapshot
-from pytest_ooda.plugin.options import SCENARIO_SUFFIXES, collects
+from pytest_ooda.plugin.options import SCENARIO_SUFFIXES
 from pytest_ooda.plugin.report import ItemFailure
 from pytest_ooda.plugin.snapshot import PromptSnapshotExtension, safe_name, snapshot_stem
 from pytest_ooda.plugin.state import (
@@ -43,6 +43,17 @@ from pytest_ooda.plugin.state import (
     live_requested,
     load_collected,
 )
+from pytest_ooda.settings import (
+    DRIFT,
+    LINT_SEVERITY,
+    PROMPT_FORMAT as PROMPT_FORMAT_SETTING,
+    REGRADE,
+    REPEAT,
+    REPLAY_COMMANDS,
+    SANDBOX,
+    SCENARIO_DIR,
+    VARIANT,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator
@@ -52,14 +63,6 @@ if TYPE_CHECKING:
     from pytest_ooda.live import RunPlan
     from pytest_ooda.scenario import Scenario
     from pytest_ooda.variants import Variant
-
-
-def collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    state = parent.config.stash[PLUGIN_STATE]
-    if not collects(state.settings, file_path):
-        return None
-    collector: ConfigFile = ConfigFile.from_parent(parent, path=file_path)
-    return collector
 
 
 class ConfigFile(pytest.File):
@@ -73,7 +76,7 @@ class ConfigFile(pytest.File):
         state.collected_files.add(self.path.resolve())
         state.counts["files"] += 1
         try:
-            loaded = load_collected(self.path, state.settings.prompt_format)
+            loaded = load_collected(self.path, state.settings[PROMPT_FORMAT_SETTING])
         except OodaError as error:
             state.broken_files.add(self.path.resolve())
             return [BrokenConfigItem.from_parent(self, name="config", error=error)]
@@ -194,11 +197,11 @@ class ProcedureNode(pytest.Collector):
             scenario = load_scenario(path)
         except OodaError:
             return 1, ()
-        return settings.runs_for(scenario.repeat), merged(scenario.variants, settings.variants)
+        return settings.runs_for(scenario.repeat), merged(scenario.variants, settings[VARIANT])
 
     def scenario_dir(self) -> Path:
         settings = self.config.stash[PLUGIN_STATE].settings
-        root = settings.scenario_dir or self.file_node.path.parent / "scenarios"
+        root = settings[SCENARIO_DIR] or self.file_node.path.parent / "scenarios"
         return root / self.procedure.name
 
     def scenario_files(self) -> list[Path]:
@@ -351,7 +354,7 @@ class ConfigItem(OodaItem):
         # A procedure that does not load fails here with its own located error.
         node.loaded.config.procedure(node.procedure.name)
         overrides = lint.parse_severity_overrides(
-            self.config.stash[PLUGIN_STATE].settings.lint_severity
+            self.config.stash[PLUGIN_STATE].settings[LINT_SEVERITY]
         )
         settings = lint.resolve_settings(node.loaded.config, severities=overrides)
         findings = lint.lint_procedure(node.loaded.config, node.procedure.name, settings=settings)
@@ -559,7 +562,7 @@ class ScenarioItem(OodaItem):
         """The node id of this scenario's (first) live item in a plain `-m live` session,
         the one a recording is written from."""
         settings = self.config.stash[PLUGIN_STATE].settings
-        ini_repeat = None if settings.repeat_from_cli else settings.repeat
+        ini_repeat = None if settings.tiers.get("repeat") == "cli" else settings[REPEAT]
         runs = scenario.repeat or ini_repeat or 1
         name = self.scenario_path.stem
         variants = scenario.variants
@@ -597,13 +600,13 @@ class ScenarioItem(OodaItem):
                 node.loaded.config,
                 node.procedure.name,
                 self.scenario_path,
-                drift=settings.drift,
+                drift=settings[DRIFT],
                 root=self.config.rootpath,
                 empty_dir=self.config.stash[PLUGIN_STATE].empty_dir(),
                 work_dir=self.config.stash[PLUGIN_STATE].work_dir(),
-                sandbox=settings.sandbox,
-                run_commands=settings.replay_commands == "run",
-                regrade=settings.regrade,
+                sandbox=settings[SANDBOX],
+                run_commands=settings[REPLAY_COMMANDS] == "run",
+                regrade=settings[REGRADE],
                 judge_cache=settings.results_dir,
                 ignore_dir=settings.ignore_dir,
                 rerecord_hint=scenarios.rerecord_hint(self.live_nodeid),

@@ -33,6 +33,7 @@ import pytest
 
 from pytest_ooda.plugin.report import ItemFailure
 from pytest_ooda.plugin.state import LIVE_REPORT, PLUGIN_STATE, SKIP_AT_ITEM, LiveReport
+from pytest_ooda.settings import RESUME, STOP_EARLY
 
 if TYPE_CHECKING:
     from pytest_ooda.evaluate import RunRecord, SessionStamp
@@ -167,7 +168,7 @@ def before_run(item: LiveItem, plan: RunPlan, *, marker: bool = True) -> RunPlan
     reports count the two once)."""
     state = pacing(item.config)
     settings = item.config.stash[PLUGIN_STATE].settings
-    if settings.resume:
+    if settings[RESUME]:
         earlier = _finished(item, plan, state)
         if earlier is not None and not earlier.valid:
             plan = replace(plan, replaces=earlier.id)
@@ -195,7 +196,7 @@ def resumed_plan(item: LiveItem, plan: RunPlan) -> RunPlan | None:
     """What :func:`before_run` will make of ``plan``, decided ahead (a cluster's window):
     ``None`` when ``--ooda-resume`` keeps an earlier run instead, else the plan to run
     (naming the ``error`` run it makes again)."""
-    if not item.config.stash[PLUGIN_STATE].settings.resume:
+    if not item.config.stash[PLUGIN_STATE].settings[RESUME]:
         return plan
     earlier = _finished(item, plan, pacing(item.config))
     if earlier is None:
@@ -252,7 +253,7 @@ def settled_gate(config: pytest.Config, plan: RunPlan) -> str | None:
     aggregate = scenario.expect.aggregate if scenario.expect is not None else None
     if aggregate is None or aggregate.min_success_rate is None:
         return None
-    if not (aggregate.stop_early or settings.stop_early):
+    if not (aggregate.stop_early or settings[STOP_EARLY]):
         return None
     if not 0 < aggregate.min_success_rate < 1:
         return None
@@ -306,10 +307,8 @@ def results_records(config: pytest.Config, *, warn: bool = False) -> list[RunRec
     say what reading left out (a line nested too deep, a record cut short)."""
     from pytest_ooda.errors import OodaError
     from pytest_ooda.evaluate import read_results
-    from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
 
-    settings = config.stash[PLUGIN_STATE].settings
-    directory = settings.results_dir or settings.root.joinpath(*DEFAULT_RESULTS_DIR)
+    directory = config.stash[PLUGIN_STATE].settings.results_dir
     if not directory.is_dir():
         return []
     try:

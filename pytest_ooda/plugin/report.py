@@ -49,17 +49,20 @@ class ItemFailure(Exception):
 
 
 def header_lines(settings: SessionSettings) -> list[str]:
+    from pytest_ooda.settings import BUILTIN, CONFIG, DRIFT, RECORD_MODE, REPEAT, SHARD
+
     parts = [
-        f"builtin={'on' if settings.builtin else 'off'}",
-        f"record-mode={settings.record_mode}",
-        f"drift={settings.drift}",
+        f"builtin={'on' if settings[BUILTIN] else 'off'}",
+        f"record-mode={settings[RECORD_MODE]}",
+        f"drift={settings[DRIFT]}",
     ]
-    if settings.repeat is not None:
-        parts.append(f"repeat={settings.repeat}")
-    if settings.shard is not None:
-        parts.append(f"shard={settings.shard[0]}/{settings.shard[1]}")
-    if settings.config_file is not None:
-        parts.append(f"config={display_path(settings.config_file, settings.root)}")
+    repeat, shard, config_file = settings[REPEAT], settings[SHARD], settings[CONFIG]
+    if repeat is not None:
+        parts.append(f"repeat={repeat}")
+    if shard is not None:
+        parts.append(f"shard={shard[0]}/{shard[1]}")
+    if config_file is not None:
+        parts.append(f"config={display_path(config_file, settings.root)}")
     return [f"ooda: pytest-ooda {__version__} ({', '.join(parts)})"]
 
 

@@ -195,7 +195,9 @@ def agent_cassette(
     from pytest_ooda.apireplay import cassette_path
 
     cassette = cassette_path(path)
-    if (settings.replay or scenario.replay or "loop") == "loop":
+    from pytest_ooda.settings import REPLAY
+
+    if (settings[REPLAY] or scenario.replay or "loop") == "loop":
         return None
     if cassette.is_file():
         return cassette
@@ -221,7 +223,6 @@ def replay_agent(
     """An agent replay: the real agent through the API proxy, answered from
     ``cassette``. Nothing is written; a divergence fails the item as one (not as the
     prompt's failure), else the run's missed expectations do."""
-    from dataclasses import replace
 
     from pytest_ooda import live
     from pytest_ooda.plugin.pacing import first_said
@@ -229,7 +230,7 @@ def replay_agent(
     try:
         plan = live.plan_run(
             # Nothing of a replay is written: no recording, no cassette.
-            replace(config.stash[PLUGIN_STATE].settings, record_mode="none", record_api=None),
+            config.stash[PLUGIN_STATE].settings.but(record_mode="none", record_api=None),
             procedure,
             scenario,
             collected=collected,

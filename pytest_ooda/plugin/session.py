@@ -19,6 +19,7 @@ from pytest_ooda.plugin.state import (
     PLUGIN_STATE,
     builtin_config_path,
 )
+from pytest_ooda.settings import BUILTIN, CONFIG, PROCEDURE_FILES, SCENARIO_DIR
 
 if TYPE_CHECKING:
     import pytest
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 def add_builtin_items(session: pytest.Session, items: list[pytest.Item]) -> None:
     """With ``--ooda-builtin``: collect the packaged built-ins unless already collected."""
     state = session.config.stash[PLUGIN_STATE]
-    if not state.settings.builtin:
+    if not state.settings[BUILTIN]:
         return
     path = builtin_config_path()
     if path.resolve() in state.collected_files:
@@ -67,7 +68,7 @@ def fail_orphan_scenarios(config: pytest.Config, items: list[pytest.Item]) -> No
         declared.setdefault(root, set()).add(node.procedure.name)
         owner.setdefault(root, node.file_node)
     broken_roots = {
-        state.settings.scenario_dir or path.parent / "scenarios" for path in state.broken_files
+        state.settings[SCENARIO_DIR] or path.parent / "scenarios" for path in state.broken_files
     }
     for root, names in declared.items():
         if root in broken_roots or not root.is_dir():
@@ -109,10 +110,11 @@ def prune_snapshot_dirs(config: pytest.Config) -> None:
         return
     settings = config.stash[PLUGIN_STATE].settings
     directories = {path.parent for path in config.stash[PLUGIN_STATE].collected_files}
-    for glob in settings.procedure_files:
+    for glob in settings[PROCEDURE_FILES]:
         directories.update(path.parent for path in settings.root.glob(glob))
-    if settings.config_file is not None:
-        directories.add(settings.config_file.parent)
+    config_file = settings[CONFIG]
+    if config_file is not None:
+        directories.add(config_file.parent)
     directories.add(settings.root)
     for directory in directories:
         prune_empty_dirs(directory / str(PromptSnapshotExtension.snapshot_dirname))

@@ -101,12 +101,13 @@ class PluginState:
     def session_config(self) -> Config:
         """All tiers, as ``ooda run`` would see them from the rootdir (cached)."""
         if self._session_config is None:
-            from pytest_ooda.config import command_line_overrides, load_config
+            from pytest_ooda.config import load_config
+            from pytest_ooda.settings import CONFIG
 
             self._session_config = load_config(
-                self.settings.config_file,
+                self.settings[CONFIG],
                 cwd=self.settings.root,
-                overrides=command_line_overrides(prompt_format=self.settings.prompt_format),
+                overrides=self.settings.config_overrides(),
             )
         return self._session_config
 

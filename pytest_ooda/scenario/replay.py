@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.backends import ReplayBackend
-    from pytest_ooda.config import Config
+    from pytest_ooda.config import Config, RunSettings
     from pytest_ooda.judge import JudgeContext, Judged
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.scenario.drift import Drift
@@ -53,6 +53,7 @@ def replay_scenario(
     judge: JudgeContext | None = None,
     regrade: bool = False,
     source: Path | None = None,
+    settings: RunSettings | None = None,
     **run_options: Any,
 ) -> Replayed:
     """Run ``scenario``'s procedure in ``workdir`` with its recorded outputs.
@@ -70,8 +71,11 @@ def replay_scenario(
     (``--ooda-sandbox``), above them all. ``run_commands=False`` skips them.
     ``expect.protect``'s paths are put back first as ``source`` (the scenario's
     ``workspace:`` the copy was made from; ``None``: none) holds them, as on a live run.
+    ``settings``, a run's settings decided already (``ooda run --replay``'s plan), are
+    run as they are; ``run_options`` then only give ``run_loop``'s ``context`` and
+    ``on_event``.
     """
-    from pytest_ooda.loop import run_procedure
+    from pytest_ooda.loop import run_loop, run_procedure
 
     backend = scenario.replay_backend(sleep=sleep, files_dir=files_dir)
     options: dict[str, Any] = {
@@ -83,9 +87,13 @@ def replay_scenario(
         "max_tokens": tightest(scenario.max_tokens, run_options.get("max_tokens")),
     }
     try:
-        result = run_procedure(
-            config, scenario.procedure, backend=backend, workdir=workdir, **options
-        )
+        if settings is not None:
+            procedure = config.procedure(scenario.procedure)
+            result = run_loop(procedure, settings, backend=backend, workdir=workdir, **run_options)
+        else:
+            result = run_procedure(
+                config, scenario.procedure, backend=backend, workdir=workdir, **options
+            )
     except (ScenarioError, UnicodeEncodeError) as exc:
         raise located_replay_error(scenario, backend, exc) from None
     judged = None

@@ -12,8 +12,8 @@ import yaml
 from pytest_ooda.cli.app import build_parser
 from pytest_ooda.evaluate import fisher_exact, wilson_interval
 from pytest_ooda.evaluate.stats import min_detectable_difference, runs_needed
-from pytest_ooda.plugin.options import OPTIONS
 from pytest_ooda.scenario import load_scenario_text
+from pytest_ooda.settings import SETTINGS
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "evaluating.md"
 TEXT = DOC.read_text(encoding="utf-8")
@@ -40,7 +40,7 @@ def test_the_scenarios_load() -> None:
 
 
 def test_the_commands_and_options_exist() -> None:
-    flags = {spec.flag for spec in OPTIONS if spec.cli} | {"-m", "-k", "-n"}
+    flags = {row.pytest for row in SETTINGS if row.pytest} | {"-m", "-k", "-n"}
     parser = build_parser()
     seen = set()
     for command in commands():

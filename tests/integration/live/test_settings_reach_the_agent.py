@@ -7,7 +7,12 @@ One table, both surfaces: a ``pytest -m live`` session (in process, with pyteste
 arguments, its working directory, its prompt, whether it ran in a sandbox — and the
 plan is the one the run was given (:func:`pytest_ooda.live.run_live`, watched). For
 settings the loop applies rather than the agent (budgets, the output format, the
-streamed output), the value is read where the loop applied it.
+streamed output), the value is read where the loop applied it; for a setting that acts
+where no run is planned (collection, replays, the session), where it acted.
+
+Every row of the settings table (:data:`pytest_ooda.settings.SETTINGS`) has a case on
+each front end it has; a setting both have builds the same run from both; and a setting
+added to the table as one row reaches the plan from both.
 """
 
 from __future__ import annotations
@@ -22,12 +27,14 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from ooda_project import TEMPLATED_CONFIG, TEMPLATED_DECIDE_MD, greet_project
 
-from pytest_ooda import live
+from pytest_ooda import live, settings
 from pytest_ooda._types import PROMPT_FORMATS
 from pytest_ooda.compose import assemble_prompt
+from pytest_ooda.settings import SETTINGS, Setting as Row, checks
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from ooda_project import Project
 
@@ -77,38 +84,106 @@ CONFIG = TEMPLATED_CONFIG + (
 )
 
 
+# A scenario whose one recorded iteration succeeded, for the settings replays read.
+RECORDED = (
+    "expect:\n  status: success\n"
+    "iterations:\n  - output: 'hello <promise>SUCCESS</promise>'\n    exit_code: 0\n"
+)
+
+# The recorded iteration's prompt as some other prompt hashed; a command that fails.
+DRIFTED = "    prompt_sha256: '" + "0" * 64 + "'\n"
+FAILING = "  commands: [{run: 'false'}]\n"
+
+# An agent-command judge: says pass, and leaves a file saying it was asked.
+JUDGE_AGENT = """\
+import json, pathlib, sys
+sys.stdin.read()
+pathlib.Path(__file__).with_name("judge-asked").write_text("asked")
+print(json.dumps({"verdict": "pass", "reason": "It says hello."}))
+"""
+JUDGE = (
+    "  judge:\n    rubric: It says hello.\n    inputs: [output]\n"
+    "    judge: {ai_cmd: '" + sys.executable + " {root}/judge.py'}\n"
+)
+
+
 @dataclass(frozen=True)
 class Run:
-    """One run as the test saw it: the plan it was given and what it produced, the
-    agent's reports, and what reached the terminal."""
+    """One run as the test saw it: the plans it was given and what they produced, the
+    agent's reports, what reached the terminal, and the pytest session's result."""
 
-    plan: RunPlan
-    done: LiveRun
+    runs: list[tuple[RunPlan, LiveRun]]
     dumps: list[dict[str, Any]]
     stdout: str
     counted: int
+    #: The project's directory.
+    root: Path
+    result: pytest.RunResult | None = None
+
+    @property
+    def plan(self) -> RunPlan:
+        return self.runs[0][0]
+
+    @property
+    def done(self) -> LiveRun:
+        return self.runs[0][1]
+
+    def outcomes(self) -> dict[str, int]:
+        assert self.result is not None
+        return self.result.parseoutcomes()
 
 
 @dataclass(frozen=True)
 class Setting:
-    """A row of the table: how each surface sets it, the value expected, and where the
-    plan and the agent (or the loop) hold it."""
+    """A row of the test's table: the settings table's row it covers, how each surface
+    sets it, the value expected, and where the plan and the agent (or the loop, or the
+    session) hold it."""
 
     name: str
     expected: Any
-    plan: Callable[[RunPlan], Any]
+    #: Where the plan holds it; ``None`` for a setting that acts where no run is planned
+    #: (collection, replays, the session itself): then ``agent`` alone is compared.
+    plan: Callable[[RunPlan], Any] | None
     agent: Callable[[Run], Any]
     #: Arguments (``{agent}`` and ``{count}`` filled in) per surface; a surface without
     #: the setting is not a row of it.
     pytest: tuple[str, ...] | None = None
     ooda: tuple[str, ...] | None = None
-    #: Extra scenario lines, extra config, the environment, an ini file.
+    #: Extra scenario lines, extra config, the environment, an ini file, other files.
     scenario: str = ""
     config: str = ""
     env: tuple[tuple[str, str], ...] = ()
     ini: str = ""
+    files: tuple[tuple[str, str], ...] = ()
     #: Whether the surface's own agent flag is given too (off for agent settings).
     agent_flag: bool = True
+    #: ``pytest -m live`` (a live run); off: a plain session (collection, replays).
+    live: bool = True
+    #: Where the config and the scenarios are written.
+    config_file: str = "ooda-config.yml"
+    scenario_dir: str = "scenarios"
+    #: A first pytest session before the one measured (``--ooda-resume``'s earlier run).
+    before: tuple[str, ...] | None = None
+
+    @property
+    def row(self) -> str:
+        """The settings table's row this covers (``ai_cmd (ini)`` covers ``ai_cmd``)."""
+        return self.name.split(" ")[0]
+
+
+def _recorded(run: Run) -> bool:
+    return run.done.recording is not None
+
+
+def _usage_error(run: Run) -> str:
+    assert run.result is not None
+    assert run.result.ret == pytest.ExitCode.USAGE_ERROR
+    return run.result.stderr.lines[0].removeprefix("ERROR: ")
+
+
+def _results_dir(run: Run) -> Any:
+    logs = sorted(run.plan.root.rglob("*.jsonl"))
+    return logs[0].parent if logs else None
 
 
 def _layout(run: Run) -> str:
@@ -131,7 +206,7 @@ def _prompt(plan: RunPlan) -> str:
     )
 
 
-SETTINGS = (
+CASES_TABLE = (
     Setting(
         "ai_cmd",
         ["one", "two words"],
@@ -240,7 +315,7 @@ SETTINGS = (
         ooda=("--verbose",),
     ),
     Setting(
-        "max_iterations (--unlimited)",
+        "unlimited",
         None,
         plan=lambda plan: plan.settings.max_iterations,
         # The config says 1; unlimited, the loop went on until the agent said SUCCESS.
@@ -317,11 +392,196 @@ SETTINGS = (
         scenario="workspace: room\n",
         agent_flag=False,
     ),
+    # -- the rest of the settings table: where each acts, from each surface it has
+    Setting(
+        "config",
+        ["from-other"],
+        plan=lambda plan: list(plan.settings.ai_cmd or ())[2:],
+        agent=lambda run: run.dumps[0]["argv"],
+        config="  ai_cmd: '{agent} from-other'\n",
+        config_file="other.yml",
+        pytest=("--ooda-config=other.yml",),
+        ooda=("--config=other.yml",),
+        agent_flag=False,
+    ),
+    Setting(
+        "builtin",
+        2,
+        plan=None,
+        # The packaged built-ins were collected beside the project's file.
+        agent=lambda run: int(re.findall(r"in (\d+) config files?", run.stdout)[0]),
+        pytest=("--ooda-builtin", "--collect-only"),
+        live=False,
+    ),
+    Setting(
+        "drift",
+        ("passed", True),
+        plan=None,
+        agent=lambda run: (next(iter(run.outcomes())), "DriftWarning" in run.stdout),
+        scenario=RECORDED + DRIFTED,
+        pytest=("-k", "scenario", "--ooda-drift=warn"),
+        live=False,
+    ),
+    Setting(
+        "fragment_coverage",
+        True,
+        plan=None,
+        agent=lambda run: "ooda fragment coverage" in run.stdout,
+        pytest=("-k", "prompt", "--ooda-fragment-coverage"),
+        live=False,
+    ),
+    Setting(
+        "lint_severity",
+        {"failed": 1},
+        plan=None,
+        # The config's alias no procedure uses: a warning made an error.
+        agent=lambda run: {key: n for key, n in run.outcomes().items() if key == "failed"},
+        pytest=("-k", "config and not prompt", "--ooda-lint-severity=unused-alias=error"),
+        live=False,
+    ),
+    Setting(
+        "procedure_files",
+        "greet.yaml",
+        plan=lambda plan: plan.procedure.location.file.name,
+        agent=lambda run: (
+            run.plan.config.procedures["greet"].location.file.name if run.dumps else "not run"
+        ),
+        ini="[pytest]\nooda_procedure_files = *.yaml\n",
+        config_file="greet.yaml",
+        pytest=(),
+    ),
+    Setting(
+        "scenario_dir",
+        "qa",
+        plan=lambda plan: plan.scenario.path.parts[-3],
+        agent=lambda run: "qa" if run.dumps else "not run",
+        ini="[pytest]\nooda_scenario_dir = qa\n",
+        scenario_dir="qa",
+        pytest=(),
+    ),
+    Setting(
+        "replay",
+        "passed",
+        plan=None,
+        # replay: agent without a cassette fails; --ooda-replay=loop replays the loop.
+        agent=lambda run: next(iter(run.outcomes())),
+        scenario=RECORDED + "replay: agent\n",
+        pytest=("-k", "scenario", "--ooda-replay=loop"),
+        live=False,
+    ),
+    Setting(
+        "replay_commands",
+        "passed",
+        plan=None,
+        # The recorded run's verification command would fail: skipped, it does not.
+        agent=lambda run: next(iter(run.outcomes())),
+        scenario=RECORDED.replace(
+            "  status: success\n", "  status: success\n  commands: [{run: 'false'}]\n"
+        ),
+        pytest=("-k", "scenario", "--ooda-replay-commands=skip"),
+        live=False,
+    ),
+    Setting(
+        "regrade",
+        True,
+        plan=None,
+        # A replay grades with the recorded verdicts; regraded, the judge is asked.
+        agent=lambda run: (run.root / "judge-asked").exists(),
+        scenario=RECORDED.replace("  status: success\n", "  status: success\n" + JUDGE),
+        files=(("judge.py", JUDGE_AGENT),),
+        pytest=("-k", "scenario", "--ooda-regrade"),
+        live=False,
+    ),
+    Setting(
+        "resume",
+        ({"skipped": 1}, 0),
+        plan=None,
+        # The earlier session's run counts: this session makes none.
+        agent=lambda run: (
+            {key: n for key, n in run.outcomes().items() if key == "skipped"},
+            len(run.runs),
+        ),
+        before=(),
+        pytest=("--ooda-resume",),
+    ),
+    Setting(
+        "stop_early",
+        True,
+        plan=lambda plan: plan.stop_early,
+        agent=lambda run: (run.done.record.aggregate_expect or {})["success_rate"]["stop_early"],
+        scenario="expect: {success_rate: {min: 0.5}}\n",
+        pytest=("--ooda-stop-early",),
+    ),
+    Setting(
+        "executor",
+        "environment variable OODA_EXECUTOR: unknown engine",
+        plan=None,
+        # Where it acts, the cluster's engine is looked up: this one is not installed.
+        agent=lambda run: re.sub(
+            r" 'nowhere'.*", "", run.result.stderr.lines[0].removeprefix("ERROR: ")
+        ),
+        env=(("OODA_EXECUTOR", "nowhere:host"),),
+        pytest=(),
+    ),
+    Setting(
+        "max_concurrent",
+        1,
+        plan=lambda plan: plan.max_concurrent,
+        # The run held one of the cap's slots (and says how long it queued for it).
+        agent=lambda run: 1 if run.done.record.queued_s is not None else None,
+        pytest=("--ooda-max-concurrent=1",),
+    ),
+    Setting(
+        "shard",
+        (1, 1),
+        plan=lambda plan: plan.shard,
+        agent=lambda run: tuple(int(n) for n in (run.done.record.shard or "0/0").split("/")),
+        pytest=("--ooda-shard=1/1",),
+    ),
+    Setting(
+        "results",
+        "out",
+        plan=lambda plan: plan.judge_cache.name,
+        agent=lambda run: _results_dir(run).name,
+        pytest=("--ooda-results=out",),
+    ),
+    Setting(
+        "record_mode",
+        "all",
+        plan=lambda plan: plan.record_mode,
+        agent=lambda run: "all" if _recorded(run) else "none",
+        pytest=("--ooda-record-mode=all",),
+    ),
+    Setting(
+        "record_failures",
+        True,
+        plan=lambda plan: plan.record_failures,
+        # The agent never says SUCCESS: a failed run, recorded all the same.
+        agent=_recorded,
+        pytest=("--ooda-record-mode=once", "--ooda-record-failures"),
+    ),
+    Setting(
+        "record_api",
+        "record",
+        plan=lambda plan: plan.api.mode if plan.api else None,
+        agent=lambda run: run.done.api.mode if run.done.api else None,
+        pytest=("--ooda-record-api=all",),
+    ),
+    Setting(
+        "repeat",
+        2,
+        plan=lambda plan: plan.runs,
+        agent=lambda run: len(run.runs),
+        pytest=("--ooda-repeat=2",),
+    ),
 )
+
+#: The table's row for each case's setting name, and every row covered (below).
+ROWS = {row.name: row for row in SETTINGS}
 
 CASES = [
     pytest.param(setting, surface, id=f"{setting.name}-{surface}")
-    for setting in SETTINGS
+    for setting in CASES_TABLE
     for surface in ("pytest", "ooda run")
     if (setting.pytest if surface == "pytest" else setting.ooda) is not None
 ]
@@ -363,19 +623,31 @@ def _run(
     count = project.path / "started.txt"
 
     def filled(text: str) -> str:
-        return text.replace("{agent}", agent).replace("{count}", str(count))
+        text = text.replace("{agent}", agent).replace("{count}", str(count))
+        return text.replace("{root}", str(project.path))
 
-    project.write("ooda-config.yml", filled(CONFIG + setting.config))
-    project.scenario("s", "procedure: greet\n" + setting.scenario)
+    if setting.config_file != "ooda-config.yml":
+        (project.path / "ooda-config.yml").unlink(missing_ok=True)
+    project.write(setting.config_file, filled(CONFIG + setting.config))
+    project.write(
+        f"{setting.scenario_dir}/greet/s.yml", filled("procedure: greet\n" + setting.scenario)
+    )
+    for name, text in setting.files:
+        project.write(name, text)
     for name, value in setting.env:
         monkeypatch.setenv(name, filled(value))
     if setting.ini:
         project.write("pytest.ini", filled(setting.ini))
+    result = None
     if surface == "pytest":
         args = [filled(arg) for arg in setting.pytest or ()]
-        if setting.agent_flag:
-            args.append(f"--ooda-ai-cmd={agent}")
-        project.run("-m", "live", *args)
+        live_args = ["-m", "live"] if setting.live else []
+        if setting.agent_flag and setting.live:
+            live_args.append(f"--ooda-ai-cmd={agent}")
+        if setting.before is not None:
+            project.run(*live_args, *(filled(arg) for arg in setting.before))
+            watched.clear()
+        result = project.run(*live_args, *args)
     else:
         from pytest_ooda.cli import main
 
@@ -384,12 +656,21 @@ def _run(
             args.append(f"--ai-cmd={agent}")
         monkeypatch.chdir(project.path)
         main(["run", "greet", "--no-lint", *args])
-    stdout = capfd.readouterr().out
-    [(plan, done)] = watched
-    outputs = [record.output for record in done.result.records]
+    stdout = capfd.readouterr().out + (result.stdout.str() if result is not None else "")
+    outputs = [record.output for _, done in watched[:1] for record in done.result.records]
     dumps = [json.loads(output.splitlines()[0]) for output in outputs if output.startswith("{")]
     counted = len(count.read_text().splitlines()) if count.exists() else 0
-    return Run(plan, done, dumps, stdout, counted)
+    return Run(list(watched), dumps, stdout, counted, project.path, result)
+
+
+def test_every_row_of_the_settings_table_is_covered_on_each_of_its_front_ends() -> None:
+    pytest_rows = {case.row for case in CASES_TABLE if case.pytest is not None}
+    ooda_rows = {case.row for case in CASES_TABLE if case.ooda is not None}
+    for row in SETTINGS:
+        if row.pytest is not None or row.ini is not None or row.env is not None:
+            assert row.name in pytest_rows, f"no pytest case for {row.name}"
+        if row.ooda:
+            assert row.name in ooda_rows, f"no ooda run case for {row.name}"
 
 
 @pytest.mark.parametrize(("setting", "surface"), CASES)
@@ -404,8 +685,88 @@ def test_a_setting_has_at_the_agent_the_value_the_plan_decided(
     if setting.name == "sandbox":
         assert shutil.which("bwrap"), "bubblewrap is needed: apt-get install bubblewrap"
     run = _run(project, setting, surface, monkeypatch, capfd, watched)
+    if setting.plan is None:
+        assert setting.agent(run) == setting.expected, run.stdout
+        return
     assert setting.plan(run.plan) == setting.expected
     assert setting.agent(run) == setting.plan(run.plan)
     if run.dumps:
         # And the prompt the agent read is the one the plan composes, whatever the row.
         assert run.dumps[0]["prompt"] == _prompt(run.plan)
+
+
+BOTH = [
+    pytest.param(setting, id=setting.name)
+    for setting in CASES_TABLE
+    if setting.name in ROWS and ROWS[setting.name].pytest and ROWS[setting.name].ooda
+]
+
+
+@pytest.mark.parametrize("setting", BOTH)
+def test_both_front_ends_build_the_same_run(
+    project: Project,
+    setting: Setting,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    watched: list[tuple[RunPlan, LiveRun]],
+) -> None:
+    """``pytest --ooda-sandbox=bwrap`` and ``ooda run --sandbox bwrap`` (and every
+    other setting both have) decide the same run: its settings, each from the same
+    tier, and its procedure as composed."""
+    from_pytest = _run(project, setting, "pytest", monkeypatch, capfd, watched).plan
+    watched.clear()
+    from_ooda = _run(project, setting, "ooda run", monkeypatch, capfd, watched).plan
+    assert from_ooda.settings == from_pytest.settings
+    assert from_ooda.procedure == from_pytest.procedure
+    # Where each came from, as the plan records it: the command line, named as each
+    # front end spells the flag.
+    row = ROWS[setting.row]
+    for name in (row.run, row.config):
+        if name is not None and name in from_pytest.settings.provenance:
+            assert from_pytest.settings.provenance[name].tier == "cli"
+            assert from_ooda.settings.provenance[name].tier == "cli"
+
+
+#: A setting this test adds (``--ooda-agent-timeout``, an alias of the config's
+#: ``iteration_timeout``): one row, where it acts already there.
+AGENT_TIMEOUT: Row[int | None] = Row(
+    "agent_timeout",
+    "seconds an agent may take for one iteration",
+    checks.positive,
+    metavar="S",
+    pytest="--ooda-agent-timeout",
+    ooda=("--agent-timeout",),
+    ini="ooda_agent_timeout",
+    run="iteration_timeout",
+)
+
+
+@pytest.mark.parametrize(
+    ("surface", "flag"),
+    [("pytest", "--ooda-agent-timeout=1"), ("ooda run", "--agent-timeout=1")],
+)
+def test_a_new_setting_is_one_row_of_the_table(
+    project: Project,
+    surface: str,
+    flag: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capfd: pytest.CaptureFixture[str],
+    watched: list[tuple[RunPlan, LiveRun]],
+) -> None:
+    monkeypatch.setattr(settings, "SETTINGS", (*SETTINGS, AGENT_TIMEOUT))
+    setting = Setting(
+        "agent_timeout",
+        1,
+        plan=lambda plan: plan.settings.iteration_timeout,
+        # The agent hangs: the loop stopped it when the plan's timeout ran out.
+        agent=lambda run: next(
+            (round(r.duration) for r in run.done.result.records if r.timed_out), "not timed out"
+        ),
+        pytest=("--ooda-ai-cmd={agent} --hang", flag),
+        ooda=("--ai-cmd={agent} --hang", flag),
+        agent_flag=False,
+    )
+    run = _run(project, setting, surface, monkeypatch, capfd, watched)
+    assert run.plan.settings.iteration_timeout == 1
+    assert str(run.plan.settings.provenance["iteration_timeout"]) == f"cli ({flag.split('=')[0]})"
+    assert setting.agent(run) == 1

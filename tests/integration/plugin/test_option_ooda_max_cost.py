@@ -9,11 +9,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_ooda.plugin.options import session_settings
-
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from ooda_project import Project
 
 
@@ -88,33 +84,6 @@ def test_without_a_structured_format_the_budget_is_unenforceable(project: Projec
             "with ai_output, or price an ai_api)"
         ]
     )
-
-
-@pytest.mark.parametrize(
-    ("values", "message"),
-    [
-        ({"max_cost": "abc"}, "--ooda-max-cost: expected an amount in US dollars > 0, got 'abc'"),
-        ({"max_cost": "-2"}, "--ooda-max-cost: expected an amount in US dollars > 0, got '-2'"),
-        ({"max_cost": "nan"}, "--ooda-max-cost: expected an amount in US dollars > 0, got 'nan'"),
-        ({"max_tokens": "1e3"}, "--ooda-max-tokens: expected an integer >= 1, got '1e3'"),
-        ({"max_tokens": "0"}, "--ooda-max-tokens: expected an integer >= 1, got '0'"),
-    ],
-)
-def test_bad_budgets_are_usage_errors(
-    tmp_path: Path, values: dict[str, object], message: str
-) -> None:
-    with pytest.raises(pytest.UsageError) as raised:
-        session_settings(values, rootpath=tmp_path, inipath=None)
-    assert str(raised.value) == message
-
-
-def test_budgets_read_from_options(tmp_path: Path) -> None:
-    settings = session_settings(
-        {"max_cost": "0.5", "max_tokens": " 900 ", "ai_output": "codex-json"},
-        rootpath=tmp_path,
-        inipath=None,
-    )
-    assert (settings.max_cost, settings.max_tokens, settings.ai_output) == (0.5, 900, "codex-json")
 
 
 def test_a_bad_ini_budget_names_the_key(project: Project) -> None:

@@ -101,7 +101,7 @@ def test_bad_value_is_a_usage_error(project: Project) -> None:
     project.write("pytest.ini", "[pytest]\nooda_prompt_format = go\n")
     result = project.run()
     assert result.ret == 4
-    result.stderr.fnmatch_lines(["*ini option ooda_prompt_format: invalid value 'go'*"])
+    result.stderr.fnmatch_lines(["*ini option ooda_prompt_format: invalid choice: 'go'*"])
 
 
 def test_a_broken_procedures_snapshots_survive_snapshot_update(project: Project) -> None:

@@ -132,17 +132,17 @@ def test_the_ini_key_and_bad_values(project: Project, upstream: Upstream) -> Non
     bad = live(project)
     assert bad.ret == pytest.ExitCode.USAGE_ERROR
     bad.stderr.fnmatch_lines(
-        ["*ini option ooda_record_api: invalid value 'everything' (choose from all, new)*"]
+        ["*ini option ooda_record_api: invalid choice: 'everything' (choose from 'all', 'new')*"]
     )
 
 
 def test_the_flag_alone_before_a_test_path_is_a_usage_error(project: Project) -> None:
     # Its value is optional: a word after it is taken for the value.
     project.write("tests/test_x.py", "def test_x(): pass\n")
-    result = project.run("-m", "live", "--ooda-record-api", "tests")
+    result = project.run("-m", "live", "--ooda-record-api", "test")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
-        ["*argument --ooda-record-api: invalid choice: 'tests' (choose from 'all', 'new')*"]
+        ["*--ooda-record-api: invalid choice: 'test' (choose from 'all', 'new')*"]
     )
     # A value that is also a path is refused before pytest takes it for a test path.
     project.write("new/test_y.py", "def test_y(): pass\n")

@@ -155,7 +155,7 @@ def test_bad_record_mode_in_ini_is_a_usage_error(project: Project) -> None:
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(
         [
-            "*ini option ooda_record_mode: invalid value 'sometimes' "
-            "(choose from none, once, new, all)*"
+            "*ini option ooda_record_mode: invalid choice: 'sometimes' "
+            "(choose from 'none', 'once', 'new', 'all')*"
         ]
     )

@@ -8,21 +8,22 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_ooda.plugin.options import OPTIONS
+from pytest_ooda.settings import SETTINGS
 
 if TYPE_CHECKING:
     from ooda_project import Project
 
 SCENARIO = "procedure: greet\nexpect: {status: success}\niterations: []\n"
 PLAN = '[{"print": "<promise>SUCCESS</promise>"}]'
-# Options with choices never get this far: argparse refuses a path as their value.
 VALUE_OPTIONS = [
-    spec.flag for spec in OPTIONS if spec.cli and spec.kind != "bool" and spec.choices is None
+    row.pytest for row in SETTINGS if row.pytest is not None and row.kind in ("value", "list")
 ]
 
 
 def test_every_value_option_is_checked() -> None:
-    assert {"--ooda-ai-cmd", "--ooda-results", "--ooda-config"} <= set(VALUE_OPTIONS)
+    assert {"--ooda-ai-cmd", "--ooda-results", "--ooda-config", "--ooda-drift"} <= set(
+        VALUE_OPTIONS
+    )
 
 
 @pytest.mark.parametrize("flag", VALUE_OPTIONS)

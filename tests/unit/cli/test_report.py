@@ -143,7 +143,7 @@ def test_report_without_results_reads_the_default_directory(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from pytest_ooda.cli.report import DEFAULT_RESULTS
-    from pytest_ooda.plugin.options import DEFAULT_RESULTS_DIR
+    from pytest_ooda.settings import DEFAULT_RESULTS_DIR
 
     assert "/".join(DEFAULT_RESULTS_DIR) == DEFAULT_RESULTS
     monkeypatch.chdir(tmp_path)

@@ -17,7 +17,7 @@ import pytest
 from pytest_ooda.executors import NotRun, Ran, job_for, pack_source, run_attempt
 from pytest_ooda.live import plan_run
 from pytest_ooda.scenario import load_for
-from pytest_ooda.settings import SessionSettings
+from pytest_ooda.settings import session_settings
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -79,8 +79,8 @@ def _plan(root: Path, *, record_mode: RecordMode = "none", cap: int | None = Non
         "procedure: greet\nmax_iterations: 1\nworkspace: ws\n"
         "expect:\n  status: success\n  files: {hello.txt: {exists: true}}\niterations: []\n"
     )
-    session = SessionSettings(
-        root=root,
+    session = session_settings(
+        root,
         ai_cmd=f"{sys.executable} {root / 'agent.py'}",
         record_mode=record_mode,
         max_concurrent=cap,

@@ -17,7 +17,7 @@ from pytest_ooda.apireplay import read_cassette
 from pytest_ooda.errors import ConfigError
 from pytest_ooda.live import ApiPlan, RunPlan, plan_run, run_live, write_cassette_of
 from pytest_ooda.scenario import load_scenario
-from pytest_ooda.settings import SessionSettings
+from pytest_ooda.settings import session_settings
 from tests.unit.apireplay.helpers import Gone, Upstream
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def upstream(monkeypatch: pytest.MonkeyPatch) -> Iterator[Upstream]:
 
 
 def _plan(config: Path, path: Path, api: ApiPlan | None = None, **session: object) -> RunPlan:
-    settings = SessionSettings(root=config.parent, ai_cmd=AGENT, **session)  # type: ignore[arg-type]
+    settings = session_settings(config.parent, ai_cmd=AGENT, **session)
     return plan_run(settings, "greet", load_scenario(path), collected=config, api=api)
 
 
@@ -113,7 +113,7 @@ def test_a_run_that_missed_its_expectations_or_repeats_keeps_no_cassette(
     assert failed.api is not None
     assert failed.api.cassette is None
     path.write_text(SCENARIO)
-    settings = SessionSettings(root=config.parent, ai_cmd=AGENT, record_api="all")
+    settings = session_settings(config.parent, ai_cmd=AGENT, record_api="all")
     second = plan_run(settings, "greet", load_scenario(path), collected=config, run=2, runs=2)
     repeat = run_live(second)
     assert repeat.outcome == "success"
@@ -132,7 +132,7 @@ def test_an_agent_that_is_an_http_api_cannot_go_through_the_proxy(
             "    default_max_iterations: 1\n    ai_api: {provider: anthropic, model: m}\n",
         )
     )
-    settings = SessionSettings(root=config.parent, record_api="all")
+    settings = session_settings(config.parent, record_api="all")
     plan = plan_run(settings, "greet", load_scenario(path), collected=config)
     with pytest.raises(ConfigError, match="need an agent command"):
         run_live(plan)

@@ -19,7 +19,7 @@ from pytest_ooda.errors import NoAICommandError
 from pytest_ooda.evaluate import SessionStamp
 from pytest_ooda.live import LiveRun, RunPlan, plan_run, run_live, write_recording
 from pytest_ooda.scenario import load_scenario
-from pytest_ooda.settings import SessionSettings
+from pytest_ooda.settings import Given, decide, session_settings
 from pytest_ooda.variants import parse_option
 
 AGENT = Path(__file__).resolve().parents[2] / "fake_ai" / "agent.py"
@@ -71,7 +71,7 @@ def _script(code: str) -> str:
 def _plan(config: Path, path: Path, **session: Any) -> RunPlan:
     run = session.pop("run", 1)
     variant = session.pop("variant", None)
-    settings = SessionSettings(root=config.parent, **session)
+    settings = session.pop("settings", None) or session_settings(config.parent, **session)
     return plan_run(
         settings, "greet", load_scenario(path), collected=config, variant=variant, run=run
     )
@@ -136,15 +136,13 @@ def test_the_run_id_is_a_content_hash_of_what_runs_and_the_repeat_index(
 
 def test_every_setting_of_a_plan_says_where_it_came_from(project: tuple[Path, Path]) -> None:
     config, path = project
-    plan = _plan(
-        config,
-        path,
-        ai_cmd=_agent({"print": "x"}),
-        max_tokens=900,
-        retries=0,
-        labels={"max_tokens": "ini option ooda_max_tokens"},
-        variant=parse_option("v:ai_output=claude-json"),
-    )
+    given = {
+        "ai_cmd": Given(_agent({"print": "x"}), "cli", "--ooda-ai-cmd"),
+        "max_tokens": Given("900", "ini", "ini option ooda_max_tokens"),
+        "retries": Given("0", "cli", "--ooda-retries"),
+    }
+    settings = decide(given, root=config.parent, front="pytest")
+    plan = _plan(config, path, settings=settings, variant=parse_option("v:ai_output=claude-json"))
     shown = {key: str(source) for key, source in plan.settings.provenance.items()}
     assert shown["ai_cmd"] == "cli (--ooda-ai-cmd)"
     assert shown["max_tokens"] == "ini (ini option ooda_max_tokens)"

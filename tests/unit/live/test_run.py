@@ -15,10 +15,12 @@ from pytest_ooda.errors import AgentWarning, NoAICommandError, ScenarioError
 from pytest_ooda.evaluate import classify_outcome
 from pytest_ooda.live import LiveRun, plan_run, run_live
 from pytest_ooda.scenario import load_scenario
-from pytest_ooda.settings import SessionSettings
+from pytest_ooda.settings import session_settings
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
+
+    from pytest_ooda.settings import SessionSettings
 
 AGENT = Path(__file__).resolve().parents[2] / "fake_ai" / "agent.py"
 
@@ -58,9 +60,7 @@ def test_a_run_that_meets_its_expectations_is_a_success(tmp_path: Path) -> None:
         tmp_path,
         "procedure: greet\nworkspace: ../../repo\nexpect: {status: success}\niterations: []\n",
     )
-    settings = SessionSettings(
-        root=tmp_path, ai_cmd=_agent({"print": "<promise>SUCCESS</promise>"})
-    )
+    settings = session_settings(tmp_path, ai_cmd=_agent({"print": "<promise>SUCCESS</promise>"}))
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # warnings come back as values, never issued
         run = _live(config, path, settings, run=2, runs=3)
@@ -81,8 +81,8 @@ def test_a_missed_expectation_is_a_failure_with_its_report(tmp_path: Path) -> No
         tmp_path,
         "procedure: greet\nexpect: {status: success, files: {hello.txt: exists}}\niterations: []\n",
     )
-    settings = SessionSettings(
-        root=tmp_path, ai_cmd=_agent({"print": "<promise>SUCCESS</promise>"}), record_mode="none"
+    settings = session_settings(
+        tmp_path, ai_cmd=_agent({"print": "<promise>SUCCESS</promise>"}), record_mode="none"
     )
     run = _live(config, path, settings)
     assert run.outcome == "failure"
@@ -93,7 +93,7 @@ def test_a_missed_expectation_is_a_failure_with_its_report(tmp_path: Path) -> No
 
 def test_an_agent_that_cannot_start_is_an_error_not_a_failure(tmp_path: Path) -> None:
     config, path = _project(tmp_path, "procedure: greet\niterations: []\n")
-    settings = SessionSettings(root=tmp_path, ai_cmd=str(tmp_path / "no-such-agent"))
+    settings = session_settings(tmp_path, ai_cmd=str(tmp_path / "no-such-agent"))
     run = _live(config, path, settings)
     assert run.outcome == "error"
     assert run.error_reason is not None
@@ -115,8 +115,8 @@ def test_denied_tools_come_back_as_warnings(tmp_path: Path) -> None:
         "result": "<promise>SUCCESS</promise>",
         "permission_denials": [{"tool_name": "Bash", "tool_input": {"command": "rm -rf /"}}],
     }
-    settings = SessionSettings(
-        root=tmp_path,
+    settings = session_settings(
+        tmp_path,
         ai_cmd=_agent({"print": json.dumps(report)}),
         ai_output="claude-json",
         record_mode="none",
@@ -132,8 +132,8 @@ def test_denied_tools_come_back_as_warnings(tmp_path: Path) -> None:
 def test_no_ai_command_and_a_workspace_outside_the_project_are_errors(tmp_path: Path) -> None:
     config, path = _project(tmp_path, "procedure: greet\nworkspace: ../../..\niterations: []\n")
     with pytest.raises(NoAICommandError, match="--ooda-ai-cmd="):
-        _live(config, path, SessionSettings(root=tmp_path))
-    settings = SessionSettings(root=tmp_path, ai_cmd=_agent({"print": "x"}))
+        _live(config, path, session_settings(tmp_path))
+    settings = session_settings(tmp_path, ai_cmd=_agent({"print": "x"}))
     with pytest.raises(ScenarioError, match="is outside the project") as caught:
         _live(config, path, settings)
     assert (caught.value.file, caught.value.line) == (str(path), 2)
@@ -158,7 +158,7 @@ def test_a_sandbox_that_does_not_start_makes_the_run_an_error(
         tmp_path, "procedure: greet\nexpect: {status: success}\niterations: []\n"
     )
     marker = tmp_path / "agent-ran"
-    settings = SessionSettings(root=tmp_path, ai_cmd=_agent({"touch": str(marker)}))
+    settings = session_settings(tmp_path, ai_cmd=_agent({"touch": str(marker)}))
     run = _live(config, path, settings)
     assert run.outcome == "error"
     assert run.error_reason == "sandbox: docker: the daemon does not answer"

@@ -175,7 +175,7 @@ def test_show_provenance_and_the_dry_run_show_the_sandbox(tmp_path: Path) -> Non
     dry = _ooda("run", "p", "--dry-run", "--sandbox", "none", "--ai-cmd", "true", cwd=tmp_path)
     assert dry.returncode == 0, dry.stderr
     [line] = [row for row in dry.stderr.splitlines() if row.strip().startswith("sandbox")]
-    assert line.split() == ["sandbox", "none", "cli", "(sandbox)"]
+    assert line.split() == ["sandbox", "none", "cli", "(--sandbox)"]
     wrong = _ooda("run", "p", "--dry-run", "--sandbox", "vm", cwd=tmp_path)
     assert wrong.returncode != 0
     assert "unknown sandbox kind 'vm'" in wrong.stderr
