@@ -24,6 +24,7 @@ conversations (sub-agents, side calls) each find their own answers.
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections import deque
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.apireplay.canonical import digest, part_names
 from pytest_ooda.errors import ScenarioError
+from pytest_ooda.reader import MAX_DEPTH, deeper_than
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -54,8 +56,13 @@ CASSETTE_SUFFIX = ".cassette.jsonl"
 #: Statuses that say "try again" (rate limits, overload, a gateway's hiccup): recorded,
 #: never replayed; the successful retry that follows is.
 TRANSIENT = frozenset({408, 429, 500, 502, 503, 504, 529})
-#: A cassette is read whole; none is this large.
-MAX_BYTES = 256 * 1024 * 1024
+#: A cassette is read whole; none is this large (a ten-step Claude Code run stores
+#: about 1 MB: each request part once).
+MAX_BYTES = 64 * 1024 * 1024
+#: A header name as HTTP allows it (a token); a value may hold no line break or NUL, so
+#: a stored header can never become extra header lines of a replayed response.
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}\Z")
+_HEADER_VALUE = re.compile(r"[^\r\n\x00]{0,8192}\Z")
 NOTE = (
     "model API traffic recorded by pytest-ooda (`ooda help agent-replay`); "
     "one part or exchange per line"
@@ -154,9 +161,21 @@ def _exchange(path: Path, line: int, item: dict[str, Any]) -> Exchange:
         )
     ):
         raise _fail(path, line, "events must be a list of [name, data] pairs")
+    if not 100 <= item["status"] <= 599:
+        raise _fail(path, line, f"status {item['status']} is no HTTP status (100-599)")
     headers = item.get("headers") or {}
     if not isinstance(headers, dict) or not all(isinstance(v, str) for v in headers.values()):
         raise _fail(path, line, "headers must map names to strings")
+    for name, value in headers.items():
+        if not _HEADER_NAME.match(name):
+            raise _fail(path, line, f"header name {name[:60]!r} is no HTTP header name")
+        if not _HEADER_VALUE.match(value):
+            raise _fail(
+                path,
+                line,
+                f"header {name} holds a line break or a NUL (or is over 8 KiB): "
+                "served, it would add header lines of its own",
+            )
     body = item.get("body")
     if body is not None and not isinstance(body, str):
         raise _fail(path, line, "body must be a string")
@@ -189,6 +208,11 @@ def read_cassette(path: Path) -> Cassette:
             item = json.loads(raw)
         except json.JSONDecodeError as exc:
             raise _fail(path, number, f"not JSON: {exc.msg}", column=exc.colno) from None
+        except RecursionError:
+            item = None
+        if item is None or deeper_than(item, MAX_DEPTH):
+            # No request or answer nests this deep: a damaged or planted line.
+            raise _fail(path, number, f"nesting deeper than {MAX_DEPTH} levels")
         if not isinstance(item, dict):
             raise _fail(path, number, "each line must be a JSON object")
         if not seen_header:

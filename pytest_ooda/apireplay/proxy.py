@@ -141,18 +141,47 @@ class _Lone:
         self.proxy = proxy
 
 
+#: The largest request body the proxy takes (the Messages API's own limit is 32 MB): a
+#: longer one is refused before it is read, never buffered.
+MAX_REQUEST_BYTES = 32 * 1024 * 1024
+
+
+class _Refused(Exception):
+    """A request the proxy will not read: its status and why."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+
 def _read_body(handler: _Handler) -> bytes:
+    """The request's body, at most :data:`MAX_REQUEST_BYTES`; :class:`_Refused` for one
+    longer or malformed."""
+    too_large = _Refused(413, f"the request body is over {MAX_REQUEST_BYTES} bytes")
     if handler.headers.get("Transfer-Encoding", "").lower() == "chunked":
         chunks: list[bytes] = []
+        held = 0
         while True:
-            size = int(handler.rfile.readline().split(b";")[0].strip() or b"0", 16)
+            try:
+                size = int(handler.rfile.readline(64).split(b";")[0].strip() or b"0", 16)
+            except ValueError:
+                raise _Refused(400, "a chunk size that is no number") from None
             if size == 0:
-                while handler.rfile.readline() not in (b"\r\n", b"\n", b""):
+                while handler.rfile.readline(8192) not in (b"\r\n", b"\n", b""):
                     pass
                 return b"".join(chunks)
+            held += size
+            if size < 0 or held > MAX_REQUEST_BYTES:
+                raise too_large
             chunks.append(handler.rfile.read(size))
-            handler.rfile.readline()
-    length = int(handler.headers.get("Content-Length") or 0)
+            handler.rfile.readline(8192)
+    try:
+        length = int(handler.headers.get("Content-Length") or 0)
+    except ValueError:
+        raise _Refused(400, "a Content-Length that is no number") from None
+    if length > MAX_REQUEST_BYTES:
+        raise too_large
     return handler.rfile.read(length) if length > 0 else b""
 
 
@@ -364,7 +393,16 @@ class ApiProxy:
 
     def _answer(self, handler: _Handler, arrival: int) -> None:
         provider, _, rest = handler.path.lstrip("/").partition("/")
-        body = _read_body(handler)
+        try:
+            body = _read_body(handler)
+        except _Refused as refused:
+            with self._lock:
+                self.problems.append(f"a request was refused: {refused.message}")
+            # What was not read cannot be skipped: the connection ends with the answer.
+            handler.close_connection = True
+            error = _error_body(provider, f"pytest-ooda proxy: {refused.message}")
+            self._send(handler, refused.status, {"content-type": "application/json"}, error)
+            return
         if handler.command == "HEAD" or provider not in PROVIDERS:
             self._send(handler, 200, {}, b"")
             return
@@ -403,7 +441,10 @@ class ApiProxy:
         handler.answered = True
         handler.send_response(status)
         for name, value in headers.items():
-            handler.send_header(name, value)
+            # A line break in a value would be header lines of its own (a cassette's
+            # are checked when it is read; this holds for every answer).
+            if not any(mark in name + value for mark in "\r\n\x00"):
+                handler.send_header(name, value)
         handler.send_header("Content-Length", str(len(body)))
         handler.end_headers()
         if handler.command != "HEAD" and body:

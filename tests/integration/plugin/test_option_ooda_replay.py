@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -125,3 +125,31 @@ def test_a_bad_value_is_a_usage_error(project: Project) -> None:
     result = project.run("--ooda-replay=agents")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*invalid choice: 'agents' (choose from 'loop', 'agent')*"])
+
+
+@pytest.mark.parametrize(
+    ("spoil", "message"),
+    [
+        (
+            lambda line: line.replace('"content-type": "', '"content-type": "x\\r\\nX-Evil: 1 '),
+            "holds a line break or a NUL",
+        ),
+        (lambda line: line[:-1] + ', "deep": ' + "[" * 1000 + "]" * 1000 + "}", "nesting deeper"),
+    ],
+    ids=["crlf-header", "deep-line"],
+)
+def test_a_hostile_cassette_is_a_located_error_before_the_agent_starts(
+    project: Project, recorded: Gone, spoil: Any, message: str
+) -> None:
+    path = project.path / "scenarios/greet/first.cassette.jsonl"
+    lines = path.read_text().splitlines()
+    number = next(i for i, line in enumerate(lines) if line.startswith('{"exchange"'))
+    lines[number] = spoil(lines[number])
+    path.write_text("\n".join(lines) + "\n")
+    set_replay(project, "replay: agent\n")
+    result = project.run("-k", "first", f"--ooda-ai-cmd={AGENT}")
+    result.assert_outcomes(failed=1, deselected=7)
+    result.stdout.fnmatch_lines([f"*first.cassette.jsonl:{number + 1}:*cassette: *{message}*"])
+    output = result.stdout.str() + result.stderr.str()
+    assert "Traceback" not in output
+    assert "RecursionError" not in output

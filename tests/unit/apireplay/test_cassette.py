@@ -139,3 +139,54 @@ def test_exchanges_are_served_in_order_per_key_and_each_once() -> None:
     assert matcher.take([first.key]) is None
     assert matcher.served(first.key) == 2
     assert retried.replay is False
+
+
+# --------------------------------------------------------------- hostile cassettes
+#: An exchange line with a valid request and answer, to be spoiled one field at a time.
+_GOOD = {"exchange": 1, "endpoint": "anthropic POST /v1/messages", "status": 200,
+         "request": {}, "headers": {"content-type": "application/json"}, "message": {}}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("spoiled", "message"),
+    [
+        ({"headers": {"content-type": "text/plain\r\nSet-Cookie: a=b"}}, "holds a line break"),
+        ({"headers": {"x-a": "ok\nX-Injected: 1"}}, "holds a line break"),
+        ({"headers": {"x-a": "nul\x00"}}, "holds a line break or a NUL"),
+        ({"headers": {"x-a": "v" * 9000}}, "over 8 KiB"),
+        ({"headers": {"bad name": "v"}}, "is no HTTP header name"),
+        ({"headers": {"x:y": "v"}}, "is no HTTP header name"),
+        ({"status": 99999}, "status 99999 is no HTTP status"),
+        ({"status": 0}, "status 0 is no HTTP status"),
+    ],
+)
+def test_a_header_or_status_that_would_break_the_answer_is_refused_on_read(
+    tmp_path: Path, spoiled: dict[str, Any], message: str
+) -> None:
+    error = _broken(tmp_path, HEADER, {**_GOOD, **spoiled})
+    assert error.line == 2
+    assert message in error.message
+
+
+@pytest.mark.parametrize("depth", [101, 1_000, 100_000])
+def test_a_line_nested_too_deep_is_a_located_error_not_a_traceback(
+    tmp_path: Path, depth: int
+) -> None:
+    deep = "[" * depth + "]" * depth
+    error = _broken(tmp_path, HEADER, '{"part": "x", "value": ' + deep + "}")
+    assert error.line == 2
+    assert "nesting deeper than 100 levels" in error.message
+    # Within the bound, the same shape reads (and is refused only for its digest).
+    shallow = _broken(tmp_path, HEADER, '{"part": "x", "value": ' + "[" * 90 + "]" * 90 + "}")
+    assert "digest" in shallow.message
+
+
+def test_a_cassette_over_its_size_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
+    path = tmp_path / "big.cassette.jsonl"
+    with path.open("w") as handle:
+        handle.write(json.dumps({"ooda_cassette": 1}) + "\n")
+        handle.truncate(65 * 1024 * 1024)
+    with pytest.raises(ScenarioError) as caught:
+        read_cassette(path)
+    assert caught.value.file == str(path)
+    assert "MB" in caught.value.message or "large" in caught.value.message

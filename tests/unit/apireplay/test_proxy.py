@@ -434,3 +434,60 @@ def test_a_failure_of_the_proxy_is_a_500_and_a_problem_not_a_traceback(
     ]
     assert "Traceback" not in capfd.readouterr().err
     assert upstream.requests == []
+
+
+def _raw(proxy: ApiProxy, head: bytes) -> bytes:
+    """Send ``head`` (a request's line and headers, nothing more) and read the answer."""
+    import socket
+
+    with socket.create_connection(("127.0.0.1", proxy.port), timeout=30) as connection:
+        connection.sendall(head)
+        answer = b""
+        while b"\r\n\r\n" not in answer:
+            chunk = connection.recv(65536)
+            if not chunk:
+                break
+            answer += chunk
+    return answer
+
+
+@pytest.mark.parametrize(
+    ("headers", "status"),
+    [
+        (b"Content-Length: 100000000\r\n", b"413"),
+        (b"Transfer-Encoding: chunked\r\n\r\n4000000\r\n", b"413"),
+        (b"Content-Length: lots\r\n", b"400"),
+    ],
+)
+def test_a_request_body_over_the_cap_is_refused_before_it_is_read(
+    gone: Gone, headers: bytes, status: bytes
+) -> None:
+    from pytest_ooda.apireplay.proxy import MAX_REQUEST_BYTES
+
+    assert MAX_REQUEST_BYTES < 100_000_000
+    with _proxy("replay", gone.url, Cassette()) as proxy:
+        head = b"POST /anthropic/v1/messages HTTP/1.1\r\nHost: x\r\n" + headers
+        answer = _raw(proxy, head if headers.endswith(b"\r\n\r\n4000000\r\n") else head + b"\r\n")
+        assert answer.split(b" ")[1] == status, answer[:200]
+        assert any("refused" in problem for problem in proxy.problems)
+
+
+def test_a_stored_header_with_a_line_break_is_never_served_as_header_lines(
+    upstream: Upstream, gone: Gone
+) -> None:
+    body = _message("whole", stream=False)
+    with _proxy("record", upstream.url) as proxy:
+        _call(proxy, "anthropic", "/v1/messages", body)
+    cassette = proxy.recording()
+    # Spoiled in memory: a cassette file holding it is refused when it is read.
+    cassette.exchanges[0].headers = {"content-type": "application/json\r\nX-Injected: yes"}
+    data = json.dumps(body).encode()
+    with _proxy("replay", gone.url, cassette) as replay:
+        answer = _raw(
+            replay,
+            b"POST /anthropic/v1/messages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+            b"\r\nContent-Length: %d\r\n\r\n%s" % (len(data), data),
+        )
+    head = answer.split(b"\r\n\r\n", 1)[0]
+    assert head.startswith(b"HTTP/1.1 200")
+    assert b"X-Injected" not in head
