@@ -1,6 +1,8 @@
 """``ooda init``: a starting point in an empty or existing repository — a commented
-``ooda-config.yml`` with one procedure built from built-in fragments, a hand-written
-scenario that replays green at once, a scenario to record live, and the next commands.
+``ooda-config.yml`` with one procedure built from built-in fragments, its prompt
+snapshots, a hand-written scenario that replays green at once, a scenario to record
+live (skipped by plain ``pytest`` until it is recorded), the next commands and the
+steps of a CI job — so plain ``pytest`` is green from the first minute.
 
 It never overwrites: when any file it would write exists, it writes nothing.
 """
@@ -125,14 +127,42 @@ def add_parser(subparsers: Any) -> None:
     parser.set_defaults(func=command)
 
 
+#: Where the procedure's prompt snapshots go (the plugin's layout for ooda-config.yml).
+SNAPSHOTS = f"__snapshots__/ooda-config/{PROCEDURE}"
+
+
 def planned_files(agent: str) -> dict[str, str]:
-    """What ``ooda init --agent AGENT`` writes, by path relative to the repository."""
+    """What ``ooda init --agent AGENT`` writes, by path relative to the repository
+    (the prompt snapshots, written from the config once it is there, are
+    :func:`snapshot_files`)."""
     scenarios = f"scenarios/{PROCEDURE}"
     return {
         "ooda-config.yml": CONFIG.format(agent=_AGENT_LINES[agent], procedure=PROCEDURE),
         f"{scenarios}/{REPLAY_SCENARIO}.yml": REPLAY.format(procedure=PROCEDURE),
         f"{scenarios}/{LIVE_SCENARIO}.yml": LIVE.format(procedure=PROCEDURE, name=LIVE_SCENARIO),
     }
+
+
+def snapshot_files(config_file: Path) -> dict[str, str]:
+    """The prompt snapshots of the generated procedure, as ``pytest --snapshot-update``
+    would write them (each phase, then the assembled prompt of iteration 1), so plain
+    ``pytest`` is green straight after ``ooda init``. Read as the plugin reads the file:
+    over the built-ins, without the environment or a global config."""
+    from pytest_ooda._types import PHASES
+    from pytest_ooda.compose import assemble_prompt, compose_phase
+    from pytest_ooda.config import load_config, resolve_run_settings
+
+    config = load_config(config_file, cwd=config_file.parent, env={}, global_config=False)
+    procedure = config.procedure(PROCEDURE)
+    files: dict[str, str] = {}
+    for phase in PHASES:
+        text = compose_phase(procedure.phases()[phase])
+        files[f"{SNAPSHOTS}/{phase}.md"] = text + "\n" if text else ""
+    limit = resolve_run_settings(config, PROCEDURE, require_ai=False).max_iterations
+    files[f"{SNAPSHOTS}/assembled.md"] = assemble_prompt(
+        procedure, iteration=1, max_iterations=limit
+    )
+    return files
 
 
 def next_commands(agent: str) -> list[tuple[str, str]]:
@@ -143,11 +173,21 @@ def next_commands(agent: str) -> list[tuple[str, str]]:
     return [
         (f"ooda show {PROCEDURE}", "the exact prompt the agent receives"),
         (
-            f'pytest --snapshot-update -k "not {LIVE_SCENARIO}"',
-            "accept the prompt snapshots and replay the hand-written scenario",
+            "pytest",
+            "green already: the prompt snapshots match, the hand-written scenario "
+            f"replays, {LIVE_SCENARIO} is skipped until it is recorded",
         ),
         (live, "run the agent for real and record its transcript (then `pytest` replays it)"),
     ]
+
+
+#: The CI job's steps (GitHub Actions): plain pytest, which needs no agent, no network
+#: and no API key. The last line is the command CI runs.
+CI_STEPS = (
+    "- uses: actions/setup-python@v5",
+    "- run: pip install 'pytest-ooda[xdist]'",
+    "- run: pytest",
+)
 
 
 def command(args: argparse.Namespace) -> int:
@@ -155,8 +195,12 @@ def command(args: argparse.Namespace) -> int:
     if not root.is_dir():
         raise UsageError(f"--dir {args.dir}: not a directory")
     files = planned_files(args.agent)
+    snapshots = [f"{SNAPSHOTS}/{part}.md" for part in ("observe", "orient", "decide", "act")]
+    snapshots.append(f"{SNAPSHOTS}/assembled.md")
     # A rooda-config.yml is read when there is no ooda-config.yml: a new one would hide it.
-    existing = [name for name in [*files, "rooda-config.yml"] if os.path.lexists(root / name)]
+    existing = [
+        name for name in [*files, *snapshots, "rooda-config.yml"] if os.path.lexists(root / name)
+    ]
     if existing:
         raise UsageError(
             "ooda init writes nothing over existing files: "
@@ -165,20 +209,34 @@ def command(args: argparse.Namespace) -> int:
         )
     written: list[Path] = []
     try:
-        for name, text in files.items():
-            path = root / name
-            path.parent.mkdir(parents=True, exist_ok=True)
-            # "x": created here or not at all, even if another process races us.
-            with open(path, "x", encoding="utf-8") as handle:
-                handle.write(text)
-            written.append(path)
+        _write(root, files, written)
+        snapshot_texts = snapshot_files(root / "ooda-config.yml")
+        _write(root, snapshot_texts, written)
     except FileExistsError as exc:
         for path in written:
             path.unlink(missing_ok=True)
         raise UsageError(f"ooda init writes nothing over existing files: {exc.filename}") from None
+    except BaseException:
+        for path in written:
+            path.unlink(missing_ok=True)
+        raise
     for name in files:
         print(f"wrote {name}")
+    print(f"wrote {len(snapshot_texts)} prompt snapshots in {SNAPSHOTS}/")
     print("\nnext:")
     for text, why in next_commands(args.agent):
         print(f"  {text}\n      # {why}")
+    print("\nin CI (a GitHub Actions job's steps; plain pytest needs no agent, network or key):")
+    for step in CI_STEPS:
+        print(f"    {step}")
     return EXIT_OK
+
+
+def _write(root: Path, files: dict[str, str], written: list[Path]) -> None:
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        # "x": created here or not at all, even if another process races us.
+        with open(path, "x", encoding="utf-8") as handle:
+            handle.write(text)
+        written.append(path)

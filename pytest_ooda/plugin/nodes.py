@@ -614,6 +614,8 @@ class ScenarioItem(OodaItem):
             )
         except OodaError as error:
             raise locate_compose_error(error, node.procedure) from None
+        if checked.unrecorded:
+            self.stash[SKIP_AT_ITEM] = True  # the skip is reported at the scenario's item
         scenarios.present_replay(checked, self.scenario_path, self.live_nodeid)
 
 

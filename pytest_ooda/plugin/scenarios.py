@@ -11,6 +11,8 @@ import shlex
 import sys
 from typing import TYPE_CHECKING
 
+import pytest
+
 from pytest_ooda._util import display_path
 from pytest_ooda.errors import NoAICommandError, RecordingWarning, ScenarioError
 from pytest_ooda.plugin import report
@@ -20,8 +22,6 @@ from pytest_ooda.plugin.state import PLUGIN_STATE
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
-
-    import pytest
 
     from pytest_ooda.errors import OodaWarning
     from pytest_ooda.live import LiveRun, RunPlan
@@ -52,6 +52,13 @@ def present_replay(
     — saying how to record it again when what it replays is a recorded failed run."""
     for warning in checked.warnings:
         _issue(warning, path)
+    if checked.unrecorded:
+        live = shlex.quote(live_nodeid(checked.scenario)) if live_nodeid is not None else ""
+        pytest.skip(
+            f"scenario {checked.scenario.label} is not recorded yet (iterations: []): record "
+            f"it with  pytest -m live --ooda-record-mode=once {live}  (and --ooda-ai-cmd or "
+            "--ooda-ai-cmd-alias when the config names no agent), or write its iterations"
+        )
     if checked.failure is not None:
         hint = record_again(checked.scenario, live_nodeid) if live_nodeid is not None else None
         raise ItemFailure(checked.failure + (f"\n\n{hint}" if hint else ""))

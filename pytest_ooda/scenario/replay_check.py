@@ -22,7 +22,6 @@ from pytest_ooda.errors import (
     JudgeWarning,
     OodaWarning,
     ReplayExhaustedError,
-    ScenarioError,
 )
 from pytest_ooda.scenario.locate import load_for, workspace_of
 from pytest_ooda.scenario.replay import replay_scenario
@@ -48,6 +47,9 @@ class ReplayCheck:
     scenario: Scenario
     failure: str | None
     warnings: tuple[OodaWarning, ...]
+    #: A scenario with nothing recorded yet (``iterations: []``): there is nothing to
+    #: replay, so its item is skipped with the command that records it, not failed.
+    unrecorded: bool = False
 
 
 def check_replay(
@@ -77,17 +79,13 @@ def check_replay(
     ``rerecord_hint`` words how to re-record this one scenario after a drift.
     ``scenario`` is the file's, loaded already (else it is read here).
 
-    ``ScenarioError`` when the file is broken or has no iterations to replay.
+    ``ScenarioError`` when the file is broken; a scenario with no iterations yet is
+    ``unrecorded`` (nothing replayed).
     """
     if scenario is None:
         scenario = load_for(procedure, path)
     if not scenario.iterations:
-        raise ScenarioError(
-            f"scenario {scenario.label!r} has no iterations to replay yet",
-            file=str(path),
-            hint=f"record it: pytest -m live -k {path.stem!r} --ooda-record-mode=once "
-            "(with --ooda-ai-cmd or --ooda-ai-cmd-alias), or write iterations by hand",
-        )
+        return ReplayCheck(scenario, None, (), unrecorded=True)
     judge = _judge_context(config, judge_cache, ignore_dir) if _judged(scenario) else None
     try:
         if empty_dir is not None and not _touches_files(scenario):

@@ -196,13 +196,14 @@ def test_missing_workspace_is_a_located_failure(project: Project) -> None:
     )
 
 
-def test_unrecorded_scenario_says_how_to_record_it(project: Project) -> None:
-    result = run_scenario(project, "expect: {status: success}\niterations: []\n")
-    result.assert_outcomes(failed=1, deselected=7)
+def test_unrecorded_scenario_is_skipped_saying_how_to_record_it(project: Project) -> None:
+    result = run_scenario(project, "expect: {status: success}\niterations: []\n", "-rs")
+    result.assert_outcomes(skipped=1, deselected=7)
     result.stdout.fnmatch_lines(
         [
-            "scenarios/greet/case.yml: scenario 'greet/case' has no iterations to replay yet",
-            "  record it: pytest -m live -k 'case' --ooda-record-mode=once*",
+            "SKIPPED * scenarios/greet/case.yml:1: scenario greet/case is not recorded yet "
+            "(iterations: *): record it with  pytest -m live --ooda-record-mode=once "
+            "'ooda-config.yml::greet::live[[]case[]]'*",
         ]
     )
 

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_ooda.cli.init import AGENTS, next_commands, planned_files
+from pytest_ooda.cli.init import AGENTS, CI_STEPS, next_commands, planned_files
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -66,10 +66,38 @@ def test_init_writes_a_project_whose_replay_passes_at_once(tmp_path: Path) -> No
     assert show.returncode == 0
     assert "Write HELLO.md" in show.stdout
     assert _ooda(tmp_path, "lint").stdout.startswith("no findings")
-    accept = _pytest(tmp_path, "--snapshot-update", "-k", "not first-live")
-    assert accept.returncode == 0, accept.stdout
-    assert "7 passed" in accept.stdout
+    assert "wrote 5 prompt snapshots in __snapshots__/ooda-config/hello/" in done.stdout
+    # Plain pytest is green at once: the snapshots match (not merely written now), the
+    # hand-written scenario replays, the live one is skipped with the command that
+    # records it.
+    plain = _pytest(tmp_path, "-rs")
+    assert plain.returncode == 0, plain.stdout
+    assert "7 passed, 1 skipped, 2 deselected" in plain.stdout
+    assert "5 snapshots passed" in plain.stdout
+    assert (
+        "scenario hello/first-live is not recorded yet (iterations: []): record it with  "
+        "pytest -m live --ooda-record-mode=once 'ooda-config.yml::hello::live[first-live]'"
+    ) in " ".join(plain.stdout.split("\n"))
     assert "hello::scenario[hand-written]" in _pytest(tmp_path, "--co", "-q").stdout
+
+
+@pytest.mark.parametrize("agent", AGENTS)
+def test_the_printed_ci_command_passes_in_a_fresh_project(tmp_path: Path, agent: str) -> None:
+    done = _ooda(tmp_path, "init", "--agent", agent)
+    assert done.returncode == 0, done.stderr
+    ci = done.stdout.split("\nin CI ", 1)[1].splitlines()[1:]
+    assert [line.strip() for line in ci] == list(CI_STEPS)
+    command = shlex.split(ci[-1].strip().removeprefix("- run: "))
+    assert command == ["pytest"]
+    run = subprocess.run(
+        [sys.executable, "-m", *command],
+        cwd=tmp_path,
+        env=_env(tmp_path),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout
 
 
 @pytest.mark.parametrize("agent", AGENTS)

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import pytest
-
-from pytest_ooda.errors import DriftWarning, ScenarioError
+from pytest_ooda.errors import DriftWarning
 from pytest_ooda.scenario import check_replay
 
 from .helpers import write
@@ -89,12 +87,10 @@ def test_running_out_of_iterations_reports_those_served(config: Config, tmp_path
     assert "working" in checked.failure.split("\n\n", 1)[1]
 
 
-def test_a_scenario_without_iterations_is_a_located_error(config: Config, tmp_path: Path) -> None:
+def test_a_scenario_without_iterations_is_unrecorded(config: Config, tmp_path: Path) -> None:
     path = write(tmp_path, "procedure: build\niterations: []\n")
-    with pytest.raises(ScenarioError, match="has no iterations to replay yet") as caught:
-        check_replay(config, "build", path, drift="fail", root=tmp_path)
-    assert caught.value.file == str(path)
-    assert "--ooda-record-mode=once" in (caught.value.hint or "")
+    checked = check_replay(config, "build", path, drift="fail", root=tmp_path)
+    assert (checked.unrecorded, checked.failure, checked.warnings) == (True, None, ())
 
 
 def test_files_are_replayed_in_the_reused_work_dir_which_is_emptied_first(
