@@ -102,10 +102,28 @@ TIERS: tuple[Tier, ...] = get_args(Tier)
 AiOutput = Literal["text", "claude-json", "claude-stream-json", "codex-json"]
 AI_OUTPUTS: tuple[AiOutput, ...] = get_args(AiOutput)
 
-#: How the assembled prompt is laid out: pytest-ooda's own format (the default) or
-#: rooda's, byte for byte.
-PromptFormat = Literal["ooda", "rooda"]
+#: How the assembled prompt is laid out: pytest-ooda's own format (the default), rooda's,
+#: byte for byte, or ``raw``: the fragments' text alone, no header, preamble or
+#: iteration line — what a slash command or a skill's trigger words need; a raw
+#: procedure whose prompt asks for no promise runs one turn (docs/claude-code.md).
+PromptFormat = Literal["ooda", "rooda", "raw"]
 PROMPT_FORMATS: tuple[PromptFormat, ...] = get_args(PromptFormat)
+
+#: What an agent reports as having fired in a run, besides its tool calls: a skill it
+#: loaded, a subagent it started, the slash command its prompt ran, an MCP server's tool
+#: it called, a hook that ran (``expect.activation``, docs/claude-code.md).
+ActivationKind = Literal["skill", "subagent", "command", "mcp_tool", "hook"]
+ACTIVATION_KINDS: tuple[ActivationKind, ...] = get_args(ActivationKind)
+
+#: What ``expect.activation`` asks of one skill, subagent, command, tool or hook.
+Fired = Literal["fired", "not_fired"]
+FIRED: tuple[Fired, ...] = get_args(Fired)
+
+#: How ``expect.trajectory`` matches the tool calls a run made (the default first): the
+#: listed calls in this order with others between, all of them in any order, or no call
+#: that is not listed.
+TrajectoryMatch = Literal["ordered", "any_order", "subset"]
+TRAJECTORY_MATCHES: tuple[TrajectoryMatch, ...] = get_args(TrajectoryMatch)
 
 #: A judge's answer about one run (``expect.judge``): the rubric is met, or it is not.
 JudgeVerdict = Literal["pass", "fail"]
@@ -175,7 +193,8 @@ SETTING_KINDS: tuple[SettingKind, ...] = get_args(SettingKind)
 #: (529/503) or failed (5xx), the connection failed, the agent command could not be
 #: started or died before any output, the sandbox did not start, the pytest worker
 #: running it crashed, the cluster's workers running it were lost
-#: (``--ooda-executor``), or its workspace could not be put back or cleaned.
+#: (``--ooda-executor``), its workspace could not be put back or cleaned, or the
+#: scenario's ``setup:`` commands failed.
 InfraErrorKind = Literal[
     "rate-limit",
     "overloaded",
@@ -187,6 +206,7 @@ InfraErrorKind = Literal[
     "worker-crashed",
     "worker-lost",
     "workspace",
+    "setup",
 ]
 INFRA_ERROR_KINDS: tuple[InfraErrorKind, ...] = get_args(InfraErrorKind)
 
@@ -206,6 +226,7 @@ def parse_bool(text: str) -> bool | None:
 
 
 __all__ = [
+    "ACTIVATION_KINDS",
     "AI_OUTPUTS",
     "CONTAINER_ENGINES",
     "DRIFT_MODES",
@@ -213,6 +234,7 @@ __all__ = [
     "FAILURE_SIGNAL",
     "FALSE_WORDS",
     "FILE_CHANGES",
+    "FIRED",
     "FRONTS",
     "INFRA_ERROR_KINDS",
     "ITERATION_MODES",
@@ -237,12 +259,15 @@ __all__ = [
     "STATUSES",
     "SUCCESS_SIGNAL",
     "TIERS",
+    "TRAJECTORY_MATCHES",
     "TRUE_WORDS",
     "VERDICTS",
+    "ActivationKind",
     "AiOutput",
     "ContainerEngine",
     "DriftMode",
     "FileChange",
+    "Fired",
     "Front",
     "InfraErrorKind",
     "IterationMode",
@@ -266,6 +291,7 @@ __all__ = [
     "Signal",
     "Status",
     "Tier",
+    "TrajectoryMatch",
     "Verdict",
     "parse_bool",
 ]

@@ -422,12 +422,47 @@ def _assemble_rooda(
     return out.result()
 
 
+def _assemble_raw(
+    procedure: Procedure,
+    iteration: int | None,
+    max_iterations: int | None,
+    context: Sequence[str],
+    cwd: Path | None,
+) -> MappedText:
+    """The fragments alone, phase after phase, each trimmed and a blank line between,
+    then the context values: no header, no preamble, no iteration line. What an agent's
+    own prompt needs — a slash command must be the first thing it reads."""
+    builder = _Builder()
+    for phase, actions in procedure.phases().items():
+        for text, source in _pieces(actions, procedure.name, phase):
+            builder.add(text, source)
+    for block in _context_blocks(context, cwd):
+        builder.add(block, "context")
+    return builder.result(trailing_newline=False)
+
+
 #: The prompt layouts, by ``prompt_format``: a new format is one function and one entry
 #: here (and its name in ``_types.PromptFormat``).
 LAYOUTS: dict[
     PromptFormat,
     Callable[[Procedure, int | None, int | None, Sequence[str], Path | None], MappedText],
-] = {"ooda": _assemble_ooda, "rooda": _assemble_rooda}
+] = {"ooda": _assemble_ooda, "rooda": _assemble_rooda, "raw": _assemble_raw}
+
+
+def prompt_sha256(procedure: Procedure, prompt: str) -> str:
+    """The sha256 recordings and results keep of ``prompt`` as ``procedure`` sends it:
+    of the bytes the AI receives (a ``!!binary`` parameter's surrogate escapes as their
+    bytes) and, for a procedure whose runs install agent material (a skill, a plugin),
+    of each installed file's digest after them — so an edited SKILL.md is another
+    prompt: a replay drifts, a comparison sees two versions."""
+    import hashlib
+
+    digest = hashlib.sha256(prompt.encode("utf-8", "surrogateescape"))
+    if procedure.material:
+        digest.update(b"\0material\n")
+        for item in procedure.material:
+            digest.update(f"{item.section} {item.source} {item.sha256}\n".encode())
+    return digest.hexdigest()
 
 
 def assemble_prompt(
@@ -460,6 +495,7 @@ __all__ = [
     "assemble_prompt_mapped",
     "compose_phase",
     "compose_phase_mapped",
+    "prompt_sha256",
     "render_action",
 ]
 

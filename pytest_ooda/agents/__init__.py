@@ -9,6 +9,7 @@ each agent's material and its reader.
 
 from __future__ import annotations
 
+from pytest_ooda.agents.activation import Activation
 from pytest_ooda.agents.claude_code import (
     Hook,
     Item,
@@ -24,16 +25,20 @@ from pytest_ooda.agents.claude_code import (
     render_snapshot,
     split_arguments,
 )
-from pytest_ooda.agents.material import MATERIAL_SECTIONS
+from pytest_ooda.agents.material import MATERIAL_SECTIONS, agent_argv, install, install_argv
 
 __all__ = [
     "MATERIAL_SECTIONS",
+    "Activation",
     "Hook",
     "Item",
     "Material",
     "Problem",
+    "agent_argv",
     "check_material",
     "expand_arguments",
+    "install",
+    "install_argv",
     "invocation_text",
     "lint_material",
     "listing_line",

@@ -7,18 +7,39 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from pytest_ooda.agents.claude_code import load_material
+from pytest_ooda.agents.claude_code import (
+    install_material,
+    load_material,
+    material_argv,
+    with_material_argv,
+)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Mapping
+    from collections.abc import Callable, Mapping, Sequence
     from pathlib import Path
 
     from pytest_ooda.agents.claude_code import Material
 
-__all__ = ["MATERIAL_SECTIONS"]
+__all__ = ["MATERIAL_SECTIONS", "agent_argv", "install", "install_argv"]
 
 #: The key of each agent's material (in a config's top level, a scenario, a variant)
 #: and the function that reads one directory of it.
 MATERIAL_SECTIONS: Mapping[str, Callable[[Path], Material]] = MappingProxyType(
     {"claude": load_material}
 )
+
+
+def install(section: str, path: Path, workspace: Path) -> None:
+    """Install the material of ``section`` at ``path`` into a run's ``workspace``."""
+    install_material(MATERIAL_SECTIONS[section](path), workspace)
+
+
+def install_argv(section: str, path: Path) -> tuple[str, ...]:
+    """The words the agent's command line needs once that material is installed."""
+    return material_argv(MATERIAL_SECTIONS[section](path))
+
+
+def agent_argv(argv: Sequence[str], extra: Sequence[str]) -> tuple[str, ...]:
+    """``argv`` with what installed material needs, when ``argv`` runs the agent whose
+    material it is (any other command is left as it is)."""
+    return with_material_argv(argv, extra)

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from pytest_ooda.agents import Activation
+
 StreamCallback = Callable[[bytes], None]
 
 
@@ -162,6 +164,9 @@ class BackendResult:
     tools_reported: bool = False
     infra_error: str | None = None
     retry_after: float | None = None
+    #: What the agent reported as having fired besides its tool calls: skills,
+    #: subagents, its prompt's slash command, MCP tools, hooks (``expect.activation``).
+    activations: tuple[Activation, ...] = ()
 
 
 @runtime_checkable

@@ -21,6 +21,8 @@ from pytest_ooda.errors import ScenarioError
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from pytest_ooda.agents import Activation
+
 __all__ = ["ReplayBackend", "ReplayStep", "ScriptItem", "script"]
 
 
@@ -41,6 +43,7 @@ class ReplayStep:
     model: str | None = None
     tools_reported: bool = False
     error: str | None = None
+    activations: tuple[Activation, ...] = ()
 
 
 StepLike = str | tuple[str, int] | ReplayStep
@@ -166,6 +169,7 @@ class ReplayBackend:
             turns=step.turns,
             model=step.model,
             tools_reported=step.tools_reported,
+            activations=step.activations,
         )
 
 

@@ -195,4 +195,7 @@ def merge_layers(
         locations=MappingProxyType(locations),
         broken=MappingProxyType(tiers.broken),
         replay_normalise=tuple(rule for layer in layers for rule in layer.replay_normalise),
+        material=MappingProxyType(
+            {key: paths for layer in layers for key, paths in layer.material.items()}
+        ),
     )

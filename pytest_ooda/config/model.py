@@ -125,6 +125,16 @@ class FragmentAction:
 
 
 @dataclass(frozen=True)
+class MaterialFile:
+    """One file of agent material a run installs: its section (``claude``), its path as
+    reports show it (the directory's name, then the file's path in it) and its sha256."""
+
+    section: str
+    source: str
+    sha256: str
+
+
+@dataclass(frozen=True)
 class Procedure:
     """A procedure after the field-by-field merge of every tier.
 
@@ -165,6 +175,9 @@ class Procedure:
     #: Where this procedure's live runs execute (``None``: as ``loop.sandbox`` says).
     sandbox: SandboxSpec | None = None
     retry: RetrySettings | None = None
+    #: The agent material a run of it installs, file by file: part of its prompt's
+    #: identity (``compose.prompt_sha256``), so an edited skill drifts a replay.
+    material: tuple[MaterialFile, ...] = ()
 
     def phases(self) -> dict[str, tuple[FragmentAction, ...]]:
         """The four phase lists in ``PHASES`` order."""
@@ -254,6 +267,9 @@ class Config:
     broken: Mapping[str, BrokenProcedure] = field(
         default_factory=lambda: MappingProxyType({}), compare=False, repr=False
     )
+    #: Each agent material section (``claude:``) and the directories it names: collected
+    #: as test items, and installed for every scenario of the config that names no other.
+    material: Mapping[str, tuple[Path, ...]] = field(default_factory=lambda: MappingProxyType({}))
 
     def procedure(self, name: str) -> Procedure:
         """The procedure called ``name``; its own located error when its definition is

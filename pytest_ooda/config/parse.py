@@ -96,6 +96,8 @@ class Layer:
     lint: dict[str, Setting] = field(default_factory=dict)
     redact: RedactSettings = field(default_factory=RedactSettings)
     replay_normalise: tuple[ReplayRule, ...] = ()
+    #: Each agent material section (``claude:``): the directories it names, resolved.
+    material: dict[str, tuple[Path, ...]] = field(default_factory=dict)
     warnings: list[OodaWarning] = field(default_factory=list)
     #: Procedures whose definitions failed: each fails alone (the "blast radius").
     broken: dict[str, BrokenProcedure] = field(default_factory=dict)
@@ -138,11 +140,14 @@ class FileParser:
                 getattr(document, "mark", Mark(1, 1)),
                 "expected keys: " + ", ".join(TOP_LEVEL_KEYS),
             )
+        from pytest_ooda.agents import MATERIAL_SECTIONS
+
+        known = (*TOP_LEVEL_KEYS, *MATERIAL_SECTIONS)
         for key in document:
-            if key in TOP_LEVEL_KEYS:
+            if key in known:
                 continue
             mark = key_mark(document, key)
-            hint = did_you_mean(str(key), TOP_LEVEL_KEYS, label="known top-level keys")
+            hint = did_you_mean(str(key), known, label="known top-level keys")
             self.read.warn(f"unknown top-level key {key!r} (ignored); {hint.splitlines()[0]}", mark)
         if document.get("loop") is not None:
             layer.loop = self.parse_loop(document["loop"], value_mark(document, "loop"))
@@ -163,6 +168,11 @@ class FileParser:
                 value_mark(document, "replay_normalise"),
                 "replay_normalise",
             )
+        for section in MATERIAL_SECTIONS:
+            if document.get(section) is not None:
+                layer.material[section] = self.parse_material(
+                    section, document[section], value_mark(document, section)
+                )
         if document.get("procedures") is not None:
             procs = self.read.mapping(
                 document["procedures"], value_mark(document, "procedures"), "procedures"
@@ -208,6 +218,24 @@ class FileParser:
             raise self.read.fail(
                 f"{where}: {exc.stated(type_name(value))}", mark, exc.hint
             ) from None
+
+    def parse_material(self, section: str, value: Any, mark: Mark) -> tuple[Path, ...]:
+        """An agent material section: a directory or a list of them (relative to this
+        file), each one the agent's material (docs/claude-code.md)."""
+        paths = []
+        for index, (item, at) in enumerate(
+            self.read.items(value, mark, section) if isinstance(value, list) else [(value, mark)]
+        ):
+            text = self.read.text(item, at, f"{section}[{index}]")
+            path = (self.base_dir / text.strip()).resolve()
+            if not text.strip() or not path.is_dir():
+                raise self.read.fail(
+                    f"{section}[{index}]: {text!r} is not a directory ({path})",
+                    at,
+                    "name a plugin's directory or a .claude directory, relative to this file",
+                )
+            paths.append(path)
+        return tuple(paths)
 
     def parse_redact(self, value: Any, mark: Mark) -> RedactSettings:
         section = self.read.mapping(value, mark, "redact")

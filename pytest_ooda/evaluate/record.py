@@ -53,8 +53,9 @@ _REDACT_MARGIN = 4000
 
 
 def fragment_hashes(procedure: Procedure) -> tuple[FragmentHash, ...]:
-    """The sha256 of every fragment as rendered (templates with their parameters), so
-    two result sets tell which fragments differ between them."""
+    """The sha256 of every fragment as rendered (templates with their parameters), and
+    of every file of agent material the run installs, so two result sets tell which
+    fragments (or skills) differ between them."""
     from pytest_ooda.compose import render_action
 
     hashes = []
@@ -64,6 +65,9 @@ def fragment_hashes(procedure: Procedure) -> tuple[FragmentHash, ...]:
             text = render_action(action, procedure=procedure.name, phase=phase, index=index)
             digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
             hashes.append(FragmentHash(phase, index, action.source_label(), digest))
+    # The agent material a run installs (a skill, a plugin) is part of the prompt too.
+    for index, item in enumerate(procedure.material):
+        hashes.append(FragmentHash(item.section, index, item.source, item.sha256))
     return tuple(hashes)
 
 

@@ -325,14 +325,17 @@ def lint_procedure(
     procedure = config.procedure(name)
     out = Collector(settings)
     rendered_ok, success, failure = _lint_actions(out, procedure)
-    if rendered_ok and not success:
+    # A raw prompt that asks for no promise runs one turn: the scenario's checks
+    # (expect.files, expect.commands, expect.activation), not a signal, decide it.
+    one_turn = procedure.prompt_format == "raw" and not success
+    if rendered_ok and not success and not one_turn:
         out.add_at(
             "OODA301",
             f"procedure {procedure.name}: no fragment says when to emit {SUCCESS_SIGNAL}",
             procedure.location,
             procedure=procedure.name,
         )
-    if rendered_ok and not failure:
+    if rendered_ok and not failure and not one_turn:
         out.add_at(
             "OODA302",
             f"procedure {procedure.name}: no fragment says when to emit {FAILURE_SIGNAL}",

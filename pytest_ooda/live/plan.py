@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from pytest_ooda.config import Config, Procedure, Provenance, RunSettings
     from pytest_ooda.errors import SandboxWarning
     from pytest_ooda.evaluate import FragmentHash, RecordHead, SessionStamp
-    from pytest_ooda.scenario import Scenario
+    from pytest_ooda.scenario import MaterialDir, Scenario
     from pytest_ooda.settings import SessionSettings
     from pytest_ooda.variants import Variant
 
@@ -191,6 +191,10 @@ class RunPlan(Portable):
     runs_dir: Path | None = None
     #: What deciding had to say (the unattended-agent note): the caller presents it.
     notes: tuple[SandboxWarning, ...] = ()
+    #: The agent material the run installs into its workspace (a plugin, a ``.claude/``
+    #: directory): the scenario's, else the config's; its files are part of the
+    #: procedure's prompt identity (``procedure.material``).
+    material: tuple[MaterialDir, ...] = ()
     #: Where the plan's own settings came from (``variant``, ``record_mode``,
     #: ``context``, ``workspace``); the run's are ``settings.provenance``.
     provenance: Mapping[str, Provenance] = field(default_factory=lambda: MappingProxyType({}))
@@ -347,10 +351,13 @@ def plan_run(
     from pytest_ooda.config import Provenance
     from pytest_ooda.evaluate import fragment_hashes
     from pytest_ooda.sandbox import unattended_warning
-    from pytest_ooda.scenario import workspace_of
+    from pytest_ooda.scenario import material_files, run_material, scenario_config, workspace_of
 
     config = _config(session, procedure, variant, collected, config)
+    material = run_material(config, scenario)
+    config = scenario_config(config, scenario, material_files(material))
     settings = _settings(session, config, procedure, scenario, variant, require_ai=require_ai)
+    settings = _with_material(settings, material)
     composed = config.procedure(procedure)
     workspace = None if workdir is not None else workspace_of(scenario, root=session.root)
     provenance: dict[str, Provenance] = {
@@ -394,7 +401,20 @@ def plan_run(
         runs_dir=runs_dir,
         notes=(note,) if note is not None else (),
         provenance=MappingProxyType(provenance),
+        material=material if workdir is None else (),
     )
+
+
+def _with_material(settings: RunSettings, material: tuple[MaterialDir, ...]) -> RunSettings:
+    """``settings`` with the words the agent's command line needs for the installed
+    material (a plugin's directory, the events that show a hook fire) — when the
+    command runs the agent the material is for."""
+    if not material or settings.ai_cmd is None:
+        return settings
+    from pytest_ooda.agents import agent_argv, install_argv
+
+    extra = tuple(word for entry in material for word in install_argv(entry.section, entry.path))
+    return replace(settings, ai_cmd=agent_argv(settings.ai_cmd, extra))
 
 
 def _no_agent(config: Config, procedure: str) -> NoAICommandError:

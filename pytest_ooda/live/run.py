@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from pytest_ooda.loop import LoopEvent, LoopResult
     from pytest_ooda.redact import Redactor
     from pytest_ooda.sandbox import SandboxRun, SandboxSpec
-    from pytest_ooda.scenario import Assessment, Recorder, Scenario
+    from pytest_ooda.scenario import Assessment, CommandOutcome, MaterialDir, Recorder, Scenario
 
 __all__ = [
     "Held",
@@ -158,20 +158,22 @@ def _run_dir(parent: Path | None, left: list[str]) -> Iterator[Path]:
 
 def _workdir(
     where: tuple[Path | None, Path | None, Path | None],
+    material: tuple[MaterialDir, ...],
     stack: contextlib.ExitStack,
     left: list[str],
 ) -> Path:
     """Where the agent works: ``where`` is the plan's own directory, the scenario's
     workspace and the runs' directory. The plan's directory when it has one, else a
-    fresh copy of the workspace made a repository, in a directory of the run's own
-    under the runs' directory, removed with ``stack`` (``left``: see :func:`_run_dir`)."""
+    fresh copy of the workspace with the agent ``material`` installed, made a
+    repository, in a directory of the run's own under the runs' directory, removed with
+    ``stack`` (``left``: see :func:`_run_dir`)."""
     workdir, workspace, runs_dir = where
     if workdir is not None:
         return workdir
-    from pytest_ooda.workspace import fresh_repository
+    from pytest_ooda.live.prepare import fresh_workspace
 
     directory = stack.enter_context(_run_dir(runs_dir, left))
-    return fresh_repository(workspace, directory / "workspace")
+    return fresh_workspace(workspace, material, directory / "workspace")
 
 
 def _sandbox(
@@ -190,8 +192,7 @@ def _identity(sandbox: SandboxRun | None) -> dict[str, str | None] | None:
 
 def _drifted(plan: RunPlan, workdir: Path) -> bool:
     """Whether the scenario's first recorded prompt differs from the one sent now."""
-    from pytest_ooda.compose import assemble_prompt
-    from pytest_ooda.scenario import sha256_text
+    from pytest_ooda.compose import assemble_prompt, prompt_sha256
 
     scenario = plan.scenario
     if not scenario.iterations or scenario.iterations[0].prompt_sha256 is None:
@@ -203,7 +204,7 @@ def _drifted(plan: RunPlan, workdir: Path) -> bool:
         context=plan.context,
         cwd=workdir,
     )
-    return sha256_text(prompt) != scenario.iterations[0].prompt_sha256
+    return prompt_sha256(plan.procedure, prompt) != scenario.iterations[0].prompt_sha256
 
 
 @contextlib.contextmanager
@@ -302,21 +303,10 @@ def _not_started(
     reason, no iteration, no verification command."""
     from pytest_ooda.backends import infra_reason
     from pytest_ooda.evaluate import build_record, classify_outcome
-    from pytest_ooda.loop import LoopResult, TimingStats
+    from pytest_ooda.live.prepare import no_loop
 
     reason = infra_reason("sandbox", error.message)
-    result = LoopResult(
-        procedure=plan.procedure.name,
-        status="aborted",
-        records=(),
-        timing=TimingStats(),
-        elapsed=0.0,
-        max_iterations=plan.settings.max_iterations,
-        failure_threshold=plan.settings.failure_threshold,
-        workdir=workdir,
-        error=f"the sandbox did not start: {error.message}",
-        infra_error=reason,
-    )
+    result = no_loop(plan, workdir, reason, f"the sandbox did not start: {error.message}")
     outcome, why = classify_outcome(plan.scenario, result, (), infra_error=reason)
     now = time.time()
     record = build_record(
@@ -402,6 +392,8 @@ class _Ran:
     #: for the verification commands that did not start).
     infra_error: str | None = None
     api: ApiStep | None = None
+    #: What the scenario's ``setup:`` commands did before the agent started.
+    setup: tuple[CommandOutcome, ...] = ()
 
 
 class Held(Protocol):
@@ -444,7 +436,9 @@ def run_live(
     warnings: list[OodaWarning] = []
     left: list[str] = []
     with contextlib.ExitStack() as stack:
-        workdir = _workdir((plan.workdir, plan.workspace, plan.runs_dir), stack, left)
+        workdir = _workdir(
+            (plan.workdir, plan.workspace, plan.runs_dir), plan.material, stack, left
+        )
         api = open_api(plan, workdir, redactor, stack)
         spec = api.spec if api is not None else plan.settings.sandbox
         # The agent's sandbox on a stack of its own: expect.fresh_sandbox stops it early.
@@ -489,6 +483,7 @@ def _run(
     (``expect.fresh_sandbox``). ``backend``: the agent as the API step starts it
     (``None``: as the settings say)."""
     from pytest_ooda.live.judging import judge_inputs
+    from pytest_ooda.live.prepare import no_loop, run_setup
     from pytest_ooda.loop import run_loop
 
     agent_box, sandbox = boxes
@@ -504,17 +499,21 @@ def _run(
         shown=plan.settings.show_ai_output,
     )
     started = time.time()
-    result = run_loop(
-        plan.procedure,
-        plan.settings,
-        context=plan.context,
-        workdir=workdir,
-        on_event=watch,
-        handle_signals=handle_signals,
-        sandbox=sandbox,
-        stream=watch.shown,
-        backend=backend,
-    )
+    setup, refused = run_setup(plan, workdir, sandbox, redactor)
+    if refused is not None:
+        result = no_loop(plan, workdir, refused, f"the scenario's setup failed: {refused}")
+    else:
+        result = run_loop(
+            plan.procedure,
+            plan.settings,
+            context=plan.context,
+            workdir=workdir,
+            on_event=watch,
+            handle_signals=handle_signals,
+            sandbox=sandbox,
+            stream=watch.shown,
+            backend=backend,
+        )
     inputs = judge_inputs(plan.scenario, result, workdir, redactor)
     checker, infra_error = _checker(
         plan.scenario, plan.settings.sandbox, (agent_box, stack), (sandbox, workdir), warnings
@@ -540,7 +539,8 @@ def _run(
         sandbox=sandbox,
         started=started,
         queued=None,
-        infra_error=infra_error,
+        infra_error=infra_error or refused,
+        setup=setup,
     )
 
 

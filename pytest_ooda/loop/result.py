@@ -13,6 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
 
+    from pytest_ooda.agents import Activation
     from pytest_ooda.backends import ToolCall, Usage
 
 
@@ -108,6 +109,8 @@ class IterationRecord:
     #: (when the last try was spoiled too) why.
     retries: int = 0
     infra_error: str | None = None
+    #: What fired besides the tool calls (skills, subagents, commands, hooks).
+    activations: tuple[Activation, ...] = ()
 
     @property
     def signal_name(self) -> str:
@@ -259,6 +262,11 @@ class LoopResult:
     @property
     def permission_denials(self) -> tuple[ToolCall, ...]:
         return tuple(call for record in self.records for call in record.permission_denials)
+
+    @property
+    def activations(self) -> tuple[Activation, ...]:
+        """What fired in every iteration, in order (``expect.activation``)."""
+        return tuple(item for record in self.records for item in record.activations)
 
     @property
     def tools_reported(self) -> bool:

@@ -13,6 +13,7 @@ import signal
 import sys
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -28,7 +29,7 @@ from pytest_ooda.loop.events import (
 )
 from pytest_ooda.loop.result import IterationRecord, LoopResult, RunningStats
 from pytest_ooda.loop.retry import backoff, retryable
-from pytest_ooda.loop.signals import decide_outcome, find_signal
+from pytest_ooda.loop.signals import ONE_TURN, Outcome, decide_outcome, find_signal, one_turn
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator, Sequence
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from pytest_ooda._types import AiOutput, Status
     from pytest_ooda.backends import Backend, BackendResult, StreamCallback, Usage
     from pytest_ooda.config import Config, Procedure, RetrySettings, RunSettings
-    from pytest_ooda.loop.signals import Outcome
     from pytest_ooda.sandbox import SandboxRun
 
 logger = logging.getLogger("pytest_ooda.loop")
@@ -364,11 +364,17 @@ class _Loop:
         """Record a finished iteration and decide whether the loop goes on."""
         found = find_signal(out.output)
         outcome = decide_outcome(out.exit_code, found, timed_out=out.timed_out, error=out.error)
+        if outcome.kind == "ok" and one_turn(self.procedure, prompt):
+            outcome = Outcome("success", ONE_TURN)
         if outcome.kind == "failure":
             self.consecutive += 1
         elif outcome.kind == "ok":
             self.consecutive = 0
         record = _iteration_record(number, prompt, out, found, outcome, duration, tried)
+        if self.procedure.material:
+            from pytest_ooda.compose import prompt_sha256
+
+            record = replace(record, prompt_sha256=prompt_sha256(self.procedure, prompt))
         self.records.append(record)
         self.stats.add(duration)
         if out.usage is not None:
@@ -490,4 +496,5 @@ def _iteration_record(
         tools_reported=out.tools_reported,
         retries=tried,
         infra_error=out.infra_error,
+        activations=out.activations,
     )

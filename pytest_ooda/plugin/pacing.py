@@ -323,9 +323,8 @@ def results_records(config: pytest.Config, *, warn: bool = False) -> list[RunRec
 def _first_prompt_sha(plan: RunPlan) -> str | None:
     """The sha256 of the prompt the run's first iteration will receive (the prompt
     version the results key runs by); ``None`` when it cannot be told before running."""
-    from pytest_ooda.compose import assemble_prompt
+    from pytest_ooda.compose import assemble_prompt, prompt_sha256
     from pytest_ooda.errors import OodaError
-    from pytest_ooda.scenario import sha256_text
 
     try:
         prompt = assemble_prompt(
@@ -338,7 +337,7 @@ def _first_prompt_sha(plan: RunPlan) -> str | None:
         )
     except OodaError:
         return None
-    return sha256_text(prompt)
+    return prompt_sha256(plan.procedure, prompt)
 
 
 # --------------------------------------------------------------------------- crashes

@@ -19,6 +19,8 @@ from pytest_ooda.scenario.drift import (
     check_drift,
     detect_drift,
 )
+from pytest_ooda.scenario.drive import TriggerCase, Triggers
+from pytest_ooda.scenario.fired import Assertion
 from pytest_ooda.scenario.locate import load_for, workspace_of
 from pytest_ooda.scenario.model import (
     MAX_REPEAT,
@@ -41,6 +43,7 @@ from pytest_ooda.scenario.replay_check import (
     check_replay,
 )
 from pytest_ooda.scenario.report import failure_text
+from pytest_ooda.scenario.runs import MaterialDir, material_files, run_material, scenario_config
 from pytest_ooda.scenario.schema import (
     load_scenario,
     load_scenario_text,
@@ -55,16 +58,20 @@ from pytest_ooda.scenario.verify import CommandOutcome
 __all__ = [
     "MAX_REPEAT",
     "RECORD_MODES",
+    "Assertion",
     "Assessment",
     "CommandOutcome",
     "Drift",
     "Expect",
     "FileCheck",
+    "MaterialDir",
     "Recorder",
     "ReplayCheck",
     "Replayed",
     "Scenario",
     "ScenarioIteration",
+    "TriggerCase",
+    "Triggers",
     "assert_expectations",
     "changed_sources",
     "check_drift",
@@ -75,10 +82,13 @@ __all__ = [
     "load_for",
     "load_scenario",
     "load_scenario_text",
+    "material_files",
     "needs_recording",
     "redact_scenario",
     "replay_scenario",
+    "run_material",
     "save_scenario",
+    "scenario_config",
     "scenario_from_result",
     "sha256_text",
     "workspace_of",

@@ -79,18 +79,20 @@ def detect_drift(
     *,
     segments: Sequence[Segment] | None = None,
     context_lines: int = 3,
+    shas: Sequence[str] | None = None,
 ) -> list[Drift]:
     """Compare the prompts a replay sent with the recorded ``prompt_sha256`` values.
 
     ``segments`` (from ``assemble_prompt_mapped`` for iteration 1) lets the first
     iteration's drift name the fragments whose text changed; its recorded ``prompt``
-    text gives the unified diff.
+    text gives the unified diff. ``shas`` are the prompts' identities as the loop
+    computed them (with the agent material a run installs); else the texts' sha256.
     """
     drifts: list[Drift] = []
     for index, (recorded, prompt) in enumerate(zip(scenario.iterations, prompts, strict=False)):
         if recorded.prompt_sha256 is None:
             continue
-        current = sha256_text(prompt)
+        current = shas[index] if shas is not None else sha256_text(prompt)
         if current == recorded.prompt_sha256:
             continue
         diff = None
@@ -125,7 +127,7 @@ def check_drift(
         and first is not None
         and first.prompt is not None
         and first.prompt_sha256 is not None
-        and sha256_text(result.records[0].prompt) != first.prompt_sha256
+        and result.records[0].prompt_sha256 != first.prompt_sha256
     ):
         # Only a first prompt that drifted is mapped to the fragments behind it.
         mapped = assemble_prompt_mapped(
@@ -137,4 +139,5 @@ def check_drift(
         )
         if mapped.text == result.records[0].prompt:
             segments = mapped.segments
-    return detect_drift(scenario, result.prompts, segments=segments)
+    shas = [record.prompt_sha256 for record in result.records]
+    return detect_drift(scenario, result.prompts, segments=segments, shas=shas)

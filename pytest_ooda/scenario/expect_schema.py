@@ -1,6 +1,7 @@
 """Reading ``expect:``, what a scenario's runs are held to: per run its loop status,
-iterations, signals, files, tool calls, verification commands and the judge's rubric
-(``expect.judge``, read by ``judge.schema``); over all runs the aggregate expectations
+iterations, signals, files, tool calls, what fired (``expect.activation``,
+``expect.trajectory``, read by :mod:`.fired`), verification commands and the judge's
+rubric (``expect.judge``, read by ``judge.schema``); over all runs the aggregate expectations
 (``success_rate``, ``max_error_rate``, ``max_mean_iterations``, ``max_mean_cost``)."""
 
 from __future__ import annotations
@@ -25,10 +26,11 @@ from pytest_ooda.yamlnodes import YamlMapping, YamlSequence
 if TYPE_CHECKING:
     from pytest_ooda.judge import JudgeSpec
     from pytest_ooda.reader import Reader
+    from pytest_ooda.scenario.fired import ActivationExpect, TrajectoryExpect
     from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
     from pytest_ooda.yamlnodes import Mark
 
-__all__ = ["read_expect"]
+__all__ = ["read_expect", "read_setup"]
 
 
 def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
@@ -53,6 +55,8 @@ def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
     commands: tuple[CommandCheck, ...] = read("commands", partial(_commands, protect=protect), ())
     judge = read("judge", _judge, None)
     fresh = read("fresh_sandbox", _fresh, False)
+    activation: tuple[ActivationExpect, ...] = read("activation", _activation, ())
+    trajectory: tuple[TrajectoryExpect, ...] = read("trajectory", _trajectory, ())
     aggregate = check.attempt(_aggregate, check, block, default=None)
     return Expect(
         status,
@@ -67,6 +71,30 @@ def read_expect(check: Reader, value: Any, mark: Mark) -> Expect:
         aggregate=aggregate,
         protect=protect,
         fresh_sandbox=fresh,
+        activation=activation,
+        trajectory=trajectory,
+    )
+
+
+def _activation(check: Reader, value: Any, mark: Mark) -> tuple[ActivationExpect, ...]:
+    from pytest_ooda.scenario.fired import read_activation
+
+    return read_activation(check, value, mark)
+
+
+def _trajectory(check: Reader, value: Any, mark: Mark) -> tuple[TrajectoryExpect, ...]:
+    from pytest_ooda.scenario.fired import read_trajectory
+
+    return read_trajectory(check, value, mark)
+
+
+def read_setup(check: Reader, value: Any, mark: Mark) -> tuple[CommandCheck, ...]:
+    """``setup:``: commands as ``expect.commands`` writes them, each to exit 0, run in
+    the workspace after it is copied and before the agent starts."""
+    items = check.items(value, mark, "setup")
+    return tuple(
+        _command(check, item, at or mark, f"setup[{index}]", ())
+        for index, (item, at) in enumerate(items)
     )
 
 

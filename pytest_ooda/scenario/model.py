@@ -17,12 +17,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
 
     from pytest_ooda._types import ReplayKind
+    from pytest_ooda.agents import Activation
     from pytest_ooda.backends import ToolCall, Usage
     from pytest_ooda.config import RetrySettings
     from pytest_ooda.judge import JudgeSpec, RecordedGrading
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.replay_rules import ReplayRule
     from pytest_ooda.sandbox import SandboxRun, SandboxSpec
+    from pytest_ooda.scenario.drive import Triggers
+    from pytest_ooda.scenario.fired import ActivationExpect, Assertion, TrajectoryExpect
     from pytest_ooda.scenario.verify import CommandCheck, CommandOutcome, ToolExpect
     from pytest_ooda.variants import Variant
 
@@ -53,6 +56,9 @@ _TOP_KEYS = (
     "retry",
     "replay",
     "replay_normalise",
+    "prompt",
+    "setup",
+    "triggers",
 )
 _EXPECT_KEYS = (
     "status",
@@ -64,6 +70,8 @@ _EXPECT_KEYS = (
     "judge",
     "protect",
     "fresh_sandbox",
+    "activation",
+    "trajectory",
 )
 _TOOLS_KEYS = ("called", "not_called", "bash_matches", "max_calls")
 _COMMAND_KEYS = ("run", "pytest", "exit_code", "timeout", "output_contains")
@@ -88,6 +96,7 @@ _ITERATION_KEYS = (
     "tool_calls",
     "permission_denials",
     "retries",
+    "fired",
 )
 _USAGE_KEYS = (
     "input_tokens",
@@ -96,7 +105,10 @@ _USAGE_KEYS = (
     "cache_creation_tokens",
     "cost",
 )
-_TOOL_CALL_KEYS = ("name", "summary", "ok", "error")
+_TOOL_CALL_KEYS = ("name", "summary", "ok", "error", "input")
+#: How much of each argument of a tool call a recording keeps (``expect.trajectory``
+#: matches its patterns against it on a replay).
+RECORDED_ARGUMENT_CHARS = 500
 
 
 def sha256_text(text: str) -> str:
@@ -136,6 +148,8 @@ class ScenarioIteration:
     #: Tries of the iteration the infrastructure spoiled before the recorded one (a
     #: replay serves the recorded one only).
     retries: int = 0
+    #: What fired besides the tool calls (``fired: [skill:greet, hook:Stop]``).
+    activations: tuple[Activation, ...] = ()
 
     def to_step(self) -> ReplayStep:
         return ReplayStep(
@@ -151,6 +165,7 @@ class ScenarioIteration:
             model=self.model,
             tools_reported=self.tool_calls is not None,
             error=self.error,
+            activations=self.activations,
         )
 
     def agent_yaml(self) -> dict[str, Any]:
@@ -174,12 +189,28 @@ class ScenarioIteration:
             out["permission_denials"] = [_call_yaml(call) for call in self.permission_denials]
         if self.retries:
             out["retries"] = self.retries
+        if self.activations:
+            out["fired"] = [activation.label for activation in self.activations]
         return out
 
 
 def _call_yaml(call: ToolCall) -> dict[str, Any]:
-    """A tool call without its unset fields (no empty summary, no unknown result)."""
-    return {key: value for key, value in call.as_dict().items() if value not in ("", None)}
+    """A tool call without its unset fields (no empty summary, no unknown result), and
+    its arguments, each cut at :data:`RECORDED_ARGUMENT_CHARS` characters."""
+    out = {key: value for key, value in call.as_dict().items() if value not in ("", None)}
+    if isinstance(call.arguments, dict) and call.arguments:
+        out["input"] = {str(key): _argument(value) for key, value in call.arguments.items()}
+    return out
+
+
+def _argument(value: Any) -> Any:
+    if isinstance(value, bool | int | float) or value is None:
+        return value
+    if not isinstance(value, str):
+        import json
+
+        value = json.dumps(value, sort_keys=True, ensure_ascii=False)
+    return value[:RECORDED_ARGUMENT_CHARS]
 
 
 @dataclass(frozen=True)
@@ -293,6 +324,9 @@ class Assessment:
     #: Why the workspace could not be put back (``workspace: …``, an infrastructure
     #: error's reason): nothing was checked then, and ``problems`` says so.
     workspace_error: str | None = None
+    #: Each ``expect.activation`` and ``expect.trajectory`` entry and whether the run
+    #: met it: the named assertions a measurement gives a pass rate each.
+    assertions: tuple[Assertion, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -320,6 +354,10 @@ class Expect:
     #: over the workspace, not the agent's (whose processes, home and ``/tmp`` the
     #: agent could have prepared).
     fresh_sandbox: bool = False
+    #: ``activation:``: skills, subagents, commands, MCP tools, hooks that must (not) fire.
+    activation: tuple[ActivationExpect, ...] = ()
+    #: ``trajectory:``: the tool calls the run makes, with argument patterns.
+    trajectory: tuple[TrajectoryExpect, ...] = ()
 
     def check(
         self, result: LoopResult, workspace: Path | None = None, *, source: Path | None = None
@@ -382,6 +420,8 @@ class Expect:
                         problems.append(problem)
         if self.tools is not None:
             problems.extend(self.tools.check(result))
+        assertions = self._fired(result)
+        problems.extend(a.detail or a.name for a in assertions if not a.passed)
         if self.commands and run_commands:
             if workspace is None:
                 problems.append("verification commands need a workspace, but the run had none")
@@ -397,7 +437,20 @@ class Expect:
                     commands.append(outcome)
                     if outcome.problem:
                         problems.append(outcome.problem)
-        return Assessment(problems, tuple(commands), protected)
+        return Assessment(problems, tuple(commands), protected, assertions=assertions)
+
+    def _fired(self, result: LoopResult) -> tuple[Assertion, ...]:
+        """``expect.activation`` and ``expect.trajectory``, one assertion each."""
+        found = tuple(expect.check(result.activations) for expect in self.activation)
+        if self.trajectory and not result.tools_reported:
+            from pytest_ooda.scenario.fired import Assertion
+
+            why = (
+                "the run did not report its tool calls (the output was read as text); use "
+                "an output format that lists them, or re-record the scenario with one"
+            )
+            return found + tuple(Assertion(t.label, False, why) for t in self.trajectory)
+        return found + tuple(expect.check(result.tool_calls) for expect in self.trajectory)
 
     def to_yaml(self) -> dict[str, Any]:
         out: dict[str, Any] = {}
@@ -426,6 +479,15 @@ class Expect:
             out["protect"] = list(self.protect)
         if self.fresh_sandbox:
             out["fresh_sandbox"] = True
+        if self.activation:
+            activation: dict[str, dict[str, str]] = {}
+            for entry in self.activation:
+                state = "fired" if entry.fired else "not_fired"
+                activation.setdefault(entry.kind, {})[entry.name] = state
+            out["activation"] = activation
+        if self.trajectory:
+            shaped = [entry.to_yaml() for entry in self.trajectory]
+            out["trajectory"] = shaped[0] if len(shaped) == 1 else shaped
         if self.aggregate is not None:
             out.update(self.aggregate.to_yaml())
         return out
@@ -466,6 +528,16 @@ class Scenario:
     #: ``replay_normalise:``: this scenario's rules for what its agent replay ignores
     #: in requests (``pytest_ooda.replay_rules``), after the config's.
     replay_normalise: tuple[ReplayRule, ...] = ()
+    #: ``prompt:``: the exact text the agent receives, passed through (a slash command
+    #: and its arguments); the procedure's fragments are not composed.
+    prompt: str | None = None
+    #: Each agent material key the scenario sets (``claude:``): the directories its runs
+    #: install, relative to the scenario file (empty: none); ``None``: the config's.
+    material: Mapping[str, tuple[str, ...]] | None = None
+    #: ``setup:``: commands run in the workspace after it is copied and before the agent.
+    setup: tuple[CommandCheck, ...] = ()
+    #: ``triggers:``: prompts that should (not) fire a skill or subagent, each a run.
+    triggers: Triggers | None = None
 
     @property
     def label(self) -> str:
@@ -537,6 +609,14 @@ class Scenario:
             out["repeat"] = self.repeat
         if self.workspace is not None:
             out["workspace"] = self.workspace
+        if self.prompt is not None:
+            out["prompt"] = self.prompt
+        for key, dirs in (self.material or {}).items():
+            out[key] = list(dirs) if dirs else "none"
+        if self.setup:
+            out["setup"] = [command.to_yaml() for command in self.setup]
+        if self.triggers is not None:
+            out["triggers"] = self.triggers.to_yaml()
         if self.sandbox is not None:
             spec = self.sandbox
             out["sandbox"] = spec.kind if spec.bare else {"kind": spec.kind, **_yaml_options(spec)}

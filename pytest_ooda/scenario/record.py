@@ -79,6 +79,7 @@ def scenario_from_result(
             tool_calls=_relative(record.tool_calls, prefix) if record.tools_reported else None,
             permission_denials=_relative(record.permission_denials, prefix),
             retries=record.retries,
+            activations=record.activations,
         )
         for index, record in enumerate(result.records)
     )

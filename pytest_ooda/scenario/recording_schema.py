@@ -24,6 +24,7 @@ from pytest_ooda.scenario.model import (
 from pytest_ooda.yamlnodes import YamlSequence, to_plain
 
 if TYPE_CHECKING:
+    from pytest_ooda.agents import Activation
     from pytest_ooda.judge import RecordedGrading
     from pytest_ooda.reader import Reader
     from pytest_ooda.yamlnodes import Mark
@@ -86,6 +87,7 @@ def _iteration(check: Reader, value: Any, mark: Mark, number: int) -> ScenarioIt
     retries = 0
     if item.get("retries") is not None:
         retries = check.integer(*check.get(item, "retries"), f"{where}.retries", 0)
+    fired = check.optional(item, "fired", where, partial(_fired, check), ())
     return ScenarioIteration(
         output=output,
         exit_code=exit_code,
@@ -103,6 +105,7 @@ def _iteration(check: Reader, value: Any, mark: Mark, number: int) -> ScenarioIt
         tool_calls=calls,
         permission_denials=denials,
         retries=retries,
+        activations=fired,
     )
 
 
@@ -132,8 +135,30 @@ def _calls(check: Reader, value: Any, mark: Mark, where: str) -> tuple[ToolCall,
         summary = check.optional(call, "summary", at, check.text, "")
         ok = check.optional(call, "ok", at, check.flag, None)
         error = check.optional(call, "error", at, check.text, None)
-        out.append(ToolCall(name, summary, ok, error))
+        arguments = None
+        if call.get("input") is not None:
+            arguments = to_plain(check.mapping(*check.get(call, "input"), f"{at}.input"))
+        out.append(ToolCall(name, summary, ok, error, arguments=arguments))
     return tuple(out)
+
+
+def _fired(check: Reader, value: Any, mark: Mark, where: str) -> tuple[Activation, ...]:
+    """``fired: [skill:greet, hook:PreToolUse:Write]``: what fired besides tool calls."""
+    from pytest_ooda._types import ACTIVATION_KINDS
+    from pytest_ooda.agents import Activation
+
+    found = []
+    for index, (item, at) in enumerate(check.items(value, mark, where)):
+        label = check.text(item, at, f"{where}[{index}]")
+        activation = Activation.parse(label)
+        if activation is None:
+            raise check.fail(
+                f"{where}[{index}]: expected kind:name, the kind one of "
+                f"{', '.join(ACTIVATION_KINDS)}, got {label!r}",
+                at,
+            )
+        found.append(activation)
+    return tuple(found)
 
 
 def read_recorded(check: Reader, value: Any, mark: Mark) -> RecordedOutcome:

@@ -76,7 +76,11 @@ def replay_scenario(
     ``on_event``.
     """
     from pytest_ooda.loop import run_loop, run_procedure
+    from pytest_ooda.scenario.runs import material_files, run_material, scenario_config
 
+    # The procedure as the scenario runs it: its prompt passed through, its material's
+    # files part of the prompt's identity (an edited skill drifts the replay).
+    config = scenario_config(config, scenario, material_files(run_material(config, scenario)))
     backend = scenario.replay_backend(sleep=sleep, files_dir=files_dir)
     options: dict[str, Any] = {
         "max_iterations": scenario.max_iterations,

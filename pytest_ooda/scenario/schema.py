@@ -17,7 +17,13 @@ from typing import TYPE_CHECKING, Any
 from pytest_ooda._types import REPLAY_KINDS
 from pytest_ooda.errors import ScenarioError
 from pytest_ooda.reader import Reader
-from pytest_ooda.scenario.expect_schema import read_expect
+from pytest_ooda.scenario.drive import (
+    material_keys,
+    read_material,
+    read_prompt,
+    read_triggers,
+)
+from pytest_ooda.scenario.expect_schema import read_expect, read_setup
 from pytest_ooda.scenario.model import (
     _PROCEDURE_NAME,
     _TOP_KEYS,
@@ -36,6 +42,8 @@ if TYPE_CHECKING:
     from pytest_ooda.judge import RecordedGrading
     from pytest_ooda.replay_rules import ReplayRule
     from pytest_ooda.sandbox import SandboxSpec
+    from pytest_ooda.scenario.drive import Triggers
+    from pytest_ooda.scenario.verify import CommandCheck
     from pytest_ooda.variants import Variant
 
 __all__ = ["load_scenario", "load_scenario_text"]
@@ -67,7 +75,7 @@ def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario
     """
     root = check.mapping(doc, Mark(1, 1), "scenario file")
     check.collect = True
-    check.keys(root, _TOP_KEYS, "scenario")
+    check.keys(root, (*_TOP_KEYS, *material_keys()), "scenario")
     procedure = check.attempt(_procedure, check, root, default="")
 
     def read(key: str, reader: Any, default: Any) -> Any:
@@ -100,6 +108,14 @@ def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario
         "iterations", partial(read_iterations, check), ()
     )
     rules = read("replay_normalise", partial(_rules, check), ())
+    prompt: str | None = read("prompt", partial(read_prompt, check), None)
+    setup: tuple[CommandCheck, ...] = read("setup", partial(read_setup, check), ())
+    triggers: Triggers | None = read("triggers", partial(read_triggers, check), None)
+    material = {
+        key: dirs
+        for key in material_keys()
+        if (dirs := read(key, partial(read_material, check, key), None)) is not None
+    }
     check.raise_collected()
     return Scenario(
         procedure=procedure,
@@ -122,6 +138,10 @@ def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario
         retry=retry,
         replay=replay,
         replay_normalise=rules,
+        prompt=prompt,
+        material=material or None,
+        setup=setup,
+        triggers=triggers,
     )
 
 

@@ -8,6 +8,11 @@ from __future__ import annotations
 from pytest_ooda.agents.claude_code.checks import check_item, check_material
 from pytest_ooda.agents.claude_code.frontmatter import Problem
 from pytest_ooda.agents.claude_code.hooks import Hook, read_hooks
+from pytest_ooda.agents.claude_code.install import (
+    install_material,
+    material_argv,
+    with_material_argv,
+)
 from pytest_ooda.agents.claude_code.lint import lint_material
 from pytest_ooda.agents.claude_code.material import Item, Material, load_material
 from pytest_ooda.agents.claude_code.render import (
@@ -26,11 +31,14 @@ __all__ = [
     "check_item",
     "check_material",
     "expand_arguments",
+    "install_material",
     "invocation_text",
     "lint_material",
     "listing_line",
     "load_material",
+    "material_argv",
     "read_hooks",
     "render_snapshot",
     "split_arguments",
+    "with_material_argv",
 ]

@@ -164,3 +164,49 @@ def test_a_sandbox_that_does_not_start_makes_the_run_an_error(
     assert run.error_reason == "sandbox: docker: the daemon does not answer"
     assert (run.record.outcome, run.record.valid, run.result.iterations) == ("error", False, 0)
     assert not marker.exists()
+
+
+def _material_project(tmp_path: Path, setup: str) -> tuple[Path, Path]:
+    from pytest_ooda.agents import MATERIAL_SECTIONS
+
+    (section,) = MATERIAL_SECTIONS
+    skill = tmp_path / "plug" / ".claude" / "skills" / "greet"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\ndescription: Greets. Use when asked.\n---\nGreet.\n")
+    return _project(
+        tmp_path,
+        f"procedure: greet\nworkspace: ../../repo\nprompt: /greet Bob\n"
+        f"{section}: ../../plug/.claude\nsetup:\n  - {setup}\n"
+        "expect:\n  files:\n    seen.txt:\n"
+        "      contains: [.claude/skills/greet/SKILL.md, '?? CHANGED']\n"
+        "iterations: []\n",
+    )
+
+
+def test_a_run_installs_its_material_and_runs_its_setup_before_the_agent(
+    tmp_path: Path,
+) -> None:
+    config, path = _material_project(tmp_path, "echo change > CHANGED.txt")
+    agent = (
+        "sh -c 'cat >/dev/null; find .claude -type f > seen.txt; git status --short >> seen.txt'"
+    )
+    run = _live(config, path, SessionSettings(root=tmp_path, ai_cmd=agent))
+    assert (run.outcome, run.problems) == ("success", ())
+    # One turn: the prompt passed through, asking for no promise.
+    assert run.result.prompts == ["/greet Bob"]
+    assert run.result.iterations == 1
+    # expect.files saw the material installed and the setup's change uncommitted; the
+    # material's files are fragments of the prompt's identity.
+    fragments = {fragment.source for fragment in run.record.fragments}
+    assert ".claude/skills/greet/SKILL.md" in fragments
+
+
+def test_a_failing_setup_is_an_infrastructure_error_and_no_agent_runs(tmp_path: Path) -> None:
+    config, path = _material_project(tmp_path, "exit 3")
+    marker = tmp_path / "agent-ran"
+    run = _live(config, path, SessionSettings(root=tmp_path, ai_cmd=f"touch {marker}"))
+    assert run.outcome == "error"
+    assert run.error_reason is not None
+    assert run.error_reason.startswith("setup: command 'exit 3'")
+    assert not marker.exists()
+    assert run.result.iterations == 0

@@ -1,0 +1,72 @@
+"""The run's workspace before the agent starts: a fresh git repository holding a copy of
+the scenario's workspace and the agent material the plan installs (one commit, so the
+agent's changes are the only ones), then the scenario's ``setup:`` commands, run where
+the agent will run and left uncommitted (a change for ``/commit`` to find, a fixture
+started)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+    from pathlib import Path
+
+    from pytest_ooda.live.plan import RunPlan
+    from pytest_ooda.loop import LoopResult
+    from pytest_ooda.sandbox import SandboxRun
+    from pytest_ooda.scenario import CommandOutcome, MaterialDir
+
+__all__ = ["fresh_workspace", "no_loop", "run_setup"]
+
+
+def fresh_workspace(source: Path | None, material: Sequence[MaterialDir], target: Path) -> Path:
+    """``target`` as the run's git repository: ``source`` copied (an empty one when
+    ``None``), the ``material`` installed, one commit."""
+    from pytest_ooda.agents import install
+    from pytest_ooda.workspace import copy_workspace, git_init
+
+    copy_workspace(source, target)
+    for entry in material:
+        install(entry.section, entry.path, target)
+    git_init(target)
+    return target
+
+
+def run_setup(
+    plan: RunPlan,
+    workdir: Path,
+    sandbox: SandboxRun | None,
+    redact: Callable[[str], str],
+) -> tuple[tuple[CommandOutcome, ...], str | None]:
+    """The scenario's ``setup:`` commands, in order, inside ``sandbox``; stops at the
+    first that fails. The second value is why the run cannot be made (``setup: …``, an
+    infrastructure error: nothing about the prompt would be measured), else ``None``."""
+    done: list[CommandOutcome] = []
+    for command in plan.scenario.setup:
+        outcome = command.verify(workdir, sandbox=sandbox, redact=redact)
+        done.append(outcome)
+        if outcome.problem is not None:
+            from pytest_ooda.backends import infra_reason
+
+            return tuple(done), infra_reason("setup", outcome.problem)
+    return tuple(done), None
+
+
+def no_loop(plan: RunPlan, workdir: Path, reason: str, error: str) -> LoopResult:
+    """The loop's result of a run that never started it (its sandbox, its ``setup:``):
+    ``aborted``, with the infrastructure's ``reason``."""
+    from pytest_ooda.loop import LoopResult, TimingStats
+
+    return LoopResult(
+        procedure=plan.procedure.name,
+        status="aborted",
+        records=(),
+        timing=TimingStats(),
+        elapsed=0.0,
+        max_iterations=plan.settings.max_iterations,
+        failure_threshold=plan.settings.failure_threshold,
+        workdir=workdir,
+        error=error,
+        infra_error=reason,
+    )
