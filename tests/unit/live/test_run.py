@@ -190,7 +190,7 @@ def test_a_run_installs_its_material_and_runs_its_setup_before_the_agent(
     agent = (
         "sh -c 'cat >/dev/null; find .claude -type f > seen.txt; git status --short >> seen.txt'"
     )
-    run = _live(config, path, SessionSettings(root=tmp_path, ai_cmd=agent))
+    run = _live(config, path, session_settings(tmp_path, ai_cmd=agent))
     assert (run.outcome, run.problems) == ("success", ())
     # One turn: the prompt passed through, asking for no promise.
     assert run.result.prompts == ["/greet Bob"]
@@ -204,7 +204,7 @@ def test_a_run_installs_its_material_and_runs_its_setup_before_the_agent(
 def test_a_failing_setup_is_an_infrastructure_error_and_no_agent_runs(tmp_path: Path) -> None:
     config, path = _material_project(tmp_path, "exit 3")
     marker = tmp_path / "agent-ran"
-    run = _live(config, path, SessionSettings(root=tmp_path, ai_cmd=f"touch {marker}"))
+    run = _live(config, path, session_settings(tmp_path, ai_cmd=f"touch {marker}"))
     assert run.outcome == "error"
     assert run.error_reason is not None
     assert run.error_reason.startswith("setup: command 'exit 3'")
