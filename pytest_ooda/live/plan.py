@@ -121,11 +121,12 @@ class ApiPlan:
 def _api(session: SessionSettings, scenario: Scenario, record_to: Path | None) -> ApiPlan | None:
     """The proxy ``--ooda-record-api`` asks for: the scenario's cassette, recorded anew
     (``all``) or extended (``new``)."""
-    from pytest_ooda.apireplay import cassette_path
-
     path, mode = record_to or scenario.path, session[RECORD_API]
     if mode is None or path is None:
         return None
+    # Only a run that records its API traffic loads the proxy's package.
+    from pytest_ooda.apireplay import cassette_path
+
     return ApiPlan("record" if mode == "all" else "new", cassette_path(path))
 
 
