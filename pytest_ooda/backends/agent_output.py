@@ -25,6 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import AI_OUTPUTS, AiOutput
+from pytest_ooda.agents import call_activations, hook_activation, prompt_activations
 from pytest_ooda.backends.base import BackendResult, ToolCall, Usage, tool_arguments
 from pytest_ooda.backends.tool_calls import (
     ERROR_WIDTH,
@@ -39,6 +40,8 @@ from pytest_ooda.backends.tool_calls import (
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
+    from pytest_ooda.agents import Activation
 
 __all__ = [
     "AI_OUTPUTS",
@@ -154,6 +157,12 @@ class AgentStream(ABC):
         self._foreign: deque[str] = deque(maxlen=_FOREIGN_KEPT)
         self._events = 0
         self._error: str | None = None
+
+    def activations(self, prompt: str) -> tuple[Activation, ...]:
+        """What the invocation reported as having fired besides its tool calls (a skill,
+        a subagent, the slash command ``prompt`` ran, a hook); none for a format that
+        does not say."""
+        return ()
 
     def _clean(self, text: str) -> str:
         """``text`` as a person watching may see it (see ``redact``)."""
@@ -356,12 +365,15 @@ class ClaudeStream(AgentStream):
         # Only a stream cut off before its result needs these: the tail is enough.
         self._texts: deque[str] = deque(maxlen=20)
         self._result: dict[str, Any] | None = None
+        # What fired (skills, subagents, MCP tools, hooks), read as the events arrive.
+        self._fired: list[Activation] = []
+        self._skills: frozenset[str] = frozenset()
         self._model: str | None = None
 
     def _event(self, event: dict[str, Any]) -> str | None:
         kind = event.get("type")
-        if kind == "system" and isinstance(event.get("model"), str):
-            self._model = event["model"]
+        if kind == "system":
+            self._system(event)
         elif kind == "assistant":
             return self._assistant(event)
         elif kind == "user":
@@ -389,6 +401,9 @@ class ClaudeStream(AgentStream):
             elif block.get("type") == "tool_use":
                 call_id = str(block.get("id", len(self._order)))
                 name = str(block.get("name", "?"))
+                if call_id not in self._calls:
+                    # From the whole input: the budget may keep less of it.
+                    self._fired += call_activations([_Called(name, block.get("input"))])
                 text, arguments, kept = self.budget.input(block.get("input"))
                 # The summary and the lines shown are made from the same argument.
                 source = input_text(block.get("input"))
@@ -429,6 +444,20 @@ class ClaudeStream(AgentStream):
                 shown.append(shown_lines(f"✗ {call.name}", self._clean(detail)))
         return "\n".join(shown) or None
 
+    def _system(self, event: dict[str, Any]) -> None:
+        if isinstance(event.get("model"), str):
+            self._model = event["model"]
+        skills = event.get("skills")
+        if event.get("subtype") == "init" and isinstance(skills, list):
+            self._skills = frozenset(name for name in skills if isinstance(name, str))
+        hook = hook_activation(event)
+        if hook is not None:
+            self._fired.append(hook)
+
+    def activations(self, prompt: str) -> tuple[Activation, ...]:
+        text = self._result["text"] if self._result is not None else ""
+        return (*prompt_activations(prompt, text, self._skills), *self._fired)
+
     def report(self) -> AgentReport:
         calls = tuple(self._calls[call_id] for call_id in self._order)
         if self._result is None:
@@ -448,6 +477,14 @@ class ClaudeStream(AgentStream):
         fields = {**self._result, "tool_calls": calls, "error": self._error}
         fields["model"] = fields["model"] or self._model
         return AgentReport(**fields, events=self._events)
+
+
+@dataclass(frozen=True)
+class _Called:
+    """A tool call as it arrives (its whole input), for what it fires."""
+
+    name: str
+    arguments: Any
 
 
 def _result_text(content: Any) -> str:

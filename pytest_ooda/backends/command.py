@@ -20,6 +20,7 @@ its usage, cost and tool calls beside it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import fcntl
 import os
 import selectors
@@ -389,7 +390,7 @@ class CommandBackend:
             shown = agent.close()
             if stream is not None and shown:
                 stream(shown.encode("utf-8", "replace"))
-            return backend_result(
+            result = backend_result(
                 agent.report(),
                 self.ai_output,
                 exit_code=rc,
@@ -400,6 +401,7 @@ class CommandBackend:
                 broken_pipe=broken_pipe,
                 total_bytes=received[0],
             )
+            return dataclasses.replace(result, activations=agent.activations(prompt))
         return _text_result(buffer, rc, time.monotonic() - started, timed_out, broken_pipe)
 
     def _pump(

@@ -85,14 +85,22 @@ class AgentMock:
             return []
         return [json.loads(line) for line in log.read_text().splitlines() if line.strip()]
 
+    def bodies(self) -> list[dict[str, Any]]:
+        """The raw request bodies, in order (a mock started with ``dump=True``)."""
+        folder = self.directory / "bodies"
+        return [json.loads(path.read_text()) for path in sorted(folder.glob("req-*.json"))]
+
     def sessions(self) -> list[int]:
         """The sessions (CLI invocations) the mock served main-loop answers to."""
         return sorted({r["session"] for r in self.requests() if r.get("kind") == "main"})
 
 
-def start_agent_mock(directory: Path, sessions: list[Any], **top: Any) -> AgentMock:
+def start_agent_mock(
+    directory: Path, sessions: list[Any], *, dump: bool = False, **top: Any
+) -> AgentMock:
     """Start a mock serving ``sessions`` in ``directory`` (see the mock's README); every
-    answer reports ``ANSWER_USAGE`` unless the scenario says. The caller stops it."""
+    answer reports ``ANSWER_USAGE`` unless the scenario says; with ``dump`` each raw
+    request body is kept (:meth:`AgentMock.bodies`). The caller stops it."""
     import subprocess
     import sys
     import time
@@ -107,7 +115,8 @@ def start_agent_mock(directory: Path, sessions: list[Any], **top: Any) -> AgentM
         process = subprocess.Popen(
             [sys.executable, str(MOCK), "--scenario", str(scenario), "--port", "0",
              "--port-file", str(port_file), "--log", str(directory / "requests.jsonl"),
-             "--watch-pid", str(os.getpid()), "--max-seconds", "600"],
+             "--watch-pid", str(os.getpid()), "--max-seconds", "600",
+             *(["--dump-dir", str(directory / "bodies")] if dump else [])],
             stdout=subprocess.DEVNULL,
             stderr=err,
         )  # fmt: skip

@@ -23,8 +23,8 @@ def agent_mock(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..
         pytest.fail(f"missing {MOCK}: the tests expect ../shared beside the checkout")
     started: list[subprocess.Popen[bytes]] = []
 
-    def start(sessions: list[Any], **top: Any) -> AgentMock:
-        mock = start_agent_mock(tmp_path_factory.mktemp("agent-mock"), sessions, **top)
+    def start(sessions: list[Any], *, dump: bool = False, **top: Any) -> AgentMock:
+        mock = start_agent_mock(tmp_path_factory.mktemp("agent-mock"), sessions, dump=dump, **top)
         started.append(mock.process)
         return mock
 

@@ -6,6 +6,11 @@ Claude Code 2.1.197 (docs/claude-code.md)."""
 from __future__ import annotations
 
 from pytest_ooda.agents.claude_code.checks import check_item, check_material
+from pytest_ooda.agents.claude_code.fired import (
+    call_activations,
+    hook_activation,
+    prompt_activations,
+)
 from pytest_ooda.agents.claude_code.frontmatter import Problem
 from pytest_ooda.agents.claude_code.hooks import Hook, read_hooks
 from pytest_ooda.agents.claude_code.install import (
@@ -28,15 +33,18 @@ __all__ = [
     "Item",
     "Material",
     "Problem",
+    "call_activations",
     "check_item",
     "check_material",
     "expand_arguments",
+    "hook_activation",
     "install_material",
     "invocation_text",
     "lint_material",
     "listing_line",
     "load_material",
     "material_argv",
+    "prompt_activations",
     "read_hooks",
     "render_snapshot",
     "split_arguments",
