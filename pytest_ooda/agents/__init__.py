@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pytest_ooda.agents.activation import Activation
 from pytest_ooda.agents.claude_code import (
+    FiredWatch,
     Hook,
     Item,
     Material,
@@ -33,6 +34,7 @@ from pytest_ooda.agents.material import MATERIAL_SECTIONS, agent_argv, install, 
 __all__ = [
     "MATERIAL_SECTIONS",
     "Activation",
+    "FiredWatch",
     "Hook",
     "Item",
     "Material",

@@ -25,7 +25,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import AI_OUTPUTS, AiOutput
-from pytest_ooda.agents import call_activations, hook_activation, prompt_activations
+from pytest_ooda.agents import Activation, FiredWatch
 from pytest_ooda.backends.base import BackendResult, ToolCall, Usage, tool_arguments
 from pytest_ooda.backends.tool_calls import (
     ERROR_WIDTH,
@@ -34,14 +34,13 @@ from pytest_ooda.backends.tool_calls import (
     input_text,
     one_line,
     redacted_call,
+    result_text,
     shown_lines,
     summarize,
 )
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-
-    from pytest_ooda.agents import Activation
 
 __all__ = [
     "AI_OUTPUTS",
@@ -159,9 +158,7 @@ class AgentStream(ABC):
         self._error: str | None = None
 
     def activations(self, prompt: str) -> tuple[Activation, ...]:
-        """What the invocation reported as having fired besides its tool calls (a skill,
-        a subagent, the slash command ``prompt`` ran, a hook); none for a format that
-        does not say."""
+        """What fired besides the tool calls (a format that says nothing: nothing)."""
         return ()
 
     def _clean(self, text: str) -> str:
@@ -365,15 +362,14 @@ class ClaudeStream(AgentStream):
         # Only a stream cut off before its result needs these: the tail is enough.
         self._texts: deque[str] = deque(maxlen=20)
         self._result: dict[str, Any] | None = None
-        # What fired (skills, subagents, MCP tools, hooks), read as the events arrive.
-        self._fired: list[Activation] = []
-        self._skills: frozenset[str] = frozenset()
+        self._fired = FiredWatch()
         self._model: str | None = None
 
     def _event(self, event: dict[str, Any]) -> str | None:
         kind = event.get("type")
-        if kind == "system":
-            self._system(event)
+        self._fired.event(event)
+        if kind == "system" and isinstance(event.get("model"), str):
+            self._model = event["model"]
         elif kind == "assistant":
             return self._assistant(event)
         elif kind == "user":
@@ -401,9 +397,6 @@ class ClaudeStream(AgentStream):
             elif block.get("type") == "tool_use":
                 call_id = str(block.get("id", len(self._order)))
                 name = str(block.get("name", "?"))
-                if call_id not in self._calls:
-                    # From the whole input: the budget may keep less of it.
-                    self._fired += call_activations([_Called(name, block.get("input"))])
                 text, arguments, kept = self.budget.input(block.get("input"))
                 # The summary and the lines shown are made from the same argument.
                 source = input_text(block.get("input"))
@@ -431,7 +424,7 @@ class ClaudeStream(AgentStream):
             call = self._calls.get(str(block.get("tool_use_id")))
             if call is None:
                 continue
-            detail = _result_text(block.get("content"))
+            detail = result_text(block.get("content"))
             failed = bool(block.get("is_error"))
             # A call whose input was kept keeps its result while the budget lasts.
             kept = call.texts_kept and not self.budget.spent
@@ -444,19 +437,8 @@ class ClaudeStream(AgentStream):
                 shown.append(shown_lines(f"✗ {call.name}", self._clean(detail)))
         return "\n".join(shown) or None
 
-    def _system(self, event: dict[str, Any]) -> None:
-        if isinstance(event.get("model"), str):
-            self._model = event["model"]
-        skills = event.get("skills")
-        if event.get("subtype") == "init" and isinstance(skills, list):
-            self._skills = frozenset(name for name in skills if isinstance(name, str))
-        hook = hook_activation(event)
-        if hook is not None:
-            self._fired.append(hook)
-
     def activations(self, prompt: str) -> tuple[Activation, ...]:
-        text = self._result["text"] if self._result is not None else ""
-        return (*prompt_activations(prompt, text, self._skills), *self._fired)
+        return self._fired.activations(prompt, self._result["text"] if self._result else "")
 
     def report(self) -> AgentReport:
         calls = tuple(self._calls[call_id] for call_id in self._order)
@@ -477,28 +459,6 @@ class ClaudeStream(AgentStream):
         fields = {**self._result, "tool_calls": calls, "error": self._error}
         fields["model"] = fields["model"] or self._model
         return AgentReport(**fields, events=self._events)
-
-
-@dataclass(frozen=True)
-class _Called:
-    """A tool call as it arrives (its whole input), for what it fires."""
-
-    name: str
-    arguments: Any
-
-
-def _result_text(content: Any) -> str:
-    """A tool_result's content: a string, or a list of text blocks (one per line, so a
-    redactor sees where each block's lines begin)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(
-            block["text"]
-            for block in content
-            if isinstance(block, dict) and isinstance(block.get("text"), str)
-        )
-    return ""
 
 
 def _result_line(fields: dict[str, Any]) -> str:
@@ -698,6 +658,7 @@ def backend_result(
     term_signal: int | None = None,
     broken_pipe: bool = False,
     total_bytes: int | None = None,
+    activations: tuple[Activation, ...] = (),
 ) -> BackendResult:
     """One iteration's result from the agent's report: the final text (its tail, at most
     ``max_output`` bytes) is the output signal detection reads; broken output, or an
@@ -732,4 +693,5 @@ def backend_result(
         model=report.model,
         tools_reported=kind in TOOL_REPORTING_OUTPUTS,
         infra_error=infra,
+        activations=activations,
     )

@@ -20,7 +20,6 @@ its usage, cost and tool calls beside it.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import fcntl
 import os
 import selectors
@@ -387,12 +386,12 @@ class CommandBackend:
         if agent is not None:
             from pytest_ooda.backends.agent_output import backend_result
 
-            shown = agent.close()
-            if stream is not None and shown:
+            if (shown := agent.close()) and stream is not None:
                 stream(shown.encode("utf-8", "replace"))
-            result = backend_result(
+            return backend_result(
                 agent.report(),
                 self.ai_output,
+                activations=agent.activations(prompt),
                 exit_code=rc,
                 max_output=max_output,
                 duration=time.monotonic() - started,
@@ -401,7 +400,6 @@ class CommandBackend:
                 broken_pipe=broken_pipe,
                 total_bytes=received[0],
             )
-            return dataclasses.replace(result, activations=agent.activations(prompt))
         return _text_result(buffer, rc, time.monotonic() - started, timed_out, broken_pipe)
 
     def _pump(

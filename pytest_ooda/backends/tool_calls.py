@@ -22,6 +22,7 @@ __all__ = [
     "input_text",
     "one_line",
     "redacted_call",
+    "result_text",
     "shown_call",
     "shown_lines",
     "summarize",
@@ -79,6 +80,20 @@ def shown_call(name: str, arguments: Any) -> str:
     """A tool call as a person watching sees it: ``→ Bash: first line`` and a
     multi-line command's further lines below it."""
     return shown_lines(f"→ {name}", input_text(arguments))
+
+
+def result_text(content: Any) -> str:
+    """A tool_result's content: a string, or a list of text blocks (one per line, so a
+    redactor sees where each block's lines begin)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and isinstance(block.get("text"), str)
+        )
+    return ""
 
 
 def one_line(text: str, width: int) -> str:

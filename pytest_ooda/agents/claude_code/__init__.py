@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pytest_ooda.agents.claude_code.checks import check_item, check_material
 from pytest_ooda.agents.claude_code.fired import (
+    FiredWatch,
     call_activations,
     hook_activation,
     prompt_activations,
@@ -29,6 +30,7 @@ from pytest_ooda.agents.claude_code.render import (
 )
 
 __all__ = [
+    "FiredWatch",
     "Hook",
     "Item",
     "Material",

@@ -87,3 +87,43 @@ def prompt_activations(
     if name in skills:
         found.append(Activation("skill", name))
     return found
+
+
+class FiredWatch:
+    """What fired in one invocation, read from its stream-json events as they arrive
+    (:meth:`event`, each decoded event): the tool calls' skills, subagents and MCP
+    tools (from their whole input), the hooks, and the skills the ``init`` event lists
+    (a prompt ``/name`` that names one fired it). :meth:`activations` adds the prompt's
+    slash command once the result is known."""
+
+    def __init__(self) -> None:
+        self.fired: list[Activation] = []
+        self.skills: frozenset[str] = frozenset()
+
+    def event(self, event: dict[str, Any]) -> None:
+        kind = event.get("type")
+        if kind == "assistant":
+            message = event.get("message")
+            blocks = message.get("content") if isinstance(message, dict) else None
+            for block in blocks if isinstance(blocks, list) else ():
+                if isinstance(block, dict) and block.get("type") == "tool_use":
+                    call = _Called(str(block.get("name", "?")), block.get("input"))
+                    self.fired.extend(call_activations([call]))
+        elif kind == "system":
+            skills = event.get("skills")
+            if event.get("subtype") == "init" and isinstance(skills, list):
+                self.skills = frozenset(name for name in skills if isinstance(name, str))
+            hook = hook_activation(event)
+            if hook is not None:
+                self.fired.append(hook)
+
+    def activations(self, prompt: str, result_text: str) -> tuple[Activation, ...]:
+        return (*prompt_activations(prompt, result_text, self.skills), *self.fired)
+
+
+class _Called:
+    """A tool call as it arrives: its name and whole input."""
+
+    def __init__(self, name: str, arguments: Any) -> None:
+        self.name = name
+        self.arguments = arguments
