@@ -17,7 +17,8 @@ from __future__ import annotations
 
 from pytest_ooda._types import SEVERITIES
 from pytest_ooda.errors import LintWarning
-from pytest_ooda.lint.findings import Finding
+from pytest_ooda.lint.findings import Collector, Finding
+from pytest_ooda.lint.material import lint_material_dir
 from pytest_ooda.lint.procedure import lint_procedure
 from pytest_ooda.lint.project import lint_config, lint_path
 from pytest_ooda.lint.report import (
@@ -36,6 +37,7 @@ from pytest_ooda.lint.settings import (
 __all__ = [
     "RULES",
     "SEVERITIES",
+    "Collector",
     "Finding",
     "LintReport",
     "LintSettings",
@@ -44,6 +46,7 @@ __all__ = [
     "format_json",
     "format_text",
     "lint_config",
+    "lint_material_dir",
     "lint_path",
     "lint_procedure",
     "parse_rule_list",

@@ -163,6 +163,9 @@ def lint_config(
     _lint_loop(out, config, wanted)
     _lint_unused_fragments(out, config, procedures)
     _lint_unused_aliases(out, config, wanted)
+    from pytest_ooda.lint.material import lint_material_sections
+
+    lint_material_sections(out, config)
     findings.extend(out.findings)
     return sorted(findings, key=Finding._sort_key)
 

@@ -64,6 +64,25 @@ RULES: dict[str, Rule] = {
             "procedure is named after never runs at all.",
         ),
         Rule(
+            "OODA005",
+            "material-error",
+            "error",
+            "a command, skill, subagent, hook or plugin file the agent would drop or misread",
+            "The agent reads its own material leniently and says nothing: a subagent without "
+            "a name is dropped, a front matter that is not YAML is read line by line, a tool "
+            "it does not know is never offered, a hook script that is not there fails each "
+            "time its event fires.",
+        ),
+        Rule(
+            "OODA006",
+            "material-warning",
+            "warning",
+            "a command, skill, subagent or hook the agent reads otherwise than its author meant",
+            "An unknown front-matter key is ignored, a skill is listed by its directory "
+            "whatever its name says, a tool an older release had is no longer offered, an "
+            "@file the project lacks is sent as text.",
+        ),
+        Rule(
             "OODA101",
             "empty-phase",
             "warning",
@@ -145,6 +164,30 @@ RULES: dict[str, Rule] = {
             "Without failure criteria a blocked agent keeps iterating until the limit.",
         ),
         Rule(
+            "OODA303",
+            "description-too-long",
+            "warning",
+            "a skill's, command's or subagent's description is over 1,024 characters",
+            "Every description is in every request the agent makes; the Agent Skills format "
+            "allows 1,024 characters, and Claude Code cuts its listing at 1,536.",
+        ),
+        Rule(
+            "OODA304",
+            "description-too-vague",
+            "warning",
+            "a skill's or subagent's description is too short, or never says when to use it",
+            "The model chooses a skill or subagent by its description alone: one that says "
+            "neither what it does nor when it applies fires by luck.",
+        ),
+        Rule(
+            "OODA305",
+            "descriptions-overlap",
+            "warning",
+            "two items of one listing whose descriptions share most of their words",
+            "The model cannot tell them apart, so which one fires is a coin toss; measured as "
+            "the Jaccard similarity of their content words (60% or more, three words at least).",
+        ),
+        Rule(
             "OODA401",
             "unused-fragment-file",
             "info",
@@ -157,6 +200,14 @@ RULES: dict[str, Rule] = {
             "info",
             "an ai_cmd_aliases entry is never used",
             "An alias nobody selects is noise, or a typo in an ai_cmd_alias somewhere.",
+        ),
+        Rule(
+            "OODA404",
+            "unneeded-allowed-tool",
+            "warning",
+            "a command or skill allows a tool its text never needs",
+            "Each allowed tool is one the agent may use unasked; one the procedure never "
+            "names nor asks for the work of is usually left over (a heuristic).",
         ),
         Rule(
             "OODA403",

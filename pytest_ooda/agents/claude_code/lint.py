@@ -207,6 +207,8 @@ def lint_material(material: Material) -> tuple[Problem, ...]:
                     "say what it does and when to use it in a sentence or two",
                 )
             )
+        if item.kind == "subagent" and not (item.text("description") or "").strip():
+            continue  # dropped without one: an OODA005 error already
         if item.kind != "command":
             words = content_words(description)
             missing = []
