@@ -29,6 +29,7 @@ from pytest_ooda._types import PHASES, PROMPT_PARTS
 from pytest_ooda._util import display_path
 from pytest_ooda.errors import LintWarning, NoAICommandError, OodaError, ScenarioError
 from pytest_ooda.plugin import report, snapshot as prompt_snapshot
+from pytest_ooda.plugin.material import material_nodes
 from pytest_ooda.plugin.options import SCENARIO_SUFFIXES
 from pytest_ooda.plugin.report import ItemFailure
 from pytest_ooda.plugin.snapshot import PromptSnapshotExtension, safe_name, snapshot_stem
@@ -82,15 +83,16 @@ class ConfigFile(pytest.File):
             return [BrokenConfigItem.from_parent(self, name="config", error=error)]
         procedures = [*loaded.declared, *(_placeholder(failed) for failed in loaded.broken)]
         state.counts["procedures"] += len(procedures)
-        if not procedures:
+        if not procedures and not loaded.config.material:
             # A file of loop settings only, or one whose `procedures:` is misspelt: one
             # item, so its warnings are seen rather than the file silently yielding nothing.
             return [FileConfigItem.from_parent(self, name="config", loaded=loaded)]
         procedures.sort(key=lambda procedure: procedure.location.line)
-        return [
+        nodes: list[pytest.Collector] = [
             ProcedureNode.from_parent(self, name=procedure.name, loaded=loaded, procedure=procedure)
             for procedure in procedures
         ]
+        return [*nodes, *material_nodes(self, loaded)]  # and the agent material it names
 
 
 def _placeholder(failed: BrokenProcedure) -> Procedure:

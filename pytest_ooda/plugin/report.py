@@ -90,6 +90,8 @@ def count_nodeids(nodeids: Iterable[str]) -> tuple[int, int, int]:
         if kind not in ("config", "prompt", "scenario", "live"):
             continue
         files.add(file)
+        if "[" in procedure:
+            continue  # agent material (claude[greeter]), not a procedure
         procedures.add((file, procedure))
         if kind == "live":
             # The runs of a repeated scenario, live[name#1] … live[name#N], are one scenario.

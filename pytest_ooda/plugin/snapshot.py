@@ -70,10 +70,31 @@ def snapshot_stem(phase: str, prompt_format: str) -> str:
     return phase
 
 
+#: What an agent material item's key starts with (``command/greeter:hello``).
+_MATERIAL_KINDS = ("command", "skill", "subagent")
+
+
+def material_stem(key: str) -> str:
+    """The snapshot file stem of an agent material item's key: ``command/greeter:hello``
+    is ``command.greeter~hello`` (no ``/`` or ``:`` in a file name)."""
+    return key.replace("/", ".", 1).replace(":", "~")
+
+
+def _material_key(stem: str) -> str | None:
+    """The key a material snapshot's stem stores (:func:`material_stem` undone)."""
+    kind, dot, rest = stem.partition(".")
+    if kind not in _MATERIAL_KINDS or not dot or not rest:
+        return None
+    return f"{kind}/{rest.replace('~', ':')}"
+
+
 def _phase_of_stem(stem: str) -> str | None:
     """The prompt part a snapshot file stem stores, ``None`` for a file not ours."""
     if stem in PROMPT_PHASES:
         return stem
+    key = _material_key(stem)
+    if key is not None:
+        return key
     phase, _, layout = stem.partition(".")
     if phase and layout and snapshot_stem(phase, layout) == stem and phase in PROMPT_PHASES:
         return phase
@@ -93,7 +114,7 @@ def split_nodeid(nodeid: str) -> tuple[str, str] | None:
     if not (last.startswith(_ITEM_PREFIX) and last.endswith("]")):
         return None
     phase = last[len(_ITEM_PREFIX) : -1]
-    if phase not in PROMPT_PHASES:
+    if phase not in PROMPT_PHASES and phase.partition("/")[0] not in _MATERIAL_KINDS:
         return None
     return parts[-2], phase
 
@@ -162,7 +183,10 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
             # misuse still stores something predictable.
             return super().get_location(test_location=test_location, index=index)
         procedure, phase = split
-        stem = snapshot_stem(phase, _prompt_format(test_location))
+        if phase in PROMPT_PHASES:
+            stem = snapshot_stem(phase, _prompt_format(test_location))
+        else:
+            stem = material_stem(phase)
         return str(cls.site_dir(test_location) / safe_name(procedure) / f"{stem}.md")
 
     @classmethod

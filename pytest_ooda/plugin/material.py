@@ -1,0 +1,311 @@
+"""Collection of the agent material a config names (``claude:`` — plugins and
+``.claude/`` directories): each directory a collector under the config file, each
+command, skill and subagent its items::
+
+    <config>::claude[greeter]::config                      the directory's own files
+    <config>::claude[greeter]::config[skill/greeter:greet]  its front matter, references,
+                                                           lint (errors fail, warnings warn)
+    <config>::claude[greeter]::prompt[skill/greeter:greet]  rendered as the agent renders
+                                                           it, against its Markdown snapshot
+    <config>::claude[greeter]::prompt[command/greeter:hello@hello]
+                                                           the command with the arguments
+                                                           procedure ``hello``'s prompt gives
+
+The checks, the lint and the rendering are the agent's (``pytest_ooda.agents``); this
+module only presents them as items. A directory that is no material is one failing
+``config`` item.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from pytest_ooda.errors import LintWarning, OodaError
+from pytest_ooda.plugin import report
+from pytest_ooda.plugin.report import ItemFailure
+from pytest_ooda.plugin.state import PLUGIN_STATE, SNAPSHOT_DIR
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from pytest_ooda.agents import Item, Material
+    from pytest_ooda.lint import Finding
+    from pytest_ooda.plugin.state import LoadedFile
+
+__all__ = ["material_nodes"]
+
+
+def material_nodes(parent: pytest.Collector, loaded: LoadedFile) -> list[MaterialNode]:
+    """A collector per material directory ``loaded``'s config names."""
+    return [
+        MaterialNode.from_parent(
+            parent, name=f"{section}[{path.name}]", section=section, root=path, loaded=loaded
+        )
+        for section, paths in loaded.config.material.items()
+        for path in paths
+    ]
+
+
+class MaterialNode(pytest.Collector):
+    """One plugin or ``.claude/`` directory."""
+
+    def __init__(self, *, section: str, root: Path, loaded: LoadedFile, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.section = section
+        self.root = root
+        self.loaded = loaded
+        self._findings: list[Finding] | None = None
+
+    def material(self) -> Material:
+        from pytest_ooda.agents import MATERIAL_SECTIONS
+
+        return MATERIAL_SECTIONS[self.section](self.root)
+
+    def collect(self) -> Iterable[pytest.Item]:
+        try:
+            material = self.material()
+        except OodaError as error:
+            return [BrokenMaterialItem.from_parent(self, name="config", error=error)]
+        items: list[pytest.Item] = [MaterialConfigItem.from_parent(self, name="config")]
+        uses_syrupy = self.config.pluginmanager.hasplugin("syrupy")
+        body = _with_snapshot if uses_syrupy else _without_snapshot
+        invoked = _invocations(self.loaded, material)
+        for item in material.items:
+            items.append(MaterialConfigItem.from_parent(self, name=f"config[{item.key}]"))
+            for suffix, arguments in (("", ""), *invoked.get(item.key, ())):
+                items.append(
+                    MaterialPromptItem.from_parent(
+                        self,
+                        name=f"prompt[{item.key}{suffix}]",
+                        callobj=body,
+                        key=item.key,
+                        arguments=arguments,
+                    )
+                )
+        return items
+
+    def findings(self) -> list[Finding]:
+        """Every finding of the directory, with the severities of the config's ``lint:``
+        section and the session's overrides; computed once for all its items."""
+        if self._findings is None:
+            from pytest_ooda import lint
+            from pytest_ooda.settings import LINT_SEVERITY
+
+            overrides = lint.parse_severity_overrides(
+                self.config.stash[PLUGIN_STATE].settings[LINT_SEVERITY]
+            )
+            settings = lint.resolve_settings(self.loaded.config, severities=overrides)
+            out = lint.Collector(settings)
+            lint.lint_material_dir(out, self.section, self.root)
+            self._findings = out.findings
+        return self._findings
+
+
+def _invocations(loaded: LoadedFile, material: Material) -> dict[str, list[tuple[str, str]]]:
+    """Per item key, ``(@procedure, arguments)`` for each ``raw`` procedure of the file
+    whose prompt invokes it (``/name arguments``)."""
+    from pytest_ooda.compose import assemble_prompt
+
+    found: dict[str, list[tuple[str, str]]] = {}
+    for procedure in loaded.declared:
+        if procedure.prompt_format != "raw":
+            continue
+        try:
+            text = assemble_prompt(procedure).lstrip()
+        except OodaError:
+            continue
+        if not text.startswith("/"):
+            continue
+        name, _, arguments = text[1:].partition(" ")
+        name = name.split("\n", 1)[0]
+        for kind in ("command", "skill"):
+            item = material.find(kind, name)
+            if item is not None:
+                found.setdefault(item.key, []).append((f"@{procedure.name}", arguments.strip()))
+                break
+    return found
+
+
+def _material_node(item: pytest.Item) -> MaterialNode:
+    parent = item.parent
+    assert isinstance(parent, MaterialNode)
+    return parent
+
+
+def _find(node: MaterialNode, key: str) -> tuple[Material, Item]:
+    material = node.material()
+    kind, _, name = key.partition("/")
+    found = material.find(kind, name)  # type: ignore[arg-type]
+    if found is None:
+        raise ItemFailure(f"{key} is gone from {node.root}")
+    return material, found
+
+
+class _Located(pytest.Item):
+    """An item reported at the material directory (or its file)."""
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
+        error = excinfo.value
+        if isinstance(error, ItemFailure):
+            return str(error)
+        if isinstance(error, OodaError):
+            return report.format_error(error, root=self.config.rootpath)
+        return super().repr_failure(excinfo)
+
+
+class BrokenMaterialItem(_Located):
+    """A directory that is no material: fails with the located error."""
+
+    def __init__(self, *, error: OodaError, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.error = error
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return Path(self.error.file or self.path), 0, self.name
+
+    def runtest(self) -> None:
+        raise self.error
+
+
+class MaterialConfigItem(_Located):
+    """``config``: the directory's own files (manifests, hook settings); ``config[key]``:
+    one item's file. Findings at ``error`` fail it, ``warning`` ones are warnings."""
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        node = _material_node(self)
+        return node.root, 0, f"{node.name}::{self.name}"
+
+    def runtest(self) -> None:
+        node = _material_node(self)
+        key = self.name[len("config[") : -1] if self.name != "config" else None
+        files = {str(item.file) for item in node.material().items}
+        if key is None:
+            mine = [f for f in node.findings() if f.file not in files]
+        else:
+            _, item = _find(node, key)
+            mine = [f for f in node.findings() if f.file == str(item.file)]
+        root = self.config.rootpath
+        mine.sort(key=lambda finding: (finding.line or 0, finding.column or 0, finding.id))
+        for finding in mine:
+            if finding.severity == "warning":
+                report.warn_at(
+                    LintWarning(
+                        f"{finding.id} {finding.severity}: {finding.message}",
+                        file=finding.file,
+                        line=finding.line,
+                        column=finding.column,
+                        hint=finding.hint,
+                    ),
+                    root=root,
+                )
+        errors = [finding for finding in mine if finding.severity == "error"]
+        if errors:
+            raise ItemFailure(report.format_findings(errors, root=root))
+
+
+def _with_snapshot(snapshot: object) -> None:
+    """Placeholder body: ``MaterialPromptItem.runtest`` does the work."""
+
+
+def _without_snapshot() -> None:
+    """Placeholder body used when syrupy is disabled (``-p no:syrupy``)."""
+
+
+class MaterialPromptItem(pytest.Function):
+    """A command, skill or subagent rendered as its agent renders it (with the arguments
+    a procedure invokes it with), against its Markdown snapshot."""
+
+    def __init__(self, *, key: str, arguments: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.key = key
+        self.arguments = arguments
+        file_node = _material_node(self).parent
+        explicit = getattr(file_node, "snapshot_dir", None)
+        if explicit is not None:
+            self.stash[SNAPSHOT_DIR] = explicit
+
+    def render(self) -> str:
+        from pytest_ooda.agents import render_snapshot
+
+        node = _material_node(self)
+        material, item = _find(node, self.key)
+        label = None
+        if "@" in self.name:
+            label = f"/{item.name} {self.arguments}".rstrip()
+        return render_snapshot(item, material, self.arguments, label=label)
+
+    def snapshot_path(self) -> Path:
+        from pytest_ooda.plugin.snapshot import (
+            PromptSnapshotExtension,
+            material_stem,
+            safe_name,
+        )
+
+        site = self.stash.get(SNAPSHOT_DIR, None)
+        if site is None:
+            site = self.path.parent / str(PromptSnapshotExtension.snapshot_dirname) / self.path.stem
+        phase = self.name[len("prompt[") : -1]
+        return site / safe_name(_material_node(self).name) / f"{material_stem(phase)}.md"
+
+    def runtest(self) -> None:
+        from pytest_ooda.plugin import snapshot as prompt_snapshot
+
+        text = self.render()
+        snapshot = self.funcargs.get("snapshot")
+        if snapshot is None:
+            recorded = prompt_snapshot.read_prompt_snapshot(self.snapshot_path())
+            if recorded == text:
+                return
+        else:
+            comparison = prompt_snapshot.compare(snapshot, text)
+            if comparison.matched:
+                return
+            recorded = comparison.recorded
+        raise ItemFailure(self._mismatch(recorded if isinstance(recorded, str) else None, text))
+
+    def _mismatch(self, recorded: str | None, text: str) -> str:
+        import difflib
+
+        from pytest_ooda._util import display_path
+
+        node = _material_node(self)
+        _, item = _find(node, self.key)
+        root = self.config.rootpath
+        shown = display_path(self.snapshot_path(), root)
+        what = item.shown + (
+            f" as procedure {self.name.split('@')[1][:-1]} invokes it" if "@" in self.name else ""
+        )
+        if recorded is None:
+            return (
+                f"{node.name}: no snapshot of {what} yet ({shown})\n"
+                "  run `pytest --snapshot-update` to create it"
+            )
+        diff = difflib.unified_diff(
+            recorded.splitlines(keepends=True),
+            text.splitlines(keepends=True),
+            fromfile=f"{shown} (snapshot)",
+            tofile=f"{what} (rendered now)",
+        )
+        return (
+            f"{node.name}: {what} differs from its snapshot {shown}\n"
+            f"  its file: {display_path(item.file, root)}\n\n"
+            + "".join(diff)
+            + "\n  run `pytest --snapshot-update` to accept it"
+        )
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        node = _material_node(self)
+        return node.root, 0, f"{node.name}::{self.name}"
+
+    def repr_failure(  # type: ignore[override]
+        self, excinfo: pytest.ExceptionInfo[BaseException]
+    ) -> Any:
+        error = excinfo.value
+        if isinstance(error, ItemFailure):
+            return str(error)
+        if isinstance(error, OodaError):
+            return report.format_error(error, root=self.config.rootpath)
+        return super().repr_failure(excinfo)
