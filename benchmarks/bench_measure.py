@@ -25,9 +25,8 @@ import random
 import statistics
 import time
 
-from pytest_ooda.evaluate.aggregate import summarize
-from pytest_ooda.evaluate.results import IterationEntry, RunRecord
-from pytest_ooda.evaluate.stats import Sprt
+from pytest_ooda.results import IterationEntry, RunRecord
+from pytest_ooda.stats import Sprt, summarize
 
 TRUE_RATE = 0.7
 ERROR_RATE = 0.1

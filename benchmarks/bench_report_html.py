@@ -46,9 +46,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
 
-    from pytest_ooda.evaluate import read_results
-    from pytest_ooda.evaluate.aggregate import summarize
-    from pytest_ooda.evaluate.html_report import render_html
+    from pytest_ooda.report import render_html
+    from pytest_ooda.results import read_results
+    from pytest_ooda.stats import summarize
 
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)

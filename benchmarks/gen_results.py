@@ -28,7 +28,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_ooda.backends import ToolCall, Usage
-from pytest_ooda.evaluate.results import FragmentHash, IterationEntry, RunRecord
+from pytest_ooda.results import FragmentHash, IterationEntry, RunRecord
 
 WORDS = (  # noqa: SIM905 (a sentence reads better than a list of 45 strings)
     "the agent reads AGENTS.md then plans the change runs tests edits module config "

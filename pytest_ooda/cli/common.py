@@ -13,7 +13,7 @@ if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
     from pytest_ooda.config import Config
-    from pytest_ooda.evaluate import Results
+    from pytest_ooda.results import Results
     from pytest_ooda.settings import Given, SessionSettings
 
 
@@ -222,7 +222,7 @@ def read_results_noting(paths: Sequence[str], *, summary: bool = False) -> Resul
     """Read and merge results files (``ResultsError`` when one is unusable); what was
     left out is a warning line on stderr. ``summary``: records as tables need them
     (``Results.whole`` reads one whole)."""
-    from pytest_ooda.evaluate import read_results
+    from pytest_ooda.results import read_results
 
     results = read_results(paths, summary=summary)
     for warning in results.warnings:

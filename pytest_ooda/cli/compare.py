@@ -55,7 +55,7 @@ def _difference(text: str) -> float:
 
 
 def add_parser(subparsers: Any) -> None:
-    from pytest_ooda.evaluate import DEFAULT_ALPHA, DEFAULT_K
+    from pytest_ooda.stats import DEFAULT_ALPHA, DEFAULT_K
 
     parser = subparsers.add_parser(
         "compare",
@@ -137,12 +137,8 @@ def add_by_variant_option(parser: argparse.ArgumentParser) -> None:
 
 def command_by_variant(args: argparse.Namespace) -> int:
     """``ooda compare --by variant RESULTS...``: the ranking and the pairwise tests."""
-    from pytest_ooda.evaluate import (
-        compare_variants,
-        render_variants_html,
-        variant_markdown,
-        variant_table,
-    )
+    from pytest_ooda.report import render_variants_html, variant_markdown, variant_table
+    from pytest_ooda.stats import compare_variants
 
     if args.detect is not None:
         raise UsageError(
@@ -177,13 +173,8 @@ def command(args: argparse.Namespace) -> int:
         return command_by_variant(args)
     if args.new is None:
         raise UsageError("ooda compare: give BASE and NEW (or --by variant RESULTS)")
-    from pytest_ooda.evaluate import (
-        compare,
-        compare_markdown,
-        compare_table,
-        drop_duplicates,
-        render_compare_html,
-    )
+    from pytest_ooda.report import compare_markdown, compare_table, render_compare_html
+    from pytest_ooda.stats import compare, drop_duplicates
 
     _check_html_path(args.html)
     base = read_results_noting([args.base, *args.more_base], summary=True)

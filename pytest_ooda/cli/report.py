@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
 
-    from pytest_ooda.evaluate import Results, ScenarioStats
+    from pytest_ooda.results import Results
+    from pytest_ooda.stats import ScenarioStats
 
 #: ``--check`` found a scenario below its aggregate expectations.
 EXIT_GATE_FAILED = 1
@@ -33,7 +34,7 @@ DEFAULT_RESULTS = ".ooda/results"
 
 
 def add_parser(subparsers: Any) -> None:
-    from pytest_ooda.evaluate import DEFAULT_K
+    from pytest_ooda.stats import DEFAULT_K
 
     parser = subparsers.add_parser(
         "report",
@@ -93,15 +94,9 @@ def add_parser(subparsers: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from pytest_ooda.evaluate import (
-        drop_duplicates,
-        gate_lines,
-        notes,
-        report_markdown,
-        stats_table,
-        summarize,
-        unfinished,
-    )
+    from pytest_ooda.report import gate_lines, notes, report_markdown, stats_table
+    from pytest_ooda.stats import drop_duplicates, summarize
+    from pytest_ooda.view import unfinished
 
     html_path = Path(args.html) if args.html else None
     if html_path is not None and html_path.is_dir():
@@ -174,7 +169,7 @@ def _write_html(
     import time
 
     from pytest_ooda._util import atomic_write_text
-    from pytest_ooda.evaluate import report_files, report_pages
+    from pytest_ooda.report import report_files, report_pages
 
     names = report_files(stats, path.name)
     stale = [item for item in _report_pages_beside(path) if item.name not in names]

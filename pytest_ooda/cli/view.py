@@ -1,7 +1,7 @@
 """``ooda view [DIR ...]``: a local, read-only web page over results directories —
 the sessions, a scenarios × variants matrix, every run with its transcript and judge,
 outputs side by side, comparisons — that refreshes itself while a session writes.
-The pages are :mod:`pytest_ooda.evaluate.viewer`'s; this module starts the server."""
+The pages are :mod:`pytest_ooda.view.server`'s; this module starts the server."""
 
 from __future__ import annotations
 
@@ -27,7 +27,7 @@ def _port(text: str) -> int:
 
 
 def add_parser(subparsers: Any) -> None:
-    from pytest_ooda.evaluate import DEFAULT_K
+    from pytest_ooda.stats import DEFAULT_K
 
     parser = subparsers.add_parser(
         "view",
@@ -90,7 +90,7 @@ def _directories(given: list[str]) -> list[str]:
 
 
 def command(args: argparse.Namespace) -> int:
-    from pytest_ooda.evaluate import ResultsIndex, Viewer, make_server
+    from pytest_ooda.view import ResultsIndex, Viewer, make_server
 
     directories = _directories(args.dirs)
     index = ResultsIndex(directories)

@@ -90,7 +90,7 @@ def run_attempt(ticket: str, job: Job, source: Source, ledger: Ledger) -> Ran | 
         if not capped:
             yield None
             return
-        from pytest_ooda.evaluate import ai_identity
+        from pytest_ooda.results import ai_identity
 
         identity = ai_identity(run.settings)
         agent = identity.command or identity.api or "ai"

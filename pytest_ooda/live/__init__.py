@@ -7,7 +7,7 @@ variant; :mod:`.run` the run itself (:func:`run_live` → :class:`LiveRun`, and
 :func:`write_recording`); :mod:`.api` a run's model calls through the API proxy,
 recorded into the scenario's cassette or answered from it (:class:`ApiPlan`). Whether
 a run is a ``success``, a ``failure`` or an infrastructure ``error`` is
-:mod:`pytest_ooda.evaluate.outcome`'s rule. The pytest plugin and ``ooda run`` both plan
+:func:`pytest_ooda.results.classify_outcome`. The pytest plugin and ``ooda run`` both plan
 with :func:`plan_run`, run with :func:`run_live` and only present what it returns.
 """
 

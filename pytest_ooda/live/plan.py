@@ -50,7 +50,7 @@ if TYPE_CHECKING:
     from pytest_ooda._types import ApiMode, RecordMode
     from pytest_ooda.config import Config, Procedure, Provenance, RunSettings
     from pytest_ooda.errors import SandboxWarning
-    from pytest_ooda.evaluate import FragmentHash, RecordHead, SessionStamp
+    from pytest_ooda.results import FragmentHash, RecordHead, SessionStamp
     from pytest_ooda.scenario import MaterialDir, Scenario
     from pytest_ooda.settings import SessionSettings
     from pytest_ooda.variants import Variant
@@ -277,7 +277,7 @@ class RunPlan(Portable):
         """What the run's record says before the run ends (``worker``: the xdist worker
         it runs on)."""
         from pytest_ooda._util import display_path
-        from pytest_ooda.evaluate import RecordHead, ai_identity
+        from pytest_ooda.results import RecordHead, ai_identity
 
         expect = self.scenario.expect
         aggregate = expect.aggregate.to_yaml() if expect and expect.aggregate else None
@@ -310,6 +310,27 @@ class RunPlan(Portable):
 
 
 # --------------------------------------------------------------------------- deciding
+
+
+def fragment_hashes(procedure: Procedure) -> tuple[FragmentHash, ...]:
+    """The sha256 of every fragment as rendered (templates with their parameters), and
+    of every file of agent material the run installs, so two result sets tell which
+    fragments (or skills) differ between them."""
+    from pytest_ooda._types import PHASES
+    from pytest_ooda.compose import render_action
+    from pytest_ooda.results import FragmentHash
+
+    hashes = []
+    phases = procedure.phases()
+    for phase in PHASES:
+        for index, action in enumerate(phases[phase]):
+            text = render_action(action, procedure=procedure.name, phase=phase, index=index)
+            digest = hashlib.sha256(text.encode("utf-8", "surrogateescape")).hexdigest()
+            hashes.append(FragmentHash(phase, index, action.source_label(), digest))
+    # The agent material a run installs (a skill, a plugin) is part of the prompt too.
+    for index, item in enumerate(procedure.material):
+        hashes.append(FragmentHash(item.section, index, item.source, item.sha256))
+    return tuple(hashes)
 
 
 def plan_run(
@@ -350,7 +371,6 @@ def plan_run(
     configured raises ``NoAICommandError``.
     """
     from pytest_ooda.config import Provenance
-    from pytest_ooda.evaluate import fragment_hashes
     from pytest_ooda.sandbox import unattended_warning
     from pytest_ooda.scenario import material_files, run_material, scenario_config, workspace_of
 

@@ -8,15 +8,15 @@ the plan's directory itself), sandbox (:func:`pytest_ooda.sandbox.sandboxed`: st
 around the workspace, stopped after the verification commands), loop (the plan's
 settings through :func:`pytest_ooda.loop.run_loop`), assess (``expect``: files, tools,
 verification commands, then ``expect.judge``), outcome
-(:func:`pytest_ooda.evaluate.classify_outcome`), the recording (per record mode,
+(:func:`pytest_ooda.results.classify_outcome`), the recording (per record mode,
 redacted; a failed run never replaces a recording) and the results record, built once
-(:func:`pytest_ooda.evaluate.build_record`).
+(:func:`pytest_ooda.results.build_record`).
 
 Running is apart from writing: :func:`run_live` writes nothing the session keeps. What
 the run produced comes back as one value, :class:`LiveRun` — the record, the recording
 to write, the failure report, the warnings — which pickles, so the run may happen in
 another process or on another machine. The caller writes the recording
-(:func:`write_recording`) and the record (:class:`pytest_ooda.evaluate.ResultsLog`):
+(:func:`write_recording`) and the record (:class:`pytest_ooda.results.ResultsLog`):
 in pytest the item's process writes the recording and the process that sees every
 report writes the log; ``ooda run --record`` writes the recording.
 """
@@ -49,13 +49,13 @@ if TYPE_CHECKING:
     from pytest_ooda._types import RunOutcome
     from pytest_ooda.backends import Backend
     from pytest_ooda.config import RedactSettings
-    from pytest_ooda.evaluate import RecordHead, RunRecord
     from pytest_ooda.judge import Judged, JudgeInputs
     from pytest_ooda.live.api import ApiOutcome, ApiStep
     from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.live.slots import Slot
     from pytest_ooda.loop import LoopEvent, LoopResult
     from pytest_ooda.redact import Redactor
+    from pytest_ooda.results import RecordHead, RunRecord
     from pytest_ooda.sandbox import SandboxRun, SandboxSpec
     from pytest_ooda.scenario import Assessment, CommandOutcome, MaterialDir, Recorder, Scenario
 
@@ -214,8 +214,8 @@ def _slot(plan: RunPlan) -> Iterator[Slot | None]:
     if plan.max_concurrent is None or plan.slots_dir is None:
         yield None
         return
-    from pytest_ooda.evaluate import ai_identity
     from pytest_ooda.live.slots import acquire
+    from pytest_ooda.results import ai_identity
 
     identity = ai_identity(plan.settings)
     agent = identity.command or identity.api or "ai"
@@ -262,7 +262,7 @@ def _recording(
 ) -> tuple[Recording | None, str | None]:
     """The recording to write, or why a wanted one is not made (a failed run the
     record mode does not keep is said as a warning too: its item may pass or skip)."""
-    from pytest_ooda.evaluate import failed_run
+    from pytest_ooda.results import failed_run
     from pytest_ooda.scenario import redact_scenario
 
     problems, outcome = verdict
@@ -301,16 +301,23 @@ def _not_started(
 ) -> LiveRun:
     """The run whose sandbox would not start: an infrastructure ``error`` with its
     reason, no iteration, no verification command."""
-    from pytest_ooda.backends import infra_reason
-    from pytest_ooda.evaluate import build_record, classify_outcome
+    from pytest_ooda.backends import infra_reason, redacted_call
     from pytest_ooda.live.prepare import no_loop
+    from pytest_ooda.results import build_record, classify_outcome
 
     reason = infra_reason("sandbox", error.message)
     result = no_loop(plan, workdir, reason, f"the sandbox did not start: {error.message}")
     outcome, why = classify_outcome(plan.scenario, result, (), infra_error=reason)
     now = time.time()
     record = build_record(
-        head, result, outcome, redactor=redactor, error_reason=why, started_at=now, finished_at=now
+        head,
+        result,
+        outcome,
+        redactor=redactor,
+        redact_call=redacted_call,
+        error_reason=why,
+        started_at=now,
+        finished_at=now,
     )
     text = f"the sandbox did not start: {error.message}"
     return LiveRun(
@@ -330,9 +337,10 @@ def unmade_run(plan: RunPlan, reason: str, *, started: float, worker: str | None
     worker crashed, or the cluster's workers making it were lost — as an infrastructure
     ``error`` (``reason``: ``worker-crashed: …``, ``worker-lost: …``), by the one record
     builder."""
-    from pytest_ooda.evaluate import build_record
+    from pytest_ooda.backends import redacted_call
     from pytest_ooda.loop import LoopResult, TimingStats
     from pytest_ooda.redact import Redactor
+    from pytest_ooda.results import build_record
 
     now = time.time()
     detail = reason.partition(": ")[2] or reason
@@ -356,6 +364,7 @@ def unmade_run(plan: RunPlan, reason: str, *, started: float, worker: str | None
         result,
         "error",
         redactor=redactor,
+        redact_call=redacted_call,
         error_reason=reason,
         started_at=started,
         finished_at=now,
@@ -607,7 +616,7 @@ def _finish(
 ) -> LiveRun:
     """The judge (outside the sandbox and the agent's slot), the run's outcome,
     decided once, then its recording and its record."""
-    from pytest_ooda.evaluate import build_record, classify_outcome
+    from pytest_ooda.backends import redacted_call
     from pytest_ooda.live.judging import judge_run
     from pytest_ooda.live.report import (
         agent_warnings,
@@ -616,6 +625,7 @@ def _finish(
         sandbox_warnings,
     )
     from pytest_ooda.live.transcript import build_transcript
+    from pytest_ooda.results import build_record, classify_outcome
 
     result = ran.result
     judged = judge_run(plan, result, ran.inputs, ran.assessment.problems, redactor=redactor)
@@ -649,6 +659,7 @@ def _finish(
         result,
         outcome,
         redactor=redactor,
+        redact_call=redacted_call,
         error_reason=reason,
         problems=problems,
         commands=ran.assessment.commands,

@@ -19,7 +19,7 @@ the gated scenario's failed runs are ``xfail`` samples (:mod:`.pacing`). Under
 the gate is left to ``ooda report --check`` over the merged files.
 
 The same process keeps the session's shared state: the tally of finished runs per
-scenario that early stopping reads (:mod:`pytest_ooda.evaluate.tally`), and, under
+scenario that early stopping reads (:mod:`pytest_ooda.results.tally`), and, under
 pytest-xdist, the record of a run whose worker crashed (``pytest_handlecrashitem``).
 """
 
@@ -41,7 +41,7 @@ from pytest_ooda.settings import RESUME, SHARD
 if TYPE_CHECKING:
     from collections.abc import Generator
 
-    from pytest_ooda.evaluate import ResultsLog, RunRecord
+    from pytest_ooda.results import ResultsLog, RunRecord
 
 
 class LiveRuns:
@@ -78,8 +78,8 @@ class LiveRuns:
                 # The session continues the measurement the directory's latest run is of.
                 latest = max(held, key=lambda record: record.finished_at)
                 series = latest.series or latest.session
-        from pytest_ooda.evaluate import SessionStamp
         from pytest_ooda.plugin.pacing import pacing
+        from pytest_ooda.results import SessionStamp
 
         self.stamp = SessionStamp.start(self.settings.root, started=self._started, series=series)
         pacing(config).stamp = self.stamp
@@ -166,8 +166,8 @@ class LiveRuns:
 
     def _resumed(self, run_id: str) -> None:
         """A resumed item: the earlier run it names counts in this session's numbers."""
-        from pytest_ooda.evaluate import add_tally
         from pytest_ooda.plugin.pacing import pacing
+        from pytest_ooda.results import add_tally
 
         earlier = self._earlier.get(run_id)
         if earlier is None:
@@ -186,8 +186,8 @@ class LiveRuns:
         """Count a finished run, and write its record as it arrived."""
         from dataclasses import replace
 
-        from pytest_ooda.evaluate import add_tally
         from pytest_ooda.plugin.pacing import pacing
+        from pytest_ooda.results import add_tally
 
         # The table and the gates read no transcript: the log keeps it, the session
         # does not (10,000 runs' transcripts would be most of a session's memory).
@@ -213,7 +213,7 @@ class LiveRuns:
 
     def _results_log(self) -> ResultsLog:
         if self._log is None:
-            from pytest_ooda.evaluate import ResultsLog
+            from pytest_ooda.results import ResultsLog
 
             settings = self.settings
             self._log = ResultsLog(
@@ -233,7 +233,8 @@ class LiveRuns:
         if self.log_error is not None:
             # The runs were made to be measured: losing their record fails the session.
             session.testsfailed += 1
-        from pytest_ooda.evaluate import gate_lines, summarize
+        from pytest_ooda.report import gate_lines
+        from pytest_ooda.stats import summarize
 
         stats = summarize(self.measured)
         if not any(item.gates is not None for item in stats):
@@ -262,7 +263,8 @@ class LiveRuns:
             )
         if not self.measured and not self.recorded:
             return
-        from pytest_ooda.evaluate import DEFAULT_K, notes, stats_table, summarize
+        from pytest_ooda.report import notes, stats_table
+        from pytest_ooda.stats import DEFAULT_K, summarize
 
         terminalreporter.write_sep("-", "ooda live runs")
         stats = summarize(self.measured)

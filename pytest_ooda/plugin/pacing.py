@@ -36,8 +36,8 @@ from pytest_ooda.plugin.state import LIVE_REPORT, PLUGIN_STATE, SKIP_AT_ITEM, Li
 from pytest_ooda.settings import RESUME, STOP_EARLY
 
 if TYPE_CHECKING:
-    from pytest_ooda.evaluate import RunRecord, SessionStamp
     from pytest_ooda.live import LiveRun, RunPlan
+    from pytest_ooda.results import RunRecord, SessionStamp
 
 
 class LiveItem(Protocol):
@@ -114,7 +114,7 @@ def pacing(config: pytest.Config) -> Pacing:
     workerinput = getattr(config, "workerinput", {})
     given = workerinput.get(WORKER_INPUT)
     if given:
-        from pytest_ooda.evaluate import SessionStamp
+        from pytest_ooda.results import SessionStamp
 
         stamp = workerinput.get(WORKER_STAMP)
         state = Pacing(
@@ -245,7 +245,8 @@ def _after(retries: int) -> str:
 def settled_gate(config: pytest.Config, plan: RunPlan) -> str | None:
     """Why the run is not needed: its scenario's gate is settled already (early
     stopping, by the session's shared tally)."""
-    from pytest_ooda.evaluate import Sprt, tally_counts
+    from pytest_ooda.results import tally_counts
+    from pytest_ooda.stats import Sprt
 
     state = pacing(config)
     settings = config.stash[PLUGIN_STATE].settings
@@ -306,7 +307,7 @@ def results_records(config: pytest.Config, *, warn: bool = False) -> list[RunRec
     """Every record the results directory holds (``--ooda-resume`` reads it); ``warn``:
     say what reading left out (a line nested too deep, a record cut short)."""
     from pytest_ooda.errors import OodaError
-    from pytest_ooda.evaluate import read_results
+    from pytest_ooda.results import read_results
 
     directory = config.stash[PLUGIN_STATE].settings.results_dir
     if not directory.is_dir():

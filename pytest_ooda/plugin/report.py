@@ -28,8 +28,8 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.compose import MappedText
-    from pytest_ooda.evaluate import RunRecord
     from pytest_ooda.plugin.state import PluginState
+    from pytest_ooda.results import RunRecord
     from pytest_ooda.settings import SessionSettings
 
 #: The user property a live item leaves when it recorded its scenario (the path); the

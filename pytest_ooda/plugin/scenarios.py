@@ -68,7 +68,7 @@ def record_again(scenario: Scenario, live_nodeid: Callable[[Scenario], str]) -> 
     """For a scenario whose recording is a failed run (it ended otherwise than its
     scenario expects): the command that records it again. ``once`` and ``new`` keep an
     existing recording, so it is ``all``, for this scenario's live item alone."""
-    from pytest_ooda.evaluate import failed_run
+    from pytest_ooda.results import failed_run
 
     recorded = scenario.recorded
     why = failed_run(scenario, recorded.status) if recorded is not None else None

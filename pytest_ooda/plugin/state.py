@@ -18,8 +18,8 @@ import pytest
 if TYPE_CHECKING:
     from pytest_ooda._types import PromptFormat
     from pytest_ooda.config import BrokenProcedure, Config, Procedure
-    from pytest_ooda.evaluate import RunRecord
     from pytest_ooda.live import RunPlan
+    from pytest_ooda.results import RunRecord
     from pytest_ooda.settings import SessionSettings
 
 #: Where a prompt item keeps its snapshots when the file's own place won't do (the
@@ -60,7 +60,7 @@ class LiveReport:
     def from_json(cls, data: dict[str, Any]) -> LiveReport:
         """Made by this pytest-ooda a moment ago, on a worker: a malformed record is a
         bug, raised as the ``ResultsError`` it is."""
-        from pytest_ooda.evaluate import RunRecord
+        from pytest_ooda.results import RunRecord
 
         record = data.get("record")
         return cls(

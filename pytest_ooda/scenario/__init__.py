@@ -13,6 +13,7 @@ path ``ooda run --replay`` and the pytest plugin share).
 from __future__ import annotations
 
 from pytest_ooda._types import RECORD_MODES
+from pytest_ooda.facts import CommandOutcome
 from pytest_ooda.scenario.drift import (
     Drift,
     changed_sources,
@@ -53,7 +54,6 @@ from pytest_ooda.scenario.store import (
     redact_scenario,
     save_scenario,
 )
-from pytest_ooda.scenario.verify import CommandOutcome
 
 __all__ = [
     "MAX_REPEAT",

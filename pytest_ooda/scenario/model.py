@@ -20,13 +20,14 @@ if TYPE_CHECKING:
     from pytest_ooda.agents import Activation
     from pytest_ooda.backends import ToolCall, Usage
     from pytest_ooda.config import RetrySettings
+    from pytest_ooda.facts import CommandOutcome
     from pytest_ooda.judge import JudgeSpec, RecordedGrading
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.replay_rules import ReplayRule
     from pytest_ooda.sandbox import SandboxRun, SandboxSpec
     from pytest_ooda.scenario.drive import Triggers
     from pytest_ooda.scenario.fired import ActivationExpect, Assertion, TrajectoryExpect
-    from pytest_ooda.scenario.verify import CommandCheck, CommandOutcome, ToolExpect
+    from pytest_ooda.scenario.verify import CommandCheck, ToolExpect
     from pytest_ooda.variants import Variant
 
 

@@ -46,10 +46,10 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from pytest_ooda.errors import OodaError
+from pytest_ooda.facts import CommandOutcome
 from pytest_ooda.scenario.verify import (
     OUTCOME_TAIL_LINES,
     CommandCheck,
-    CommandOutcome,
     CommandRun,
     run_argv,
 )

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from pytest_ooda.errors import OodaError
+from pytest_ooda.facts import CommandOutcome
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -185,37 +186,6 @@ class CommandRun:
 
 #: Lines of a verification command's output kept in its outcome (for reports).
 OUTCOME_TAIL_LINES = 20
-
-
-@dataclass(frozen=True)
-class CommandOutcome:
-    """What one verification command did, for the results log and the reports:
-    ``problem`` says how it missed its expectation (``None`` when it passed);
-    ``output_tail`` is the end of its output."""
-
-    run: str
-    exit_code: int
-    expected_exit_code: int
-    duration_s: float
-    timed_out: bool = False
-    problem: str | None = None
-    output_tail: str = ""
-
-    @property
-    def passed(self) -> bool:
-        return self.problem is None
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "run": self.run,
-            "exit_code": self.exit_code,
-            "expected_exit_code": self.expected_exit_code,
-            "duration_s": self.duration_s,
-            "timed_out": self.timed_out,
-            "passed": self.passed,
-            "problem": self.problem,
-            "output_tail": self.output_tail,
-        }
 
 
 @dataclass(frozen=True)

@@ -179,9 +179,9 @@ def test_a_session_of_claude_runs_as_a_transcript_in_chromium(
     assert COLOURS["failure"] in colours
 
     # 1,000 such runs: a report of bounded size (the figure is in the benchmark).
-    from pytest_ooda.evaluate import read_results
-    from pytest_ooda.evaluate.aggregate import summarize
-    from pytest_ooda.evaluate.html_report import render_html
+    from pytest_ooda.report import render_html
+    from pytest_ooda.results import read_results
+    from pytest_ooda.stats import summarize
 
     records = read_results([str(pytester.path / ".ooda/results")]).records
     many = [replace(records[i % 2], id=f"run-{i}", run=i + 1, runs=1000) for i in range(1000)]

@@ -56,7 +56,8 @@ def test_the_library_leaves_its_heavy_dependencies_to_the_functions_using_them()
     """Importing the packages an ``ooda`` command or a live run starts from loads neither
     pytest nor the heavy libraries: each is imported where it is used."""
     code = (
-        "import sys, pytest_ooda, pytest_ooda.cli, pytest_ooda.live, pytest_ooda.evaluate\n"
+        "import sys, pytest_ooda, pytest_ooda.cli, pytest_ooda.live, pytest_ooda.results,"
+        " pytest_ooda.stats, pytest_ooda.report, pytest_ooda.view\n"
         "print(sorted(m for m in ('pytest', 'syrupy', 'requests', 'jinja2', 'detect_secrets')"
         " if m in sys.modules))\n"
     )

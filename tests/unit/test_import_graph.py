@@ -355,3 +355,73 @@ def test_the_contract_check_finds_each_way_round_it(tmp_path: Path) -> None:
         "user:3: imports pkg.other (use pkg)",
         "user:5: imports the module pkg.other",
     ]
+
+
+#: The reading side's layers, lowest first: ``results ─> stats ─> report ─> view``. A
+#: layer imports those before it, never one after it.
+LAYERS = ("pytest_ooda.results", "pytest_ooda.stats", "pytest_ooda.report", "pytest_ooda.view")
+#: What ``results/`` may import: nothing above ``config/`` — the leaves and ``config``
+#: (``pytest_ooda`` itself for ``__version__``).
+BELOW_RESULTS = frozenset(
+    {
+        "pytest_ooda",
+        "pytest_ooda._types",
+        "pytest_ooda._util",
+        "pytest_ooda.config",
+        "pytest_ooda.errors",
+        "pytest_ooda.facts",
+        "pytest_ooda.reader",
+        "pytest_ooda.redact",
+        "pytest_ooda.textfile",
+    }
+)
+#: The running side: a live run and a cluster's worker need the record and its log, so
+#: they import ``results/`` and none of the other three.
+RUNNING = ("pytest_ooda.live", "pytest_ooda.executors")
+
+
+def _layer_offenders(between: dict[str, set[str]]) -> list[str]:
+    """Package imports that break the layers (``between``: package -> packages it
+    imports, type-only and function-local imports counted)."""
+    offenders: list[str] = []
+    for position, layer in enumerate(LAYERS):
+        offenders.extend(
+            f"{layer} imports {above}"
+            for above in sorted(between.get(layer, set()) & set(LAYERS[position + 1 :]))
+        )
+    offenders.extend(
+        f"pytest_ooda.results imports {other}"
+        for other in sorted(between.get(LAYERS[0], set()) - BELOW_RESULTS)
+    )
+    for runner in RUNNING:
+        offenders.extend(
+            f"{runner} imports {layer}"
+            for layer in sorted(between.get(runner, set()) & set(LAYERS[1:]))
+        )
+    return offenders
+
+
+def test_the_reading_layers_import_only_downwards() -> None:
+    """``results`` depends on nothing above ``config/``; ``stats`` never imports
+    ``report`` or ``view``, ``report`` never ``view``; ``live/`` and ``executors/``
+    import ``results/`` alone of the four (what a worker loads:
+    ``test_what_a_run_loads.py``)."""
+    edges, _ = _graph()
+    assert _layer_offenders(_package_edges(edges)) == []
+
+
+def test_the_layer_check_finds_each_way_across() -> None:
+    between = {
+        "pytest_ooda.results": {"pytest_ooda.config", "pytest_ooda.loop", "pytest_ooda.stats"},
+        "pytest_ooda.stats": {"pytest_ooda.results"},
+        "pytest_ooda.report": {"pytest_ooda.stats", "pytest_ooda.view"},
+        "pytest_ooda.live": {"pytest_ooda.results", "pytest_ooda.report"},
+        "pytest_ooda.executors": {"pytest_ooda.results"},
+    }
+    assert _layer_offenders(between) == [
+        "pytest_ooda.results imports pytest_ooda.stats",
+        "pytest_ooda.report imports pytest_ooda.view",
+        "pytest_ooda.results imports pytest_ooda.loop",
+        "pytest_ooda.results imports pytest_ooda.stats",
+        "pytest_ooda.live imports pytest_ooda.report",
+    ]

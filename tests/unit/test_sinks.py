@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "pytest_ooda"
 #: Module -> the sinks it writes (file writers).
 FILE_SINKS: dict[str, tuple[str, ...]] = {
     "scenario/store.py": ("recording",),
-    "evaluate/log.py": ("results log",),
+    "results/log.py": ("results log",),
     "cli/report.py": ("HTML",),
     "cli/compare.py": ("HTML",),
     "cli/common.py": ("Markdown",),
@@ -28,7 +28,7 @@ SHOWN_SINKS: dict[str, tuple[str, ...]] = {
     "live/report.py": ("terminal failure report",),
     "redact.py": ("-s stream",),
     "judge/inputs.py": ("judge inputs",),
-    "evaluate/viewer.py": ("viewer pages",),
+    "view/server.py": ("viewer pages",),
 }
 #: Writers that hold nothing a run produced, and why.
 NOT_SINKS: dict[str, str] = {
@@ -36,7 +36,7 @@ NOT_SINKS: dict[str, str] = {
     "catalogue.py": "docs/procedures.md, from the built-in procedures",
     "plugin/snapshot.py": "prompt snapshots: composed prompts, never a run's output",
     "plugin/pacing.py": "a run's plan for a crashed worker's record: settings, no output",
-    "evaluate/tally.py": "finished runs' outcome words for early stopping",
+    "results/tally.py": "finished runs' outcome words for early stopping",
     "sandbox/limits.py": "cgroup control files",
     "sandbox/bwrap.py": "the seccomp filter",
     "sandbox/image.py": "an image of the agent's executable",

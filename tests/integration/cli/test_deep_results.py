@@ -12,7 +12,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pytest
-from evaluate_records import sample, write
+from sample_records import sample, write
 
 from pytest_ooda.reader import MAX_DEPTH
 

@@ -13,7 +13,7 @@ from html_browser import Dom, chromium
 from scipy import stats as scipy_stats
 
 from pytest_ooda.cli import main as ooda
-from pytest_ooda.evaluate.pages import BAR_WIDTH
+from pytest_ooda.report.pages import BAR_WIDTH
 
 if TYPE_CHECKING:
     from ooda_project import Project

@@ -10,10 +10,9 @@ from pathlib import Path
 import yaml
 
 from pytest_ooda.cli.app import build_parser
-from pytest_ooda.evaluate import fisher_exact, wilson_interval
-from pytest_ooda.evaluate.stats import min_detectable_difference, runs_needed
 from pytest_ooda.scenario import load_scenario_text
 from pytest_ooda.settings import SETTINGS
+from pytest_ooda.stats import fisher_exact, min_detectable_difference, runs_needed, wilson_interval
 
 DOC = Path(__file__).resolve().parents[3] / "docs" / "evaluating.md"
 TEXT = DOC.read_text(encoding="utf-8")

@@ -17,7 +17,10 @@ NOT_FOR_A_PLAIN_PROJECT = (
     "pytest_ooda.scenario",
     "pytest_ooda.lint",
     "pytest_ooda.live",
-    "pytest_ooda.evaluate",
+    "pytest_ooda.results",
+    "pytest_ooda.stats",
+    "pytest_ooda.report",
+    "pytest_ooda.view",
     "pytest_ooda.judge",
     "pytest_ooda.yamlload",
     "pytest_ooda.plugin.nodes",
@@ -80,7 +83,10 @@ def test_own_live_tests_are_deselected_in_a_plain_project(pytester: pytest.Pytes
 #: libraries a live run or a judge uses (a replay starts no agent and asks no API).
 NOT_FOR_A_PLAIN_REPLAY = (
     "pytest_ooda.live",
-    "pytest_ooda.evaluate",
+    "pytest_ooda.results",
+    "pytest_ooda.stats",
+    "pytest_ooda.report",
+    "pytest_ooda.view",
     "requests",
     "detect_secrets",
 )

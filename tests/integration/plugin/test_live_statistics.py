@@ -15,7 +15,8 @@ import pytest
 from scipy import stats as scipy_stats
 
 from pytest_ooda.cli import main as ooda
-from pytest_ooda.evaluate import read_results, summarize
+from pytest_ooda.results import read_results
+from pytest_ooda.stats import summarize
 
 if TYPE_CHECKING:
     from ooda_project import Project

@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_ooda.evaluate import read_results
+from pytest_ooda.results import read_results
 
 if TYPE_CHECKING:
     from ooda_project import Project

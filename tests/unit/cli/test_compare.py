@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from evaluate_records import record, sample, write
+from sample_records import record, sample, write
 
 from pytest_ooda.cli import main as ooda
 
@@ -77,7 +77,7 @@ def test_compare_rejects_a_bad_alpha(
 def test_a_small_drop_is_inconclusive_and_says_what_could_be_detected(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from pytest_ooda.evaluate.stats import min_detectable_difference, runs_needed
+    from pytest_ooda.stats import min_detectable_difference, runs_needed
 
     write(tmp_path / "base.jsonl", sample(5, 5))
     errors = [

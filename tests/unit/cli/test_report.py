@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from evaluate_records import record, sample, write
+from sample_records import record, sample, write
 
 from pytest_ooda.cli import main as ooda
 

@@ -7,7 +7,7 @@ import socket
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from evaluate_records import sample, write
+from sample_records import sample, write
 from view_server import ViewServer
 
 from pytest_ooda.cli import main as ooda

@@ -15,9 +15,11 @@ from typing import Any
 
 import pytest
 
+from pytest_ooda.config import load_config_file
 from pytest_ooda.errors import NoAICommandError
-from pytest_ooda.evaluate import SessionStamp
 from pytest_ooda.live import LiveRun, RunPlan, plan_run, run_live, write_recording
+from pytest_ooda.live.plan import fragment_hashes
+from pytest_ooda.results import SessionStamp
 from pytest_ooda.scenario import load_scenario
 from pytest_ooda.settings import Given, decide, session_settings
 from pytest_ooda.variants import parse_option
@@ -188,3 +190,41 @@ def test_a_secret_set_between_two_runs_in_one_process_is_redacted_in_the_second(
     written = write_recording(second.recording)
     assert SECRET not in written.read_text()
     assert "<redacted>" in second.record.iterations[0].output_tail
+
+
+FRAGMENTS = """\
+loop:
+  ai_api:
+    provider: anthropic
+    model: test-model
+    price_input_per_mtok: 3
+    price_output_per_mtok: 15
+procedures:
+  greet:
+    observe:
+      - path: look.md
+    orient:
+      - content: "Think about {{.who}}."
+        parameters: {who: everyone}
+    decide:
+      - content: "Decide."
+    act:
+      - content: "Greet. <promise>SUCCESS</promise> when done."
+"""
+
+
+def test_fragment_hashes_follow_the_rendered_text(tmp_path: Path) -> None:
+    (tmp_path / "look.md").write_text("Look around.\n")
+    (tmp_path / "ooda-config.yml").write_text(FRAGMENTS)
+    before = fragment_hashes(load_config_file(tmp_path / "ooda-config.yml").procedure("greet"))
+    assert [(f.phase, f.index, f.source) for f in before] == [
+        ("observe", 0, "look.md"),
+        ("orient", 0, "inline"),
+        ("decide", 0, "inline"),
+        ("act", 0, "inline"),
+    ]
+    (tmp_path / "look.md").write_text("Look around twice.\n")
+    (tmp_path / "ooda-config.yml").write_text(FRAGMENTS.replace("who: everyone", "who: nobody"))
+    after = fragment_hashes(load_config_file(tmp_path / "ooda-config.yml").procedure("greet"))
+    changed = [a.key for a, b in zip(before, after, strict=True) if a.sha256 != b.sha256]
+    assert changed == ["observe[0] look.md", "orient[0] inline"]

@@ -12,8 +12,8 @@ from typing import TYPE_CHECKING
 import pytest
 
 from pytest_ooda.errors import AgentWarning, NoAICommandError, ScenarioError
-from pytest_ooda.evaluate import classify_outcome
 from pytest_ooda.live import LiveRun, plan_run, run_live
+from pytest_ooda.results import classify_outcome
 from pytest_ooda.scenario import load_scenario
 from pytest_ooda.settings import session_settings
 

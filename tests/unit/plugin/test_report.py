@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from pytest_ooda.backends import Usage
 from pytest_ooda.errors import ConfigError, TemplateError
-from pytest_ooda.evaluate.results import IterationEntry, RunRecord
 from pytest_ooda.loop.tables import iteration_table
 from pytest_ooda.plugin.report import (
     collection_line,
@@ -15,6 +14,7 @@ from pytest_ooda.plugin.report import (
     format_error,
     live_line,
 )
+from pytest_ooda.results import IterationEntry, RunRecord
 
 if TYPE_CHECKING:
     from pathlib import Path

@@ -199,8 +199,8 @@ def test_ooda_run_sandbox_bwrap_runs_the_agent_inside(tmp_path: Path) -> None:
 def test_an_agent_bwrap_cannot_start_is_an_infrastructure_error(tmp_path: Path) -> None:
     # The launcher's own failure (bwrap: execvp …, nothing else printed) is no answer of
     # the agent's: the loop ends the run with `cannot-start`, never a failure.
-    from pytest_ooda.evaluate import classify_outcome
     from pytest_ooda.loop import run_procedure
+    from pytest_ooda.results import classify_outcome
     from pytest_ooda.scenario import load_scenario_text
 
     sandbox = BwrapSandbox(parse_spec({"kind": "bwrap"}))

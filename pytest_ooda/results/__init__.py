@@ -1,0 +1,80 @@
+"""The results record and its log: what a live run leaves behind, and the one rule of
+its outcome.
+
+:mod:`.schema` (the versioned record, :class:`RunRecord`, its JSON form and its check
+when read), :mod:`.builder` (:func:`build_record`, the one builder of a run's record),
+:mod:`.outcome` (how a run's outcome is decided: ``success``, ``failure`` or
+``error``), :mod:`.log` (:class:`ResultsLog`, the one writer of a session's log, and
+the :class:`SessionStamp` its records carry), :mod:`.reading` (reading and merging
+logs, streamed), :mod:`.tally` (early stopping's shared counts), and :mod:`.inputs`
+(what the builder and the outcome rule read of a loop, a workspace and a scenario, as
+protocols).
+
+The bottom of the reading side (``results ─> stats ─> report ─> view``) and the top of
+the running side: ``live/`` and ``executors/`` import this package and none of the
+other three, and it imports nothing above ``config/`` (the leaves it uses: ``errors``,
+``_types``, ``_util``, ``reader``, ``facts``, ``redact``, ``config``), so a cluster
+worker building a record and a reader of a log load neither the loop, the statistics,
+the renderers nor the viewer.
+"""
+
+from __future__ import annotations
+
+from pytest_ooda.results.builder import (
+    AiIdentity,
+    RecordHead,
+    ai_identity,
+    build_record,
+    timestamp,
+)
+from pytest_ooda.results.log import ResultsLog, SessionStamp, session_stamp
+from pytest_ooda.results.outcome import (
+    UNMET,
+    classify_outcome,
+    ended_because,
+    expected_status,
+    failed_run,
+)
+from pytest_ooda.results.reading import (
+    RecordSource,
+    Results,
+    ResultsFile,
+    read_record,
+    read_results,
+)
+from pytest_ooda.results.schema import (
+    SCHEMA,
+    SCHEMA_VERSION,
+    FragmentHash,
+    IterationEntry,
+    RunRecord,
+)
+from pytest_ooda.results.tally import add_tally, tally_counts
+
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "UNMET",
+    "AiIdentity",
+    "FragmentHash",
+    "IterationEntry",
+    "RecordHead",
+    "RecordSource",
+    "Results",
+    "ResultsFile",
+    "ResultsLog",
+    "RunRecord",
+    "SessionStamp",
+    "add_tally",
+    "ai_identity",
+    "build_record",
+    "classify_outcome",
+    "ended_because",
+    "expected_status",
+    "failed_run",
+    "read_record",
+    "read_results",
+    "session_stamp",
+    "tally_counts",
+    "timestamp",
+]

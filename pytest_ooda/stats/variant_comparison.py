@@ -1,0 +1,176 @@
+"""``ooda compare --by variant``: every pair of variants compared per scenario, and the
+variants ranked.
+
+Per scenario and per pair of variants that both ran it: the two success rates and the
+two-sided p-value of Fisher's exact test. With V variants and S scenarios that is up to
+S·V(V-1)/2 tests, so the p-values are adjusted with Holm's step-down method
+(family-wise error rate ``alpha`` over every test of the report): a pair is called
+different only when its adjusted p-value is below ``alpha``. The ranking orders the
+variants by their success rate over every scenario pooled (the Wilson interval shows
+how sure that rate is), then by significant wins minus losses. Runs whose outcome is an
+infrastructure ``error`` are counted apart and left out of every rate.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+from typing import TYPE_CHECKING
+
+from pytest_ooda.stats.inference import DEFAULT_ALPHA, fisher_exact, wilson_interval
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from pytest_ooda.results import RunRecord
+
+#: The variant name of runs that ran under none.
+NO_VARIANT = "(none)"
+#: The multiple-comparison correction used, as reports name it.
+CORRECTION = "Holm"
+
+
+def variant_of(record: RunRecord) -> str:
+    return record.variant or NO_VARIANT
+
+
+def _is_error(record: RunRecord) -> bool:
+    return record.outcome == "error"
+
+
+@dataclass(frozen=True)
+class Tally:
+    """A variant's runs of one scenario (or of all, pooled)."""
+
+    runs: int = 0
+    successes: int = 0
+    errors: int = 0
+
+    @property
+    def rate(self) -> float | None:
+        return self.successes / self.runs if self.runs else None
+
+    def add(self, record: RunRecord) -> Tally:
+        if _is_error(record):
+            return Tally(self.runs, self.successes, self.errors + 1)
+        return Tally(self.runs + 1, self.successes + int(record.outcome == "success"), self.errors)
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """Variants ``a`` and ``b`` on one scenario."""
+
+    procedure: str
+    scenario: str
+    a: str
+    b: str
+    tally_a: Tally
+    tally_b: Tally
+    p_value: float
+    adjusted: float = 1.0
+
+    @property
+    def label(self) -> str:
+        return f"{self.procedure}/{self.scenario}"
+
+    def winner(self, alpha: float) -> str | None:
+        """The better variant when the difference is significant after correction."""
+        if self.adjusted >= alpha or self.tally_a.rate == self.tally_b.rate:
+            return None
+        return self.a if (self.tally_a.rate or 0) > (self.tally_b.rate or 0) else self.b
+
+
+@dataclass(frozen=True)
+class VariantRank:
+    variant: str
+    pooled: Tally
+    wins: int = 0
+    losses: int = 0
+    scenarios: int = 0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.pooled.successes, self.pooled.runs)
+
+
+@dataclass(frozen=True)
+class VariantComparison:
+    ranking: tuple[VariantRank, ...]
+    pairs: tuple[PairTest, ...]
+    alpha: float
+    tallies: dict[tuple[str, str], dict[str, Tally]] = field(default_factory=dict)
+    correction: str = CORRECTION
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-adjusted p-values, in the order given: the i-th smallest of m is multiplied
+    by (m - i + 1), made non-decreasing, and capped at 1."""
+    m = len(p_values)
+    order = sorted(range(m), key=lambda index: p_values[index])
+    adjusted = [1.0] * m
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted
+
+
+def compare_variants(
+    records: Iterable[RunRecord], *, alpha: float = DEFAULT_ALPHA
+) -> VariantComparison:
+    """Every pair of variants on every scenario both ran, Holm-corrected, and the
+    variants ranked (see the module docstring)."""
+    if not 0 < alpha < 1:
+        raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    tallies: dict[tuple[str, str], dict[str, Tally]] = {}
+    pooled: dict[str, Tally] = {}
+    for record in records:
+        variant = variant_of(record)
+        per = tallies.setdefault((record.procedure, record.scenario), {})
+        per[variant] = per.get(variant, Tally()).add(record)
+        pooled[variant] = pooled.get(variant, Tally()).add(record)
+    raw: list[PairTest] = []
+    for (procedure, scenario), per in sorted(tallies.items()):
+        names = sorted(name for name, tally in per.items() if tally.runs)
+        for a, b in combinations(names, 2):
+            ta, tb = per[a], per[b]
+            p = fisher_exact(
+                ta.successes, ta.runs - ta.successes, tb.successes, tb.runs - tb.successes
+            )
+            raw.append(PairTest(procedure, scenario, a, b, ta, tb, p))
+    adjusted = holm([pair.p_value for pair in raw])
+    pairs = tuple(
+        PairTest(
+            pair.procedure,
+            pair.scenario,
+            pair.a,
+            pair.b,
+            pair.tally_a,
+            pair.tally_b,
+            pair.p_value,
+            value,
+        )
+        for pair, value in zip(raw, adjusted, strict=True)
+    )
+    wins: dict[str, int] = dict.fromkeys(pooled, 0)
+    losses: dict[str, int] = dict.fromkeys(pooled, 0)
+    for pair in pairs:
+        winner = pair.winner(alpha)
+        if winner is not None:
+            loser = pair.b if winner == pair.a else pair.a
+            wins[winner] += 1
+            losses[loser] += 1
+    ranking = sorted(
+        (
+            VariantRank(
+                name,
+                tally,
+                wins[name],
+                losses[name],
+                sum(1 for per in tallies.values() if name in per and per[name].runs),
+            )
+            for name, tally in pooled.items()
+        ),
+        key=lambda rank: (-(rank.pooled.rate or 0.0), -(rank.wins - rank.losses), rank.variant),
+    )
+    return VariantComparison(tuple(ranking), pairs, alpha, tallies)
