@@ -144,11 +144,17 @@ def resolve_executable(
                 f"AI command is not executable: {candidate}",
                 hint="make it executable (chmod +x) or run it through its interpreter",
             )
-    listing = "\n    ".join(dirs) if dirs else "(PATH is empty)"
-    hint = f"searched PATH:\n    {listing}"
+    # Two lines, not a listing of PATH: what is missing, and the two ways to fix it.
+    searched = f"searched PATH: {os.pathsep.join(dirs)}" if dirs else "PATH is empty"
+    if len(dirs) > 3:
+        searched = f"searched the {len(dirs)} folders of PATH"
+    hint = (
+        f"install it so that {name} is on PATH (`ooda help agents`), or write its full path "
+        f'in the config: ai_cmd: "/path/to/{name} …", or the alias under ai_cmd_aliases:'
+    )
     shell = _shell_hint(name)
     raise BackendError(
-        f"AI command not found: {name!r}",
+        f"AI command not found: {name!r} ({searched})",
         hint=f"{shell}\n  {hint}" if shell else hint,
     )
 

@@ -158,7 +158,7 @@ def snapshot_files(config_file: Path) -> dict[str, str]:
     for phase in PHASES:
         text = compose_phase(procedure.phases()[phase])
         files[f"{SNAPSHOTS}/{phase}.md"] = text + "\n" if text else ""
-    limit = resolve_run_settings(config, PROCEDURE, require_ai=False).max_iterations
+    limit = resolve_run_settings(config, PROCEDURE, require_ai=False, agent=False).max_iterations
     files[f"{SNAPSHOTS}/assembled.md"] = assemble_prompt(
         procedure, iteration=1, max_iterations=limit
     )

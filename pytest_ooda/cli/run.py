@@ -16,7 +16,13 @@ from pytest_ooda.cli.common import (
     read_settings,
     write_prompt,
 )
-from pytest_ooda.errors import UsageError
+from pytest_ooda.errors import (
+    BackendError,
+    ConfigError,
+    NoAICommandError,
+    OodaError,
+    UsageError,
+)
 
 if TYPE_CHECKING:
     import argparse
@@ -141,7 +147,16 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     config.procedure(args.procedure)
     if args.replay:
         return _replay(args, settings, config, stack)
-    plan = _plan(args, settings, config)
+    try:
+        plan = _plan(args, settings, config)
+    except ConfigError as missing:
+        if not args.dry_run:
+            raise
+        # A dry run shows the prompt all the same (no agent configured, an unknown
+        # alias), and says what a run would lack.
+        if not args.no_lint:
+            _lint_gate(config, args.procedure)
+        return _dry_run_without_agent(args, config, missing)
     if not args.no_lint:
         _lint_gate(config, args.procedure)
     if args.dry_run:
@@ -206,7 +221,14 @@ def _dry_run(args: argparse.Namespace, plan: RunPlan, *, replay: Scenario | None
     from pytest_ooda.compose import assemble_prompt
 
     settings, workdir = plan.settings, Path.cwd()
-    executable = _checked_agent(settings, workdir) if replay is None else None
+    missing: OodaError | None = None
+    executable = None
+    if replay is None:
+        try:
+            executable = _checked_agent(settings, workdir)
+        except BackendError as error:
+            # The prompt is shown all the same; the run would stop here.
+            missing = _naming_alias(error, args, plan.config)
     prompt = assemble_prompt(
         plan.procedure,
         iteration=1,
@@ -221,7 +243,54 @@ def _dry_run(args: argparse.Namespace, plan: RunPlan, *, replay: Scenario | None
     if replay is not None:
         print(f"  replay  {replay.path} ({len(replay.iterations)} iterations)", file=sys.stderr)
     write_prompt(prompt)
+    if missing is not None:
+        raise missing
     return EXIT_OK
+
+
+def _dry_run_without_agent(args: argparse.Namespace, config: Config, missing: ConfigError) -> int:
+    """A dry run whose run could not be planned (no agent configured, an unknown alias):
+    the procedure's prompt (as iteration 1 of its own limit), then what a run would
+    lack; exit 2, as the run."""
+    from pytest_ooda.compose import assemble_prompt
+    from pytest_ooda.config import resolve_run_settings
+
+    procedure = config.procedure(args.procedure)
+    limit = resolve_run_settings(
+        config, args.procedure, require_ai=False, agent=False
+    ).max_iterations
+    prompt = assemble_prompt(
+        procedure,
+        iteration=1,
+        max_iterations=limit,
+        context=tuple(args.context or ()),
+        cwd=Path.cwd(),
+    )
+    print(f"dry run: procedure {args.procedure} — nothing will be started", file=sys.stderr)
+    write_prompt(prompt)
+    if not isinstance(missing, NoAICommandError):
+        raise missing
+    raise ConfigError(
+        f"no AI command configured for procedure {args.procedure!r}: the prompt above is "
+        "what a run would send, once it has one",
+        hint="give --ai-cmd 'my-cli --flag' or --ai-cmd-alias NAME, or set ai_cmd / "
+        f"ai_cmd_alias in ooda-config.yml (`ooda run --help`; known aliases: "
+        f"{', '.join(sorted(config.aliases))})",
+    ) from missing
+
+
+def _naming_alias(error: BackendError, args: argparse.Namespace, config: Config) -> OodaError:
+    """``error`` (an agent that cannot start) naming the alias its command came from."""
+    alias = args.ai_cmd_alias
+    if alias is None and not args.ai_cmd:
+        procedure = config.procedure(args.procedure)
+        if procedure.ai_cmd is None and procedure.ai_api is None:
+            alias = procedure.ai_cmd_alias or (
+                config.loop.ai_cmd_alias if config.loop.ai_cmd is None else None
+            )
+    if alias is None or alias not in config.aliases:
+        return error
+    return error.relocated(message=f"alias {alias}: {error.message}")
 
 
 def _checked_agent(settings: RunSettings, workdir: Path) -> str | None:

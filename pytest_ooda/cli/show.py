@@ -115,7 +115,9 @@ def command(args: argparse.Namespace) -> int:
 
         # The iteration limit `ooda run` would use, so the `Iteration: 1 of 5` line matches.
         # In rooda's layout the prompt is what rooda's --dry-run prints: no iteration line.
-        limit = resolve_run_settings(config, args.procedure, require_ai=False).max_iterations
+        limit = resolve_run_settings(
+            config, args.procedure, require_ai=False, agent=False
+        ).max_iterations
         rooda = proc.prompt_format == "rooda"
         prompt = assemble_prompt(
             proc,

@@ -19,7 +19,7 @@ from pytest_ooda.config.model import (
 )
 from pytest_ooda.config.parse import Layer, RawProcedure, Setting
 from pytest_ooda.config.schema import BUILTIN_ALIASES, LOOP_DEFAULTS, LOOP_KEYS
-from pytest_ooda.errors import ConfigError, OodaWarning
+from pytest_ooda.errors import ConfigError, ConfigWarning, OodaWarning
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -41,6 +41,16 @@ def _alias_error(
     else:
         message = f"option {source}: unknown AI command alias {alias!r}"
     return ConfigError(message, hint=hint)
+
+
+def _alias_warning(error: ConfigError) -> ConfigWarning:
+    return ConfigWarning(
+        f"{error.message} (a run of it will fail until the alias is defined)",
+        file=error.file,
+        line=error.line,
+        column=error.column,
+        hint=error.hint,
+    )
 
 
 def _update_loop(loop: dict[str, Setting], higher: Mapping[str, Setting]) -> None:
@@ -156,7 +166,13 @@ def merge_layers(
     alias_map = MappingProxyType({name: s.value for name, s in tiers.aliases.items()})
     alias_setting = loop["ai_cmd_alias"]
     if alias_setting.value is not None and alias_setting.value not in alias_map:
-        raise _alias_error(alias_setting.value, alias_setting, alias_map, "loop.ai_cmd_alias")
+        error = _alias_error(alias_setting.value, alias_setting, alias_map, "loop.ai_cmd_alias")
+        if alias_setting.provenance.tier in ("cli", "env"):
+            raise error
+        # Only a run needs the alias: `ooda show`, `ooda lint` and the prompt snapshots
+        # go on (the alias may be defined in a config they do not read); a run that
+        # resolves it fails with this error, located.
+        tiers.warnings.append(_alias_warning(error))
 
     provenance: dict[str, Provenance] = {}
     locations: dict[str, Location] = {}
@@ -175,8 +191,7 @@ def merge_layers(
         alias = raw.fields.get("ai_cmd_alias")
         if alias is not None and alias.value not in alias_map:
             error = _alias_error(alias.value, alias, alias_map, f"procedure {name}: ai_cmd_alias")
-            tiers.broken[name] = BrokenProcedure(name, error, raw.location)
-            continue
+            tiers.warnings.append(_alias_warning(error))
         record(f"procedures.{name}", raw.fields)
         procedures[name] = _procedure(raw, loop)
 

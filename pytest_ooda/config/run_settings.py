@@ -188,6 +188,7 @@ def resolve_run_settings(
     ai_cmd: str | None = None,
     ai_cmd_alias: str | None = None,
     require_ai: bool = True,
+    agent: bool = True,
     ai_output: AiOutput | None = None,
     max_cost: float | None = None,
     max_tokens: int | None = None,
@@ -218,7 +219,9 @@ def resolve_run_settings(
     scenario's, the procedure's and the loop's. Retries: ``retry`` > scenario >
     procedure > loop, with ``retries`` replacing the attempts. Prompt layout: as the
     config decided it (``Procedure.prompt_format``). Sandbox: see
-    :func:`resolve_sandbox` (``sandbox`` is a kind named by the caller).
+    :func:`resolve_sandbox` (``sandbox`` is a kind named by the caller). ``agent=False``
+    leaves the agent out (no command, no API): for what needs only the limits, such as
+    a prompt shown or snapshotted, which an alias defined elsewhere must not stop.
     """
     proc = config.procedure(procedure)
     where = _Sources(config, procedure, scenario, sources)
@@ -237,7 +240,11 @@ def resolve_run_settings(
         show_ai_output=show_ai_output,
     )
     out["prompt_format"] = proc.prompt_format_source
-    argv, api, output = _agent(config, procedure, where, out, ai_cmd, ai_cmd_alias, ai_output)
+    argv: tuple[str, ...] | None = None
+    api: ApiSettings | None = None
+    output: AiOutput = "text"
+    if agent:
+        argv, api, output = _agent(config, procedure, where, out, ai_cmd, ai_cmd_alias, ai_output)
     if argv is None and api is None and require_ai:
         raise no_ai_error(config, procedure)
     cost, tokens = _budgets(config, procedure, where, out, scenario, max_cost, max_tokens)
@@ -361,8 +368,18 @@ def _agent(
 
     def alias_command(alias: str, source: Provenance, what: str) -> tuple[str, ...]:
         if alias not in config.aliases:
+            # Loading only warned (show and lint need no alias); the run needs it.
+            where = config.locations.get(
+                "loop.ai_cmd_alias"
+                if what == "loop.ai_cmd_alias"
+                else f"procedures.{procedure}.ai_cmd_alias"
+            )
+            located = where is not None and source.file is not None
             raise ConfigError(
                 f"{what}: unknown AI command alias {alias!r}",
+                file=where.file if located and where is not None else None,
+                line=where.line if located and where is not None else None,
+                column=where.column if located and where is not None else None,
                 hint=did_you_mean(alias, config.aliases, label="known aliases"),
             )
         alias_prov = config.provenance.get(f"aliases.{alias}", _DEFAULT)

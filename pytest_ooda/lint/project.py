@@ -117,6 +117,7 @@ def _lint_config_warnings(out: Collector, config: Config, files: set[Path]) -> N
             file=Path(warning.file).resolve(),
             line=warning.line,
             column=warning.column,
+            hint=warning.hint,
         )
 
 

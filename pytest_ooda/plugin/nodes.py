@@ -397,7 +397,7 @@ class PromptItem(pytest.Function):
         procedure = node.loaded.config.procedure(node.procedure.name)
         if self.phase == "assembled":
             limit = resolve_run_settings(
-                node.loaded.config, procedure.name, require_ai=False
+                node.loaded.config, procedure.name, require_ai=False, agent=False
             ).max_iterations
             return assemble_prompt_mapped(procedure, iteration=1, max_iterations=limit)
         mapped = compose_phase_mapped(

@@ -165,3 +165,18 @@ def test_m_live_with_no_agent_at_all_fails_the_session(project: Project) -> None
     ran = project.run("-m", "live", f"--ooda-ai-cmd={ai_cmd}")
     ran.assert_outcomes(passed=2, deselected=8)
     assert "none could run" not in ran.stdout.str()
+
+
+def test_an_alias_defined_in_a_config_pytest_does_not_read_stops_no_prompt_item(
+    project: Project,
+) -> None:
+    """The workspace config names an alias the global config defines (which the
+    plugin, for the same prompts on every machine, does not read): the prompts and
+    their snapshots go on; the config item says the alias is unknown here."""
+    config = project.path / "ooda-config.yml"
+    config.write_text("loop:\n  ai_cmd_alias: kiro\n" + config.read_text())
+    result = project.run("--snapshot-update", "-k", "greet and (prompt or config)")
+    result.assert_outcomes(passed=6)
+    result.stdout.fnmatch_lines(
+        ["*ooda-config.yml:2:3: loop.ai_cmd_alias: unknown AI command alias 'kiro'*"]
+    )

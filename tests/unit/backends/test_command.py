@@ -391,9 +391,11 @@ def test_tilde_is_not_expanded_and_the_error_says_so(
 def test_dollar_variables_are_not_expanded_and_the_error_says_so(tmp_path: Path) -> None:
     with pytest.raises(BackendError) as info:
         resolve_executable(["$AI_CLI"], workdir=tmp_path, env={"PATH": str(tmp_path)})
-    assert info.value.hint == (
+    assert info.value.message == f"AI command not found: '$AI_CLI' (searched PATH: {tmp_path})"
+    assert info.value.hint is not None
+    assert info.value.hint.startswith(
         "the command is not run through a shell, so $VARIABLES are not expanded; write the value"
-        f"\n  searched PATH:\n    {tmp_path}"
+        "\n  install it so that $AI_CLI is on PATH"
     )
 
 

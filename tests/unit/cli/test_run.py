@@ -154,8 +154,8 @@ def test_no_ai_command_configured(workspace: Path, capsys: pytest.CaptureFixture
 def test_command_not_found_aborts(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "build", "--ai-cmd", "no-such-agent-cli -p"]) == 1
     err = capsys.readouterr().err
-    assert "AI command not found: 'no-such-agent-cli'" in err
-    assert "searched PATH" in err
+    assert "AI command not found: 'no-such-agent-cli' (searched" in err
+    assert "install it so that no-such-agent-cli is on PATH" in err
     assert "Loop completed status=aborted iterations=0" in err
 
 
@@ -210,6 +210,61 @@ def test_dry_run_reports_missing_command(
     assert "AI command not found: 'claude'" in err
     assert str(workspace / "bin") in err
     assert str(workspace / "sbin") in err
+
+
+def test_a_dry_run_without_an_ai_command_shows_the_prompt_and_says_what_is_missing(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["run", "build", "--dry-run"]) == 2
+    out, err = capsys.readouterr()
+    assert "PHASE 1: OBSERVE" in out  # the prompt, all the same
+    error = err[err.index("ooda: error:") :].splitlines()
+    assert error[0] == (
+        "ooda: error: no AI command configured for procedure 'build': the prompt above is "
+        "what a run would send, once it has one"
+    )
+    assert error[1].startswith("  give --ai-cmd 'my-cli --flag' or --ai-cmd-alias NAME")
+    assert len(error) == 2
+
+
+def test_a_missing_alias_is_named_in_two_lines(
+    workspace: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PATH", os.pathsep.join(str(workspace / f"d{i}") for i in range(10)))
+    assert main(["run", "build", "--dry-run", "--ai-cmd-alias", "kiro-cli"]) == 2
+    out, err = capsys.readouterr()
+    assert "PHASE 1: OBSERVE" in out
+    error = err[err.index("ooda: error:") :].splitlines()
+    assert error == [
+        "ooda: error: alias kiro-cli: AI command not found: 'kiro-cli' (searched the 10 "
+        "folders of PATH)",
+        "  install it so that kiro-cli is on PATH (`ooda help agents`), or write its full "
+        'path in the config: ai_cmd: "/path/to/kiro-cli …", or the alias under '
+        "ai_cmd_aliases:",
+    ]
+
+
+def test_an_alias_only_a_run_needs_stops_neither_show_nor_lint(
+    workspace: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Defined in a global config `ooda lint` does not read (nor this test's `show`).
+    config = workspace / "ooda-config.yml"
+    config.write_text("loop:\n  ai_cmd_alias: kiro\n" + config.read_text())
+    assert main(["show", "build"]) == 0
+    assert "PHASE 1: OBSERVE" in capsys.readouterr().out
+    assert main(["lint", "--select", "OODA0"]) == 0
+    assert capsys.readouterr().out.splitlines() == [
+        "ooda-config.yml:2:3: OODA003 warning: loop.ai_cmd_alias: unknown AI command alias "
+        "'kiro' (a run of it will fail until the alias is defined)",
+        "  did you mean 'kiro-cli'?",
+        "  known aliases: claude, copilot, cursor-agent, kiro-cli",
+        "1 finding: 0 errors, 1 warning, 0 infos (1 procedure checked)",
+    ]
+    # The run that needs it stops before anything starts, at the alias's line.
+    assert main(["run", "build", "--dry-run"]) == 2
+    assert "ooda: error: ooda-config.yml:2:3: loop.ai_cmd_alias: unknown AI command alias" in (
+        capsys.readouterr().err
+    )
 
 
 def test_dry_run_reports_not_executable(

@@ -11,6 +11,7 @@ from pytest_ooda.config import (
     ApiSettings,
     Provenance,
     load_config,
+    resolve_run_settings,
 )
 from pytest_ooda.errors import ConfigError
 
@@ -78,15 +79,42 @@ def test_env_values_parse(tmp_path: Path) -> None:
     assert cfg.loop.ai_cmd_alias is None
 
 
-def test_unknown_alias_reference_lists_known(tmp_path: Path) -> None:
-    err = raises_config(
-        write(
-            tmp_path / "c.yml",
+@pytest.mark.parametrize(
+    ("text", "what", "where"),
+    [
+        (
             "ai_cmd_aliases:\n  fast: 'x'\nprocedures:\n  p:\n    ai_cmd_alias: fsat\n",
-        )
+            "procedure p: ai_cmd_alias",
+            (5, 5),
+        ),
+        (
+            "ai_cmd_aliases:\n  fast: 'x'\nloop:\n  ai_cmd_alias: fsat\nprocedures:\n  p: {}\n",
+            "loop.ai_cmd_alias",
+            (4, 3),
+        ),
+    ],
+    ids=["procedure", "loop"],
+)
+def test_an_unknown_alias_warns_at_load_and_fails_the_run_that_needs_it(
+    tmp_path: Path, text: str, what: str, where: tuple[int, int]
+) -> None:
+    """Showing and linting a procedure need no alias (it may be defined in a config
+    they do not read): loading warns; resolving a run raises, located, with the
+    closest known alias."""
+    path = write(tmp_path / "c.yml", text)
+    config = load_config(path, env={}, builtin=False, global_config=False)
+    assert "p" in config.procedures
+    [warning] = config.warnings
+    assert warning.message == (
+        f"{what}: unknown AI command alias 'fsat' (a run of it will fail until the alias "
+        "is defined)"
     )
-    assert err.message == "procedure p: ai_cmd_alias: unknown AI command alias 'fsat'"
-    assert (err.line, err.column) == (5, 5)
+    assert (warning.line, warning.column) == where
+    with pytest.raises(ConfigError) as info:
+        resolve_run_settings(config, "p")
+    err = info.value
+    assert err.message == f"{what}: unknown AI command alias 'fsat'"
+    assert (err.file, err.line, err.column) == (str(path), *where)
     assert err.hint is not None
     assert "did you mean 'fast'?" in err.hint
     assert "claude, copilot, cursor-agent, fast, kiro-cli" in err.hint

@@ -267,8 +267,8 @@ def test_command_not_found_aborts_with_path(config: Config, tmp_path: Path) -> N
     )
     result.assert_status("aborted", iterations=0)
     assert result.error is not None
-    assert "AI command not found: 'definitely-not-an-ai-cli'" in result.error
-    assert "searched PATH" in result.error
+    assert "AI command not found: 'definitely-not-an-ai-cli' (searched" in result.error
+    assert "install it so that definitely-not-an-ai-cli is on PATH" in result.error
 
 
 def test_no_ai_command_configured_is_guidance_error(config: Config, tmp_path: Path) -> None:
