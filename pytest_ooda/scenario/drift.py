@@ -37,6 +37,12 @@ class Drift:
             head += "\n  changed fragments: " + ", ".join(self.changed_sources)
         if self.diff:
             head += "\n" + self.diff
+        elif self.diff == "":
+            head += (
+                "\n  the text sent is the same: the agent material the run installs (a "
+                "skill, a command, a plugin's files) changed; its prompt items' snapshots "
+                "show how"
+            )
         elif self.diff is None:
             head += "\n  (no recorded prompt text to diff against; re-record to keep one)"
         return head
