@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
 
-    from pytest_ooda.results import Results
+    from pytest_ooda.results import Results, RunRecord
     from pytest_ooda.stats import ScenarioStats
 
 #: ``--check`` found a scenario below its aggregate expectations.
@@ -68,8 +68,15 @@ def add_parser(subparsers: Any) -> None:
         "--check",
         action="store_true",
         help="exit 1 when a scenario misses its expect.success_rate / max_mean_iterations / "
-        "max_mean_cost (judged over all the valid runs given), or is inconclusive: more "
-        "infrastructure errors among its runs than its max_error_rate (default 0.2)",
+        "max_mean_cost, or is inconclusive: more infrastructure errors among its runs than "
+        "its max_error_rate (default 0.2). Judged per measurement: each session on its own "
+        "(with the sessions that resumed it; a sharded measurement's shards together), so "
+        "an older session in the same folder neither hides nor rescues a newer one",
+    )
+    parser.add_argument(
+        "--pool",
+        action="store_true",
+        help="judge the gates over every run given, pooled, whatever session made it",
     )
     parser.add_argument(
         "--require-gates",
@@ -94,7 +101,7 @@ def add_parser(subparsers: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from pytest_ooda.report import gate_lines, notes, report_markdown, stats_table
+    from pytest_ooda.report import notes, report_markdown, stats_table
     from pytest_ooda.stats import drop_duplicates, summarize
     from pytest_ooda.view import unfinished
 
@@ -113,7 +120,7 @@ def command(args: argparse.Namespace) -> int:
     stats = summarize(records, k=args.k)
     incomplete = unfinished(results)
     markdown = report_markdown(stats, k=args.k, title=args.title)
-    gates, failed = gate_lines(stats)
+    gates, failed, checked = _gates(records, stats, k=args.k, pool=args.pool)
     if args.markdown:
         sys.stdout.write(markdown)
     else:
@@ -133,7 +140,7 @@ def command(args: argparse.Namespace) -> int:
         _write_html(html_path, stats, args, results, incomplete)
         if args.open:
             open_in_browser(html_path.resolve().as_uri())
-    if args.check and not any(item.gates is not None for item in stats):
+    if args.check and not checked:
         note(
             "ooda report: no aggregate expectation (expect.success_rate, max_mean_iterations, "
             "max_mean_cost) in scope: nothing was checked"
@@ -144,6 +151,47 @@ def command(args: argparse.Namespace) -> int:
         note(f"ooda report: {failed} scenario(s) missed their aggregate expectations")
         return EXIT_GATE_FAILED
     return EXIT_OK
+
+
+def measurements(records: Sequence[RunRecord]) -> dict[str, list[RunRecord]]:
+    """The records by the measurement they belong to, oldest first: a session with the
+    sessions that resumed it (its series), or the shards of one sharded measurement
+    (``--ooda-shard K/N`` of one commit)."""
+    groups: dict[str, list[RunRecord]] = {}
+    for record in records:
+        if record.shard:
+            count = record.shard.partition("/")[2]
+            commit = (record.git_commit or "an unknown commit")[:12]
+            key = f"the {count} shards of {commit}"
+        else:
+            key = f"session {record.series or record.session or 'unnamed'}"
+        groups.setdefault(key, []).append(record)
+    return dict(sorted(groups.items()))
+
+
+def _gates(
+    records: Sequence[RunRecord], stats: Sequence[ScenarioStats], *, k: int, pool: bool
+) -> tuple[list[str], int, bool]:
+    """The gate lines, how many missed, and whether any gate was in scope: over every
+    run pooled (``pool``, or one measurement given), else per measurement, each line
+    naming its session."""
+    from pytest_ooda.report import gate_lines
+    from pytest_ooda.stats import summarize
+
+    groups = measurements(records)
+    if pool or len(groups) <= 1:
+        lines, failed = gate_lines(stats)
+        return lines, failed, any(item.gates is not None for item in stats)
+    out: list[str] = []
+    failed = 0
+    checked = False
+    for name, group in groups.items():
+        own = summarize(group, k=k)
+        lines, missed = gate_lines(own)
+        failed += missed
+        checked = checked or any(item.gates is not None for item in own)
+        out.extend(f"{name}: {line}" for line in lines)
+    return out, failed, checked
 
 
 def default_results() -> str:

@@ -12,6 +12,8 @@ from pytest_ooda.cli import main as ooda
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from pytest_ooda.results import RunRecord
+
 
 GATES = {"success_rate": {"min": 0.8}}
 
@@ -229,3 +231,53 @@ def test_an_interrupted_measurement_is_named_with_the_command_that_goes_on(
         f"To go on: pytest -m live ooda-config.yml::build --ooda-repeat=10 "
         f"--ooda-results={tmp_path / 'res'} --ooda-resume"
     ) in out
+
+
+def test_check_judges_each_session_on_its_own_unless_pooled(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Session 1 alone misses its gate (2 of 5); session 2, into the same folder, meets
+    it (4 of 5): pooled, 6 of 10 would pass and hide session 1's failure."""
+    gate = {"success_rate": {"min": 0.5}}
+    first = sample(2, 5, gates=gate, session="20250101T000000Z-aaaaaa")
+    second = sample(4, 5, gates=gate, session="20250102T000000Z-bbbbbb")
+    write(tmp_path / "20250101T000000Z-aaaaaa.jsonl", first)
+    write(tmp_path / "20250102T000000Z-bbbbbb.jsonl", second)
+    assert ooda(["report", "--check", str(tmp_path), "--html", str(tmp_path / "r.html")]) == 1
+    out = capsys.readouterr().out
+    assert "session 20250101T000000Z-aaaaaa: FAILED build/happy: success rate 40% (2/5" in out
+    assert "session 20250102T000000Z-bbbbbb: passed build/happy: success rate >= 50%" in out
+    # The runs list tells the two sessions' run 1 apart.
+    page = (tmp_path / "r.html").read_text()
+    assert page.count("of session <code>20250101T000000Z-aaaaaa</code>") == 5
+    assert page.count("of session <code>20250102T000000Z-bbbbbb</code>") == 5
+    # Pooled on purpose: 6 of 10.
+    assert ooda(["report", "--check", "--pool", str(tmp_path)]) == 0
+    assert "passed build/happy: success rate >= 50%" in capsys.readouterr().out
+    # A session resumed (the same series) is one measurement with the one it resumes.
+    resumed = [
+        record(index < 1, run=index + 1, runs=5, gates=gate, session="20250103T000000Z-c",
+               series="20250101T000000Z-aaaaaa")
+        for index in range(5)
+    ]  # fmt: skip
+    write(tmp_path / "20250103T000000Z-c.jsonl", resumed)
+    assert ooda(["report", "--check", str(tmp_path)]) == 1
+    assert "session 20250101T000000Z-aaaaaa: FAILED build/happy: success rate 30% (3/10" in (
+        capsys.readouterr().out
+    )
+
+
+def test_the_shards_of_one_measurement_are_judged_together(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import dataclasses
+
+    def shard(records: list[RunRecord], number: int, session: str) -> list[RunRecord]:
+        return [dataclasses.replace(r, shard=f"{number}/2", session=session) for r in records]
+
+    write(tmp_path / "a.jsonl", shard(sample(5, 5, gates=GATES), 1, "S1"))
+    write(tmp_path / "b.jsonl", shard(sample(3, 5, gates=GATES), 2, "S2"))
+    # 8 of 10 over both shards: one measurement, one verdict (no session prefix).
+    assert ooda(["report", "--check", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "\npassed build/happy: success rate >= 80%\n" in out
