@@ -13,6 +13,9 @@ import os
 import pytest
 
 CLAUDE_INSTALL = "npm install -g @anthropic-ai/claude-code@2.1.197"
+#: cc-sdd, a real set of Claude Code commands, subagents and skills nobody here wrote:
+#: fetched by its test with ``npm pack`` (node runs its installer).
+NODE_INSTALL = "apt-get install -y nodejs npm (cc-sdd is fetched with npm pack at test time)"
 CHROMIUM_INSTALL = "apt-get install -y chromium"
 GO_INSTALL = "apt-get install -y golang-go golang-gopkg-yaml.v3-dev"
 BWRAP_INSTALL = "apt-get install -y bubblewrap"

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from pytest_ooda.config import Config
     from pytest_ooda.lint.findings import Collector
 
-__all__ = ["lint_material_dir", "lint_material_sections"]
+__all__ = ["lint_material_dir", "lint_material_sections", "material_items"]
 
 
 def _add(out: Collector, problem: Problem) -> None:
@@ -51,3 +51,17 @@ def lint_material_sections(out: Collector, config: Config) -> int:
         for section, paths in config.material.items()
         for path in paths
     )
+
+
+def material_items(config: Config) -> int:
+    """How many commands, skills and subagents ``config``'s material sections hold."""
+    from pytest_ooda.agents import MATERIAL_SECTIONS
+
+    total = 0
+    for section, paths in config.material.items():
+        for path in paths:
+            try:
+                total += len(MATERIAL_SECTIONS[section](path).items)
+            except OodaError:
+                continue
+    return total

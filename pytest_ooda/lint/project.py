@@ -244,4 +244,12 @@ def lint_path(
         for b in config.broken.values()
         if b.location.file is not None and Path(b.location.file).resolve() in wanted
     )
-    return LintReport(tuple(findings), names, tuple(str(f) for f in lint_files), count)
+    from pytest_ooda.lint.material import material_items
+
+    return LintReport(
+        tuple(findings),
+        names,
+        tuple(str(f) for f in lint_files),
+        count,
+        material_items(config),
+    )

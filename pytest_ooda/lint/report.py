@@ -25,6 +25,8 @@ class LintReport:
     files: tuple[str, ...]
     #: How many scenario files were read.
     scenarios: int = 0
+    #: How many commands, skills and subagents of the config's agent material were read.
+    material: int = 0
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -37,6 +39,8 @@ class LintReport:
         checked = f"{len(self.procedures)} procedure{'s' if len(self.procedures) != 1 else ''}"
         if self.scenarios:
             checked += f", {self.scenarios} scenario{'s' if self.scenarios != 1 else ''}"
+        if self.material:
+            checked += f", {self.material} of the agent material (commands, skills, subagents)"
         if not self.findings:
             return f"no findings ({checked} checked)"
         parts = [f"{self.count(s)} {s}{'s' if self.count(s) != 1 else ''}" for s in SEVERITIES]
