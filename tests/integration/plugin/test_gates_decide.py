@@ -93,6 +93,9 @@ def test_a_missed_gate_fails_the_session_and_without_a_gate_each_failure_does(
     gated.assert_outcomes(passed=1, xfailed=3, deselected=7)
     assert gated.ret == pytest.ExitCode.TESTS_FAILED
     gated.stdout.fnmatch_lines(["gate FAILED greet/s: success rate 25% (1/4, *"])
+    # The last line says so first: pytest's counts alone (passed, xfailed) look fine.
+    last = gated.stdout.lines[-1]
+    assert "= 1 gate failed, 1 passed, 7 deselected, 3 xfailed in " in last, last
     (project.path / "agent/count").unlink()
     _scenario(project, "", 4)
     plain = project.run("-m", "live", "--ooda-ai-cmd", agent)

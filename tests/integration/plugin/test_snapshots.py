@@ -287,3 +287,22 @@ def test_unreadable_snapshot_says_so_and_update_replaces_a_corrupt_one(project: 
     result.assert_outcomes(failed=1, passed=4, deselected=1)
     assert (snapshots / "observe.md").read_text().startswith("Look around the room.")
     assert (snapshots / "orient.md").is_dir()  # never removed behind the user's back
+
+
+def test_a_broken_procedures_skipped_prompts_are_not_counted_as_passed_snapshots(
+    project: Project,
+) -> None:
+    """Its prompt items are skipped (its config item fails with the located error): the
+    snapshot summary does not count them as passed, and --snapshot-update keeps their
+    snapshots for the fix."""
+    project.run("--snapshot-update")
+    stored = project.path / "__snapshots__/ooda-config/greet/observe.md"
+    assert stored.is_file()
+    config = project.path / "ooda-config.yml"
+    config.write_text(config.read_text().replace("prompts/observe.md", "prompts/gone.md"))
+    for args in ((), ("--snapshot-update",)):
+        result = project.run("-k", "greet and (prompt or config)", *args)
+        result.assert_outcomes(failed=1, skipped=5)
+        assert "snapshots passed" not in result.stdout.str()
+        assert "unused" not in result.stdout.str()
+        assert stored.is_file()
