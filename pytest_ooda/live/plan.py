@@ -196,6 +196,8 @@ class RunPlan(Portable):
     #: directory): the scenario's, else the config's; its files are part of the
     #: procedure's prompt identity (``procedure.material``).
     material: tuple[MaterialDir, ...] = ()
+    #: Which prompt of the scenario's trigger set the run is (the record's ``trigger``).
+    trigger: Mapping[str, Any] | None = None
     #: Where the plan's own settings came from (``variant``, ``record_mode``,
     #: ``context``, ``workspace``); the run's are ``settings.provenance``.
     provenance: Mapping[str, Provenance] = field(default_factory=lambda: MappingProxyType({}))
@@ -306,6 +308,7 @@ class RunPlan(Portable):
             aggregate_expect=MappingProxyType(aggregate) if aggregate is not None else None,
             stamp=self.stamp,
             replaces=self.replaces,
+            trigger=self.trigger,
         )
 
 
@@ -352,6 +355,7 @@ def plan_run(
     runs_dir: Path | None = None,
     api: ApiPlan | None = None,
     require_ai: bool = True,
+    trigger: str | None = None,
 ) -> RunPlan:
     """Decide run ``run`` of ``runs`` of ``scenario`` (procedure ``procedure``).
 
@@ -366,17 +370,17 @@ def plan_run(
     than the scenario's. The agent's model calls go through the API proxy as ``api``
     says (an agent replay), else as the session's ``record_api`` does. ``require_ai``
     off plans a run whose agent is the scenario's recording (``ooda run --replay``).
+    ``trigger`` makes the run one prompt of the scenario's trigger set (``should-2``).
 
     Mistakes in the config or the scenario raise their located ``OodaError``; no agent
     configured raises ``NoAICommandError``.
     """
     from pytest_ooda.config import Provenance
     from pytest_ooda.sandbox import unattended_warning
-    from pytest_ooda.scenario import material_files, run_material, scenario_config, workspace_of
+    from pytest_ooda.scenario import workspace_of
 
     config = _config(session, procedure, variant, collected, config)
-    material = run_material(config, scenario)
-    config = scenario_config(config, scenario, material_files(material))
+    config, scenario, material, case = _as_run(config, scenario, trigger)
     settings = _settings(session, config, procedure, scenario, variant, require_ai=require_ai)
     settings = _with_material(settings, material)
     composed = config.procedure(procedure)
@@ -423,7 +427,35 @@ def plan_run(
         notes=(note,) if note is not None else (),
         provenance=MappingProxyType(provenance),
         material=material if workdir is None else (),
+        trigger=case,
     )
+
+
+def _as_run(
+    config: Config, scenario: Scenario, trigger: str | None
+) -> tuple[Config, Scenario, tuple[MaterialDir, ...], Mapping[str, Any] | None]:
+    """The config and scenario as the run makes them (one trigger case's prompt; its
+    ``prompt:`` passed through; its material's files in the prompt's identity), the
+    material it installs and the record's ``trigger``."""
+    from pytest_ooda.scenario import for_trigger, material_files, run_material, scenario_config
+
+    case = _trigger(scenario, trigger)
+    if trigger is not None:
+        scenario = for_trigger(scenario, trigger)
+    material = run_material(config, scenario)
+    return scenario_config(config, scenario, material_files(material)), scenario, material, case
+
+
+def _trigger(scenario: Scenario, case: str | None) -> Mapping[str, Any] | None:
+    """The record's ``trigger`` for case ``case`` of the scenario's trigger set."""
+    triggers = scenario.triggers
+    found = triggers.case(case) if triggers is not None and case is not None else None
+    if triggers is None or found is None:
+        return None
+    from pytest_ooda.results import trigger_entry
+
+    entry = trigger_entry(triggers.target, found.id, found.should_fire, found.prompt)
+    return MappingProxyType(entry)
 
 
 def _with_material(settings: RunSettings, material: tuple[MaterialDir, ...]) -> RunSettings:

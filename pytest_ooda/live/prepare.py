@@ -14,10 +14,11 @@ if TYPE_CHECKING:
 
     from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.loop import LoopResult
+    from pytest_ooda.results import AssertionEntry
     from pytest_ooda.sandbox import SandboxRun
-    from pytest_ooda.scenario import CommandOutcome, MaterialDir
+    from pytest_ooda.scenario import Assessment, CommandOutcome, MaterialDir
 
-__all__ = ["fresh_workspace", "no_loop", "run_setup"]
+__all__ = ["fired_fields", "fresh_workspace", "no_loop", "run_setup"]
 
 
 def fresh_workspace(source: Path | None, material: Sequence[MaterialDir], target: Path) -> Path:
@@ -70,3 +71,14 @@ def no_loop(plan: RunPlan, workdir: Path, reason: str, error: str) -> LoopResult
         error=error,
         infra_error=reason,
     )
+
+
+def fired_fields(
+    assessment: Assessment, result: LoopResult, setup: tuple[CommandOutcome, ...]
+) -> tuple[tuple[AssertionEntry, ...], tuple[str, ...], tuple[CommandOutcome, ...]]:
+    """What the record says fired and held: each named assertion of ``expect.activation``
+    and ``expect.trajectory``, the activations' labels, the ``setup:`` commands."""
+    from pytest_ooda.results import assertion_entries
+
+    labels = tuple(activation.label for activation in result.activations)
+    return assertion_entries(assessment.assertions), labels, setup

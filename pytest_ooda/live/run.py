@@ -618,6 +618,7 @@ def _finish(
     decided once, then its recording and its record."""
     from pytest_ooda.backends import redacted_call
     from pytest_ooda.live.judging import judge_run
+    from pytest_ooda.live.prepare import fired_fields
     from pytest_ooda.live.report import (
         agent_warnings,
         failure_report,
@@ -671,6 +672,7 @@ def _finish(
         transcript=build_transcript(plan.procedure, result, redactor, ran.watch.diffs),
         started_at=ran.started,
         finished_at=time.time(),
+        fired=fired_fields(ran.assessment, result, ran.setup),
     )
     return LiveRun(
         scenario=plan.label,

@@ -27,6 +27,7 @@ from pytest_ooda.results.builder import (
     build_record,
     timestamp,
 )
+from pytest_ooda.results.fired import AssertionEntry, assertion_entries, trigger_entry
 from pytest_ooda.results.log import ResultsLog, SessionStamp, session_stamp
 from pytest_ooda.results.outcome import (
     UNMET,
@@ -56,6 +57,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "UNMET",
     "AiIdentity",
+    "AssertionEntry",
     "FragmentHash",
     "IterationEntry",
     "RecordHead",
@@ -67,6 +69,7 @@ __all__ = [
     "SessionStamp",
     "add_tally",
     "ai_identity",
+    "assertion_entries",
     "build_record",
     "classify_outcome",
     "ended_because",
@@ -77,4 +80,5 @@ __all__ = [
     "session_stamp",
     "tally_counts",
     "timestamp",
+    "trigger_entry",
 ]

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from pytest_ooda.config import RunSettings
     from pytest_ooda.facts import CommandOutcome, ToolCall
     from pytest_ooda.redact import Redactor
+    from pytest_ooda.results.fired import AssertionEntry
     from pytest_ooda.results.inputs import IterationFacts, LoopFacts, WorkspaceFacts
     from pytest_ooda.results.log import SessionStamp
     from pytest_ooda.results.schema import FragmentHash
@@ -161,6 +162,8 @@ class RecordHead:
     stamp: SessionStamp | None = None
     #: The id of the ``error`` run this one makes again (``--ooda-resume``).
     replaces: str | None = None
+    #: Which prompt of a trigger set the run is (:func:`.fired.trigger_entry`).
+    trigger: Mapping[str, Any] | None = None
 
 
 def build_record(
@@ -181,6 +184,11 @@ def build_record(
     queued: float | None = None,
     transcript: Mapping[str, Any] | None = None,
     protected_changes: Sequence[str] = (),
+    fired: tuple[Sequence[AssertionEntry], Sequence[str], Sequence[CommandOutcome]] = (
+        (),
+        (),
+        (),
+    ),
 ) -> RunRecord:
     """The results record of one finished run: the one builder of records, called once
     a run's outcome is decided (:func:`.classify_outcome`).
@@ -188,7 +196,8 @@ def build_record(
     ``changes`` watched the run's workspace; ``commands`` are the verification
     commands' outcomes, ``judge`` the grading, ``sandbox`` the sandbox's identity,
     ``queued`` the seconds the run waited for a slot, ``protected_changes`` the paths
-    under ``expect.protect`` the agent changed. Every string that comes from the run is
+    under ``expect.protect`` the agent changed, ``fired`` the run's assertions, what
+    fired and its ``setup:`` commands (:mod:`.fired`). Every string that comes from the run is
     redacted with ``redactor`` (the transcript is redacted as it is built), each tool
     call's texts with ``redact_call`` (``backends.redacted_call``). ``result`` and
     ``changes`` are the loop's and the workspace's own values, read through the
@@ -248,4 +257,11 @@ def build_record(
         transcript=transcript,
         replaces=head.replaces,
         protected_changes=tuple(redactor.path(path) for path in protected_changes),
+        assertions=tuple(
+            replace(entry, detail=redactor(entry.detail) if entry.detail else entry.detail)
+            for entry in fired[0]
+        ),
+        activations=tuple(fired[1]),
+        setup=tuple(_command(command, redactor) for command in fired[2]),
+        trigger=head.trigger,
     )

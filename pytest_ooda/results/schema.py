@@ -27,6 +27,7 @@ from pytest_ooda._util import json_kinds, type_name
 from pytest_ooda.errors import ResultsError, ResultsNestingError, ResultsWarning
 from pytest_ooda.facts import CommandOutcome, ToolCall, Usage
 from pytest_ooda.reader import MAX_DEPTH, Reader, deeper_than
+from pytest_ooda.results.fired import AssertionEntry, fired_json, read_fired
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -180,6 +181,12 @@ class RunRecord:
     #: iteration's output, tool calls with input and result, diffs), redacted and
     #: capped per run (``live.transcript``); ``None`` when not kept.
     transcript: Mapping[str, Any] | None = None
+    #: What fired and held (:mod:`.fired`): each named assertion, the activations, the
+    #: ``setup:`` commands, the trigger case.
+    assertions: tuple[AssertionEntry, ...] = ()
+    activations: tuple[str, ...] = ()
+    setup: tuple[CommandOutcome, ...] = ()
+    trigger: Mapping[str, Any] | None = None
 
     @property
     def valid(self) -> bool:
@@ -251,6 +258,7 @@ class RunRecord:
             "queued_s": self.queued_s,
             "run_id": self.run_id,
             "transcript": dict(self.transcript) if self.transcript is not None else None,
+            **fired_json(self),
         }
 
     def to_line(self) -> str:
@@ -678,6 +686,7 @@ class RecordReader(Reader):
             queued_s=plain["queued_s"],
             run_id=plain["run_id"],
             transcript=self.kept(transcript, "transcript"),
+            **read_fired(self, data),
         )
 
 

@@ -44,7 +44,13 @@ from pytest_ooda.scenario.replay_check import (
     check_replay,
 )
 from pytest_ooda.scenario.report import failure_text
-from pytest_ooda.scenario.runs import MaterialDir, material_files, run_material, scenario_config
+from pytest_ooda.scenario.runs import (
+    MaterialDir,
+    for_trigger,
+    material_files,
+    run_material,
+    scenario_config,
+)
 from pytest_ooda.scenario.schema import (
     load_scenario,
     load_scenario_text,
@@ -79,6 +85,7 @@ __all__ = [
     "check_writable",
     "detect_drift",
     "failure_text",
+    "for_trigger",
     "load_for",
     "load_scenario",
     "load_scenario_text",

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from pytest_ooda.config import Config, MaterialFile
     from pytest_ooda.scenario.model import Scenario
 
-__all__ = ["MaterialDir", "material_files", "run_material", "scenario_config"]
+__all__ = ["MaterialDir", "for_trigger", "material_files", "run_material", "scenario_config"]
 
 
 @dataclass(frozen=True)
@@ -105,3 +105,29 @@ def scenario_config(
         )
     procedures = {**config.procedures, procedure.name: replace(procedure, **changes)}
     return replace(config, procedures=MappingProxyType(procedures))
+
+
+def for_trigger(scenario: Scenario, case: str) -> Scenario:
+    """``scenario`` as the run of one prompt of its trigger set: that prompt passed
+    through, and one more assertion — the target fired (a ``should`` prompt) or did not
+    (a ``should_not`` one). A case the set does not have is a located ``ScenarioError``."""
+    from pytest_ooda.scenario.fired import ActivationExpect
+    from pytest_ooda.scenario.model import Expect
+
+    triggers = scenario.triggers
+    found = triggers.case(case) if triggers is not None else None
+    if triggers is None or found is None:
+        file = str(scenario.path) if scenario.path is not None else None
+        known = ", ".join(c.id for c in triggers.cases()) if triggers is not None else "none"
+        raise ScenarioError(
+            f"scenario {scenario.label}: no trigger case {case!r} (its cases: {known})",
+            file=file,
+        )
+    expect = scenario.expect or Expect()
+    wanted = ActivationExpect(triggers.kind, triggers.name, found.should_fire, triggers.line)
+    return replace(
+        scenario,
+        prompt=found.prompt,
+        iterations=(),
+        expect=replace(expect, activation=(*expect.activation, wanted)),
+    )

@@ -210,3 +210,40 @@ def test_a_failing_setup_is_an_infrastructure_error_and_no_agent_runs(tmp_path: 
     assert run.error_reason.startswith("setup: command 'exit 3'")
     assert not marker.exists()
     assert run.result.iterations == 0
+
+
+def test_a_trigger_case_runs_its_prompt_and_records_what_it_asserted(tmp_path: Path) -> None:
+    from pytest_ooda.results import RunRecord
+
+    config, path = _project(
+        tmp_path,
+        "procedure: greet\n"
+        "triggers: {skill: greet, should: [please greet Bob], should_not: [what time is it]}\n"
+        "iterations: []\n",
+    )
+    settings = session_settings(tmp_path, ai_cmd=_agent({"print": "hello"}))
+    scenario = load_scenario(path)
+    plan = plan_run(settings, "greet", scenario, collected=config, trigger="should-1")
+    run = run_live(plan)
+    # A plain CLI fires nothing: the should-fire case fails its one assertion.
+    assert run.result.prompts == ["please greet Bob"]
+    assert run.outcome == "failure"
+    assert [(a.name, a.passed) for a in run.record.assertions] == [("skill greet fired", False)]
+    assert run.record.trigger == {
+        "target": "skill greet",
+        "case": "should-1",
+        "should_fire": True,
+        "prompt": "please greet Bob",
+    }
+    negative = run_live(
+        plan_run(settings, "greet", scenario, collected=config, trigger="should-not-1")
+    )
+    assert negative.outcome == "success"
+    assert [(a.name, a.passed) for a in negative.record.assertions] == [
+        ("skill greet not_fired", True)
+    ]
+    again = RunRecord.from_json(json.loads(run.record.to_line()))
+    assert again.assertions == run.record.assertions
+    assert again.trigger == run.record.trigger
+    with pytest.raises(ScenarioError, match="no trigger case 'should-9'"):
+        plan_run(settings, "greet", scenario, collected=config, trigger="should-9")
