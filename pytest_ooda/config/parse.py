@@ -359,21 +359,36 @@ class FileParser:
         if body is None:
             return raw
         proc = self.read.mapping(body, value_mark(procs, name), where)
-        ignored = self.read.keys(proc, PROCEDURE_KEYS, where)
+        # Every mistake of the procedure in one pass: each key read on its own, unknown
+        # keys all named; the procedure's error carries the others (OodaError.also).
+        collecting, self.read.collect = self.read.collect, not self.read.lenient
+        try:
+            ignored = self.read.keys(proc, PROCEDURE_KEYS, where)
+        finally:
+            self.read.collect = collecting
+        errors, self.read.errors = list(self.read.errors), []
         for key, item in proc.items():
             if item is None or key in ignored or (key in EMPTY_MEANS_UNSET and item == ""):
                 continue
-            fmark = value_mark(proc, key)
-            if key in PHASES:
-                parsed: Any = self.parse_phase(name, key, item, fmark)
-            elif key == "ai_api":
-                parsed = self.parse_api(item, fmark, f"{where}: ai_api")
-            elif key == "sandbox":
-                parsed = self.parse_sandbox(item, fmark, f"{where}: sandbox")
-            else:
-                parsed = self.check(_PROCEDURE_CHECKS[key], item, fmark, f"{where}: {key}")
-            raw.fields[key] = self.setting(parsed, proc, key)
+            try:
+                raw.fields[key] = self.setting(self.parse_field(name, key, item, proc), proc, key)
+            except OodaError as error:
+                errors.extend(each for each in error.every if isinstance(each, OodaError))
+        if errors:
+            raise OodaError.gathered(errors)
         return raw
+
+    def parse_field(self, name: str, key: str, item: Any, proc: YamlMapping) -> Any:
+        """One key of a procedure, checked."""
+        where = f"procedure {name}"
+        fmark = value_mark(proc, key)
+        if key in PHASES:
+            return self.parse_phase(name, key, item, fmark)
+        if key == "ai_api":
+            return self.parse_api(item, fmark, f"{where}: ai_api")
+        if key == "sandbox":
+            return self.parse_sandbox(item, fmark, f"{where}: sandbox")
+        return self.check(_PROCEDURE_CHECKS[key], item, fmark, f"{where}: {key}")
 
     def parse_phase(
         self, name: str, phase: str, value: Any, mark: Mark

@@ -127,17 +127,17 @@ def _lint_broken(out: Collector, config: Config, files: set[Path]) -> None:
         file = broken.location.file
         if file is None or Path(file).resolve() not in files:
             continue
-        error = broken.error
-        located = error.file is not None and error.line is not None
-        out.add(
-            "OODA001",
-            error.message,
-            file=Path(file).resolve(),
-            line=error.line if located else broken.location.line,
-            column=error.column if located else broken.location.column,
-            procedure=broken.name,
-            hint=error.hint,
-        )
+        for error in broken.error.every:  # each mistake of the procedure, found in one pass
+            located = error.file is not None and error.line is not None
+            out.add(
+                "OODA001",
+                error.message,
+                file=Path(file).resolve(),
+                line=error.line if located else broken.location.line,
+                column=error.column if located else broken.location.column,
+                procedure=broken.name,
+                hint=error.hint,
+            )
 
 
 def lint_config(

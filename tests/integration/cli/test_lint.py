@@ -297,3 +297,25 @@ def test_a_yaml_indentation_slip_names_the_line_that_slipped(
         "  YAML cannot be read past this mistake: nothing in the file loaded until it is fixed",
     ]
     assert code == 1
+
+
+def test_every_mistake_of_a_procedure_in_one_pass(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "ooda-config.yml").write_text(
+        "procedures:\n  greet:\n    iteration_mode: unlimted\n    default_max_iterations: -2\n"
+        "    obsrve: [{content: x}]\n    act: [{path: missing.md}]\n",
+        encoding="utf-8",
+    )
+    code, out, _ = lint(capsys, "--select", "OODA001")
+    found = [line for line in out.splitlines() if "OODA001" in line]
+    assert [line.split(": OODA001")[0] for line in found] == [
+        "ooda-config.yml:3:21",
+        "ooda-config.yml:4:29",
+        "ooda-config.yml:5:5",
+        "ooda-config.yml:6:12",
+    ]
+    assert "did you mean 'unlimited'?" in out
+    assert "did you mean 'observe'?" in out
+    assert code == 1
