@@ -58,6 +58,11 @@ RECORD_MODES: tuple[RecordMode, ...] = get_args(RecordMode)
 #: answer from the cassette alone.
 ApiMode = Literal["record", "new", "replay"]
 API_MODES: tuple[ApiMode, ...] = get_args(ApiMode)
+#: How an agent inside a sandbox reaches the API proxy on the host: its loopback port
+#: (no sandbox, a sandbox sharing the host's network), a relay started around the agent
+#: in a network of its own per process (``relay``), or a listener the proxy opens inside
+#: the network namespace every process of the run shares (``netns``).
+ProxyAccess = Literal["loopback", "relay", "netns"]
 
 #: What ``--ooda-record-api`` records (the flag alone first): every exchange anew, or
 #: only those the cassette lacks.
@@ -96,11 +101,10 @@ SEVERITY_LEVELS: tuple[SeverityLevel, ...] = get_args(SeverityLevel)
 Tier = Literal["cli", "env", "workspace", "global", "builtin", "default"]
 TIERS: tuple[Tier, ...] = get_args(Tier)
 
-#: How an AI command's stdout is read: plain text, or an agent CLI's machine-readable
-#: report (Claude Code ``--output-format json`` / ``stream-json --verbose``, Codex
-#: ``exec --json``).
-AiOutput = Literal["text", "claude-json", "claude-stream-json", "codex-json"]
-AI_OUTPUTS: tuple[AiOutput, ...] = get_args(AiOutput)
+#: How an AI command's stdout is read: ``text``, or the name of an output format an
+#: agent registers (``pytest_ooda.agents.output_formats()``): an open vocabulary, since
+#: agents of the ``pytest_ooda.agents`` entry-point group add their own.
+AiOutput = str
 
 #: How the assembled prompt is laid out: pytest-ooda's own format (the default), rooda's,
 #: byte for byte, or ``raw``: the fragments' text alone, no header, preamble or
@@ -190,7 +194,8 @@ SettingKind = Literal["value", "flag", "list", "optional"]
 SETTING_KINDS: tuple[SettingKind, ...] = get_args(SettingKind)
 #: Why an iteration (and, when retries do not help, its run) is an infrastructure
 #: ``error`` rather than the procedure's failure: the API refused (429), was overloaded
-#: (529/503) or failed (5xx), the connection failed, the agent command could not be
+#: (529/503) or failed (5xx), the agent's credentials were missing or refused
+#: (``auth``: 401/403, "Not logged in"), the connection failed, the agent command could not be
 #: started or died before any output, the sandbox did not start, the pytest worker
 #: running it crashed, the cluster's workers running it were lost
 #: (``--ooda-executor``), its workspace could not be put back or cleaned, or the
@@ -198,6 +203,7 @@ SETTING_KINDS: tuple[SettingKind, ...] = get_args(SettingKind)
 InfraErrorKind = Literal[
     "rate-limit",
     "overloaded",
+    "auth",
     "server-error",
     "connection",
     "cannot-start",
@@ -227,7 +233,6 @@ def parse_bool(text: str) -> bool | None:
 
 __all__ = [
     "ACTIVATION_KINDS",
-    "AI_OUTPUTS",
     "CONTAINER_ENGINES",
     "DRIFT_MODES",
     "EXIT_CODES",

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._types import AI_OUTPUTS, PROMPT_FORMATS
+from pytest_ooda._types import PROMPT_FORMATS
 from pytest_ooda.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
@@ -100,8 +100,11 @@ def check_value(key: str, value: str) -> str | None:
     """Why ``value`` is wrong for ``key`` (``None``: it is fine)."""
     if key == "prompt_format" and value not in PROMPT_FORMATS:
         return f"prompt_format: expected one of {', '.join(PROMPT_FORMATS)}, got {value!r}"
-    if key == "ai_output" and value not in AI_OUTPUTS:
-        return f"ai_output: expected one of {', '.join(AI_OUTPUTS)}, got {value!r}"
+    if key == "ai_output":
+        from pytest_ooda.agents import output_formats
+
+        if value not in output_formats():
+            return f"ai_output: expected one of {', '.join(output_formats())}, got {value!r}"
     if key == "ai_cmd":
         import shlex
 
@@ -144,7 +147,7 @@ def parse_option(text: str) -> Variant:
     if not colon:
         raise UsageError(
             f"{text!r}: expected NAME:KEY=VALUE,...",
-            hint="e.g. --ooda-variant opus:model=claude-opus-4-5 or "
+            hint="e.g. --ooda-variant big:model=MODEL-NAME or "
             "--ooda-variant v2:fragment.prompts/plan.md=prompts/plan-v2.md",
         )
     problem = check_name(name)

@@ -1,15 +1,21 @@
-"""Agent CLIs, each one subpackage: what pytest-ooda knows about an agent lives there,
-and code outside this package asks it rather than comparing an agent's name.
+"""Agent CLIs, each one module or subpackage: what pytest-ooda knows about an agent lives
+there, and code outside this package asks it rather than comparing an agent's name.
 
-So far: Claude Code's material (``claude_code/``) — its commands, skills, subagents,
-hooks and plugins, read, checked, linted and rendered as Claude Code 2.1.197 reads
-them (docs/claude-code.md). ``MATERIAL_SECTIONS`` names the config and scenario key of
-each agent's material and its reader.
+The :class:`Agent` interface and the registry of the built-in agents and the
+``pytest_ooda.agents`` entry-point group; what an agent reports (:class:`AgentReport`,
+:class:`ToolCall`, :class:`Usage`), what its failures mean (:class:`Fault`), its output
+formats (:class:`OutputFormat`, read by an :class:`AgentStream`) and model APIs
+(:class:`ModelApi`); and Claude Code's material (``claude_code/``) — its commands,
+skills, subagents, hooks and plugins, read, checked, linted and rendered as Claude Code
+2.1.197 reads them, and what fired in a run (docs/claude-code.md). ``MATERIAL_SECTIONS``
+names the config and scenario key of each agent's material and its reader. See
+docs/agents.md.
 """
 
 from __future__ import annotations
 
 from pytest_ooda.agents.activation import Activation
+from pytest_ooda.agents.base import Agent, ConfigSource, ModelApi, OutputFormat
 from pytest_ooda.agents.claude_code import (
     FiredWatch,
     Hook,
@@ -29,29 +35,108 @@ from pytest_ooda.agents.claude_code import (
     render_snapshot,
     split_arguments,
 )
+from pytest_ooda.agents.faults import Evidence, Fault, infra_reason, kind_of_status, message_fault
 from pytest_ooda.agents.material import MATERIAL_SECTIONS, agent_argv, install, install_argv
+from pytest_ooda.agents.registry import (
+    AGENT_ENTRY_POINT_GROUP,
+    DEFAULT_AGENT,
+    agent_for,
+    agent_names,
+    all_agents,
+    builtin_aliases,
+    infer_format,
+    load_agent,
+    model_apis,
+    output_format,
+    output_formats,
+    shell_tools,
+    tool_formats,
+)
+from pytest_ooda.agents.report import (
+    TOOL_TEXT_LIMIT,
+    AgentReport,
+    ToolCall,
+    Usage,
+    tool_arguments,
+    tool_text,
+)
+from pytest_ooda.agents.stream import DEFAULT_MAX_LINE, AgentStream, as_int, as_mapping
+from pytest_ooda.agents.text import (
+    ERROR_WIDTH,
+    RUN_TOOL_TEXT,
+    SUMMARY_WIDTH,
+    ToolTextBudget,
+    head_lines,
+    input_text,
+    one_line,
+    shown_call,
+    shown_lines,
+    summarize,
+)
 
 __all__ = [
+    "AGENT_ENTRY_POINT_GROUP",
+    "DEFAULT_AGENT",
+    "DEFAULT_MAX_LINE",
+    "ERROR_WIDTH",
     "MATERIAL_SECTIONS",
+    "RUN_TOOL_TEXT",
+    "SUMMARY_WIDTH",
+    "TOOL_TEXT_LIMIT",
     "Activation",
+    "Agent",
+    "AgentReport",
+    "AgentStream",
+    "ConfigSource",
+    "Evidence",
+    "Fault",
     "FiredWatch",
     "Hook",
     "Item",
     "Material",
+    "ModelApi",
+    "OutputFormat",
     "Problem",
+    "ToolCall",
+    "ToolTextBudget",
+    "Usage",
     "agent_argv",
+    "agent_for",
+    "agent_names",
+    "all_agents",
+    "as_int",
+    "as_mapping",
+    "builtin_aliases",
     "call_activations",
     "check_material",
     "expand_arguments",
+    "head_lines",
     "hook_activation",
+    "infer_format",
+    "infra_reason",
+    "input_text",
     "install",
     "install_argv",
     "invocation_text",
+    "kind_of_status",
     "lint_material",
     "listing_line",
+    "load_agent",
     "load_material",
+    "message_fault",
+    "model_apis",
+    "one_line",
+    "output_format",
+    "output_formats",
     "prompt_activations",
     "read_hooks",
     "render_snapshot",
+    "shell_tools",
+    "shown_call",
+    "shown_lines",
     "split_arguments",
+    "summarize",
+    "tool_arguments",
+    "tool_formats",
+    "tool_text",
 ]

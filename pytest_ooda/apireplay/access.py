@@ -1,16 +1,20 @@
 """How one run's agent reaches the API proxy, wherever it runs.
 
-With no sandbox, and in a sandbox sharing the host's network (``network: host``), the
-agent's base URL is the proxy's loopback port. A sandbox with a network of its own
-reaches it another way:
+The sandbox says how (:meth:`pytest_ooda.sandbox.Sandbox.proxy_access`); this module
+wires each way, knowing no sandbox kind by name:
 
-- ``bwrap`` with ``network: none`` (a network namespace per process, a seccomp filter
-  that refuses Unix sockets): the agent is started under the relay
+- ``loopback`` (no sandbox, or one sharing the host's network, such as ``network:
+  host``): the agent's base URL is the proxy's loopback port;
+- ``relay`` (a network namespace per process, a seccomp filter that refuses Unix
+  sockets: ``bwrap`` with ``network: none``): the agent is started under the relay
   (:mod:`.relay`), which listens on the sandbox's loopback and gets each connection
   from the proxy's broker as a file descriptor over the one socket it inherits;
-- ``docker`` with ``network: none`` or ``bridge`` (one network namespace for the whole
-  run, the container's): the proxy listens inside it too (:mod:`.netns`), on the same
-  port, so ``127.0.0.1:PORT`` inside is the proxy. That takes root on the host.
+- ``netns`` (one network namespace for the whole run: a container's): the proxy
+  listens inside it too (:mod:`.netns`), on the same port, so ``127.0.0.1:PORT``
+  inside is the proxy. That takes root on the host.
+
+The variables are the agents' (:class:`pytest_ooda.agents.ModelApi`): each model API's
+base-URL variable, and its key for a placeholder.
 
 :func:`sandbox_for_api` adds what the sandbox must let through before it starts (the
 base-URL variables; for the relay, Python and the relay's own directory shown
@@ -28,22 +32,18 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from pytest_ooda.apireplay.proxy import PROVIDERS
+from pytest_ooda.agents import model_apis
 from pytest_ooda.errors import SandboxError
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
-    from pytest_ooda._types import ApiMode
+    from pytest_ooda._types import ApiMode, ProxyAccess
     from pytest_ooda.apireplay.proxy import ApiProxy
     from pytest_ooda.sandbox import SandboxRun, SandboxSpec
 
 __all__ = ["Access", "reach", "sandbox_for_api"]
 
-#: The key variables a replayed agent gets a placeholder for, when unset.
-KEYS = {"anthropic": "ANTHROPIC_API_KEY", "openai": "OPENAI_API_KEY"}
-#: Credentials that stand in for an API key (Claude Code's subscription login).
-OTHER_CREDENTIALS = ("ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN")
 PLACEHOLDER_KEY = "ooda-replay"
 
 
@@ -57,26 +57,23 @@ class Access:
     pass_fds: tuple[int, ...] = ()
 
 
-def _network(spec: SandboxSpec | None) -> str | None:
-    """The spec's network setting (``None``: no sandbox of the kinds we know)."""
-    if spec is None or spec.kind not in ("bwrap", "docker"):
-        return None
-    default = "host" if spec.kind == "bwrap" else "bridge"
-    return str(spec.options.get("network", default))
+def _access(spec: SandboxSpec | None) -> ProxyAccess:
+    """How an agent in ``spec``'s sandbox reaches the proxy, as the sandbox says."""
+    if spec is None:
+        return "loopback"
+    from pytest_ooda.sandbox import load_kind
 
-
-def _relayed(spec: SandboxSpec | None) -> bool:
-    return spec is not None and spec.kind == "bwrap" and _network(spec) == "none"
+    return load_kind(spec.kind).proxy_access(spec.options)
 
 
 def _placeholders(mode: ApiMode, env: Mapping[str, str]) -> dict[str, str]:
     if mode != "replay":
         return {}
     out: dict[str, str] = {}
-    for provider, name in KEYS.items():
-        others = OTHER_CREDENTIALS if provider == "anthropic" else ()
-        if not env.get(name) and not any(env.get(other) for other in others):
-            out[name] = PLACEHOLDER_KEY
+    for api in model_apis().values():
+        names = (api.key_env, *api.other_credentials)
+        if not any(env.get(name) for name in names):
+            out[api.key_env] = PLACEHOLDER_KEY
     return out
 
 
@@ -87,15 +84,19 @@ def sandbox_for_api(
     placeholder keys of a replay); under the relay, Python's installation and the
     relay's directory shown read-only. The names only: the values vary per run, the
     spec (and so its prepared sandbox) does not."""
-    if spec is None or spec.kind not in ("bwrap", "docker"):
+    if spec is None:
         return spec
+    from pytest_ooda.sandbox import load_kind
+
+    if "env" not in load_kind(spec.kind).options:
+        return spec  # no allow-list: the sandbox passes what it passes
     source = os.environ if env is None else env
-    names = [variable for variable, _ in PROVIDERS.values()]
+    names = [api.base_url_env for api in model_apis().values()]
     names += sorted(_placeholders(mode, source))
     options = dict(spec.options)
     listed = tuple(options.get("env", ()))
     options["env"] = (*listed, *(name for name in names if name not in listed))
-    if _relayed(spec):
+    if _access(spec) == "relay":
         shown = tuple(options.get("expose", ()))
         needed = (sys.base_prefix, str(Path(__file__).resolve().parent))
         options["expose"] = (*shown, *(path for path in needed if path not in shown))
@@ -115,20 +116,24 @@ def reach(
     ``argv``; a ``SandboxError`` naming what to do when it cannot be reached."""
     source = os.environ if env is None else env
     values = {**proxy.env(), **_placeholders(mode, source)}
-    network = _network(spec)
-    if run is None or network in (None, "host"):
+    access = _access(spec)
+    if run is None or access == "loopback":
         return Access(tuple(argv), values)
-    if _relayed(spec):
+    kind = spec.kind if spec is not None else "none"
+    network = spec.options.get("network") if spec is not None else None
+    if access == "relay":
         theirs = proxy.broker()
-        names = [f"{variable}=/{p}{suffix}" for p, (variable, suffix) in PROVIDERS.items()]
+        names = [
+            f"{api.base_url_env}=/{name}{api.url_suffix}" for name, api in model_apis().items()
+        ]
         relay = str(Path(__file__).resolve().parent / "relay.py")
         wrapped = (sys.executable, "-I", "-S", relay, f"fd:{theirs.fileno()}", *names, "--")
         return Access((*wrapped, *argv), values, (theirs.fileno(),))
     pid = run.network_pid()
     if pid is None:
         raise SandboxError(
-            f"sandbox {spec.kind if spec else 'none'}: network: {network} has no network "
-            "namespace the API proxy can listen in",
+            f"sandbox {kind}: network: {network} has no network namespace the API proxy "
+            "can listen in",
             hint="use network: host (or none with bwrap) for agent record and replay",
         )
     from pytest_ooda.apireplay.netns import listen_in_netns
@@ -138,8 +143,8 @@ def reach(
         listener = listen_in_netns(pid, port=proxy.port)
     except OSError as exc:
         raise SandboxError(
-            f"sandbox docker: network: {network}: the API proxy cannot listen inside the "
-            f"container's network ({exc.strerror or exc})",
+            f"sandbox {kind}: network: {network}: the API proxy cannot listen inside the "
+            f"run's network ({exc.strerror or exc})",
             hint="entering a container's network namespace takes root with a local "
             "engine; or use network: host, or bwrap with network: none",
         ) from None

@@ -1,9 +1,9 @@
 """The loopback proxy between an agent CLI and its model API.
 
-An agent is pointed at it by its base-URL variable (:meth:`ApiProxy.env`:
-``ANTHROPIC_BASE_URL=http://127.0.0.1:PORT/anthropic`` for Claude Code,
-``OPENAI_BASE_URL=http://127.0.0.1:PORT/openai/v1`` for Codex); the first path segment
-names the provider, the rest goes to that provider's upstream. In ``record`` mode every
+An agent is pointed at it by its base-URL variable (:meth:`ApiProxy.env`: for each
+model API an agent declares, :class:`pytest_ooda.agents.ModelApi`, its variable set to
+``http://127.0.0.1:PORT/<api>`` and the path the CLI expects after it); the first path
+segment names the API, the rest goes to that API's upstream. In ``record`` mode every
 request is forwarded to the upstream (the user's own base URL, or the provider's
 default) and its response streams back unchanged while both are kept for the cassette;
 in ``replay`` mode the cassette answers and the upstream is never contacted; in ``new``
@@ -33,6 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
+from pytest_ooda.agents import model_apis
 from pytest_ooda.apireplay.canonical import (
     PART_FIELDS,
     PART_LISTS,
@@ -55,17 +56,8 @@ if TYPE_CHECKING:
     from pytest_ooda.apireplay.canonical import Canonical
     from pytest_ooda.apireplay.sse import Event
 
-__all__ = ["DEFAULT_UPSTREAMS", "PROVIDERS", "ApiProxy", "upstreams_from_env"]
+__all__ = ["ApiProxy", "upstreams_from_env"]
 
-#: Provider -> (the base-URL variable its CLI reads, the path the proxy's URL adds to it).
-PROVIDERS: Mapping[str, tuple[str, str]] = {
-    "anthropic": ("ANTHROPIC_BASE_URL", ""),
-    "openai": ("OPENAI_BASE_URL", "/v1"),
-}
-DEFAULT_UPSTREAMS: Mapping[str, str] = {
-    "anthropic": "https://api.anthropic.com",
-    "openai": "https://api.openai.com/v1",
-}
 #: Response headers a cassette keeps (none identifies an account).
 KEPT_HEADERS = ("content-type", "request-id", "x-request-id")
 _HOP = frozenset(
@@ -92,14 +84,13 @@ UPSTREAM_TIMEOUT = 600.0
 
 
 def upstreams_from_env(env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """Each provider's upstream: the user's base URL from ``env`` (default: this
-    process's), else the provider's default."""
+    """Each model API's upstream: the user's base URL from ``env`` (default: this
+    process's), else the provider's own."""
     source = os.environ if env is None else env
-    out = dict(DEFAULT_UPSTREAMS)
-    for provider, (variable, _) in PROVIDERS.items():
-        value = source.get(variable, "").strip()
-        if value:
-            out[provider] = value.rstrip("/")
+    out: dict[str, str] = {}
+    for name, api in model_apis().items():
+        value = source.get(api.base_url_env, "").strip()
+        out[name] = value.rstrip("/") if value else api.upstream
     return out
 
 
@@ -186,11 +177,8 @@ def _read_body(handler: _Handler) -> bytes:
 
 
 def _error_body(provider: str, message: str) -> bytes:
-    if provider == "openai":
-        error: Any = {"error": {"message": message, "type": "invalid_request_error"}}
-    else:
-        error = {"type": "error", "error": {"type": "invalid_request_error", "message": message}}
-    return json.dumps(error).encode()
+    """An error in the API's own shape, so the agent shows ``message``."""
+    return model_apis()[provider].error_body(message)
 
 
 class ApiProxy:
@@ -326,11 +314,11 @@ class ApiProxy:
     def url(self, provider: str, *, port: int | None = None) -> str:
         """The base URL an agent of ``provider`` is given."""
         chosen = self.port if port is None else port
-        return f"http://127.0.0.1:{chosen}/{provider}{PROVIDERS[provider][1]}"
+        return f"http://127.0.0.1:{chosen}/{provider}{model_apis()[provider].url_suffix}"
 
     def env(self, *, port: int | None = None) -> dict[str, str]:
-        """The base-URL variables pointing every provider's CLI at this proxy."""
-        return {variable: self.url(p, port=port) for p, (variable, _) in PROVIDERS.items()}
+        """The base-URL variables pointing every agent's CLI at this proxy."""
+        return {api.base_url_env: self.url(name, port=port) for name, api in model_apis().items()}
 
     def _wait_idle(self, timeout: float = 60.0) -> None:
         with self._idle:
@@ -403,7 +391,7 @@ class ApiProxy:
             error = _error_body(provider, f"pytest-ooda proxy: {refused.message}")
             self._send(handler, refused.status, {"content-type": "application/json"}, error)
             return
-        if handler.command == "HEAD" or provider not in PROVIDERS:
+        if handler.command == "HEAD" or provider not in model_apis():
             self._send(handler, 200, {}, b"")
             return
         path = "/" + rest
@@ -480,9 +468,11 @@ class ApiProxy:
     def _connection(self, provider: str, path: str) -> tuple[http.client.HTTPConnection, str]:
         base = urlsplit(self.upstreams[provider])
         prefix = base.path.rstrip("/")
-        if provider == "openai" and path.startswith("/v1"):
-            # The agent's URL ends in /v1 as OpenAI's does; the upstream's has its own.
-            path = path[len("/v1") :] or "/"
+        suffix = model_apis()[provider].url_suffix
+        if suffix and path.startswith(suffix):
+            # The agent's URL ends in the suffix as the provider's does; the upstream's
+            # has its own.
+            path = path[len(suffix) :] or "/"
         port = base.port
         host = base.hostname or "localhost"
         connection: http.client.HTTPConnection

@@ -1,20 +1,21 @@
-"""The backend interface: ``Backend`` (one ``run`` per iteration), what a run returns
-(``BackendResult``, ``Usage``, ``ToolCall``) and the tool-text cap."""
+"""The backend interface: ``Backend`` (one ``run`` per iteration) and what a run returns
+(``BackendResult``; its ``Usage`` and ``ToolCall`` values are the leaf ``facts``', the
+tool-text cap the agents package's: re-exported here)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
+from pytest_ooda.agents import TOOL_TEXT_LIMIT, tool_arguments, tool_text
 from pytest_ooda.facts import ToolCall, Usage
 
 if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.agents import Activation
-# ``ToolCall`` and ``Usage`` are the leaf ``facts``' (the results record keeps them too);
-# the backends name them here, where what a run returns is declared.
+
 __all__ = [
     "TOOL_TEXT_LIMIT",
     "Backend",
@@ -27,42 +28,6 @@ __all__ = [
 ]
 
 StreamCallback = Callable[[bytes], None]
-
-
-#: How much of a tool call's input or result a ``ToolCall`` keeps (the start).
-TOOL_TEXT_LIMIT = 8192
-
-
-def tool_arguments(value: Any, depth: int = 0) -> Any:
-    """``value`` (a decoded tool input) with every string capped at ``TOOL_TEXT_LIMIT``
-    characters and nesting cut at 20 levels: what a ``ToolCall`` keeps of it."""
-    if isinstance(value, str):
-        return value[:TOOL_TEXT_LIMIT]
-    if depth >= 20:
-        return None
-    if isinstance(value, dict):
-        return {str(key): tool_arguments(item, depth + 1) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [tool_arguments(item, depth + 1) for item in value]
-    return value
-
-
-def tool_text(value: Any) -> str | None:
-    """A tool call's input or result as text for a transcript, capped with a note."""
-    import json
-
-    if value is None:
-        return None
-    if isinstance(value, str):
-        text = value
-    else:
-        try:
-            text = json.dumps(value, ensure_ascii=False, indent=1, sort_keys=True)
-        except (TypeError, ValueError):
-            text = str(value)
-    if len(text) > TOOL_TEXT_LIMIT:
-        text = text[:TOOL_TEXT_LIMIT] + f"\n… ({len(text) - TOOL_TEXT_LIMIT} more characters)"
-    return text
 
 
 @dataclass(frozen=True)
@@ -101,6 +66,10 @@ class BackendResult:
     model: str | None = None
     tools_reported: bool = False
     infra_error: str | None = None
+    #: What ``infra_error`` rests on: ``"agent"`` (its own words: ``API Error: 529``,
+    #: ``Not logged in``) or ``"harness"`` (what was observed: a status received, an
+    #: exit before any output); the outcome policy weighs the two.
+    infra_evidence: str | None = None
     retry_after: float | None = None
     #: What the agent reported as having fired besides its tool calls: skills,
     #: subagents, its prompt's slash command, MCP tools, hooks (``expect.activation``).

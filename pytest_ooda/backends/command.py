@@ -32,10 +32,9 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from pytest_ooda._types import AI_OUTPUTS
+from pytest_ooda.agents import ToolTextBudget, agent_for, output_format
 from pytest_ooda.backends import BackendResult, StreamCallback
-from pytest_ooda.backends.tool_calls import ToolTextBudget
-from pytest_ooda.errors import BackendError
+from pytest_ooda.errors import BackendError, ConfigError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -250,8 +249,10 @@ class CommandBackend:
     ) -> None:
         if not argv:
             raise BackendError("the AI command is empty", hint="set loop.ai_cmd to a command line")
-        if ai_output not in AI_OUTPUTS:
-            raise ValueError(f"ai_output must be one of {', '.join(AI_OUTPUTS)}")
+        try:
+            output_format(ai_output)
+        except ConfigError as exc:
+            raise ValueError(exc.message) from None
         self.argv = tuple(argv)
         self.env = dict(env) if env is not None else None
         self.kill_grace = kill_grace
@@ -406,7 +407,9 @@ class CommandBackend:
                 broken_pipe=broken_pipe,
                 total_bytes=received[0],
             )
-        return _text_result(buffer, rc, time.monotonic() - started, timed_out, broken_pipe)
+        return _text_result(
+            self.argv, buffer, rc, time.monotonic() - started, timed_out, broken_pipe
+        )
 
     def _pump(
         self,
@@ -439,7 +442,12 @@ class CommandBackend:
 
 
 def _text_result(
-    buffer: TailBuffer, rc: int, duration: float, timed_out: bool, broken_pipe: bool
+    argv: Sequence[str],
+    buffer: TailBuffer,
+    rc: int,
+    duration: float,
+    timed_out: bool,
+    broken_pipe: bool,
 ) -> BackendResult:
     """A plain-text agent's iteration from what its output buffer kept."""
     output = buffer.getvalue().decode("utf-8", errors="replace")
@@ -453,7 +461,7 @@ def _text_result(
         dropped_bytes=buffer.dropped,
         total_bytes=buffer.total,
         broken_pipe=broken_pipe,
-        infra_error=_text_infra(output, rc, buffer.total, timed_out=timed_out),
+        infra_error=_text_infra(argv, output, rc, buffer.total, timed_out=timed_out),
     )
 
 
@@ -492,17 +500,20 @@ def _not_started(launcher: str, rc: int, output: str, duration: float) -> Backen
     )
 
 
-def _text_infra(output: str, rc: int, total: int, *, timed_out: bool) -> str | None:
-    """The infrastructure's fault in a plain-text agent's failed iteration: its own
-    ``API Error: 529 …`` last words, or no output at all. A successful exit is never
-    one, whatever it printed."""
+def _text_infra(
+    argv: Sequence[str], output: str, rc: int, total: int, *, timed_out: bool
+) -> str | None:
+    """The infrastructure's fault in a plain-text agent's failed iteration: what the
+    agent's own last words mean (``API Error: 529 …``, ``Not logged in``: the agent's to
+    say), or no output at all. A successful exit is never one, whatever it printed."""
     if rc == 0 or timed_out:
         return None
-    from pytest_ooda.backends.infra import api_error_text, died_silently
+    from pytest_ooda.backends.infra import died_silently
 
     if total == 0:
         return died_silently(rc, -rc if rc < 0 else None)
-    return api_error_text(output[-2000:])
+    fault = agent_for(argv).fault(output[-2000:])
+    return fault.reason if fault is not None else None
 
 
 class _Pump:

@@ -19,29 +19,25 @@ from pytest_ooda.errors import UsageError
 if TYPE_CHECKING:
     import argparse
 
-#: ``--agent`` choices, the first the default.
-AGENTS = ("claude", "codex", "command")
 PROCEDURE = "hello"
 REPLAY_SCENARIO = "hand-written"
 LIVE_SCENARIO = "first-live"
 
-_AGENT_LINES = {
-    "claude": """\
-  # Claude Code, read as stream-json (cost, tokens, tool calls). As root it runs
-  # unattended only with IS_SANDBOX=1 in the environment (or inside a sandbox).
-  ai_cmd_alias: claude
-""",
-    "codex": """\
-  # Codex: `-` reads the prompt on stdin; workspace-write lets it edit files.
-  ai_cmd: "codex exec --json --sandbox workspace-write -"
-  ai_output: codex-json
-""",
-    "command": """\
-  # Your agent CLI: it reads the prompt on stdin and prints its answer. Uncomment and
-  # edit, or pass it at run time: pytest -m live --ooda-ai-cmd='my-agent --print'
-  # ai_cmd: "my-agent --print"
-""",
-}
+
+def agent_choices() -> tuple[str, ...]:
+    """``--agent`` choices: every agent with ``ooda init`` lines, the default first."""
+    from pytest_ooda.agents import DEFAULT_AGENT, all_agents
+
+    offered = [agent.name for agent in all_agents() if agent.init_lines]
+    return (DEFAULT_AGENT, *(name for name in offered if name != DEFAULT_AGENT))
+
+
+def _agent_lines(name: str) -> str:
+    """The ``loop:`` lines of agent ``name`` (its own, from its module)."""
+    from pytest_ooda.agents import load_agent
+
+    return load_agent(name).init_lines
+
 
 CONFIG = """\
 # pytest-ooda configuration (written by `ooda init`). Reference:
@@ -111,12 +107,15 @@ def add_parser(subparsers: Any) -> None:
         "scenario to record with the real agent, then print the next commands. Nothing "
         "is overwritten: when a file exists, nothing is written.",
     )
+    from pytest_ooda.agents import DEFAULT_AGENT
+
     parser.add_argument(
         "--agent",
-        choices=AGENTS,
-        default=AGENTS[0],
-        help="the agent set-up written into the config: claude (Claude Code, the default), "
-        "codex (Codex CLI) or command (your own CLI, left for you to fill in)",
+        default=DEFAULT_AGENT,
+        metavar="AGENT",
+        help=f"the agent set-up written into the config (default: {DEFAULT_AGENT}): an agent "
+        "with ooda init lines (`ooda help agents`), or command (your own CLI, left for you "
+        "to fill in)",
     )
     parser.add_argument(
         "--dir",
@@ -137,7 +136,7 @@ def planned_files(agent: str) -> dict[str, str]:
     :func:`snapshot_files`)."""
     scenarios = f"scenarios/{PROCEDURE}"
     return {
-        "ooda-config.yml": CONFIG.format(agent=_AGENT_LINES[agent], procedure=PROCEDURE),
+        "ooda-config.yml": CONFIG.format(agent=_agent_lines(agent), procedure=PROCEDURE),
         f"{scenarios}/{REPLAY_SCENARIO}.yml": REPLAY.format(procedure=PROCEDURE),
         f"{scenarios}/{LIVE_SCENARIO}.yml": LIVE.format(procedure=PROCEDURE, name=LIVE_SCENARIO),
     }
@@ -167,9 +166,10 @@ def snapshot_files(config_file: Path) -> dict[str, str]:
 
 def next_commands(agent: str) -> list[tuple[str, str]]:
     """The three commands to run next, each with what it does."""
+    from pytest_ooda.agents import load_agent
+
     live = f"pytest -m live -k {LIVE_SCENARIO} --ooda-record-mode=once"
-    if agent == "command":
-        live += " --ooda-ai-cmd='my-agent --print'"
+    live += load_agent(agent).init_run_options
     return [
         (f"ooda show {PROCEDURE}", "the exact prompt the agent receives"),
         (
@@ -194,6 +194,14 @@ def command(args: argparse.Namespace) -> int:
     root = Path(args.dir)
     if not root.is_dir():
         raise UsageError(f"--dir {args.dir}: not a directory")
+    choices = agent_choices()
+    if args.agent not in choices:
+        from pytest_ooda._util import did_you_mean
+
+        raise UsageError(
+            f"--agent {args.agent}: not an agent with ooda init lines",
+            hint=did_you_mean(args.agent, choices, label="agents"),
+        )
     files = planned_files(args.agent)
     snapshots = [f"{SNAPSHOTS}/{part}.md" for part in ("observe", "orient", "decide", "act")]
     snapshots.append(f"{SNAPSHOTS}/assembled.md")

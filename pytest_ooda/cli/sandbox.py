@@ -32,9 +32,10 @@ def add_parser(subparsers: Any) -> None:
     )
     image.add_argument(
         "--agent",
-        default="claude",
+        default=None,
         metavar="NAME|PATH",
-        help="the agent's command on PATH, or its path (default: claude)",
+        help="the agent's command on PATH, or its path (default: the default agent's "
+        "program, as `ooda init` writes it)",
     )
     image.add_argument("--tag", metavar="TAG", help="the image's tag (default: by content)")
     image.add_argument(
@@ -47,8 +48,11 @@ def add_parser(subparsers: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
+    from pytest_ooda.agents import DEFAULT_AGENT, load_agent
     from pytest_ooda.sandbox import build_agent_image
 
+    if args.agent is None:
+        args.agent = load_agent(DEFAULT_AGENT).programs[0]
     built = build_agent_image(args.agent, tag=args.tag, engine=args.engine)
     size = sum(path.stat().st_size for path in built.files.values())
     what = "built" if built.created else "already present"

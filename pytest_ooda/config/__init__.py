@@ -39,6 +39,7 @@ from pytest_ooda.config.model import (
 )
 from pytest_ooda.config.run_settings import (
     ScenarioTier,
+    builtin_alias_output,
     infer_ai_output,
     no_ai_error,
     resolve_run_settings,
@@ -47,7 +48,6 @@ from pytest_ooda.config.run_settings import (
 from pytest_ooda.config.schema import (
     API_KEYS,
     API_PROVIDERS,
-    BUILTIN_ALIAS_OUTPUTS,
     BUILTIN_ALIASES,
     CONFIG_FILENAME,
     ENV_VARS,
@@ -71,7 +71,6 @@ __all__ = [
     "API_KEYS",
     "API_PROVIDERS",
     "BUILTIN_ALIASES",
-    "BUILTIN_ALIAS_OUTPUTS",
     "CONFIG_FILENAME",
     "ENV_VARS",
     "GO_TYPED_PARAMETERS",
@@ -95,6 +94,7 @@ __all__ = [
     "RunSettings",
     "ScenarioTier",
     "_Invalid",
+    "builtin_alias_output",
     "check_api_value",
     "check_config_file",
     "check_retry",

@@ -5,14 +5,13 @@ backend, how its output is read, budgets, retries and sandbox, each with its pro
 
 from __future__ import annotations
 
-import os
 import shlex
 from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Protocol
 
-from pytest_ooda._types import AI_OUTPUTS
 from pytest_ooda._util import did_you_mean, display_path
+from pytest_ooda.agents import agent_for, infer_format, output_format
 from pytest_ooda.config.model import (
     ApiSettings,
     Config,
@@ -20,7 +19,7 @@ from pytest_ooda.config.model import (
     RetrySettings,
     RunSettings,
 )
-from pytest_ooda.config.schema import ALIAS_OUTPUT_FLAGS, BUILTIN_ALIAS_OUTPUTS, BUILTIN_ALIASES
+from pytest_ooda.config.schema import BUILTIN_ALIASES
 from pytest_ooda.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -60,26 +59,9 @@ def no_ai_error(config: Config, procedure: str) -> ConfigError:
 
 
 def infer_ai_output(argv: Sequence[str]) -> AiOutput | None:
-    """The output format an agent CLI's own flags ask for: ``claude … --output-format
-    stream-json`` prints ``claude-stream-json``, ``codex exec --json`` ``codex-json``;
-    ``None`` for any other command."""
-    if not argv:
-        return None
-    program = os.path.basename(argv[0])
-    if program == "claude":
-        for index, arg in enumerate(argv):
-            if arg == "--output-format" and index + 1 < len(argv):
-                value = argv[index + 1]
-            elif arg.startswith("--output-format="):
-                value = arg.partition("=")[2]
-            else:
-                continue
-            if value == "json":
-                return "claude-json"
-            return "claude-stream-json" if value == "stream-json" else "text"
-    elif program == "codex" and "exec" in argv and "--json" in argv:
-        return "codex-json"
-    return None
+    """The output format an agent CLI's own flags ask for, as the agent that claims the
+    command says (``pytest_ooda.agents.infer_format``); ``None`` when they say nothing."""
+    return infer_format(argv)
 
 
 class ScenarioTier(Protocol):
@@ -533,11 +515,7 @@ def _resolve_output(
 ) -> tuple[AiOutput, Provenance]:
     """``ai_output`` for the run, and where it came from (see ``resolve_run_settings``)."""
     if given is not None:
-        if given not in AI_OUTPUTS:
-            raise ConfigError(
-                f"ai_output: expected one of {', '.join(AI_OUTPUTS)}, got {given!r}",
-                hint=did_you_mean(given, AI_OUTPUTS, label="known formats"),
-            )
+        output_format(given)  # a ConfigError naming the known formats
         return given, where.cli("ai_output")
     proc = config.procedure(procedure)
     if proc.ai_output is not None:
@@ -551,9 +529,19 @@ def _resolve_output(
     inferred = infer_ai_output(argv)
     if inferred is not None:
         return inferred, Provenance("default", source="the command's own flags")
-    if alias is not None and _is_builtin_alias(config, alias) and alias in BUILTIN_ALIAS_OUTPUTS:
-        return BUILTIN_ALIAS_OUTPUTS[alias], Provenance("default", source=f"built-in alias {alias}")
+    default = builtin_alias_output(config, alias)
+    if default is not None:
+        return default, Provenance("default", source=f"built-in alias {alias}")
     return "text", Provenance("default")
+
+
+def builtin_alias_output(config: Config, alias: str | None) -> AiOutput | None:
+    """How a built-in alias's agent is read when nothing says (its first format), while
+    no config file has redefined the alias; ``None`` otherwise."""
+    if alias is None or not _is_builtin_alias(config, alias):
+        return None
+    agent = agent_for(shlex.split(config.aliases[alias]))
+    return agent.alias_format if agent.alias == alias else None
 
 
 def _is_builtin_alias(config: Config, alias: str) -> bool:
@@ -566,7 +554,10 @@ def _with_output_flags(
 ) -> tuple[str, ...]:
     """A built-in alias's command with the flags that make it print ``output``, unless
     it already says what to print."""
-    flags = ALIAS_OUTPUT_FLAGS.get(alias, {}).get(output)
-    if not flags or not _is_builtin_alias(config, alias) or infer_ai_output(argv) is not None:
+    if not _is_builtin_alias(config, alias) or infer_ai_output(argv) is not None:
         return argv
-    return (*argv, *flags)
+    agent = agent_for(argv)
+    chosen = agent.format_named(output) if agent.alias == alias else None
+    if chosen is None or not chosen.flags:
+        return argv
+    return (*argv, *chosen.flags)

@@ -9,7 +9,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import (
-    AI_OUTPUTS,
     ITERATION_MODES,
     LOG_LEVELS,
     LOG_TIMESTAMP_FORMATS,
@@ -18,7 +17,8 @@ from pytest_ooda._types import (
     SEVERITY_LEVELS,
 )
 from pytest_ooda._util import did_you_mean, display_path
-from pytest_ooda.errors import TemplateError
+from pytest_ooda.agents import builtin_aliases, output_format, output_formats
+from pytest_ooda.errors import ConfigError, TemplateError
 from pytest_ooda.yamlnodes import (
     ANY_ITEM,
     ANY_KEY,
@@ -29,7 +29,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping
     from pathlib import Path
 
-    from pytest_ooda._types import AiOutput
     from pytest_ooda.config.model import FragmentAction
     from pytest_ooda.sandbox import SandboxSpec
 
@@ -60,29 +59,9 @@ EMPTY_MEANS_UNSET = frozenset(
 #: rooda-config.yml we do too, with a warning, instead of refusing the file.
 ZERO_MEANS_UNSET_IN_ROODA = frozenset({"max_output_buffer", "failure_threshold"})
 
-BUILTIN_ALIASES: Mapping[str, str] = MappingProxyType(
-    {
-        "claude": "claude -p --dangerously-skip-permissions",
-        "kiro-cli": "kiro-cli chat --no-interactive --trust-all-tools",
-        "copilot": "copilot --yolo",
-        "cursor-agent": "cursor-agent -p -f --output-format text",
-    }
-)
-
-#: The output format a built-in alias is read in when nothing else says (``ai_output``),
-#: and the flags that make its CLI print each format: the alias's command is the spec's,
-#: the flags are added when it is run.
-BUILTIN_ALIAS_OUTPUTS: Mapping[str, AiOutput] = MappingProxyType({"claude": "claude-stream-json"})
-ALIAS_OUTPUT_FLAGS: Mapping[str, Mapping[AiOutput, tuple[str, ...]]] = MappingProxyType(
-    {
-        "claude": MappingProxyType(
-            {
-                "claude-json": ("--output-format", "json"),
-                "claude-stream-json": ("--output-format", "stream-json", "--verbose"),
-            }
-        )
-    }
-)
+#: Each built-in agent's alias and its command line (``pytest_ooda.agents``): how the
+#: alias's output is read, and the flags that ask for it, are the agent's to say.
+BUILTIN_ALIASES: Mapping[str, str] = builtin_aliases()
 
 LINT_SEVERITIES = SEVERITY_LEVELS
 API_PROVIDERS = ("anthropic", "openai")
@@ -226,6 +205,17 @@ def _check_choice(choices: tuple[str, ...]) -> Callable[[Any], Any]:
     return check
 
 
+def _check_output(value: Any) -> Any:
+    """An ``ai_output``: the name of a format some agent registers."""
+    try:
+        if isinstance(value, str):
+            output_format(value)
+            return value
+    except ConfigError:
+        pass
+    raise _Invalid("one of " + ", ".join(output_formats()))
+
+
 def _check_positive_int(value: Any) -> Any:
     # bool is a subclass of int in Python; YAML `true` is not a count.
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
@@ -331,7 +321,7 @@ _LOOP_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "show_ai_output": _check_bool,
         "ai_cmd": _check_command,
         "ai_cmd_alias": _check_alias_name,
-        "ai_output": _check_choice(AI_OUTPUTS),
+        "ai_output": _check_output,
         "max_cost": _check_cost,
         "max_tokens": _check_positive_int,
         "log_timestamp_format": _check_choice(LOG_TIMESTAMP_FORMATS),
@@ -352,7 +342,7 @@ _PROCEDURE_CHECKS: Mapping[str, Callable[[Any], Any]] = MappingProxyType(
         "max_output_buffer": _check_positive_int,
         "ai_cmd": _check_command,
         "ai_cmd_alias": _check_alias_name,
-        "ai_output": _check_choice(AI_OUTPUTS),
+        "ai_output": _check_output,
         "max_cost": _check_cost,
         "max_tokens": _check_positive_int,
         "prompt_format": _check_choice(PROMPT_FORMATS),

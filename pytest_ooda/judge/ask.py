@@ -242,7 +242,10 @@ class BackendAsker:
 def _error_kind(result: BackendResult) -> JudgeErrorKind:
     if result.timed_out:
         return "timed-out"
-    if result.infra_error is not None:
+    from pytest_ooda.backends import kind_of
+
+    # A refused credential (401/403: ``auth``) is the judge refusing, as before.
+    if result.infra_error is not None and kind_of(result.infra_error) != "auth":
         return "infrastructure"
     if result.error is not None:
         return "refused"
@@ -290,17 +293,17 @@ def _command(
 ) -> tuple[tuple[str, ...], AiOutput]:
     """The judge command's argv and how its output is read: as given, or as the
     config's alias (a built-in alias with the flags for its machine-readable output)."""
-    from pytest_ooda._types import AI_OUTPUTS
+    from pytest_ooda.agents import output_formats
     from pytest_ooda.config import infer_ai_output
 
     given: Any = backend.ai_output
     if backend.ai_cmd is not None:
         argv = tuple(shlex.split(backend.ai_cmd))
         output = given or infer_ai_output(argv) or "text"
-        return argv, output if output in AI_OUTPUTS else "text"
+        return argv, output if output in output_formats() else "text"
     if config is None or procedure is None or backend.ai_cmd_alias is None:
         raise ValueError("an alias judge needs the config it is defined in")
-    from pytest_ooda.config import BUILTIN_ALIAS_OUTPUTS, BUILTIN_ALIASES, resolve_run_settings
+    from pytest_ooda.config import builtin_alias_output, resolve_run_settings
 
     alias = backend.ai_cmd_alias
     if alias not in config.aliases:
@@ -311,8 +314,8 @@ def _command(
             f"expect.judge.judge.ai_cmd_alias: unknown AI command alias {alias!r}",
             hint=did_you_mean(alias, config.aliases, label="known aliases"),
         )
-    if given is None and config.aliases.get(alias) == BUILTIN_ALIASES.get(alias):
-        given = BUILTIN_ALIAS_OUTPUTS.get(alias)
+    if given is None:
+        given = builtin_alias_output(config, alias)
     if given is None:
         given = infer_ai_output(shlex.split(config.aliases[alias])) or "text"
     settings = resolve_run_settings(

@@ -9,7 +9,6 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import (
-    AI_OUTPUTS,
     JUDGE_CACHE_SCOPES,
     JUDGE_INPUTS,
     JUDGE_PASS_RULES,
@@ -77,7 +76,7 @@ def read_judge(check: Reader, value: Any, mark: Mark, base: Path | None) -> Judg
             f"{where}: missing 'judge'",
             block.mark,
             "who grades: judge: {ai_api: {provider: anthropic, model: …}} or "
-            "judge: {ai_cmd: 'claude -p --output-format json'} (or ai_cmd_alias)",
+            "judge: {ai_cmd: 'my-agent --print'} (or ai_cmd_alias)",
         )
     backend = _backend(check, *check.get(block, "judge"))
     votes = 1
@@ -207,7 +206,11 @@ def _backend(check: Reader, value: Any, mark: Mark) -> JudgeBackendSpec:
         )
     output = None
     if block.get("ai_output") is not None:
-        output = check.choice(*check.get(block, "ai_output"), f"{where}.ai_output", AI_OUTPUTS)
+        from pytest_ooda.agents import output_formats
+
+        output = check.choice(
+            *check.get(block, "ai_output"), f"{where}.ai_output", output_formats()
+        )
         if api is not None:
             raise check.fail(
                 f"{where}.ai_output: only an agent command's output has a format",

@@ -32,6 +32,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
+from pytest_ooda.agents import builtin_aliases
 from pytest_ooda.errors import NoAICommandError
 from pytest_ooda.settings import (
     CONFIG,
@@ -60,7 +61,7 @@ __all__ = ["NO_AI_COMMAND", "ApiPlan", "Portable", "RunPlan", "plan_run"]
 NO_AI_COMMAND = (
     "no AI command configured for live runs; set one of:\n"
     "  - pytest --ooda-ai-cmd='my-cli -p' or --ooda-ai-cmd-alias=NAME "
-    "(claude, kiro-cli, copilot, cursor-agent, or your ai_cmd_aliases)\n"
+    f"({', '.join(builtin_aliases())}, or your ai_cmd_aliases)\n"
     "  - OODA_LOOP_AI_CMD or OODA_LOOP_AI_CMD_ALIAS in the environment\n"
     "  - loop.ai_cmd, loop.ai_cmd_alias or loop.ai_api in ooda-config.yml "
     "(the workspace file, --ooda-config, or the global $OODA_CONFIG_HOME/ooda-config.yml)\n"

@@ -156,8 +156,7 @@ class IterationRecord:
         return (
             f"iteration {self.number}: the agent was denied {count} tool call"
             f"{'s' if count != 1 else ''}: {shown}; it could not do what it was asked. "
-            "Run it unattended (Claude Code: --permission-mode bypassPermissions, with "
-            "IS_SANDBOX=1 as root, or --allowedTools; see `ooda help agents`)"
+            "Run it unattended: the flags each agent needs are in `ooda help agents`"
         )
 
 

@@ -26,6 +26,7 @@ from pytest_ooda.errors import SandboxError
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
+    from pytest_ooda._types import ProxyAccess
     from pytest_ooda.sandbox.spec import SandboxSpec
 
 __all__ = [
@@ -108,6 +109,17 @@ class Sandbox(ABC):
     def prepare(self) -> None:  # noqa: B027 - optional hook
         """Check (and build) what every run needs, once per session, before any run."""
 
+    @classmethod
+    def proxy_access(cls, options: Mapping[str, Any]) -> ProxyAccess:
+        """How an agent in this kind, with ``options``, reaches a proxy listening on the
+        host's loopback (agent record and replay): ``loopback`` (it shares the host's
+        network), ``relay`` (each process has a network of its own: the agent is
+        started under a relay that gets connections as descriptors) or ``netns`` (the
+        run's processes share one network namespace, where the proxy listens too:
+        :meth:`SandboxRun.network_pid`). A remote backend that cannot reach the host
+        says ``loopback`` and documents what it forwards."""
+        return "loopback"
+
     def identity(self) -> Mapping[str, str | None]:
         """``{"kind", "image", "image_id"}`` of this sandbox."""
         return {"kind": self.kind, "image": None, "image_id": None}
@@ -165,7 +177,7 @@ def fresh_home(scratch: Path, files: Sequence[str], env: Mapping[str, str] | Non
         except ValueError:
             raise SandboxError(
                 f"home_files: {entry} is not under HOME ({real})",
-                hint="list files of your home directory (e.g. ~/.claude.json)",
+                hint="list files of your home directory (e.g. ~/.config/my-agent/)",
             ) from None
         target = home / relative
         if origin.is_dir():

@@ -21,7 +21,7 @@ import os
 import shutil
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import SandboxError
 from pytest_ooda.sandbox.base import (
@@ -41,6 +41,7 @@ from pytest_ooda.sandbox.spec import BWRAP_OPTIONS, DEFAULT_PIDS_LIMIT
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from pytest_ooda._types import ProxyAccess
     from pytest_ooda.sandbox.executable import AgentNeeds
     from pytest_ooda.sandbox.spec import SandboxSpec
 
@@ -193,6 +194,12 @@ class BwrapSandbox(Sandbox):
 
     kind = "bwrap"
     options = BWRAP_OPTIONS
+
+    @classmethod
+    def proxy_access(cls, options: Mapping[str, Any]) -> ProxyAccess:
+        """``network: none`` is a network namespace per process: the relay; ``host``
+        shares the host's loopback."""
+        return "relay" if options.get("network", "host") == "none" else "loopback"
 
     def __init__(self, spec: SandboxSpec) -> None:
         super().__init__(spec)

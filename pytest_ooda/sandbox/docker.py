@@ -31,7 +31,7 @@ import shutil
 import socket
 import subprocess
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import SandboxError
 from pytest_ooda.sandbox.base import (
@@ -48,6 +48,7 @@ from pytest_ooda.sandbox.spec import DEFAULT_MEMORY, DEFAULT_PIDS_LIMIT, DOCKER_
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
 
+    from pytest_ooda._types import ProxyAccess
     from pytest_ooda.sandbox.spec import SandboxSpec
 
 __all__ = ["LABEL", "ROOT_STAND_IN", "DockerSandbox", "remove_leftovers"]
@@ -263,6 +264,12 @@ class DockerSandbox(Sandbox):
 
     kind = "docker"
     options = DOCKER_OPTIONS
+
+    @classmethod
+    def proxy_access(cls, options: Mapping[str, Any]) -> ProxyAccess:
+        """``network: host`` shares the host's loopback; ``none`` and ``bridge`` are the
+        container's own namespace, shared by every process of the run."""
+        return "loopback" if options.get("network", "bridge") == "host" else "netns"
 
     def __init__(self, spec: SandboxSpec) -> None:
         super().__init__(spec)

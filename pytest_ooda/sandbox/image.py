@@ -1,9 +1,9 @@
 """``ooda sandbox image``: a minimal image for the ``docker`` sandbox, built offline
 from what this machine already has — no registry, no Dockerfile, no network.
 
-It holds the agent's own native executable (``claude`` resolved through its links, at
+It holds the agent's own native executable (resolved through its links, at
 ``/usr/bin/<name>``), the shared libraries it loads (as ``ldd`` lists them), ``bash``
-with its libraries (Claude Code's Bash tool refuses to work without bash or zsh), a
+with its libraries (an agent's shell tool may refuse to work without bash or zsh), a
 static busybox for ``/bin/sh`` and the usual tools, the host's CA certificates, and an
 ``/etc/passwd`` naming root and the uid the sandbox gives an agent started by root. The
 tar is made here and handed to ``docker import`` (or ``podman import``); the tag is a
@@ -182,10 +182,9 @@ def _digest(files: dict[str, Path], applets: list[str]) -> str:
     return digest.hexdigest()
 
 
-def build_agent_image(
-    agent: str = "claude", *, tag: str | None = None, engine: str = "docker"
-) -> AgentImage:
-    """Build (or find, unchanged) the image of ``agent``; see the module docstring."""
+def build_agent_image(agent: str, *, tag: str | None = None, engine: str = "docker") -> AgentImage:
+    """Build (or find, unchanged) the image of ``agent`` (a command on ``PATH``, or a
+    path); see the module docstring."""
     if shutil.which(engine) is None:
         raise SandboxError(
             f"sandbox image: {engine} is not installed",

@@ -172,31 +172,18 @@ def sandboxed(spec: SandboxSpec | None, workspace: Path) -> Iterator[SandboxRun 
             run.stop()
 
 
-#: Flags with which an agent CLI acts without asking anyone.
-_UNATTENDED_FLAGS = (
-    "--dangerously-skip-permissions",
-    "bypassPermissions",
-    "--yolo",
-    "--trust-all-tools",
-    "--dangerously-bypass-approvals-and-sandbox",
-    "--full-auto",
-    "--force",
-)
-
-
 def unattended_warning(
     spec: SandboxSpec | None, argv: Sequence[str] | None
 ) -> SandboxWarning | None:
-    """The one-line note for an agent that runs unattended (its permission checks off)
-    with no sandbox; ``None`` when there is a sandbox or the agent asks first."""
+    """The one-line note for an agent that runs unattended (its permission checks off,
+    as the agent says of ``argv``) with no sandbox; ``None`` when there is a sandbox or
+    the agent asks first."""
+    from pytest_ooda.agents import agent_for
     from pytest_ooda.errors import SandboxWarning
 
     if argv is None or isolates(spec):
         return None
-    words = set(argv)
-    if not any(flag in words for flag in _UNATTENDED_FLAGS) and not (
-        "cursor-agent" in argv[0] and "-f" in words
-    ):
+    if not agent_for(argv).unattended(argv):
         return None
     return SandboxWarning(
         f"the agent runs unattended ({argv[0]} with its permission checks off) and with no "

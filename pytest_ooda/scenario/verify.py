@@ -35,9 +35,6 @@ if TYPE_CHECKING:
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.sandbox import SandboxRun
 
-#: Tools whose summary is a shell command, for ``bash_matches``: Claude Code's ``Bash``
-#: and Codex's ``shell``.
-COMMAND_TOOLS = ("Bash", "shell")
 #: Output kept per verification command (its tail), for the report.
 COMMAND_OUTPUT_LIMIT = 64 * 1024
 _SHOWN_LINES = 12
@@ -89,10 +86,13 @@ class ToolExpect:
 
     def check(self, result: LoopResult) -> list[str]:
         if not result.tools_reported:
+            from pytest_ooda.agents import tool_formats
+
+            listing = " or ".join(tool_formats())
             return [
-                "expect.tools: the run did not report its tool calls (the AI output was "
-                "read as text or claude-json); use ai_output: claude-stream-json or "
-                "codex-json, or re-record the scenario with one of them"
+                "expect.tools: the run did not report its tool calls (its AI output was "
+                f"read in a format that lists none); use ai_output: {listing}, or "
+                "re-record the scenario with one of them"
             ]
         calls = result.tool_calls
         ran = _called(calls)
@@ -109,7 +109,10 @@ class ToolExpect:
                 problems.append(
                     f"expect.tools: {name} was called {len(tried)} time(s), expected never{shown}"
                 )
-        commands = [call.summary for call in ran if call.name in COMMAND_TOOLS]
+        from pytest_ooda.agents import shell_tools
+
+        shells = shell_tools()
+        commands = [call.summary for call in ran if call.name in shells]
         for pattern in self.bash_matches:
             if not any(re.search(pattern, command) for command in commands):
                 listing = "; ".join(commands[:8]) if commands else "none"

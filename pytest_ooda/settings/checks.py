@@ -107,6 +107,22 @@ def repeat(value: Any, label: str) -> int:
     return int(text)
 
 
+def ai_output(value: Any, label: str) -> str | None:
+    """An output format: ``text`` or one an agent registers (an installed plugin's too)."""
+    name = str(value).strip()
+    if not name:
+        return None
+    from pytest_ooda.agents import output_format
+    from pytest_ooda.errors import ConfigError
+
+    try:
+        output_format(name)
+    except ConfigError as exc:
+        hint = f"; {exc.hint}" if exc.hint else ""
+        raise UsageError(f"{label}: {exc.message.removeprefix('ai_output: ')}{hint}") from None
+    return name
+
+
 def sandbox(value: Any, label: str) -> str | None:
     """A sandbox kind: a built-in one or one an installed plugin registers."""
     kind = str(value).strip()

@@ -66,7 +66,7 @@ AI_CMD_ALIAS: Setting[str | None] = Setting(
     metavar="NAME",
     pytest="--ooda-ai-cmd-alias",
     ooda=("--ai-cmd-alias",),
-    ooda_help="AI command alias (e.g. claude)",
+    ooda_help="AI command alias (a built-in agent's, or one of ai_cmd_aliases)",
     group="agent",
     ini="ooda_ai_cmd_alias",
     run="ai_cmd_alias",
@@ -74,9 +74,9 @@ AI_CMD_ALIAS: Setting[str | None] = Setting(
 AI_OUTPUT: Setting[AiOutput | None] = Setting(
     "ai_output",
     "how the AI command's output is read for live runs and ooda_runner (default: as "
-    "the command's own flags say, else text)",
-    checks.same,
-    choices=_types.AI_OUTPUTS,
+    "the command's own flags say, else text): text or an agent's format (`ooda help agents`)",
+    checks.ai_output,
+    metavar="FORMAT",
     pytest="--ooda-ai-output",
     ooda=("--ai-output",),
     ini="ooda_ai_output",

@@ -9,15 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ooda.backends.agent_output import (
-    AI_OUTPUTS,
-    ClaudeStream,
-    ToolCall,
-    parse,
-    parse_claude_json,
-    parse_codex_json,
-    summarize,
-)
+from pytest_ooda.agents import ToolCall, output_formats, summarize
+from pytest_ooda.agents.claude import ClaudeStream, parse_claude_json
+from pytest_ooda.agents.codex import parse_codex_json
+from pytest_ooda.backends.agent_output import parse
 from pytest_ooda.loop import find_signal
 
 SAMPLES = Path(__file__).resolve().parents[3] / "shared" / "tools" / "agent-mock" / "samples"
@@ -178,7 +173,7 @@ def test_codex_failures_are_reasons() -> None:
 
 def test_text_is_passed_through_and_the_vocabulary_is_complete() -> None:
     assert parse("plain <promise>SUCCESS</promise>", "text").text.endswith("</promise>")
-    assert AI_OUTPUTS == ("text", "claude-json", "claude-stream-json", "codex-json")
+    assert output_formats() == ("text", "claude-json", "claude-stream-json", "codex-json")
 
 
 def test_summaries_are_short_single_lines() -> None:

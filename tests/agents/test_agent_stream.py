@@ -11,15 +11,11 @@ from typing import Any
 
 import pytest
 
+from pytest_ooda.agents import AgentReport
+from pytest_ooda.agents.claude import ClaudeStream
+from pytest_ooda.agents.codex import CodexStream
 from pytest_ooda.backends import ToolCall, Usage
-from pytest_ooda.backends.agent_output import (
-    AgentReport,
-    ClaudeStream,
-    CodexStream,
-    backend_result,
-    open_stream,
-    parse,
-)
+from pytest_ooda.backends.agent_output import backend_result, open_stream, parse
 from pytest_ooda.backends.command import CommandBackend
 from pytest_ooda.loop import find_signal
 
@@ -250,7 +246,7 @@ def test_a_stream_cut_off_cleanly_before_its_result_is_a_failure(tmp_path: Path)
 
 
 def test_an_unknown_format_is_refused() -> None:
-    with pytest.raises(ValueError, match="ai_output must be one of"):
+    with pytest.raises(ValueError, match="ai_output: expected one of"):
         CommandBackend(["x"], ai_output="yaml")  # type: ignore[arg-type]
 
 

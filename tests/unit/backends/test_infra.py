@@ -9,10 +9,18 @@ from typing import TYPE_CHECKING
 import pytest
 import responses
 
+from pytest_ooda.agents import message_fault
+from pytest_ooda.agents.claude import api_error_fault
 from pytest_ooda.backends.agent_output import backend_result, parse
 from pytest_ooda.backends.command import CommandBackend
 from pytest_ooda.backends.http import HttpBackend
-from pytest_ooda.backends.infra import api_error_text, error_message, parse_retry_after
+from pytest_ooda.backends.infra import parse_retry_after
+
+
+def api_error_text(text: str) -> str | None:
+    fault = api_error_fault(text)
+    return fault.reason if fault is not None else None
+
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -94,8 +102,8 @@ def test_codex_error_events() -> None:
     lines.insert(2, {"type": "turn.completed", "usage": {"input_tokens": 1}})
     lines.pop()
     assert parse("\n".join(json.dumps(line) for line in lines), "codex-json").infra_error is None
-    assert error_message("stream disconnected before completion") is not None
-    assert error_message("the model refused the request") is None
+    assert message_fault("stream disconnected before completion") is not None
+    assert message_fault("the model refused the request") is None
 
 
 def _script(tmp_path: Path, body: str) -> str:
@@ -151,7 +159,8 @@ def test_http_statuses_and_retry_after(tmp_path: Path) -> None:
     assert second.infra_error is not None
     assert second.infra_error.startswith("overloaded: HTTP 503")
     third = backend.run("p", **run)  # type: ignore[arg-type]
-    assert third.infra_error is None
+    # A refused key measured nothing about the prompt: an ``auth`` error (issue 36).
+    assert third.infra_error == "auth: HTTP 401 Unauthorized: bad key"
     assert third.error is not None
 
 

@@ -12,7 +12,9 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from pytest_ooda.cli.init import AGENTS, CI_STEPS, next_commands, planned_files
+from pytest_ooda.cli.init import CI_STEPS, agent_choices, next_commands, planned_files
+
+AGENTS = agent_choices()
 
 if TYPE_CHECKING:
     from pathlib import Path

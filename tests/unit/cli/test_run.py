@@ -799,11 +799,11 @@ def test_dry_run_shows_format_and_budget_with_their_sources(
         (["--max-cost", "0"], "--max-cost: expected an amount in US dollars > 0, got '0'"),
         (["--max-cost", "inf"], "--max-cost: expected an amount in US dollars > 0, got 'inf'"),
         (["--max-tokens", "1.5"], "--max-tokens: expected an integer >= 1, got '1.5'"),
-        (["--ai-output", "json"], "--ai-output: invalid choice: 'json'"),
+        (["--ai-output", "json"], "--ai-output: expected one of text, claude-json"),
         (
             ["--ai-output", "claude-jsn"],
-            "--ai-output: invalid choice: 'claude-jsn' (choose from 'text', 'claude-json', "
-            "'claude-stream-json', 'codex-json'); did you mean 'claude-json'?",
+            "--ai-output: expected one of text, claude-json, claude-stream-json, codex-json, "
+            "got 'claude-jsn'; did you mean 'claude-json'?",
         ),
         (["--sandbox", "bwarp"], "--sandbox: unknown sandbox kind 'bwarp'; did you mean 'bwrap'?"),
     ],

@@ -31,7 +31,7 @@ def test_permission_denials_are_recorded_and_warned(tmp_path: Path) -> None:
         "iteration 1: the agent was denied 2 tool calls: Write (/w/a.py), Bash (pytest -q); "
         "it could not do what it was asked."
     )
-    assert "--permission-mode bypassPermissions" in warning
+    assert "Run it unattended: the flags each agent needs are in `ooda help agents`" in warning
     assert "denied=2" in result.records[0].summary()
 
 
