@@ -44,8 +44,8 @@ AGENT_ENTRY_POINT_GROUP = "pytest_ooda.agents"
 DEFAULT_AGENT = "claude"
 #: Built-in agents, in the order they are asked (the catch-all ``command`` last).
 _BUILTIN = {
-    "claude": "pytest_ooda.agents.claude:ClaudeAgent",
-    "codex": "pytest_ooda.agents.codex:CodexAgent",
+    "claude": "pytest_ooda.agents.claude_code.agent:ClaudeAgent",
+    "codex": "pytest_ooda.agents.codex_cli.agent:CodexAgent",
     "kiro-cli": "pytest_ooda.agents.plain:KiroAgent",
     "copilot": "pytest_ooda.agents.plain:CopilotAgent",
     "cursor-agent": "pytest_ooda.agents.plain:CursorAgent",

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from pytest_ooda.agents import ToolCall, output_formats, summarize
-from pytest_ooda.agents.claude import ClaudeStream, parse_claude_json
-from pytest_ooda.agents.codex import parse_codex_json
+from pytest_ooda.agents.claude_code import ClaudeStream, parse_claude_json
+from pytest_ooda.agents.codex_cli import parse_codex_json
 from pytest_ooda.backends.agent_output import parse
 from pytest_ooda.loop import find_signal
 

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from pytest_ooda.agents import AgentReport
-from pytest_ooda.agents.claude import ClaudeStream
-from pytest_ooda.agents.codex import CodexStream
+from pytest_ooda.agents.claude_code import ClaudeStream
+from pytest_ooda.agents.codex_cli import CodexStream
 from pytest_ooda.backends import ToolCall, Usage
 from pytest_ooda.backends.agent_output import backend_result, open_stream, parse
 from pytest_ooda.backends.command import CommandBackend

@@ -1,10 +1,18 @@
 """Claude Code: what pytest-ooda knows about its commands, skills, subagents, hooks and
 plugins — where it finds them, how it names, lists and renders them, what it silently
-misreads, and what in its stream-json output says one of them fired. Measured against
+misreads, and what in its stream-json output says one of them fired; and the agent
+itself (``agent``: :class:`ClaudeAgent`, its json and stream-json readers, what its
+messages mean, its root refusal, its credentials and API). Measured against
 Claude Code 2.1.197 (docs/claude-code.md)."""
 
 from __future__ import annotations
 
+from pytest_ooda.agents.claude_code.agent import (
+    ClaudeAgent,
+    ClaudeStream,
+    api_error_fault,
+    parse_claude_json,
+)
 from pytest_ooda.agents.claude_code.checks import check_item, check_material
 from pytest_ooda.agents.claude_code.fired import (
     FiredWatch,
@@ -30,11 +38,14 @@ from pytest_ooda.agents.claude_code.render import (
 )
 
 __all__ = [
+    "ClaudeAgent",
+    "ClaudeStream",
     "FiredWatch",
     "Hook",
     "Item",
     "Material",
     "Problem",
+    "api_error_fault",
     "call_activations",
     "check_item",
     "check_material",
@@ -46,6 +57,7 @@ __all__ = [
     "listing_line",
     "load_material",
     "material_argv",
+    "parse_claude_json",
     "prompt_activations",
     "read_hooks",
     "render_snapshot",

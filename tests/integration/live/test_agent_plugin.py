@@ -35,8 +35,8 @@ class DemoStream(AgentStream):
     kind = "demo-jsonl"
     flags_hint = "does the command have --jsonl?"
 
-    def __init__(self, *, max_line):
-        super().__init__(max_line=max_line)
+    def __init__(self, **options):
+        super().__init__(**options)
         self.texts, self.calls, self.done = [], [], None
 
     def _event(self, event):
@@ -74,7 +74,7 @@ class DemoAgent(Agent):
     programs = ("demo-agent",)
     formats = (
         OutputFormat(
-            "demo-jsonl", lambda max_line: DemoStream(max_line=max_line),
+            "demo-jsonl", lambda **options: DemoStream(**options),
             reports_tools=True, reports_cost=True, reports_tokens=True,
         ),
     )

@@ -10,7 +10,7 @@ import pytest
 import responses
 
 from pytest_ooda.agents import message_fault
-from pytest_ooda.agents.claude import api_error_fault
+from pytest_ooda.agents.claude_code import api_error_fault
 from pytest_ooda.backends.agent_output import backend_result, parse
 from pytest_ooda.backends.command import CommandBackend
 from pytest_ooda.backends.http import HttpBackend

@@ -10,9 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from pytest_ooda.agents import ToolTextBudget, head_lines, one_line
+from pytest_ooda.agents.claude_code import ClaudeStream
+from pytest_ooda.agents.codex_cli import CodexStream
 from pytest_ooda.backends import CommandBackend, redacted_call
-from pytest_ooda.backends.agent_output import ClaudeStream, CodexStream
-from pytest_ooda.backends.tool_calls import ToolTextBudget, head_lines, one_line
 from pytest_ooda.redact import Redactor
 
 if TYPE_CHECKING:
