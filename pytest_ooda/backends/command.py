@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING
 
 from pytest_ooda.agents import ToolTextBudget, agent_for, output_format
 from pytest_ooda.backends import BackendResult, StreamCallback
-from pytest_ooda.errors import BackendError, ConfigError
+from pytest_ooda.errors import BackendError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -249,10 +249,7 @@ class CommandBackend:
     ) -> None:
         if not argv:
             raise BackendError("the AI command is empty", hint="set loop.ai_cmd to a command line")
-        try:
-            output_format(ai_output)
-        except ConfigError as exc:
-            raise ValueError(exc.message) from None
+        output_format(ai_output)  # a ConfigError naming the known formats
         self.argv = tuple(argv)
         self.env = dict(env) if env is not None else None
         self.kill_grace = kill_grace
@@ -359,8 +356,7 @@ class CommandBackend:
                 max_line=max_output,
                 budget=self.tool_texts,
                 watched=stream is not None,
-                # A redacting stream (StreamRedactor) redacts each tool call's text
-                # before it is laid out behind its head, not only line by line after.
+                # A StreamRedactor redacts a call's text before its head is put on.
                 redact=getattr(stream, "redactor", None),
             )
             received = [0]
@@ -407,9 +403,8 @@ class CommandBackend:
                 broken_pipe=broken_pipe,
                 total_bytes=received[0],
             )
-        return _text_result(
-            self.argv, buffer, rc, time.monotonic() - started, timed_out, broken_pipe
-        )
+        took = time.monotonic() - started
+        return _text_result(self.argv, buffer, rc, took, timed_out, broken_pipe)
 
     def _pump(
         self,
@@ -461,7 +456,7 @@ def _text_result(
         dropped_bytes=buffer.dropped,
         total_bytes=buffer.total,
         broken_pipe=broken_pipe,
-        infra_error=_text_infra(argv, output, rc, buffer.total, timed_out=timed_out),
+        infra_error=_text_infra(argv, output, rc, buffer.total, timed_out),
     )
 
 
@@ -501,15 +496,15 @@ def _not_started(launcher: str, rc: int, output: str, duration: float) -> Backen
 
 
 def _text_infra(
-    argv: Sequence[str], output: str, rc: int, total: int, *, timed_out: bool
+    argv: Sequence[str], output: str, rc: int, total: int, timed_out: bool
 ) -> str | None:
-    """The infrastructure's fault in a plain-text agent's failed iteration: what the
-    agent's own last words mean (``API Error: 529 …``, ``Not logged in``: the agent's to
-    say), or no output at all. A successful exit is never one, whatever it printed."""
-    if rc == 0 or timed_out:
-        return None
+    """The infrastructure's fault in a plain-text agent's failed iteration: what its own
+    last words mean (the agent's to say: ``API Error: 529 …``, ``Not logged in``), or no
+    output at all. A successful exit is never one, whatever it printed."""
     from pytest_ooda.backends.infra import died_silently
 
+    if rc == 0 or timed_out:
+        return None
     if total == 0:
         return died_silently(rc, -rc if rc < 0 else None)
     fault = agent_for(argv).fault(output[-2000:])

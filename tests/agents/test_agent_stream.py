@@ -17,6 +17,7 @@ from pytest_ooda.agents.codex_cli import CodexStream
 from pytest_ooda.backends import ToolCall, Usage
 from pytest_ooda.backends.agent_output import backend_result, open_stream, parse
 from pytest_ooda.backends.command import CommandBackend
+from pytest_ooda.errors import ConfigError
 from pytest_ooda.loop import find_signal
 
 AGENT = Path(__file__).resolve().parents[1] / "fake_ai" / "agent.py"
@@ -246,8 +247,8 @@ def test_a_stream_cut_off_cleanly_before_its_result_is_a_failure(tmp_path: Path)
 
 
 def test_an_unknown_format_is_refused() -> None:
-    with pytest.raises(ValueError, match="ai_output: expected one of"):
-        CommandBackend(["x"], ai_output="yaml")  # type: ignore[arg-type]
+    with pytest.raises(ConfigError, match="ai_output: expected one of"):
+        CommandBackend(["x"], ai_output="yaml")
 
 
 def test_a_tool_calls_texts_are_redacted_line_by_line_before_they_are_joined() -> None:
