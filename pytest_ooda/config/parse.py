@@ -232,7 +232,7 @@ class FileParser:
                 raise self.read.fail(
                     f"{section}[{index}]: {text!r} is not a directory ({path})",
                     at,
-                    "name a plugin's directory or a .claude directory, relative to this file",
+                    f"name a plugin's directory or a .{section} directory, relative to this file",
                 )
             paths.append(path)
         return tuple(paths)
