@@ -444,8 +444,18 @@ def _text_result(
     timed_out: bool,
     broken_pipe: bool,
 ) -> BackendResult:
-    """A plain-text agent's iteration from what its output buffer kept."""
+    """A plain-text agent's iteration from what its output buffer kept. A failed one was
+    the infrastructure's when its own last words say so (the agent's to read: ``API
+    Error: 529 …``, ``Not logged in``) or when it printed nothing; a successful exit
+    never is, whatever it printed."""
+    from pytest_ooda.backends.infra import died_silently
+
     output = buffer.getvalue().decode("utf-8", errors="replace")
+    infra = None
+    if rc != 0 and not timed_out and buffer.total == 0:
+        infra = died_silently(rc, -rc if rc < 0 else None)
+    elif rc != 0 and not timed_out and (fault := agent_for(argv).fault(output[-2000:])):
+        infra = fault.reason
     return BackendResult(
         output=output,
         exit_code=rc,
@@ -456,7 +466,7 @@ def _text_result(
         dropped_bytes=buffer.dropped,
         total_bytes=buffer.total,
         broken_pipe=broken_pipe,
-        infra_error=_text_infra(argv, output, rc, buffer.total, timed_out),
+        infra_error=infra,
     )
 
 
@@ -493,22 +503,6 @@ def _not_started(launcher: str, rc: int, output: str, duration: float) -> Backen
         error=reason,
         infra_error=reason,
     )
-
-
-def _text_infra(
-    argv: Sequence[str], output: str, rc: int, total: int, timed_out: bool
-) -> str | None:
-    """The infrastructure's fault in a plain-text agent's failed iteration: what its own
-    last words mean (the agent's to say: ``API Error: 529 …``, ``Not logged in``), or no
-    output at all. A successful exit is never one, whatever it printed."""
-    from pytest_ooda.backends.infra import died_silently
-
-    if rc == 0 or timed_out:
-        return None
-    if total == 0:
-        return died_silently(rc, -rc if rc < 0 else None)
-    fault = agent_for(argv).fault(output[-2000:])
-    return fault.reason if fault is not None else None
 
 
 class _Pump:

@@ -169,7 +169,7 @@ RULES: dict[str, Rule] = {
             "warning",
             "a skill's, command's or subagent's description is over 1,024 characters",
             "Every description is in every request the agent makes; the Agent Skills format "
-            "allows 1,024 characters, and Claude Code cuts its listing at 1,536.",
+            "allows 1,024 characters, and the agent's own listing cuts at 1,536.",
         ),
         Rule(
             "OODA304",
