@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import tempfile
-from importlib.metadata import entry_points
 from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -50,6 +49,10 @@ _open: dict[tuple[str, str, str], Sandbox] = {}
 
 
 def _plugins() -> dict[str, Any]:
+    """The installed plugins' kinds (reading the distributions' metadata: only when a
+    kind is looked up that is not built in, or every kind is listed)."""
+    from importlib.metadata import entry_points
+
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
