@@ -3,9 +3,12 @@ models and prompt versions in one session.
 
 A variant sets any of: the agent command (``ai_cmd``) or alias (``ai_cmd_alias``), the
 ``ai_api`` ``model``, ``prompt_format``, ``ai_output``, ``sandbox``, template
-``parameters`` (merged into every fragment that takes parameters) and ``fragments``
-(one fragment path replaced by another, to A/B a fragment edit). They come from a
-scenario's ``variants:`` mapping or from ``--ooda-variant NAME:KEY=VALUE,...``.
+``parameters`` (merged into every fragment that takes parameters), ``fragments``
+(one fragment path replaced by another, to A/B a fragment edit) and the agent material
+the runs install, by its key (``claude: without``, ``claude: git:HEAD~1`` — the
+material as the repository's revision holds it —, or another directory: a lift
+measured between two variants that differ only in it). They come from a scenario's
+``variants:`` mapping or from ``--ooda-variant NAME:KEY=VALUE,...``.
 """
 
 from __future__ import annotations
@@ -55,6 +58,9 @@ class Variant:
     # hold a variant key caches.
     parameters: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     fragments: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    #: The agent material its runs install, by key: ``without``, ``git:REV`` or a
+    #: directory (relative to where the variant is declared).
+    material: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
     #: Where it was declared: a scenario file and line, or ``--ooda-variant``.
     source: str | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
@@ -70,6 +76,7 @@ class Variant:
             out["parameters"] = dict(self.parameters)
         if self.fragments:
             out["fragments"] = dict(self.fragments)
+        out.update(self.material)
         return out
 
     def settings(self) -> dict[str, Any]:
@@ -169,6 +176,11 @@ def parse_option(text: str) -> Variant:
         if key.startswith("fragment.") and key[len("fragment.") :]:
             fragments[key[len("fragment.") :]] = value.strip()
             continue
+        if key in material_keys():
+            if not value.strip():
+                raise UsageError(f"variant {name!r}: {key}: the value is empty")
+            values[key] = value.strip()
+            continue
         if key not in _TEXT_KEYS:
             from pytest_ooda._util import closest
 
@@ -207,10 +219,18 @@ def make_variant(
         sandbox=values.get("sandbox"),
         parameters=MappingProxyType(dict(parameters)),
         fragments=MappingProxyType(dict(fragments)),
+        material=MappingProxyType({k: v for k, v in values.items() if k in material_keys()}),
         source=source,
         line=line,
         column=column,
     )
+
+
+def material_keys() -> tuple[str, ...]:
+    """The variant keys naming an agent's material (``claude``), as the agents say."""
+    from pytest_ooda.agents import MATERIAL_SECTIONS
+
+    return tuple(MATERIAL_SECTIONS)
 
 
 def merged(scenario_variants: Sequence[Variant], session: Sequence[Variant]) -> tuple[Variant, ...]:

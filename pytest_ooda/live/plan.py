@@ -381,7 +381,7 @@ def plan_run(
     from pytest_ooda.scenario import workspace_of
 
     config = _config(session, procedure, variant, collected, config)
-    config, scenario, material, case = _as_run(config, scenario, trigger)
+    config, scenario, material, case = _as_run(config, scenario, variant, trigger)
     settings = _settings(session, config, procedure, scenario, variant, require_ai=require_ai)
     settings = _with_material(settings, material)
     composed = config.procedure(procedure)
@@ -433,7 +433,7 @@ def plan_run(
 
 
 def _as_run(
-    config: Config, scenario: Scenario, trigger: str | None
+    config: Config, scenario: Scenario, variant: Variant | None, trigger: str | None
 ) -> tuple[Config, Scenario, tuple[MaterialDir, ...], Mapping[str, Any] | None]:
     """The config and scenario as the run makes them (one trigger case's prompt; its
     ``prompt:`` passed through; its material's files in the prompt's identity), the
@@ -443,7 +443,7 @@ def _as_run(
     case = _trigger(scenario, trigger)
     if trigger is not None:
         scenario = for_trigger(scenario, trigger)
-    material = run_material(config, scenario)
+    material = run_material(config, scenario, variant)
     return scenario_config(config, scenario, material_files(material)), scenario, material, case
 
 

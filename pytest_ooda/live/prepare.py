@@ -6,11 +6,11 @@ started)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
-    from pathlib import Path
 
     from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.loop import LoopResult
@@ -24,12 +24,16 @@ __all__ = ["fired_fields", "fresh_workspace", "no_loop", "run_setup"]
 def fresh_workspace(source: Path | None, material: Sequence[MaterialDir], target: Path) -> Path:
     """``target`` as the run's git repository: ``source`` copied (an empty one when
     ``None``), the ``material`` installed, one commit."""
+    import tempfile
+
     from pytest_ooda.agents import install
+    from pytest_ooda.scenario import materialize
     from pytest_ooda.workspace import copy_workspace, git_init
 
     copy_workspace(source, target)
     for entry in material:
-        install(entry.section, entry.path, target)
+        with tempfile.TemporaryDirectory(prefix="ooda-material-") as scratch:
+            install(entry.section, materialize(entry, Path(scratch)), target)
     git_init(target)
     return target
 

@@ -237,12 +237,15 @@ def render_variants_html(
         groups.setdefault((record.procedure, record.scenario, variant_of(record)), []).append(
             record
         )
+    from pytest_ooda.report.render_fired import lift_text
+
     pairs = []
     for pair in comparison.pairs:
         winner = pair.winner(comparison.alpha)
         pairs.append(
             {
                 "pair": pair,
+                "lift": lift_text(pair).partition(": ")[2],
                 "winner": winner,
                 "verdict": f"{winner} better" if winner else "no significant difference",
                 "a_runs": _runs_of(groups, pair.procedure, pair.scenario, pair.a, target),

@@ -253,8 +253,23 @@ def scenario_view(stats: ScenarioStats, index: int, links: Links) -> dict[str, A
         "pass_at_k": "-" if stats.pass_at_k is None else f"{stats.pass_at_k:.2f}",
         "gate_problems": check_gates(stats),
         "fragments": latest.fragments if latest is not None else (),
+        "fired": fired_view(stats),
         "prompts": [],
         "runs": [],
+    }
+
+
+def fired_view(stats: ScenarioStats) -> dict[str, Any]:
+    """What fired, as the scenario's card shows it: the trigger set's line, and per
+    assertion its text and a bar of its pass rate with its interval."""
+    from pytest_ooda.report.render_fired import assertion_text, trigger_text
+
+    return {
+        "triggers": trigger_text(stats.triggers) if stats.triggers is not None else None,
+        "assertions": [
+            {"text": assertion_text(item), "bar": RateBar(item.rate, *item.interval)}
+            for item in stats.assertions
+        ],
     }
 
 

@@ -86,6 +86,8 @@ def compare_markdown(comparison: Comparison, *, title: str) -> str:
 
 def variant_markdown(comparison: VariantComparison, *, title: str) -> str:
     """The same as Markdown (``--markdown`` and ``$GITHUB_STEP_SUMMARY``)."""
+    from pytest_ooda.report.render_fired import lift_text
+
     alpha = comparison.alpha
     out = [
         f"## {title}",
@@ -105,13 +107,15 @@ def variant_markdown(comparison: VariantComparison, *, title: str) -> str:
     if comparison.pairs:
         out += [
             "",
-            "| scenario | a | b | p | adjusted p | verdict |",
-            "| --- | --- | --- | ---: | ---: | --- |",
+            "| scenario | lift (95% CI) | a | b | p | adjusted p | verdict |",
+            "| --- | --- | --- | --- | ---: | ---: | --- |",
         ]
         for pair in comparison.pairs:
             winner = pair.winner(alpha)
+            lift = lift_text(pair).partition(": ")[2]
             out.append(
-                f"| {pair.label} | `{pair.a}` {pair.tally_a.successes}/{pair.tally_a.runs} | "
+                f"| {pair.label} | {lift} | `{pair.a}` "
+                f"{pair.tally_a.successes}/{pair.tally_a.runs} | "
                 f"`{pair.b}` {pair.tally_b.successes}/{pair.tally_b.runs} | {pair.p_value:.3g} | "
                 f"{pair.adjusted:.3g} | {f'`{winner}` better' if winner else 'no difference'} |"
             )

@@ -176,7 +176,9 @@ def notes(stats: Sequence[ScenarioStats]) -> list[str]:
                 "(results from before and after a prompt change?); compare them with "
                 "`ooda compare BASE NEW`"
             )
-    return out
+    from pytest_ooda.report.render_fired import fired_lines
+
+    return out + [line for item in stats for line in fired_lines(item)]
 
 
 def _rate(stats: ScenarioStats | None) -> str:
@@ -312,7 +314,9 @@ def pct(value: float | None) -> str:
 
 
 def variant_table(comparison: VariantComparison) -> list[str]:
-    """The ranking and the pairwise tests, for a terminal."""
+    """The ranking and the pairwise tests, each led by its lift, for a terminal."""
+    from pytest_ooda.report.render_fired import lift_text
+
     alpha = comparison.alpha
     lines = [
         f"variants ranked by success rate over every scenario (pairwise Fisher's exact "
@@ -336,7 +340,8 @@ def variant_table(comparison: VariantComparison) -> list[str]:
         winner = pair.winner(alpha)
         verdict = f"{winner} better" if winner else "no significant difference"
         lines.append(
-            f"  {pair.label}: {pair.a} {pair.tally_a.successes}/{pair.tally_a.runs} vs "
+            f"  {pair.label}: {lift_text(pair)}; {pair.a} "
+            f"{pair.tally_a.successes}/{pair.tally_a.runs} vs "
             f"{pair.b} {pair.tally_b.successes}/{pair.tally_b.runs}  p={pair.p_value:.3g} "
             f"adjusted p={pair.adjusted:.3g}  {verdict}"
         )

@@ -48,6 +48,7 @@ from pytest_ooda.scenario.runs import (
     MaterialDir,
     for_trigger,
     material_files,
+    materialize,
     run_material,
     scenario_config,
 )
@@ -90,6 +91,7 @@ __all__ = [
     "load_scenario",
     "load_scenario_text",
     "material_files",
+    "materialize",
     "needs_recording",
     "redact_scenario",
     "replay_scenario",

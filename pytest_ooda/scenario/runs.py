@@ -18,57 +18,116 @@ if TYPE_CHECKING:
 
     from pytest_ooda.config import Config, MaterialFile
     from pytest_ooda.scenario.model import Scenario
+    from pytest_ooda.variants import Variant
 
-__all__ = ["MaterialDir", "for_trigger", "material_files", "run_material", "scenario_config"]
+__all__ = [
+    "MaterialDir",
+    "for_trigger",
+    "material_files",
+    "materialize",
+    "run_material",
+    "scenario_config",
+]
 
 
 @dataclass(frozen=True)
 class MaterialDir:
-    """One directory of agent material a run installs: its section (``claude``) and
-    where it is."""
+    """One directory of agent material a run installs: its section (``claude``), where
+    it is, and the git revision its files are taken from (``None``: as they are now)."""
 
     section: str
     path: Path
+    rev: str | None = None
 
     @property
     def label(self) -> str:
         """How reports name its files: the directory's own name (``.claude``, a
-        plugin's folder)."""
+        plugin's folder) — the same at every revision, so a comparison of two lists the
+        files that differ."""
         return self.path.name
 
 
-def run_material(config: Config, scenario: Scenario) -> tuple[MaterialDir, ...]:
-    """The material a run of ``scenario`` installs: what the scenario's own keys name
-    (relative to its file; ``none`` for nothing), else what the config's sections do."""
+#: A variant's value that installs none of a section's material.
+WITHOUT = ("without", "none")
+
+
+def run_material(
+    config: Config, scenario: Scenario, variant: Variant | None = None
+) -> tuple[MaterialDir, ...]:
+    """The material a run of ``scenario`` installs: per section what the variant says
+    (``without``; ``git:REV``, the same directories as the repository's revision holds
+    them; another directory), else what the scenario's own key names (relative to its
+    file; ``none`` for nothing), else what the config's section does."""
     found: list[MaterialDir] = []
     own = scenario.material or {}
     base = scenario.path.parent if scenario.path is not None else Path.cwd()
+    chosen = variant.material if variant is not None else {}
     for section in material_keys():
         if section in own:
-            found.extend(MaterialDir(section, (base / d).resolve()) for d in own[section])
+            dirs = [MaterialDir(section, (base / d).resolve()) for d in own[section]]
         else:
-            found.extend(MaterialDir(section, path) for path in config.material.get(section, ()))
+            dirs = [MaterialDir(section, path) for path in config.material.get(section, ())]
+        value = chosen.get(section)
+        if value is None:
+            found.extend(dirs)
+        elif value in WITHOUT:
+            continue
+        elif value.startswith("git:"):
+            found.extend(replace(entry, rev=value[len("git:") :]) for entry in dirs)
+        else:
+            assert variant is not None
+            where = Path(variant.source).parent if variant.source is not None else Path.cwd()
+            found.append(MaterialDir(section, (where / value).resolve()))
     return tuple(found)
+
+
+def materialize(entry: MaterialDir, into: Path) -> Path:
+    """Where ``entry``'s files are: its directory, or — for a git revision — a copy
+    of the directory as the revision holds it, extracted under ``into``."""
+    if entry.rev is None:
+        return entry.path
+    import io
+    import subprocess
+    import tarfile
+
+    def git(*argv: str, cwd: Path) -> bytes:
+        done = subprocess.run(["git", *argv], cwd=cwd, capture_output=True, check=False)
+        if done.returncode != 0:
+            detail = done.stderr.decode("utf-8", "replace").strip()
+            raise ScenarioError(
+                f"{entry.section}: git:{entry.rev} of {entry.path}: {detail}",
+                hint="the revision must be a commit of the repository holding the directory",
+            )
+        return done.stdout
+
+    top = Path(git("rev-parse", "--show-toplevel", cwd=entry.path).decode().strip())
+    inside = entry.path.resolve().relative_to(top.resolve()).as_posix()
+    data = git("archive", "--format=tar", entry.rev, "--", inside, cwd=top)
+    with tarfile.open(fileobj=io.BytesIO(data)) as archive:
+        archive.extractall(into, filter="data")
+    return into / inside
 
 
 def material_files(dirs: Sequence[MaterialDir]) -> tuple[MaterialFile, ...]:
     """Every file the ``dirs`` install, with its sha256: the prompt's identity beyond
     its text. A directory that is no material is a located ``ScenarioError``."""
     import hashlib
+    import tempfile
 
     from pytest_ooda.agents import MATERIAL_SECTIONS
     from pytest_ooda.config import MaterialFile
 
     files: list[MaterialFile] = []
     for entry in dirs:
-        try:
-            material = MATERIAL_SECTIONS[entry.section](entry.path)
-        except OodaError as error:
-            raise ScenarioError(f"{entry.section}: {error.message}", hint=error.hint) from None
-        for relative in material.files:
-            data = (material.root / relative).read_bytes()
-            digest = hashlib.sha256(data).hexdigest()
-            files.append(MaterialFile(entry.section, f"{entry.label}/{relative}", digest))
+        with tempfile.TemporaryDirectory(prefix="ooda-material-") as scratch:
+            try:
+                material = MATERIAL_SECTIONS[entry.section](materialize(entry, Path(scratch)))
+            except OodaError as error:
+                raise ScenarioError(f"{entry.section}: {error.message}", hint=error.hint) from None
+            for relative in material.files:
+                data = (material.root / relative).read_bytes()
+                digest = hashlib.sha256(data).hexdigest()
+                files.append(MaterialFile(entry.section, f"{entry.label}/{relative}", digest))
     return tuple(files)
 
 

@@ -232,6 +232,9 @@ def _sandbox(check: Reader, root: YamlMapping, path: Path | None) -> SandboxSpec
         raise check.fail(f"{where}: {exc.message}", mark, hint) from None
 
 
+_VARIANT_TEXT = ("ai_cmd", "ai_cmd_alias", "model", "prompt_format", "ai_output", "sandbox")
+
+
 def _variants(check: Reader, value: Any, mark: Mark) -> tuple[Variant, ...]:
     """``variants:``: a mapping of names to settings (see ``pytest_ooda.variants``)."""
     # Imported here, like the tool and command checks: most scenarios have none.
@@ -249,9 +252,9 @@ def _variants(check: Reader, value: Any, mark: Mark) -> tuple[Variant, ...]:
         body, body_mark = check.get(table, name)
         # `baseline:` alone (or `{}`) is the session's own settings, under a name.
         block = YamlMapping(mark=body_mark) if body is None else check.mapping(body, body_mark, at)
-        check.keys(block, VARIANT_KEYS, at)
+        check.keys(block, (*VARIANT_KEYS, *material_keys()), at)
         values: dict[str, str] = {}
-        for key in ("ai_cmd", "ai_cmd_alias", "model", "prompt_format", "ai_output", "sandbox"):
+        for key in (*_VARIANT_TEXT, *material_keys()):
             if block.get(key) is None:
                 continue
             raw, raw_mark = check.get(block, key)

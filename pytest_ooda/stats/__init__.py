@@ -27,10 +27,12 @@ from pytest_ooda.stats.comparison import (
     ScenarioComparison,
     compare,
 )
+from pytest_ooda.stats.fired import AssertionStats, TriggerStats
 from pytest_ooda.stats.inference import (
     DEFAULT_ALPHA,
     DEFAULT_K,
     Sprt,
+    difference_interval,
     fisher_exact,
     min_detectable_difference,
     pass_at_k,
@@ -40,6 +42,7 @@ from pytest_ooda.stats.inference import (
 )
 from pytest_ooda.stats.variant_comparison import (
     NO_VARIANT,
+    PairTest,
     VariantComparison,
     compare_variants,
     variant_of,
@@ -49,15 +52,19 @@ __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_K",
     "NO_VARIANT",
+    "AssertionStats",
     "Comparison",
     "Gates",
+    "PairTest",
     "ScenarioComparison",
     "ScenarioStats",
     "Sprt",
+    "TriggerStats",
     "VariantComparison",
     "check_gates",
     "compare",
     "compare_variants",
+    "difference_interval",
     "drop_duplicates",
     "early_verdict",
     "fisher_exact",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import RUN_OUTCOMES, STATUSES
 from pytest_ooda.results import UNMET, ended_because as outcome_because
+from pytest_ooda.stats.fired import AssertionStats, TriggerStats, assertion_stats, trigger_stats
 from pytest_ooda.stats.inference import (
     CONFIDENCE,
     DEFAULT_K,
@@ -186,6 +187,10 @@ class ScenarioStats:
     #: The most runs any record of the scenario was planned with (``runs`` of ``run k
     #: of N``).
     planned: int = 0
+    #: Each named assertion's pass rate (``expect.activation``, ``expect.trajectory``).
+    assertions: tuple[AssertionStats, ...] = ()
+    #: A trigger set's recall and precision (``None``: not a trigger set).
+    triggers: TriggerStats | None = None
 
     @property
     def label(self) -> str:
@@ -308,6 +313,8 @@ def _stats(procedure: str, scenario: str, records: Sequence[RunRecord], k: int) 
         error_reasons=MappingProxyType(dict(reasons.most_common())),
         retries=sum(record.retries for record in records),
         planned=max(record.runs for record in records),
+        assertions=assertion_stats(records),
+        triggers=trigger_stats(records),
     )
 
 

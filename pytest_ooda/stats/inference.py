@@ -17,6 +17,7 @@ __all__ = [
     "DEFAULT_POWER",
     "STOP_ALPHA",
     "Sprt",
+    "difference_interval",
     "fisher_exact",
     "min_detectable_difference",
     "pass_at_k",
@@ -69,6 +70,28 @@ def wilson_interval(successes: int, runs: int, confidence: float = 0.95) -> tupl
     centre = (p + z * z / (2 * runs)) / denominator
     half = z * math.sqrt(p * (1 - p) / runs + z * z / (4 * runs * runs)) / denominator
     return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def difference_interval(
+    base_successes: int,
+    base_runs: int,
+    new_successes: int,
+    new_runs: int,
+    confidence: float = 0.95,
+) -> tuple[float, float]:
+    """The interval of ``new rate - base rate`` (a lift): Newcombe's hybrid score
+    interval, built from the two Wilson intervals, so it behaves at 0 and n successes
+    and with small samples, where the normal approximation does not. ``(-1.0, 1.0)``
+    when either side has no runs."""
+    if base_runs == 0 or new_runs == 0:
+        return -1.0, 1.0
+    p1, p2 = base_successes / base_runs, new_successes / new_runs
+    low1, high1 = wilson_interval(base_successes, base_runs, confidence)
+    low2, high2 = wilson_interval(new_successes, new_runs, confidence)
+    difference = p2 - p1
+    below = math.sqrt((p2 - low2) ** 2 + (high1 - p1) ** 2)
+    above = math.sqrt((high2 - p2) ** 2 + (p1 - low1) ** 2)
+    return max(-1.0, difference - below), min(1.0, difference + above)
 
 
 def pass_at_k(runs: int, successes: int, k: int) -> float:

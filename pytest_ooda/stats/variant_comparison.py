@@ -1,8 +1,11 @@
 """``ooda compare --by variant``: every pair of variants compared per scenario, and the
 variants ranked.
 
-Per scenario and per pair of variants that both ran it: the two success rates and the
-two-sided p-value of Fisher's exact test. With V variants and S scenarios that is up to
+Per scenario and per pair of variants that both ran it: the two success rates, the
+**lift** of the second over the first (the difference of the rates, with Newcombe's 95%
+interval) and the two-sided p-value of Fisher's exact test. A pair of which one ran
+without agent material (a ``claude: without`` variant) and the other with it puts the
+one without first, so the lift is the material's. With V variants and S scenarios that is up to
 S·V(V-1)/2 tests, so the p-values are adjusted with Holm's step-down method
 (family-wise error rate ``alpha`` over every test of the report): a pair is called
 different only when its adjusted p-value is below ``alpha``. The ranking orders the
@@ -17,7 +20,13 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING
 
-from pytest_ooda.stats.inference import DEFAULT_ALPHA, fisher_exact, wilson_interval
+from pytest_ooda._types import PHASES
+from pytest_ooda.stats.inference import (
+    DEFAULT_ALPHA,
+    difference_interval,
+    fisher_exact,
+    wilson_interval,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -73,6 +82,14 @@ class PairTest:
     def label(self) -> str:
         return f"{self.procedure}/{self.scenario}"
 
+    @property
+    def lift(self) -> tuple[float | None, tuple[float, float]]:
+        """``b``'s rate minus ``a``'s (``None`` when either has no valid run), and its
+        95% interval."""
+        a, b = self.tally_a, self.tally_b
+        difference = b.rate - a.rate if a.rate is not None and b.rate is not None else None
+        return difference, difference_interval(a.successes, a.runs, b.successes, b.runs)
+
     def winner(self, alpha: float) -> str | None:
         """The better variant when the difference is significant after correction."""
         if self.adjusted >= alpha or self.tally_a.rate == self.tally_b.rate:
@@ -124,8 +141,11 @@ def compare_variants(
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     tallies: dict[tuple[str, str], dict[str, Tally]] = {}
     pooled: dict[str, Tally] = {}
+    with_material: set[tuple[str, str, str]] = set()
     for record in records:
         variant = variant_of(record)
+        if any(fragment.phase not in PHASES for fragment in record.fragments):
+            with_material.add((record.procedure, record.scenario, variant))
         per = tallies.setdefault((record.procedure, record.scenario), {})
         per[variant] = per.get(variant, Tally()).add(record)
         pooled[variant] = pooled.get(variant, Tally()).add(record)
@@ -133,6 +153,12 @@ def compare_variants(
     for (procedure, scenario), per in sorted(tallies.items()):
         names = sorted(name for name, tally in per.items() if tally.runs)
         for a, b in combinations(names, 2):
+            if (procedure, scenario, a) in with_material and (
+                procedure,
+                scenario,
+                b,
+            ) not in with_material:
+                a, b = b, a  # the lift is the material's: the run without it first
             ta, tb = per[a], per[b]
             p = fisher_exact(
                 ta.successes, ta.runs - ta.successes, tb.successes, tb.runs - tb.successes

@@ -214,3 +214,54 @@ def test_a_recorded_activation_that_is_not_one_is_located() -> None:
     with pytest.raises(ScenarioError, match=r"fired\[0\]: expected kind:name") as caught:
         load_scenario_text("procedure: x\niterations:\n  - output: o\n    fired: [nothing]\n")
     assert caught.value.line == 4
+
+
+def _git(cwd: Path, *argv: str) -> None:
+    import subprocess
+
+    subprocess.run(
+        ["git", "-c", "user.name=t", "-c", "user.email=t@t", *argv],
+        cwd=cwd,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_a_variant_installs_without_the_material_or_an_earlier_revision_of_it(
+    tmp_path: Path,
+) -> None:
+    from pytest_ooda.scenario import materialize
+    from pytest_ooda.variants import parse_option
+
+    claude = _material(tmp_path / "plug")
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "v1")
+    skill = claude / "skills" / "greet" / "SKILL.md"
+    skill.write_text("---\ndescription: Greets, v2. Use when asked.\n---\nGreet.\n")
+    config = _config(tmp_path, f"{SECTION}: [plug/.claude]\n")
+    scenario = load_scenario_text("procedure: hello\n", path=tmp_path / "scenarios/hello/s.yml")
+    assert run_material(config, scenario, parse_option(f"bare:{SECTION}=without")) == ()
+    (old,) = run_material(config, scenario, parse_option(f"v1:{SECTION}=git:HEAD"))
+    assert (old.path, old.rev) == (claude.resolve(), "HEAD")
+    now = material_files(run_material(config, scenario))
+    then = material_files((old,))
+    # The same file, two versions: a comparison names it as the difference.
+    assert [f.source for f in now] == [f.source for f in then]
+    assert now[0].sha256 != then[0].sha256
+    copy = materialize(old, tmp_path / "scratch")
+    assert "Greets. Use when asked." in (copy / "skills/greet/SKILL.md").read_text()
+    (other,) = run_material(config, scenario, parse_option(f"alt:{SECTION}=plug/.claude"))
+    assert other.rev is None
+    missing = run_material(config, scenario, parse_option(f"v0:{SECTION}=git:no-such-rev"))
+    with pytest.raises(ScenarioError, match="git:no-such-rev"):
+        material_files(missing)
+
+
+def test_a_scenario_s_variant_names_material_by_its_key(tmp_path: Path) -> None:
+    scenario = load_scenario_text(
+        f"procedure: hello\nvariants:\n  without: {{{SECTION}: without}}\n  with: {{}}\n",
+        path=tmp_path / "s.yml",
+    )
+    assert [dict(v.material) for v in scenario.variants] == [{SECTION: "without"}, {}]
+    assert scenario.variants[0].to_yaml() == {SECTION: "without"}
