@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.sandbox import SandboxSpec
 
-__all__ = ["agent_refusal", "root_refusal", "sandbox_env"]
+__all__ = ["agent_refusal", "missing_credentials", "root_refusal", "sandbox_env"]
 
 
 def sandbox_env(options: Mapping[str, object], outside: Mapping[str, str]) -> dict[str, str]:
@@ -85,3 +85,40 @@ def agent_refusal(
     if hidden is None:
         return None
     return f"the agent {argv[0]} cannot start inside the {spec.kind} sandbox: {hidden}"
+
+
+def missing_credentials(
+    argv: Sequence[str] | None,
+    spec: SandboxSpec | None,
+    *,
+    replaying: bool = False,
+    env: Mapping[str, str] | None = None,
+) -> str | None:
+    """Why the agent ``argv`` could not authenticate inside ``spec``'s sandbox — none of
+    the credentials it reads (its variables, a login file in ``home_files:``) reaches it
+    — naming them, or ``None``. Only an isolating sandbox is judged: with none, the agent
+    may hold a login of its own (a keychain, its home). An agent replay needs none: the
+    proxy answers, and the agent is given a placeholder key."""
+    from pytest_ooda.sandbox import OptionError, load_kind
+
+    if not argv or replaying or spec is None or spec.kind == "none":
+        return None
+    try:
+        if not load_kind(spec.kind).isolates:
+            return None
+    except OptionError:
+        return None
+    outside = os.environ if env is None else env
+    home = outside.get("HOME") or os.path.expanduser("~")
+    listed = spec.options.get("home_files") or ()
+    files = [
+        os.path.relpath(str(entry), home) if os.path.isabs(str(entry)) else str(entry)
+        for entry in (listed if isinstance(listed, list | tuple) else ())
+    ]
+    problem = agent_for(argv).missing_credentials(sandbox_env(spec.options, outside), files)
+    if problem is None:
+        return None
+    return (
+        f"{problem}: the {spec.kind} sandbox passes the agent none of them (its env: and "
+        "home_files: options), so it could not log in on any iteration"
+    )

@@ -41,12 +41,13 @@ from pytest_ooda.errors import (
 )
 from pytest_ooda.live.api import open_api
 from pytest_ooda.live.plan import Portable
+from pytest_ooda.live.preflight import missing_credentials
 from pytest_ooda.live.watch import Watch
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
-    from pytest_ooda._types import RunOutcome
+    from pytest_ooda._types import InfraErrorKind, RunOutcome
     from pytest_ooda.backends import Backend
     from pytest_ooda.config import RedactSettings
     from pytest_ooda.judge import Judged, JudgeInputs
@@ -297,16 +298,21 @@ def _recording(
 
 
 def _not_started(
-    plan: RunPlan, head: RecordHead, error: SandboxError, workdir: Path, redactor: Redactor
+    plan: RunPlan,
+    head: RecordHead,
+    error: SandboxError,
+    workdir: Path,
+    redactor: Redactor,
+    kind: InfraErrorKind = "sandbox",
 ) -> LiveRun:
-    """The run whose sandbox would not start: an infrastructure ``error`` with its
-    reason, no iteration, no verification command."""
+    """A run whose sandbox would not start, or give its agent credentials: an ``error``."""
     from pytest_ooda.backends import infra_reason, redacted_call
     from pytest_ooda.live.prepare import no_loop
     from pytest_ooda.results import build_record, classify_outcome
 
-    reason = infra_reason("sandbox", error.message)
-    result = no_loop(plan, workdir, reason, f"the sandbox did not start: {error.message}")
+    what = "the sandbox did not start" if kind == "sandbox" else "the agent could not start"
+    reason, text = infra_reason(kind, error.message), f"{what}: {error.message}"
+    result = no_loop(plan, workdir, reason, text)
     outcome, why = classify_outcome(plan.scenario, result, (), infra_error=reason)
     now = time.time()
     record = build_record(
@@ -319,7 +325,6 @@ def _not_started(
         started_at=now,
         finished_at=now,
     )
-    text = f"the sandbox did not start: {error.message}"
     return LiveRun(
         scenario=plan.label,
         run=plan.run,
@@ -450,6 +455,9 @@ def run_live(
         )
         api = open_api(plan, workdir, redactor, stack)
         spec = api.spec if api is not None else plan.settings.sandbox
+        replaying = plan.api is not None and plan.api.mode == "replay"
+        if auth := missing_credentials(plan.settings.ai_cmd, spec, replaying=replaying):
+            return _not_started(plan, head, SandboxError(auth), workdir, redactor, "auth")
         # The agent's sandbox on a stack of its own: expect.fresh_sandbox stops it early.
         agent_box = stack.enter_context(contextlib.ExitStack())
         try:
