@@ -7,8 +7,10 @@ to the workers once per session (``source``), the controller's window of submitt
 
 from __future__ import annotations
 
+from pytest_ooda.executors.apart import ApartEngine
 from pytest_ooda.executors.base import (
     Engine,
+    EngineLost,
     Ledger,
     NotRun,
     Raised,
@@ -40,8 +42,10 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "LOCAL",
     "MAX_SOURCE_BYTES",
+    "ApartEngine",
     "Dispatcher",
     "Engine",
+    "EngineLost",
     "ExecutorSpec",
     "Job",
     "Ledger",

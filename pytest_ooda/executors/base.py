@@ -19,7 +19,16 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Collection
     from contextlib import AbstractContextManager
 
-__all__ = ["Engine", "Ledger", "NotRun", "Raised", "Ran", "TaskFailed", "WorkerLost"]
+__all__ = [
+    "Engine",
+    "EngineLost",
+    "Ledger",
+    "NotRun",
+    "Raised",
+    "Ran",
+    "TaskFailed",
+    "WorkerLost",
+]
 
 
 @dataclass(frozen=True)
@@ -51,6 +60,14 @@ class Raised:
 class WorkerLost(Exception):
     """The worker running a task went away (killed, its node died, the connection to it
     dropped): the task's run is an infrastructure fault, not the procedure's."""
+
+
+class EngineLost(Exception):
+    """The connection to the cluster itself is gone — its scheduler or head died, the
+    raylet of this machine died and took the client with it, the network dropped — so
+    nothing more can be submitted or collected. Any :class:`Engine` method may raise it;
+    the message names the cause. The session ends saying so: its runs under way are
+    recorded as lost, its finished ones are already in the log."""
 
 
 class TaskFailed(Exception):

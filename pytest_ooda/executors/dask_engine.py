@@ -10,6 +10,10 @@ with a worker that dies holding one. The workspace source is put on every worker
 Dask moves a task whose worker died to another worker by itself; the ledger turns that
 second start into a lost attempt (:meth:`DaskLedger.begin`), so the run's own ``retry:``
 setting, not Dask's, decides whether it runs again.
+
+A client that loses its scheduler cancels every future it holds and tries to reconnect:
+from then on each call raises :class:`~pytest_ooda.executors.EngineLost`, so the
+session ends saying so and records the runs it had under way.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import ExecutorError
-from pytest_ooda.executors.base import Engine, TaskFailed, WorkerLost
+from pytest_ooda.executors.base import Engine, EngineLost, TaskFailed, WorkerLost
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator
@@ -108,34 +112,66 @@ class DaskEngine(Engine):
         self._plugin = f"pytest-ooda-{session}"
         client.register_plugin(dask_ledger.Claims(self._plugin), name=self._plugin)
 
+    @contextlib.contextmanager
+    def _scheduler(self) -> Iterator[None]:
+        """Calls on the scheduler: :class:`EngineLost` once the client has lost it
+        (whatever the failed call raised then), before and after the call."""
+        if not self._connected():
+            raise EngineLost(self._lost())
+        try:
+            yield
+        except Exception as exc:
+            if self._connected():
+                raise
+            raise EngineLost(self._lost(exc)) from None
+        if not self._connected():
+            raise EngineLost(self._lost())
+
+    def _connected(self) -> bool:
+        return self._client is not None and self._client.status == "running"
+
+    def _lost(self, exc: Exception | None = None) -> str:
+        state = self._client.status if self._client is not None else "closed"
+        text = f"the Dask scheduler at {self.address} was lost (the client is {state})"
+        if exc is not None:
+            said = " ".join(line.strip() for line in str(exc).strip().splitlines()[:2])
+            text += f": {type(exc).__name__}" + (f": {said}" if said else "")
+        return text
+
     def slots(self) -> int:
-        return int(sum(self._client.nthreads().values()))
+        with self._scheduler():
+            return int(sum(self._client.nthreads().values()))
 
     def share(self, data: bytes) -> Any:
-        return self._client.scatter(data, broadcast=True, hash=False)
+        with self._scheduler():
+            return self._client.scatter(data, broadcast=True, hash=False)
 
     def submit(self, key: str, function: Callable[..., Any], *args: Any) -> Any:
-        return self._client.submit(function, *args, key=key, pure=False, retries=0)
+        with self._scheduler():
+            return self._client.submit(function, *args, key=key, pure=False, retries=0)
 
     def collect(self, tasks: Collection[Any], timeout: float) -> list[tuple[Any, Any]]:
         from distributed import wait
 
-        with contextlib.suppress(TimeoutError), self._client.as_current():
-            wait(list(tasks), timeout=timeout, return_when="FIRST_COMPLETED")
-        done = [task for task in tasks if task.done()]
-        finished = [task for task in done if task.status == "finished"]
-        # One round trip for every finished result, not one each.
-        values = self._client.gather(finished) if finished else []
-        answers = dict(zip(finished, values, strict=True))
-        return [(task, answers[task] if task in answers else _failure(task)) for task in done]
+        with self._scheduler():
+            with contextlib.suppress(TimeoutError), self._client.as_current():
+                wait(list(tasks), timeout=timeout, return_when="FIRST_COMPLETED")
+            done = [task for task in tasks if task.done()]
+            finished = [task for task in done if task.status == "finished"]
+            # One round trip for every finished result, not one each.
+            values = self._client.gather(finished) if finished else []
+            answers = dict(zip(finished, values, strict=True))
+            return [(task, answers[task] if task in answers else _failure(task)) for task in done]
 
     def cancel(self, task: Any) -> None:
-        task.cancel()
+        with self._scheduler():
+            task.cancel()
 
     def withdraw(self, ticket: str) -> bool:
         from pytest_ooda.executors import dask_ledger
 
-        return bool(self._client.run_on_scheduler(dask_ledger.cancel, ticket, self._plugin))
+        with self._scheduler():
+            return bool(self._client.run_on_scheduler(dask_ledger.cancel, ticket, self._plugin))
 
     def ledger(self) -> DaskLedger:
         return DaskLedger(self._plugin)

@@ -18,16 +18,23 @@ record then, not when its test item comes up.
 Cancelling (early stopping) takes a run out of the queue, or withdraws a submitted
 attempt that has not begun (the engine's ledger decides atomically); a run that has
 begun finishes and settles as usual.
+
+When the connection to the cluster itself is lost (:class:`EngineLost`: its scheduler
+or head died, the client with it), every run on the cluster settles at once as lost,
+for that cause (no retry can reach a cluster that is gone), :attr:`Dispatcher.lost`
+says why, and waiting for a run not settled by then raises :class:`EngineLost`: the
+session ends saying so. The runs still queued were never made.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda.executors.base import NotRun, Raised, Ran, TaskFailed, WorkerLost
+from pytest_ooda.executors.base import EngineLost, NotRun, Raised, Ran, TaskFailed, WorkerLost
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -107,6 +114,8 @@ class Dispatcher:
         self._running: dict[Any, _Job] = {}
         self._settled: dict[str, Settled] = {}
         self.submitted = 0
+        #: Why the connection to the cluster was lost (``None``: it was not).
+        self.lost: str | None = None
 
     # ------------------------------------------------------------------ adding
 
@@ -144,14 +153,30 @@ class Dispatcher:
         return key in self._settled
 
     def pump(self, timeout: float) -> None:
-        """Top the window up, then take what finished within ``timeout`` seconds."""
-        self._top_up()
-        if not self._running:
-            return
-        for task, answer in self.engine.collect(tuple(self._running), timeout):
-            job = self._running.pop(task)
-            self._take(job, answer)
-        self._top_up()
+        """Top the window up, then take what finished within ``timeout`` seconds;
+        :class:`EngineLost` once the cluster is gone (see the module docstring)."""
+        if self.lost is not None:
+            raise EngineLost(self.lost)
+        try:
+            self._top_up()
+            if not self._running:
+                return
+            for task, answer in self.engine.collect(tuple(self._running), timeout):
+                job = self._running.pop(task)
+                self._take(job, answer)
+            self._top_up()
+        except EngineLost as lost:
+            self._lose_all(str(lost))
+            raise
+
+    def _lose_all(self, cause: str) -> None:
+        """The cluster is gone: every run on it settles as lost, for ``cause``."""
+        self.lost = cause
+        self._queue.clear()
+        running, self._running = list(self._running.values()), {}
+        for job in running:
+            job.lost.append(f"the connection to the cluster was lost: {cause}")
+            self._settle(job, self._ended(job))
 
     def _top_up(self) -> None:
         while self._queue and len(self._running) < self.window:
@@ -225,10 +250,14 @@ class Dispatcher:
             return False
         if not job.queued:
             task = next((task for task, held in self._running.items() if held is job), None)
-            if task is None or not self.engine.withdraw(job.ticket):
+            try:
+                if task is None or not self.engine.withdraw(job.ticket):
+                    return False
+                del self._running[task]
+                self.engine.cancel(task)
+            except EngineLost as lost:
+                self._lose_all(str(lost))
                 return False
-            del self._running[task]
-            self.engine.cancel(task)
         # A queued one is passed over when the window reaches it.
         self._settle(job, self._ended(job, cancelled=True))
         return True
@@ -243,9 +272,14 @@ class Dispatcher:
         later), and the engine disconnects."""
         self._queue.clear()
         try:
-            for task, job in list(self._running.items()):
-                self.engine.withdraw(job.ticket)
-                self.engine.cancel(task)
-            self._running.clear()
+            if self.lost is None:
+                for task, job in list(self._running.items()):
+                    self.engine.withdraw(job.ticket)
+                    self.engine.cancel(task)
+        except (EngineLost, OSError) as lost:
+            # Gone already (a broken pipe to a client that died): nothing to withdraw.
+            self.lost = self.lost or str(lost)
         finally:
-            self.engine.close()
+            self._running.clear()
+            with contextlib.suppress(EngineLost, OSError):
+                self.engine.close()

@@ -7,6 +7,11 @@ its CPUs; Ray does not retry it (``max_retries=0``): a lost worker or node is th
 run's infrastructure fault, retried under its own ``retry:`` setting. The session's
 ledger, ``--ooda-max-concurrent``'s semaphore included, is one actor on the head node
 (:class:`LedgerActor`), so it outlives the workers.
+
+The Ray client (:class:`RayClient`) runs in a child process of the session
+(:class:`RayEngine`, an :class:`~pytest_ooda.executors.ApartEngine`): Ray ends the
+process of a driver whose local raylet dies, and the session must outlive that to say
+so and record the runs it had under way.
 """
 
 from __future__ import annotations
@@ -19,12 +24,13 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import ExecutorError
+from pytest_ooda.executors.apart import ApartEngine
 from pytest_ooda.executors.base import Engine, TaskFailed, WorkerLost
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Collection, Iterator
 
-__all__ = ["LedgerActor", "RayEngine", "RayLedger"]
+__all__ = ["LedgerActor", "RayClient", "RayEngine", "RayLedger"]
 
 #: How long to try to reach the head before ``ray.init``, which itself waits minutes.
 CONNECT_TIMEOUT = 10.0
@@ -107,16 +113,40 @@ class RayLedger:
         return f"ray:node-{ray.get_runtime_context().get_node_id()[:12]}"
 
 
-class RayEngine(Engine):
+class RayEngine(ApartEngine):
+    """The session's side: the Ray client runs apart (see the module docstring)."""
+
     name = "ray"
     extra = "ray"
+    inner = "pytest_ooda.executors.ray_engine:RayClient"
 
     def __init__(self, address: str) -> None:
         import ray  # noqa: F401 - ImportError here names the missing extra
 
         super().__init__(address)
+
+
+class RayClient(Engine):
+    """The Ray driver, in the session's child process."""
+
+    name = "ray"
+    extra = "ray"
+
+    def __init__(self, address: str) -> None:
+        super().__init__(address)
         self._actor: Any = None
         self._remote: dict[Any, Any] = {}
+
+    def logs_dir(self) -> str | None:
+        """Where Ray's own log of this driver goes (read when the driver ends), if it
+        has one here (not under Ray Client)."""
+        with contextlib.suppress(Exception):
+            from ray._private import worker
+
+            node = worker._global_node
+            if node is not None:
+                return str(node.get_logs_dir_path())
+        return None
 
     def connect(self, session: str) -> None:
         import ray

@@ -43,6 +43,7 @@ class LiveItem(Protocol):
     this module)."""
 
     config: pytest.Config
+    session: pytest.Session
     stash: pytest.Stash
     scenario_path: Path
     variant: Variant | None
@@ -104,6 +105,8 @@ class ClusterRuns:
         self.plans: dict[str, RunPlan] = {}
         #: Settled runs not yet reported by their item: what each made, where recorded.
         self.done: dict[str, tuple[LiveRun, tuple[Path, ...]]] = {}
+        #: What the session says when the connection to the cluster was lost.
+        self.lost: str | None = None
 
     # ------------------------------------------------------------------ submitting
 
@@ -129,7 +132,7 @@ class ClusterRuns:
     def _connect(self) -> Dispatcher:
         """The cluster reached and the project shipped; a usage error otherwise."""
         from pytest_ooda.errors import ExecutorError
-        from pytest_ooda.executors import Dispatcher, pack_source, run_attempt
+        from pytest_ooda.executors import Dispatcher, EngineLost, pack_source, run_attempt
         from pytest_ooda.plugin.state import PLUGIN_STATE
 
         settings = self.config.stash[PLUGIN_STATE].settings
@@ -138,10 +141,16 @@ class ClusterRuns:
             self.engine.connect(session)
             exclude = [settings.results_dir]
             source = pack_source(settings.root, exclude=exclude)
+            dispatcher = Dispatcher(
+                self.engine, run_attempt, session=session, on_settled=self._settled
+            )
+            dispatcher.ship(source)
         except ExecutorError as error:
             raise pytest.UsageError(error.format()) from None
-        dispatcher = Dispatcher(self.engine, run_attempt, session=session, on_settled=self._settled)
-        dispatcher.ship(source)
+        except EngineLost as lost:
+            raise pytest.UsageError(
+                f"--ooda-executor={self.engine.label}: the cluster was lost before any run: {lost}"
+            ) from None
         return dispatcher
 
     def _make(self, key: str) -> tuple[Job, int] | None:
@@ -223,13 +232,24 @@ class ClusterRuns:
 
     def wait(self, item: LiveItem, plan: RunPlan) -> tuple[LiveRun, tuple[Path, ...]]:
         """Item ``item``'s run, once settled: what it made and where it was recorded."""
+        from pytest_ooda.executors import EngineLost
         from pytest_ooda.plugin.report import ItemFailure
 
         assert self.dispatcher is not None
         key = self.keys[item.nodeid]
         # Planned by the item itself (before the window took it): planned once.
         item.stash[PLANNED] = plan
-        settled = self.dispatcher.settle(key)
+        try:
+            settled = self.dispatcher.settle(key)
+        except EngineLost:
+            # The cluster is gone: the session ends here, saying why (and this run,
+            # never made or lost under way, is the resumed session's).
+            del item.stash[PLANNED]
+            item.session.shouldfail = self._end()
+            raise ItemFailure(
+                f"run {plan.run}/{plan.runs} of {plan.label} was not made: the connection "
+                f"to the cluster ({self.engine.label}) was lost (the session ends here)"
+            ) from None
         del item.stash[PLANNED]
         if settled.error is not None:
             raise settled.error
@@ -249,15 +269,44 @@ class ClusterRuns:
         its run is cancelled if it has not begun, else waited for (and recorded)."""
         if report.when != "call" or not report.skipped or self.dispatcher is None:
             return
+        from pytest_ooda.executors import EngineLost
+
         key = self.keys.get(report.nodeid)
-        if key is None or self.dispatcher.is_settled(key):
+        if key is None or self.dispatcher.is_settled(key) or self.dispatcher.lost is not None:
             return
         if not self.dispatcher.cancel(key):
-            self.dispatcher.settle(key)
+            with contextlib.suppress(EngineLost):  # said when the next item waits
+                self.dispatcher.settle(key)
         self.done.pop(key, None)
         stash = self.items[key].stash
         if PLANNED in stash:
             del stash[PLANNED]
+
+    def _end(self) -> str:
+        """The session's word on a cluster that was lost: one line (the cause), and
+        what the log holds with the command that makes the rest (:attr:`lost`, said at
+        the end of the session)."""
+        assert self.dispatcher is not None
+        cause = (
+            f"ooda: the connection to the cluster ({self.engine.label}) was lost: "
+            f"{self.dispatcher.lost}"
+        )
+        if self.lost is None:
+            made = self._live_runs().records
+            lost = sum(1 for r in made if (r.error_reason or "").startswith("worker-lost"))
+            unmade = len(self.dispatcher.pending())
+            self.lost = (
+                f"{cause}\nooda: the results log holds the {len(made) - lost} run(s) that came "
+                f"back and the {lost} under way, as worker-lost errors; {unmade} were never "
+                "made: `pytest --ooda-resume` with the same options makes the lost and the "
+                "unmade ones"
+            )
+        return cause
+
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter) -> None:
+        if self.lost is not None:
+            for line in self.lost.splitlines():
+                terminalreporter.write_line(line, red=True)
 
     @pytest.hookimpl(trylast=True)
     def pytest_sessionfinish(self) -> None:

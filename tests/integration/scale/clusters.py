@@ -256,6 +256,18 @@ class RayCluster:
                 return pid
         raise LookupError("no raylet of the second node")
 
+    def head_raylet(self) -> int:
+        """The pid of the head node's raylet: the node the session's driver attaches to
+        and the session's ledger actor lives on."""
+        for pid in self.pids():
+            try:
+                argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+            except OSError:
+                continue
+            if argv and argv[0].endswith(b"/raylet") and b"ooda_second" not in b" ".join(argv):
+                return pid
+        raise LookupError("no raylet of the head node")
+
     def kill(self, pid: int) -> None:
         """SIGKILL one of the cluster's processes (a node's raylet: the node is gone)."""
         with contextlib.suppress(ProcessLookupError):
