@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.agents.faults import Fault
     from pytest_ooda.agents.stream import AgentStream
+    from pytest_ooda.replay_rules import ReplayRule
 
 __all__ = ["Agent", "ConfigSource", "ModelApi", "OutputFormat"]
 
@@ -77,6 +78,12 @@ class ModelApi:
     credential_headers: tuple[str, ...] = ("authorization", "x-api-key")
     streaming: str = "sse"
     error_shape: str = "error-object"
+    #: Top-level request fields that identify one invocation (ids, start times): a
+    #: replay matches them as ``<ooda:run-id>``.
+    run_id_fields: tuple[str, ...] = ()
+    #: What varies in the agent's own tool output from run to run (a random id, a wall
+    #: time), normalised before a request is matched, as ``replay_normalise:`` rules.
+    replay_rules: tuple[ReplayRule, ...] = ()
 
     def error_body(self, message: str) -> bytes:
         """An error response body in the API's own shape, so the CLI shows ``message``."""
@@ -146,6 +153,12 @@ class Agent(ABC):
 
     def format_named(self, name: str) -> OutputFormat | None:
         return next((fmt for fmt in self.formats if fmt.name == name), None)
+
+    def pointed_at(self, argv: Sequence[str], urls: Mapping[str, str]) -> tuple[str, ...]:
+        """``argv`` with the agent pointed at ``urls`` (model API name -> base URL, the
+        record-and-replay proxy's) where its base-URL variable does not do it (an agent
+        that reads its provider from a config file); by default ``argv`` unchanged."""
+        return tuple(argv)
 
     def unattended(self, argv: Sequence[str]) -> bool:
         """Whether ``argv`` runs it with its permission checks off."""

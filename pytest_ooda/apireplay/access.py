@@ -32,7 +32,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import TYPE_CHECKING
 
-from pytest_ooda.agents import model_apis
+from pytest_ooda.agents import agent_for, model_apis
 from pytest_ooda.errors import SandboxError
 
 if TYPE_CHECKING:
@@ -117,6 +117,11 @@ def reach(
     source = os.environ if env is None else env
     values = {**proxy.env(), **_placeholders(mode, source)}
     access = _access(spec)
+    if access != "relay":
+        # An agent that reads no base-URL variable is pointed at the proxy on its
+        # command line (the relay's own port is not known here: variables only there).
+        urls = {name: proxy.url(name) for name in model_apis()}
+        argv = agent_for(argv).pointed_at(argv, urls)
     if run is None or access == "loopback":
         return Access(tuple(argv), values)
     kind = spec.kind if spec is not None else "none"

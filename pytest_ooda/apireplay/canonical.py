@@ -240,8 +240,9 @@ def _ref(value: Any, parts: dict[str, Any]) -> str:
     return name
 
 
-def split_parts(body: Any) -> tuple[Any, dict[str, Any]]:
-    """``body`` as a skeleton naming its parts by digest, and the parts."""
+def split_parts(body: Any, run_ids: tuple[str, ...] = ()) -> tuple[Any, dict[str, Any]]:
+    """``body`` as a skeleton naming its parts by digest, and the parts; ``run_ids``: the
+    model API's own fields that identify one invocation (its ``ModelApi.run_id_fields``)."""
     parts: dict[str, Any] = {}
     if not isinstance(body, dict):
         return body, parts
@@ -251,7 +252,7 @@ def split_parts(body: Any) -> tuple[Any, dict[str, Any]]:
             skeleton[name] = _ref(value, parts)
         elif name in PART_LISTS and isinstance(value, list):
             skeleton[name] = [_ref(item, parts) for item in value]
-        elif name in RUN_ID_FIELDS and isinstance(value, str):
+        elif (name in RUN_ID_FIELDS and isinstance(value, str)) or name in run_ids:
             skeleton[name] = RUN_ID
         elif name == "metadata" and isinstance(value, dict):
             skeleton[name] = {k: RUN_ID if k == "user_id" else v for k, v in value.items()}
@@ -302,7 +303,12 @@ def canonical_request(
             parsed = json.loads(text)
         except ValueError:
             parsed = {"text": text}
-    skeleton, parts = split_parts(apply_rules(parsed, normaliser.rules))
+    from pytest_ooda.agents import model_apis
+
+    api = model_apis().get(provider)
+    run_ids = api.run_id_fields if api is not None else ()
+    rules = (*api.replay_rules, *normaliser.rules) if api is not None else normaliser.rules
+    skeleton, parts = split_parts(apply_rules(parsed, rules), run_ids)
     return Canonical(provider, method, normaliser.request(path), skeleton, parts)
 
 

@@ -21,6 +21,7 @@ from pytest_ooda.agents.text import (
     shown_lines,
     summarize,
 )
+from pytest_ooda.replay_rules import ReplayRule
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -28,6 +29,17 @@ if TYPE_CHECKING:
 __all__ = ["CodexAgent", "CodexStream", "parse_codex_json"]
 
 JSON = "codex-json"
+#: What Codex's exec tool reports that differs every run (0.171): a random chunk id and
+#: the wall time, in JSON and in words.
+_REPLAY_RULES = (
+    ReplayRule(r'"chunk_id":"[0-9a-f]+"', '"chunk_id":"<ooda:id>"', "both", "codex: chunk ids"),
+    ReplayRule(
+        r'"wall_time_seconds":[0-9.eE+-]+', '"wall_time_seconds":0', "both", "codex: wall times"
+    ),
+    ReplayRule(
+        r"Wall time \d+(?:\.\d+)? seconds", "Wall time <ooda:duration>", "both", "codex: wall"
+    ),
+)
 _HINT = "does the command run `codex exec --json`?"
 
 
@@ -174,6 +186,8 @@ class CodexAgent(Agent):
             upstream="https://api.openai.com/v1",
             key_env="OPENAI_API_KEY",
             url_suffix="/v1",
+            run_id_fields=("client_metadata",),
+            replay_rules=_REPLAY_RULES,
         ),
     )
     credentials = ("OPENAI_API_KEY", "CODEX_API_KEY")
@@ -193,6 +207,18 @@ class CodexAgent(Agent):
 
     def format_of(self, argv: Sequence[str]) -> str | None:
         return JSON if "exec" in argv and "--json" in argv else None
+
+    def pointed_at(self, argv: Sequence[str], urls: Mapping[str, str]) -> tuple[str, ...]:
+        """Codex reads no base-URL variable (0.171): a model provider of its own, given
+        with ``-c`` before the subcommand, beats the one its config names."""
+        url = urls.get("openai")
+        if url is None or not argv:
+            return tuple(argv)
+        provider = (
+            f'model_providers.ooda-proxy={{name="pytest-ooda proxy", base_url="{url}", '
+            'env_key="OPENAI_API_KEY", wire_api="responses"}'
+        )
+        return (argv[0], "-c", 'model_provider="ooda-proxy"', "-c", provider, *argv[1:])
 
     def fault(self, text: str) -> Fault | None:
         lines = [line for line in text.strip().splitlines()[-5:] if line.strip()]

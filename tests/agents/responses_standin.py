@@ -1,0 +1,197 @@
+"""A stand-in of the OpenAI Responses API for the real Codex CLI, offline: it answers
+``POST /v1/responses`` (streamed, server-sent events) from a script of steps per CLI
+invocation, so the real ``codex exec`` runs the tool calls itself — writes files and
+runs commands in its working directory — and then prints the final text. Standard
+library only; it listens on 127.0.0.1 (port 0) and writes the chosen port to a file.
+
+A script is JSON: ``{"sessions": [[step, …], …]}``; session *n* is the *n*-th CLI
+invocation (told apart by the ``session-id`` header the CLI sends with every request of
+one invocation). A step is one answer:
+
+- ``{"shell": "CMD"}``: a call of Codex's ``exec`` tool whose JavaScript runs ``CMD``
+  through its nested ``exec_command`` tool;
+- ``{"js": "SOURCE"}``: a call of the ``exec`` tool with that JavaScript;
+- ``{"text": "…"}``: the final answer (the invocation ends);
+- any step may carry ``"fail": {"status": 429, "times": 1}`` (answer its first request(s)
+  with that HTTP error) and ``"usage": {"input_tokens": …, "output_tokens": …}``.
+
+Which step a request gets is the number of tool outputs its ``input`` holds (a retried
+request gets the same step). A session that runs out of steps answers ``Done.``.
+``GET /_standin/log`` returns one line per request (session, step, what was served).
+
+Run: ``python responses_standin.py SCRIPT.json PORT_FILE``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+DEFAULT_USAGE = {"input_tokens": 1200, "output_tokens": 80}
+_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+class Script:
+    """The steps of each invocation, and which invocation each session is."""
+
+    def __init__(self, path: Path) -> None:
+        self.sessions: list[list[dict[str, Any]]] = json.loads(path.read_text())["sessions"]
+        self.seen: dict[str, int] = {}
+        self.failed: dict[tuple[int, int], int] = {}
+        self.log: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def step(self, session: str, body: dict[str, Any]) -> tuple[int, int, dict[str, Any]]:
+        done = sum(
+            1
+            for item in body.get("input") or ()
+            if isinstance(item, dict) and item.get("type") in _OUTPUTS
+        )
+        with self.lock:
+            number = self.seen.setdefault(session, len(self.seen))
+        steps = self.sessions[number] if number < len(self.sessions) else []
+        return number, done, steps[done] if done < len(steps) else {"text": "Done."}
+
+
+def _shell_js(command: str) -> str:
+    quoted = json.dumps(command)
+    return (
+        f"const r = await tools.exec_command({{cmd: {quoted}}});\n"
+        "text(typeof r === 'string' ? r : JSON.stringify(r));\n"
+    )
+
+
+def _item(step: dict[str, Any], index: int) -> dict[str, Any]:
+    if "text" in step:
+        return {
+            "id": f"msg_{index}",
+            "type": "message",
+            "status": "completed",
+            "role": "assistant",
+            "content": [{"type": "output_text", "text": step["text"], "annotations": []}],
+        }
+    source = step["js"] if "js" in step else _shell_js(step["shell"])
+    return {
+        "id": f"ctc_{index}",
+        "type": "custom_tool_call",
+        "status": "completed",
+        "call_id": f"call_{index}",
+        "name": "exec",
+        "namespace": "functions",
+        "input": source,
+    }
+
+
+def _events(step: dict[str, Any], index: int, model: str) -> list[tuple[str, dict[str, Any]]]:
+    item = _item(step, index)
+    usage = {**DEFAULT_USAGE, **step.get("usage", {})}
+    usage.setdefault("input_tokens_details", {"cached_tokens": 0})
+    usage.setdefault("output_tokens_details", {"reasoning_tokens": 0})
+    usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+    response = {"id": f"resp_{index}", "object": "response", "model": model}
+    started = {**item, "status": "in_progress"}
+    events: list[tuple[str, dict[str, Any]]] = [
+        ("response.created", {"response": {**response, "status": "in_progress", "output": []}}),
+        ("response.output_item.added", {"output_index": 0, "item": started}),
+    ]
+    if item["type"] == "message":
+        events.append(
+            (
+                "response.output_text.delta",
+                {
+                    "item_id": item["id"],
+                    "output_index": 0,
+                    "content_index": 0,
+                    "delta": step["text"],
+                },
+            )
+        )
+    events.append(("response.output_item.done", {"output_index": 0, "item": item}))
+    completed = {**response, "status": "completed", "output": [item], "usage": usage}
+    events.append(("response.completed", {"response": completed}))
+    return [
+        (name, {"type": name, "sequence_number": number, **data})
+        for number, (name, data) in enumerate(events)
+    ]
+
+
+class Handler(BaseHTTPRequestHandler):
+    script: Script
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet
+        pass
+
+    def do_GET(self) -> None:
+        if self.path == "/_standin/log":
+            with self.script.lock:
+                body = "".join(json.dumps(entry) + "\n" for entry in self.script.log).encode()
+            self._send(200, "application/x-ndjson", body)
+        else:
+            self._send(404, "application/json", b'{"error": {"message": "not found"}}')
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except json.JSONDecodeError:
+            body = {}
+        if not self.path.rstrip("/").endswith("/responses"):
+            self._send(404, "application/json", b'{"error": {"message": "no such route"}}')
+            return
+        session = self.headers.get("session-id") or "-"
+        number, index, step = self.script.step(session, body)
+        fail = step.get("fail")
+        entry: dict[str, Any] = {"session": number, "step": index}
+        outputs = [
+            item
+            for item in body.get("input") or ()
+            if isinstance(item, dict) and item.get("type") in _OUTPUTS
+        ]
+        if outputs:
+            entry["last_output"] = str(outputs[-1].get("output"))[:400]
+        if fail:
+            key = (number, index)
+            with self.script.lock:
+                used = self.script.failed.get(key, 0)
+                if used < int(fail.get("times", 1)):
+                    self.script.failed[key] = used + 1
+                    self.script.log.append({**entry, "served": f"error:{fail['status']}"})
+                    message = fail.get("message", f"stand-in error {fail['status']}")
+                    error = {"error": {"message": message, "type": "standin_error"}}
+                    self._send(int(fail["status"]), "application/json", json.dumps(error).encode())
+                    return
+        served = "text" if "text" in step else "tool:exec"
+        with self.script.lock:
+            self.script.log.append({**entry, "served": served})
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.end_headers()
+        for name, data in _events(step, index, str(body.get("model", "standin"))):
+            self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
+        self.wfile.flush()
+        self.close_connection = True
+
+    def _send(self, status: int, content_type: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def main(argv: list[str]) -> None:
+    script_path, port_file = Path(argv[0]), Path(argv[1])
+    Handler.script = Script(script_path)
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    port_file.write_text(str(server.server_address[1]))
+    server.serve_forever()
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
