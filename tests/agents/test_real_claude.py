@@ -287,10 +287,14 @@ def test_pytest_live_records_checks_and_replays_with_the_real_cli(
     assert costly.recorded.reason is not None
     assert costly.recorded.reason.startswith("budget reached")
     assert mock.sessions() == [1, 2, 3]
-    # Replays: nothing starts; tools and commands are checked against the recordings.
+    # The run that missed its command check is not recorded (once records only a run
+    # that met every expectation): its replay would be red for ever.
+    assert "not recorded: the run missed its expectations" in out
+    assert load_scenario(pytester.path / "scenarios" / "build" / "wrong.yml").iterations == ()
+    # Replays: nothing starts; tools and commands are checked against the recordings,
+    # and the unrecorded scenario is skipped with the command that records it.
     replay = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-k", "scenario")
-    replay.assert_outcomes(passed=2, failed=1)
-    assert "command 'python3 hello.py | grep Goodbye': exited 1" in replay.stdout.str()
+    replay.assert_outcomes(passed=2, skipped=1)
     assert mock.sessions() == [1, 2, 3]
 
 

@@ -100,7 +100,15 @@ def test_a_recorded_failed_run_says_on_replay_how_to_record_it_again(project: Pr
     project.scenario(
         "second", EMPTY.replace("{status: success}", "{status: success, files: {X: exists}}")
     )
-    _live(project, _agent(project, SUCCEEDS), "--ooda-record-mode=once", "-k", "second")
+    # (once records it only when told: it missed a per-run expectation.)
+    _live(
+        project,
+        _agent(project, SUCCEEDS),
+        "--ooda-record-mode=once",
+        "--ooda-record-failures",
+        "-k",
+        "second",
+    )
     checked = project.run("-k", "scenario and second")
     checked.assert_outcomes(failed=1, deselected=9)
     assert "holds a recorded failed run" not in checked.stdout.str()
