@@ -5,9 +5,13 @@ plan moved from the controller's paths to the worker's (:func:`rebase`).
 
 What is packed: in a git work tree, the files git would commit (tracked, and untracked
 ones not ignored); elsewhere every file under the project root but version-control,
-cache and virtual-environment directories and the results directory. The tarball is
-made the same way every time (sorted names, no owners, no times), so an unchanged
-project has the same digest in every session and a worker unpacks it once, ever.
+cache and virtual-environment directories and the results directory. An untracked file
+whose name says it holds a secret (:func:`looks_secret`: ``.env``, a private key, a
+credentials file) is held back unless the session names it (``--ooda-ship``): a
+cluster's job travels to every worker, and an ``.env`` nobody meant to commit should
+not. The tarball is made the same way every time (sorted names, no owners, no times),
+so an unchanged project has the same digest in every session and a worker unpacks it
+once, ever.
 """
 
 from __future__ import annotations
@@ -30,7 +34,15 @@ from pytest_ooda.errors import ExecutorError
 if TYPE_CHECKING:
     from collections.abc import Iterable, Iterator, Mapping
 
-__all__ = ["MAX_SOURCE_BYTES", "Source", "cache_dir", "pack_source", "rebase", "unpack_source"]
+__all__ = [
+    "MAX_SOURCE_BYTES",
+    "Source",
+    "cache_dir",
+    "looks_secret",
+    "pack_source",
+    "rebase",
+    "unpack_source",
+]
 
 #: A project larger than this is refused: shipping it is a mistake (a data set, a build
 #: tree) more often than not.
@@ -55,22 +67,71 @@ SKIPPED = frozenset(
 )
 
 
+#: File names that say a file holds a secret (compared lower-cased).
+SECRET_NAMES = frozenset(
+    {
+        ".env",
+        ".netrc",
+        "_netrc",
+        ".pgpass",
+        ".pypirc",
+        ".npmrc",
+        ".git-credentials",
+        ".htpasswd",
+        "credentials",
+        "credentials.json",
+        "id_rsa",
+        "id_dsa",
+        "id_ecdsa",
+        "id_ed25519",
+        "secrets.json",
+        "secrets.yml",
+        "secrets.yaml",
+    }
+)
+#: ... and endings that do (a key or a keystore).
+SECRET_SUFFIXES = (".pem", ".key", ".p12", ".pfx", ".jks", ".keystore", ".ppk", ".tfvars")
+#: ``.env.NAME`` files that are templates, not secrets.
+_ENV_TEMPLATES = frozenset({"example", "sample", "template", "dist", "defaults"})
+
+
+def looks_secret(name: str) -> bool:
+    """Whether a file called ``name`` (a path; its last part counts) is one that holds
+    secrets by its name: ``.env`` and ``.env.local`` (not ``.env.example``), private
+    keys (``id_rsa``, ``*.pem``, ``*.key``), keystores, credential files (``.netrc``,
+    ``.pgpass``, ``.pypirc``, ``.npmrc``, ``credentials.json``, ``client_secret*.json``)."""
+    base = PurePath(name).name.lower()
+    if base in SECRET_NAMES or base.endswith(SECRET_SUFFIXES):
+        return True
+    if base.startswith(".env.") and base.removeprefix(".env.") not in _ENV_TEMPLATES:
+        return True
+    return base.startswith("client_secret") and base.endswith(".json")
+
+
 @dataclass(frozen=True)
 class Source:
-    """A packed project: its tarball and the tarball's sha256."""
+    """A packed project: its tarball and the tarball's sha256, and the untracked files
+    held back because their names say they hold secrets (relative names)."""
 
     digest: str
     data: bytes
     files: int
+    held_back: tuple[str, ...] = ()
 
 
-def pack_source(root: Path, *, exclude: Iterable[Path] = ()) -> Source:
+def pack_source(root: Path, *, exclude: Iterable[Path] = (), ship: Iterable[str] = ()) -> Source:
     """The project under ``root`` as a deterministic tarball (``exclude``: directories
-    left out, such as the results directory). ``ExecutorError`` when it is larger than
-    :data:`MAX_SOURCE_BYTES`."""
+    left out, such as the results directory; ``ship``: files to pack although their
+    names look like secrets, relative to ``root``). ``ExecutorError`` when it is larger
+    than :data:`MAX_SOURCE_BYTES`."""
     root = root.resolve()
     excluded = tuple(path.resolve() for path in exclude)
-    names = sorted(_listed(root, excluded))
+    named = {PurePath(name).as_posix() for name in ship}
+    listed = sorted(_listed(root, excluded))
+    held = tuple(
+        name for name, tracked in listed if not tracked and looks_secret(name) and name not in named
+    )
+    names = [name for name, _ in listed if name not in held]
     buffer = io.BytesIO()
     total = 0
     with tarfile.open(fileobj=buffer, mode="w", format=tarfile.PAX_FORMAT) as tar:
@@ -97,17 +158,17 @@ def pack_source(root: Path, *, exclude: Iterable[Path] = ()) -> Source:
             else:
                 tar.addfile(info)
     data = buffer.getvalue()
-    return Source(hashlib.sha256(data).hexdigest(), data, len(names))
+    return Source(hashlib.sha256(data).hexdigest(), data, len(names), held)
 
 
-def _listed(root: Path, excluded: tuple[Path, ...]) -> Iterator[str]:
-    """The relative names of the files to pack."""
-    tracked = _git_files(root)
-    if tracked is not None:
-        for name in tracked:
+def _listed(root: Path, excluded: tuple[Path, ...]) -> Iterator[tuple[str, bool]]:
+    """The relative names of the files to pack, each with whether git tracks it."""
+    known = _git_files(root)
+    if known is not None:
+        for name, tracked in known:
             path = root / name
             if not any(path == skip or skip in path.parents for skip in excluded):
-                yield name
+                yield name, tracked
         return
     for directory, subdirectories, files in os.walk(root):
         here = Path(directory)
@@ -115,12 +176,13 @@ def _listed(root: Path, excluded: tuple[Path, ...]) -> Iterator[str]:
             name for name in subdirectories if name not in SKIPPED and (here / name) not in excluded
         ]
         for name in files:
-            yield (here / name).relative_to(root).as_posix()
+            yield (here / name).relative_to(root).as_posix(), False
 
 
-def _git_files(root: Path) -> list[str] | None:
-    """The files git would commit under ``root`` (relative to it), or ``None`` when
-    ``root`` is in no git work tree (or git is not installed)."""
+def _git_files(root: Path) -> list[tuple[str, bool]] | None:
+    """The files git would commit under ``root`` (relative to it), each with whether it
+    is tracked, or ``None`` when ``root`` is in no git work tree (or git is not
+    installed)."""
     try:
         done = subprocess.run(
             [
@@ -129,6 +191,7 @@ def _git_files(root: Path) -> list[str] | None:
                 str(root),
                 "ls-files",
                 "-z",
+                "-t",
                 "--cached",
                 "--others",
                 "--exclude-standard",
@@ -140,9 +203,14 @@ def _git_files(root: Path) -> list[str] | None:
         return None
     if done.returncode != 0:
         return None
-    names = [name for name in done.stdout.decode("utf-8", "surrogateescape").split("\0") if name]
+    found: dict[str, bool] = {}
+    for entry in done.stdout.decode("utf-8", "surrogateescape").split("\0"):
+        # `-t`: "H name" for a tracked file, "? name" for an untracked one.
+        tag, _, name = entry.partition(" ")
+        if name:
+            found[name] = found.get(name, False) or tag != "?"
     # A tracked file deleted in the work tree is listed but not there.
-    return [name for name in names if os.path.lexists(root / name)]
+    return [(name, tracked) for name, tracked in found.items() if os.path.lexists(root / name)]
 
 
 def cache_dir() -> Path:

@@ -134,13 +134,15 @@ class ClusterRuns:
         from pytest_ooda.errors import ExecutorError
         from pytest_ooda.executors import Dispatcher, EngineLost, pack_source, run_attempt
         from pytest_ooda.plugin.state import PLUGIN_STATE
+        from pytest_ooda.settings import SHIP
 
         settings = self.config.stash[PLUGIN_STATE].settings
         session = f"{uuid.uuid4().hex[:12]}-{os.getpid()}"
         try:
             self.engine.connect(session)
             exclude = [settings.results_dir]
-            source = pack_source(settings.root, exclude=exclude)
+            source = pack_source(settings.root, exclude=exclude, ship=settings[SHIP])
+            self._held_back(source.held_back)
             dispatcher = Dispatcher(
                 self.engine, run_attempt, session=session, on_settled=self._settled
             )
@@ -152,6 +154,19 @@ class ClusterRuns:
                 f"--ooda-executor={self.engine.label}: the cluster was lost before any run: {lost}"
             ) from None
         return dispatcher
+
+    def _held_back(self, names: tuple[str, ...]) -> None:
+        """Say which files were not shipped, and how to ship one."""
+        if not names:
+            return
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        reporter = self.config.pluginmanager.get_plugin("terminalreporter")
+        if reporter is not None:
+            reporter.write_line(
+                f"ooda: not shipped to the cluster, their names say they hold secrets: {shown} "
+                "(--ooda-ship=PATH ships one; `ooda help scale-out`)",
+                yellow=True,
+            )
 
     def _make(self, key: str) -> tuple[Job, int] | None:
         """Run ``key``'s job, planned when the window takes it (``None``: not to be made:

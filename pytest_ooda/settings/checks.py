@@ -146,6 +146,21 @@ def executor(value: Any, label: str) -> str:
     return text
 
 
+def ship(value: Any, label: str) -> tuple[str, ...]:
+    """Files of the project, each relative to the rootdir and inside it."""
+    from pathlib import PurePosixPath
+
+    paths = []
+    for item in value:
+        path = PurePosixPath(str(item).strip())
+        if not path.parts or path.is_absolute() or ".." in path.parts:
+            raise UsageError(
+                f"{label}: expected a file of the project, relative to the rootdir, got {item!r}"
+            )
+        paths.append(path.as_posix())
+    return tuple(paths)
+
+
 def config_file(value: Any, label: str) -> Path:
     path = Path(value)
     if not path.is_file():

@@ -250,6 +250,18 @@ EXECUTOR: Setting[str] = Setting(
     ini="ooda_executor",
     env="OODA_EXECUTOR",
 )
+SHIP: Setting[tuple[str, ...]] = Setting(
+    "ship",
+    "with --ooda-executor: ship this file to the cluster's workers although its name "
+    "says it holds a secret (.env, a key): untracked ones are held back otherwise; "
+    "relative to the rootdir (repeatable)",
+    checks.ship,
+    kind="list",
+    default=(),
+    metavar="PATH",
+    pytest="--ooda-ship",
+    ini="ooda_ship",
+)
 RESUME: Setting[bool] = Setting(
     "resume",
     "resume an interrupted measurement: runs the results directory already holds "
@@ -390,6 +402,7 @@ SETTINGS: tuple[Setting[Any], ...] = (
     RETRIES,
     MAX_CONCURRENT,
     EXECUTOR,
+    SHIP,
     RESUME,
     STOP_EARLY,
     FRAGMENT_COVERAGE,

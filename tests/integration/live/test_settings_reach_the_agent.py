@@ -524,6 +524,14 @@ CASES_TABLE = (
         pytest=(),
     ),
     Setting(
+        "ship",
+        "--ooda-ship: expected a file of the project, relative to the rootdir, got '/etc/hosts'",
+        plan=None,
+        # Where it acts (the project packed for a cluster) it must name a project file.
+        agent=lambda run: run.result.stderr.lines[0].removeprefix("ERROR: "),
+        pytest=("--ooda-ship=/etc/hosts",),
+    ),
+    Setting(
         "max_concurrent",
         1,
         plan=lambda plan: plan.max_concurrent,

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 #: The checkout: the workers import the tests' helpers from it.
 ROOT = Path(__file__).resolve().parents[3]
@@ -63,21 +64,47 @@ class DaskCluster:
     """``dask scheduler`` and ``workers`` × ``dask worker --nthreads threads``."""
 
     def __init__(
-        self, directory: Path, *, workers: int = 2, threads: int = 2, pythonpath: bool = True
+        self,
+        directory: Path,
+        *,
+        workers: int = 2,
+        threads: int = 2,
+        pythonpath: bool = True,
+        tls: tuple[Path, Path, Path] | None = None,
     ) -> None:
         self.directory = directory
         self.pythonpath = pythonpath
         self.threads = threads
         self.count = workers
+        #: (CA, certificate, key): every process of the cluster speaks TLS only.
+        self.tls = tls
         self.cache = directory / "cache"
         self.scheduler: subprocess.Popen[bytes] | None = None
         self.workers: list[subprocess.Popen[bytes]] = []
         self.address = ""
 
+    def _tls_args(self) -> list[str]:
+        if self.tls is None:
+            return []
+        ca, cert, key = self.tls
+        return [f"--tls-ca-file={ca}", f"--tls-cert={cert}", f"--tls-key={key}"]
+
+    def client_env(self) -> dict[str, str]:
+        """What a client of this cluster sets to speak its TLS (Dask's own variables)."""
+        if self.tls is None:
+            return {}
+        ca, cert, key = self.tls
+        return {
+            "DASK_DISTRIBUTED__COMM__TLS__CA_FILE": str(ca),
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT": str(cert),
+            "DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY": str(key),
+            "DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION": "True",
+        }
+
     def _start(self, name: str, *args: str) -> subprocess.Popen[bytes]:
         log = (self.directory / f"{name}.log").open("wb")
         return subprocess.Popen(
-            [sys.executable, "-m", "dask", *args],
+            [sys.executable, "-m", "dask", *args, *self._tls_args()],
             env=_env({"XDG_CACHE_HOME": str(self.cache)}, pythonpath=self.pythonpath),
             stdout=log,
             stderr=subprocess.STDOUT,
@@ -91,6 +118,7 @@ class DaskCluster:
         self.scheduler = self._start(
             "scheduler",
             "scheduler",
+            *(["--protocol", "tls"] if self.tls else []),
             "--host",
             "127.0.0.1",
             "--port",
@@ -131,13 +159,25 @@ class DaskCluster:
         """Until ``count`` workers have joined."""
         from distributed import Client
 
-        with Client(self.address, timeout=30) as client:
+        with Client(self.address, timeout=30, security=self.security()) as client:
             client.wait_for_workers(count, timeout=timeout)
+
+    def security(self) -> Any:
+        """The client security of this cluster (``None``: plain TCP)."""
+        if self.tls is None:
+            return None
+        from distributed.security import Security
+
+        ca, cert, key = self.tls
+        return Security(
+            tls_ca_file=str(ca), tls_client_cert=str(cert), tls_client_key=str(key),
+            require_encryption=True,
+        )  # fmt: skip
 
     def worker_addresses(self) -> list[str]:
         from distributed import Client
 
-        with Client(self.address, timeout=30) as client:
+        with Client(self.address, timeout=30, security=self.security()) as client:
             return sorted(client.nthreads())
 
     def kill_worker(self, worker: subprocess.Popen[bytes]) -> None:

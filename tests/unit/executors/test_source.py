@@ -4,6 +4,7 @@ sha256, unpacked once per machine, and a plan's paths moved onto the worker's co
 from __future__ import annotations
 
 import io
+import shutil
 import subprocess
 import tarfile
 from dataclasses import dataclass, field
@@ -15,6 +16,7 @@ import pytest
 
 from pytest_ooda.errors import ExecutorError
 from pytest_ooda.executors import pack_source, rebase, source as source_module, unpack_source
+from pytest_ooda.executors.source import looks_secret
 
 
 def _project(root: Path) -> Path:
@@ -69,6 +71,40 @@ def test_in_a_git_work_tree_what_git_would_commit(tmp_path: Path) -> None:
     assert "scenarios/greet/s.yml" in names
     assert ".gitignore" in names
     assert not any(name.startswith(("ignored/", ".git/")) for name in names)
+
+
+@pytest.mark.parametrize(
+    ("name", "secret"),
+    [
+        (".env", True), (".env.local", True), ("app/.env.production", True),
+        (".env.example", False), (".env.sample", False), ("keys/deploy.pem", True),
+        ("id_ed25519", True), ("id_ed25519.pub", False), ("server.KEY", True),
+        (".netrc", True), ("client_secret_123.json", True), ("prod.tfvars", True),
+        ("environment.py", False), ("keys.py", False), ("README.md", False),
+    ],
+)  # fmt: skip
+def test_a_name_that_says_it_holds_a_secret(name: str, secret: bool) -> None:
+    assert looks_secret(name) is secret
+
+
+def test_untracked_secret_files_are_held_back_unless_named(tmp_path: Path) -> None:
+    root = _project(tmp_path / "p")
+    subprocess.run(["git", "init", "-q", str(root)], check=True)
+    for name in (".env", "deploy.pem", ".env.example", "tracked.key"):
+        (root / name).write_text("x\n")
+    subprocess.run(["git", "-C", str(root), "add", "tracked.key"], check=True)
+    packed = pack_source(root)
+    assert packed.held_back == (".env", "deploy.pem")
+    names = _names(packed.data)
+    assert ".env.example" in names
+    assert "tracked.key" in names  # in the repository already: shipped
+    assert ".env" not in names
+    named = pack_source(root, ship=[".env"])
+    assert named.held_back == ("deploy.pem",)
+    assert ".env" in _names(named.data)
+    # Outside a git work tree every file is untracked: the same rule.
+    shutil.rmtree(root / ".git")
+    assert pack_source(root).held_back == (".env", "deploy.pem", "tracked.key")
 
 
 def test_a_project_too_large_to_ship_is_refused(
