@@ -97,7 +97,7 @@ def test_http_ai_stub_serves_replies_and_records_requests(project: Project) -> N
 
         def test_http_error_is_a_failed_iteration(ooda_runner, ooda_http_ai, monkeypatch):
             monkeypatch.setenv("ANTHROPIC_API_KEY", "test-key")
-            ooda_http_ai.fail(400, "bad request").fail(403, "forbidden")
+            ooda_http_ai.fail(400, "bad request").fail(404, "not found")  # 403: auth, an error
             result = ooda_runner.run("greet", max_iterations=2)
             assert result.status == "max-iters"
             assert [r.outcome for r in result.records] == ["failure", "failure"]
