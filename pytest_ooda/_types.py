@@ -170,6 +170,17 @@ FILE_CHANGES: tuple[FileChange, ...] = get_args(FileChange)
 Verdict = Literal["regressed", "improved", "inconclusive", "base-only", "new-only"]
 VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 
+#: What a scenario's history says of it (``ooda history``): every run of its current
+#: prompt (since its last change point) succeeded, some did and some did not, none did,
+#: or too few runs to say.
+HistoryState = Literal["stable-pass", "flaky", "stable-fail", "too-few-runs"]
+HISTORY_STATES: tuple[HistoryState, ...] = get_args(HistoryState)
+
+#: What ``ooda ablate`` concludes about one fragment: removing it costs success (keep),
+#: removing it costs less than the margin (cut), or the runs cannot tell yet.
+AblationVerdict = Literal["keep", "cut", "can't tell"]
+ABLATION_VERDICTS: tuple[AblationVerdict, ...] = get_args(AblationVerdict)
+
 #: A sandbox's network: the host's, none (loopback only), or a container engine's bridge.
 SandboxNetwork = Literal["host", "none", "bridge"]
 SANDBOX_NETWORKS: tuple[SandboxNetwork, ...] = get_args(SandboxNetwork)
@@ -232,6 +243,7 @@ def parse_bool(text: str) -> bool | None:
 
 
 __all__ = [
+    "ABLATION_VERDICTS",
     "ACTIVATION_KINDS",
     "CONTAINER_ENGINES",
     "DRIFT_MODES",
@@ -241,6 +253,7 @@ __all__ = [
     "FILE_CHANGES",
     "FIRED",
     "FRONTS",
+    "HISTORY_STATES",
     "INFRA_ERROR_KINDS",
     "ITERATION_MODES",
     "JUDGE_CACHE_SCOPES",
@@ -267,6 +280,7 @@ __all__ = [
     "TRAJECTORY_MATCHES",
     "TRUE_WORDS",
     "VERDICTS",
+    "AblationVerdict",
     "ActivationKind",
     "AiOutput",
     "ContainerEngine",
@@ -274,6 +288,7 @@ __all__ = [
     "FileChange",
     "Fired",
     "Front",
+    "HistoryState",
     "InfraErrorKind",
     "IterationMode",
     "JudgeCacheScope",

@@ -4,11 +4,12 @@ models and prompt versions in one session.
 A variant sets any of: the agent command (``ai_cmd``) or alias (``ai_cmd_alias``), the
 ``ai_api`` ``model``, ``prompt_format``, ``ai_output``, ``sandbox``, template
 ``parameters`` (merged into every fragment that takes parameters), ``fragments``
-(one fragment path replaced by another, to A/B a fragment edit) and the agent material
-the runs install, by its key (``claude: without``, ``claude: git:HEAD~1`` — the
-material as the repository's revision holds it —, or another directory: a lift
-measured between two variants that differ only in it). They come from a scenario's
-``variants:`` mapping or from ``--ooda-variant NAME:KEY=VALUE,...``.
+(one fragment path replaced by another, to A/B a fragment edit), ``without`` (fragments
+or whole phases left out, ``observe[1]`` or ``act``: what ``ooda ablate`` generates) and
+the agent material the runs install, by its key (``claude: without``, ``claude:
+git:HEAD~1`` — the material as the repository's revision holds it —, or another
+directory: a lift measured between two variants that differ only in it). They come from
+a scenario's ``variants:`` mapping or from ``--ooda-variant NAME:KEY=VALUE,...``.
 """
 
 from __future__ import annotations
@@ -39,7 +40,10 @@ VARIANT_KEYS = (
     "sandbox",
     "parameters",
     "fragments",
+    "without",
 )
+#: A place ``without`` leaves out: a phase, or one fragment of it by its index.
+WITHOUT_PLACE = re.compile(r"(observe|orient|decide|act)(?:\[(\d+)\])?\Z")
 _TEXT_KEYS = ("ai_cmd", "ai_cmd_alias", "model", "prompt_format", "ai_output", "sandbox")
 
 
@@ -61,6 +65,8 @@ class Variant:
     #: The agent material its runs install, by key: ``without``, ``git:REV`` or a
     #: directory (relative to where the variant is declared).
     material: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}), hash=False)
+    #: Fragments (``observe[1]``) or whole phases (``act``) left out of the prompt.
+    without: tuple[str, ...] = ()
     #: Where it was declared: a scenario file and line, or ``--ooda-variant``.
     source: str | None = field(default=None, compare=False)
     line: int | None = field(default=None, compare=False)
@@ -77,6 +83,8 @@ class Variant:
         if self.fragments:
             out["fragments"] = dict(self.fragments)
         out.update(self.material)
+        if self.without:
+            out["without"] = list(self.without)
         return out
 
     def settings(self) -> dict[str, Any]:
@@ -125,6 +133,16 @@ def check_value(key: str, value: str) -> str | None:
     return None
 
 
+def check_place(place: str) -> str | None:
+    """Why ``place`` is no place ``without`` can leave out (``None``: it is one)."""
+    if WITHOUT_PLACE.match(place) is None:
+        return (
+            f"without: {place!r} is not a phase or a fragment of one "
+            "(observe, orient, decide, act, or observe[0] for one fragment)"
+        )
+    return None
+
+
 def _split(text: str, separator: str) -> list[str]:
     """``text`` split on ``separator`` where it is not escaped with a backslash."""
     parts, current, escaped = [], [], False
@@ -163,6 +181,7 @@ def parse_option(text: str) -> Variant:
     values: dict[str, str] = {}
     parameters: dict[str, str] = {}
     fragments: dict[str, str] = {}
+    without: list[str] = []
     for item in _split(rest, ","):
         if not item.strip():
             continue
@@ -181,21 +200,28 @@ def parse_option(text: str) -> Variant:
                 raise UsageError(f"variant {name!r}: {key}: the value is empty")
             values[key] = value.strip()
             continue
+        if key == "without":
+            for place in value.split():
+                problem = check_place(place)
+                if problem:
+                    raise UsageError(f"variant {name!r}: {problem}")
+                without.append(place)
+            continue
         if key not in _TEXT_KEYS:
             from pytest_ooda._util import closest
 
-            close = closest(key, (*_TEXT_KEYS, "param.NAME", "fragment.OLD"))
+            close = closest(key, (*_TEXT_KEYS, "param.NAME", "fragment.OLD", "without"))
             raise UsageError(
                 f"variant {name!r}: unknown key {key!r}",
                 hint=f"did you mean {close!r}?"
                 if close
-                else f"expected one of: {', '.join(_TEXT_KEYS)}, param.NAME, fragment.OLD",
+                else f"expected one of: {', '.join(_TEXT_KEYS)}, param.NAME, fragment.OLD, without",
             )
         problem = check_value(key, value)
         if problem:
             raise UsageError(f"variant {name!r}: {problem}")
         values[key] = value
-    return make_variant(name, values, parameters, fragments)
+    return make_variant(name, values, parameters, fragments, without=tuple(without))
 
 
 def make_variant(
@@ -204,6 +230,7 @@ def make_variant(
     parameters: Mapping[str, Any],
     fragments: Mapping[str, str],
     *,
+    without: tuple[str, ...] = (),
     source: str | None = None,
     line: int | None = None,
     column: int | None = None,
@@ -220,6 +247,7 @@ def make_variant(
         parameters=MappingProxyType(dict(parameters)),
         fragments=MappingProxyType(dict(fragments)),
         material=MappingProxyType({k: v for k, v in values.items() if k in material_keys()}),
+        without=without,
         source=source,
         line=line,
         column=column,
@@ -245,7 +273,12 @@ def merged(scenario_variants: Sequence[Variant], session: Sequence[Variant]) -> 
 def apply_to_config(config: Config, procedure: str, variant: Variant) -> Config:
     """``config`` with ``procedure`` changed as ``variant`` says (model, parameters,
     fragments); a ``ConfigError`` located at the variant when it does not apply."""
-    if variant.model is None and not variant.parameters and not variant.fragments:
+    if (
+        variant.model is None
+        and not variant.parameters
+        and not variant.fragments
+        and not variant.without
+    ):
         return config
     proc = config.procedure(procedure)
     loop = config.loop
@@ -265,6 +298,8 @@ def apply_to_config(config: Config, procedure: str, variant: Variant) -> Config:
         proc = _replace_fragments(proc, variant)
     if variant.parameters:
         proc = _with_parameters(proc, variant)
+    if variant.without:
+        proc = _without(proc, variant)
     procedures = dict(config.procedures)
     procedures[procedure] = proc
     return replace(config, loop=loop, procedures=MappingProxyType(procedures))
@@ -331,3 +366,37 @@ def _with_parameters(proc: Procedure, variant: Variant) -> Procedure:
         )
 
     return _with_phases(proc, merge)
+
+
+def _without(proc: Procedure, variant: Variant) -> Procedure:
+    """``proc`` with the places ``variant.without`` names left out; a place the
+    procedure does not have is the variant's located mistake."""
+    phases = proc.phases()
+    cut: dict[str, set[int]] = {}
+    for place in variant.without:
+        found = WITHOUT_PLACE.match(place)
+        if found is None:
+            raise variant.error(check_place(place) or place)
+        phase, index = found.group(1), found.group(2)
+        actions = phases[phase]
+        if index is None:
+            cut[phase] = set(range(len(actions)))
+            continue
+        if int(index) >= len(actions):
+            raise variant.error(
+                f"without: procedure {proc.name} has no fragment {place}",
+                f"its {phase} phase has {len(actions)} fragment(s), from {phase}[0]",
+            )
+        cut.setdefault(phase, set()).add(int(index))
+
+    def kept(phase: str) -> tuple[FragmentAction, ...]:
+        gone = cut.get(phase, set())
+        return tuple(action for i, action in enumerate(phases[phase]) if i not in gone)
+
+    return replace(
+        proc,
+        observe=kept("observe"),
+        orient=kept("orient"),
+        decide=kept("decide"),
+        act=kept("act"),
+    )

@@ -218,6 +218,50 @@ def positive_int(text: str) -> int:
     return value
 
 
+def fraction(text: str) -> float:
+    """An argparse type: a number strictly between 0 and 1 (a significance level, a
+    power)."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a number between 0 and 1, got {text!r}"
+        ) from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value:g}")
+    return value
+
+
+def rate_difference(text: str) -> float:
+    """An argparse type: a change of success rate, ``0.2``, ``20%`` or ``20pp``."""
+    raw = text.strip()
+    scale = 100 if raw.endswith(("%", "pp")) else 1
+    try:
+        value = float(raw.removesuffix("%").removesuffix("pp")) / scale
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected a rate difference such as 0.2, 20% or 20pp, got {text!r}"
+        ) from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(
+            f"expected a rate difference between 0 and 1 (such as 0.2), got {text}"
+        )
+    return value
+
+
+def amount(text: str) -> float:
+    """An argparse type: an amount of US dollars above zero (``2``, ``0.50``, ``$5``)."""
+    try:
+        value = float(text.strip().removeprefix("$"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"expected an amount in US dollars, got {text!r}"
+        ) from None
+    if not value > 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"expected an amount above 0, got {text}")
+    return value
+
+
 def read_results_noting(paths: Sequence[str], *, summary: bool = False) -> Results:
     """Read and merge results files (``ResultsError`` when one is unusable); what was
     left out is a warning line on stderr. ``summary``: records as tables need them

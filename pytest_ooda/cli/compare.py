@@ -5,7 +5,6 @@ mean iterations and cost; exit 1 on a significant regression."""
 
 from __future__ import annotations
 
-import argparse
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,45 +12,20 @@ from typing import TYPE_CHECKING, Any
 from pytest_ooda.cli.common import (
     EXIT_OK,
     append_step_summary,
+    fraction,
     note,
     positive_int,
+    rate_difference,
     read_results_noting,
 )
 from pytest_ooda.errors import UsageError
 
 if TYPE_CHECKING:
+    import argparse
     from collections.abc import Callable
 
 #: A scenario's success rate fell significantly.
 EXIT_REGRESSED = 1
-
-
-def _alpha(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a number between 0 and 1, got {text!r}"
-        ) from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(f"expected a number between 0 and 1, got {value:g}")
-    return value
-
-
-def _difference(text: str) -> float:
-    """``0.2`` or ``20%``: a change of success rate."""
-    raw = text.strip()
-    try:
-        value = float(raw.removesuffix("%")) / (100 if raw.endswith("%") else 1)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a rate difference such as 0.2 or 20%, got {text!r}"
-        ) from None
-    if not 0 < value < 1:
-        raise argparse.ArgumentTypeError(
-            f"expected a rate difference between 0 and 1 (such as 0.2), got {text}"
-        )
-    return value
 
 
 def add_parser(subparsers: Any) -> None:
@@ -91,14 +65,14 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument(
         "--alpha",
-        type=_alpha,
+        type=fraction,
         default=DEFAULT_ALPHA,
         metavar="A",
         help=f"significance level of the two-sided test (default {DEFAULT_ALPHA})",
     )
     parser.add_argument(
         "--detect",
-        type=_difference,
+        type=rate_difference,
         default=None,
         metavar="D",
         help="also say how many valid runs per side a two-sided test needs to detect a "

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from pytest_ooda.cli.common import (
     EXIT_OK,
     append_step_summary,
+    fraction,
     note,
     open_in_browser,
     positive_int,
@@ -34,7 +35,7 @@ DEFAULT_RESULTS = ".ooda/results"
 
 
 def add_parser(subparsers: Any) -> None:
-    from pytest_ooda.stats import DEFAULT_K
+    from pytest_ooda.stats import DEFAULT_ALPHA, DEFAULT_K
 
     parser = subparsers.add_parser(
         "report",
@@ -97,6 +98,30 @@ def add_parser(subparsers: Any) -> None:
         help="with --html: open the written report in a web browser (when there is a display)",
     )
     parser.add_argument("--title", default="ooda report", help="heading of the report")
+    pr = parser.add_argument_group(
+        "a pull request's comment",
+        "--pr BASE NEW prints the Markdown of one PR comment instead: per scenario the "
+        "verdict with the interval of the difference and the smallest change the runs "
+        "could detect, cost and token deltas, the prompt diff by fragment (folded), the "
+        "base side's history; it exits 1 when a scenario regressed significantly",
+    )
+    pr.add_argument("--pr", nargs=2, metavar=("BASE", "NEW"), help="the two sides' results")
+    pr.add_argument("--report-url", metavar="URL", help="with --pr: where the HTML report is")
+    pr.add_argument(
+        "--history",
+        action="append",
+        metavar="PATH",
+        help="with --pr: earlier results for the scenarios' history (repeatable; the base "
+        "side's runs count too)",
+    )
+    pr.add_argument(
+        "--alpha",
+        type=fraction,
+        default=DEFAULT_ALPHA,
+        metavar="A",
+        help=f"with --pr: significance level (default {DEFAULT_ALPHA})",
+    )
+    pr.add_argument("--output", metavar="FILE", help="with --pr: write the Markdown to FILE")
     parser.set_defaults(func=command)
 
 
@@ -105,6 +130,17 @@ def command(args: argparse.Namespace) -> int:
     from pytest_ooda.stats import drop_duplicates, summarize
     from pytest_ooda.view import unfinished
 
+    if args.pr:
+        if args.results or args.check or args.markdown:
+            raise UsageError(
+                "--pr BASE NEW reads its two sides: give no RESULTS, --check or --markdown"
+            )
+        from pytest_ooda.cli.report_pr import command as pr_command
+
+        return pr_command(args)
+    for flag in ("report_url", "history", "output"):
+        if getattr(args, flag):
+            raise UsageError(f"--{flag.replace('_', '-')} goes with --pr BASE NEW")
     html_path = Path(args.html) if args.html else None
     if html_path is not None and html_path.is_dir():
         raise UsageError(f"--html {args.html}: is a directory; give the path of an .html file")

@@ -6,7 +6,8 @@ when read), :mod:`.builder` (:func:`build_record`, the one builder of a run's re
 :mod:`.outcome` (how a run's outcome is decided: ``success``, ``failure`` or
 ``error``), :mod:`.log` (:class:`ResultsLog`, the one writer of a session's log, and
 the :class:`SessionStamp` its records carry), :mod:`.reading` (reading and merging
-logs, streamed), :mod:`.tally` (early stopping's shared counts), and :mod:`.inputs`
+logs, streamed), :mod:`.tally` (early stopping's shared counts), :mod:`.budget` (a
+session's budget and its shared spend), and :mod:`.inputs`
 (what the builder and the outcome rule read of a loop, a workspace and a scenario, as
 protocols).
 
@@ -20,6 +21,7 @@ the renderers nor the viewer.
 
 from __future__ import annotations
 
+from pytest_ooda.results.budget import BUDGET_SPENT, Budget, Spend, Spent
 from pytest_ooda.results.builder import (
     AiIdentity,
     RecordHead,
@@ -53,11 +55,13 @@ from pytest_ooda.results.schema import (
 from pytest_ooda.results.tally import add_tally, tally_counts
 
 __all__ = [
+    "BUDGET_SPENT",
     "SCHEMA",
     "SCHEMA_VERSION",
     "UNMET",
     "AiIdentity",
     "AssertionEntry",
+    "Budget",
     "FragmentHash",
     "IterationEntry",
     "RecordHead",
@@ -67,6 +71,8 @@ __all__ = [
     "ResultsLog",
     "RunRecord",
     "SessionStamp",
+    "Spend",
+    "Spent",
     "add_tally",
     "ai_identity",
     "assertion_entries",

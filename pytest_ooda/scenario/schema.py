@@ -238,7 +238,13 @@ _VARIANT_TEXT = ("ai_cmd", "ai_cmd_alias", "model", "prompt_format", "ai_output"
 def _variants(check: Reader, value: Any, mark: Mark) -> tuple[Variant, ...]:
     """``variants:``: a mapping of names to settings (see ``pytest_ooda.variants``)."""
     # Imported here, like the tool and command checks: most scenarios have none.
-    from pytest_ooda.variants import VARIANT_KEYS, check_name, check_value, make_variant
+    from pytest_ooda.variants import (
+        VARIANT_KEYS,
+        check_name,
+        check_place,
+        check_value,
+        make_variant,
+    )
 
     table = check.mapping(value, mark, "variants")
     found: list[Variant] = []
@@ -284,12 +290,22 @@ def _variants(check: Reader, value: Any, mark: Mark) -> tuple[Variant, ...]:
                 fragments[old_text] = check.text(
                     *check.get(swaps, old), f"{at}.fragments[{old_text!r}]"
                 )
+        without: list[str] = []
+        if block.get("without") is not None:
+            places, places_mark = check.get(block, "without")
+            for item, item_mark in check.items(places, places_mark, f"{at}.without"):
+                place = check.text(item, item_mark, f"{at}.without entry")
+                problem = check_place(place)
+                if problem:
+                    raise check.fail(f"{at}.{problem}", item_mark)
+                without.append(place)
         found.append(
             make_variant(
                 text,
                 values,
                 parameters,
                 fragments,
+                without=tuple(without),
                 source=check.file,
                 line=key_mark.line,
                 column=key_mark.column,

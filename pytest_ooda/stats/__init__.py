@@ -5,7 +5,11 @@ detectable difference and the runs needed, the SPRT of early stopping, the defau
 :mod:`.aggregate` (per-scenario statistics over valid runs, infrastructure errors
 apart; aggregate expectations with their minimum of valid runs and early verdicts — the
 gates), :mod:`.comparison` (A/B: regressed / improved / inconclusive) and
-:mod:`.variant_comparison` (``--by variant``: pairwise, Holm-corrected, ranked).
+:mod:`.variant_comparison` (``--by variant``: pairwise, Holm-corrected, ranked),
+:mod:`.flakiness` (a scenario across sessions: stable-pass, flaky or stable-fail, and
+change points), :mod:`.leave_one_out` (leave-one-out arms against the full prompt: keep,
+cut or can't tell, Holm-corrected, with sequential looks) and :mod:`.planning` (the
+runs a comparison needs and their cost, from past runs).
 
 Above ``results/`` (it reads :class:`~pytest_ooda.results.RunRecord` and the outcome
 rule's words) and below ``report/`` and ``view/``, which it never imports; pytest's
@@ -28,18 +32,41 @@ from pytest_ooda.stats.comparison import (
     compare,
 )
 from pytest_ooda.stats.fired import AssertionStats, TriggerStats
+from pytest_ooda.stats.flakiness import (
+    MIN_HISTORY_RUNS,
+    ChangePoint,
+    HistoryPoint,
+    ScenarioHistory,
+    agent_of,
+    history,
+)
 from pytest_ooda.stats.inference import (
     DEFAULT_ALPHA,
     DEFAULT_K,
+    DEFAULT_POWER,
     Sprt,
     difference_interval,
     fisher_exact,
+    mcnemar_exact,
     min_detectable_difference,
+    paired_difference_interval,
     pass_at_k,
     pass_hat_k,
     runs_needed,
     wilson_interval,
 )
+from pytest_ooda.stats.leave_one_out import (
+    DEFAULT_MARGIN,
+    DEFAULT_ROUNDS,
+    FULL,
+    Ablation,
+    ArmEffect,
+    ablation,
+    arm_name,
+    looks,
+    place_of,
+)
+from pytest_ooda.stats.planning import RunsPlan, plan_runs
 from pytest_ooda.stats.variant_comparison import (
     NO_VARIANT,
     PairTest,
@@ -51,16 +78,30 @@ from pytest_ooda.stats.variant_comparison import (
 __all__ = [
     "DEFAULT_ALPHA",
     "DEFAULT_K",
+    "DEFAULT_MARGIN",
+    "DEFAULT_POWER",
+    "DEFAULT_ROUNDS",
+    "FULL",
+    "MIN_HISTORY_RUNS",
     "NO_VARIANT",
+    "Ablation",
+    "ArmEffect",
     "AssertionStats",
+    "ChangePoint",
     "Comparison",
     "Gates",
+    "HistoryPoint",
     "PairTest",
+    "RunsPlan",
     "ScenarioComparison",
+    "ScenarioHistory",
     "ScenarioStats",
     "Sprt",
     "TriggerStats",
     "VariantComparison",
+    "ablation",
+    "agent_of",
+    "arm_name",
     "check_gates",
     "compare",
     "compare_variants",
@@ -68,9 +109,15 @@ __all__ = [
     "drop_duplicates",
     "early_verdict",
     "fisher_exact",
+    "history",
+    "looks",
+    "mcnemar_exact",
     "min_detectable_difference",
+    "paired_difference_interval",
     "pass_at_k",
     "pass_hat_k",
+    "place_of",
+    "plan_runs",
     "runs_needed",
     "summarize",
     "variant_of",

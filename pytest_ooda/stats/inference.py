@@ -19,7 +19,9 @@ __all__ = [
     "Sprt",
     "difference_interval",
     "fisher_exact",
+    "mcnemar_exact",
     "min_detectable_difference",
+    "paired_difference_interval",
     "pass_at_k",
     "pass_hat_k",
     "runs_needed",
@@ -201,6 +203,42 @@ def runs_needed(
     h = abs(_arcsine(base_rate) - _arcsine(other))
     z = _z(1 - alpha / 2) + _z(power)
     return max(2, math.ceil(2 * (z / h) ** 2))
+
+
+def mcnemar_exact(only_first: int, only_second: int) -> float:
+    """Two-sided p-value of McNemar's exact test for paired runs: ``only_first`` pairs
+    where only the first of the pair succeeded, ``only_second`` where only the second
+    did (pairs that agree say nothing about a difference). Under no difference each
+    disagreeing pair goes either way with probability 1/2: the binomial test of that."""
+    if only_first < 0 or only_second < 0:
+        raise ValueError(f"counts must be >= 0, got {only_first}, {only_second}")
+    total = only_first + only_second
+    if total == 0:
+        return 1.0
+    smaller = min(only_first, only_second)
+    tail: float = sum(math.comb(total, x) for x in range(smaller + 1)) / 2**total
+    return min(1.0, 2 * tail)
+
+
+def paired_difference_interval(
+    pairs: int, only_first: int, only_second: int, confidence: float = CONFIDENCE
+) -> tuple[float, float]:
+    """An interval for the difference of two success rates measured in ``pairs`` paired
+    runs (first minus second; ``only_first`` / ``only_second`` as in
+    :func:`mcnemar_exact`): Agresti and Min's adjusted Wald interval, which adds half a
+    pair to each cell of the 2×2 table so it stays useful when every pair agrees.
+    ``(-1.0, 1.0)`` without pairs."""
+    if pairs < 0 or only_first < 0 or only_second < 0 or only_first + only_second > pairs:
+        raise ValueError(f"need 0 <= disagreeing pairs <= pairs, got {only_first}, {only_second}")
+    if not 0 < confidence < 1:
+        raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
+    if pairs == 0:
+        return -1.0, 1.0
+    z = _z(0.5 + confidence / 2)
+    n, b, c = pairs + 2, only_first + 0.5, only_second + 0.5
+    change = (b - c) / n
+    half = z * math.sqrt(max(0.0, (b + c) - (b - c) ** 2 / n)) / n
+    return max(-1.0, change - half), min(1.0, change + half)
 
 
 class Sprt:

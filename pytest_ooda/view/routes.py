@@ -12,6 +12,9 @@ Each page is at a URL that stays a good permalink:
 - ``/outputs/KEY?scenario=procedure/scenario`` — each variant's runs side by side;
 - ``/compare?base=KEY&new=KEY`` (two sessions) or ``/compare?session=KEY&a=V&b=V`` (two
   variants); ``/variants/KEY`` — every pair of variants of a session;
+- ``/history`` — every scenario across the sessions: stable-pass, flaky or stable-fail,
+  and where a rate moved under an unchanged prompt;
+- ``/ablation/KEY`` — an ``ooda ablate`` session's verdicts per fragment;
 - ``/api/version`` — what a page polls to reload itself while a session runs;
 - ``/static/NAME`` — the refresh script.
 
@@ -39,7 +42,9 @@ from pytest_ooda.report import (
     output_columns,
     prompt_versions,
     reason,
+    render_ablation_html,
     render_compare_html,
+    render_history_html,
     render_page,
     render_variants_html,
     run_view,
@@ -47,7 +52,17 @@ from pytest_ooda.report import (
     seconds,
     session_verdict,
 )
-from pytest_ooda.stats import NO_VARIANT, compare, compare_variants, drop_duplicates, summarize
+from pytest_ooda.stats import (
+    FULL,
+    NO_VARIANT,
+    ablation,
+    compare,
+    compare_variants,
+    drop_duplicates,
+    history,
+    place_of,
+    summarize,
+)
 from pytest_ooda.view.index import resume_command
 
 if TYPE_CHECKING:
@@ -176,6 +191,9 @@ def session_summary(
             {"stamp": later.stamp, "href": session_href(later.key)} if later else None
         ),
         "variants_href": f"/variants/{quote(session.key)}" if len(variants) > 1 else None,
+        "ablation_href": f"/ablation/{quote(session.key)}"
+        if FULL in variants and any(name and place_of(name) for name in variants)
+        else None,
         "compare_href": _previous(site, session, ran or _ran(site)),
         "error": session.error,
         "warnings": [str(warning) for warning in session.warnings],
@@ -433,6 +451,34 @@ def variants_page(site: Site, key: str, query: dict[str, str]) -> Response:
     return _html(HTTPStatus.OK, html)
 
 
+def history_page(site: Site, key: str, query: dict[str, str]) -> Response:
+    """``/history``: every scenario across every session of the directories."""
+
+    records = [record for session in site.index.ordered() for record in session.records]
+    html = render_history_html(
+        history(drop_duplicates(records)[0]),
+        title="scenarios across sessions",
+        csp=VIEW_CSP,
+        crumbs=[("sessions", "/")],
+    )
+    return _html(HTTPStatus.OK, html)
+
+
+def ablation_page(site: Site, key: str, query: dict[str, str]) -> Response:
+    """``/ablation/KEY``: an ablation session's verdicts per fragment."""
+
+    session = site.index.sessions.get(key)
+    if session is None:
+        return not_found(f"no session {key}")
+    html = render_ablation_html(
+        ablation(session.records),
+        title=f"session {session.stamp}: ablation",
+        csp=VIEW_CSP,
+        crumbs=[("sessions", "/"), (session.stamp, session_href(key))],
+    )
+    return _html(HTTPStatus.OK, html)
+
+
 def _variant_runs(records: list[RunRecord], variant: str, scenario: str | None) -> list[RunRecord]:
     """A variant's runs (``(none)``/``(default)``: those under none), as unnamed runs, so
     two variants compare scenario by scenario."""
@@ -494,6 +540,8 @@ ROUTES: tuple[Route, ...] = (
     Route("/run/{key}", run_page),
     Route("/outputs/{key}", outputs_page),
     Route("/variants/{key}", variants_page),
+    Route("/history", history_page),
+    Route("/ablation/{key}", ablation_page),
     Route("/compare", compare_page),
     Route("/static/{key}", static, reads_index=False),
 )

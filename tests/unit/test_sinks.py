@@ -20,6 +20,7 @@ FILE_SINKS: dict[str, tuple[str, ...]] = {
     "cli/report.py": ("HTML",),
     "cli/compare.py": ("HTML",),
     "cli/common.py": ("Markdown",),
+    "cli/report_pr.py": ("HTML", "Markdown"),
     "judge/grading.py": ("judge cache",),
     "apireplay/cassette.py": ("cassette",),
 }
@@ -37,6 +38,9 @@ NOT_SINKS: dict[str, str] = {
     "plugin/snapshot.py": "prompt snapshots: composed prompts, never a run's output",
     "plugin/pacing.py": "a run's plan for a crashed worker's record: settings, no output",
     "results/tally.py": "finished runs' outcome words for early stopping",
+    "results/budget.py": "finished runs' cost and tokens, for the session's budget",
+    "impact/gitref.py": "the project's files at a git revision, into a scratch directory",
+    "cli/ablate.py": "an ablation's page: fragment paths and figures, no run output",
     "sandbox/limits.py": "cgroup control files",
     "sandbox/bwrap.py": "the seccomp filter",
     "sandbox/image.py": "an image of the agent's executable",

@@ -155,3 +155,27 @@ def test_variants_that_do_not_apply(config_path: Path) -> None:
     no_api = replace(no_api, loop=replace(no_api.loop, ai_api=None))
     with pytest.raises(ConfigError, match="needs an ai_api backend"):
         apply_to_config(no_api, "p", Variant("v", model="m"))
+
+
+def test_without_leaves_fragments_and_phases_out(config_path: Path, tmp_path: Path) -> None:
+    from pytest_ooda.compose import assemble_prompt
+
+    config = load_config_file(config_path)
+    one = apply_to_config(config, "p", parse_option("cut:without=observe[0]"))
+    assert one.procedure("p").observe == ()
+    assert "Hi Ada 1" in assemble_prompt(one.procedure("p"))
+    both = apply_to_config(config, "p", Variant("both", without=("observe", "act[0]")))
+    assert both.procedure("p").phases() == {"observe": (), "orient": (), "decide": (), "act": ()}
+    with pytest.raises(ConfigError, match=r"has no fragment act\[3\]") as info:
+        apply_to_config(config, "p", Variant("v", without=("act[3]",)))
+    assert info.value.hint == "its act phase has 1 fragment(s), from act[0]"
+    with pytest.raises(UsageError, match="'observe\\[x\\]' is not a phase or a fragment"):
+        parse_option("v:without=observe[x]")
+    path = tmp_path / "s.yml"
+    path.write_text('procedure: p\nvariants:\n  cut:\n    without: [act, "observe[0]"]\n')
+    (variant,) = load_scenario(path).variants
+    assert variant.without == ("act", "observe[0]")
+    assert variant.to_yaml() == {"without": ["act", "observe[0]"]}
+    path.write_text("procedure: p\nvariants:\n  cut:\n    without: [acts]\n")
+    with pytest.raises(ScenarioError, match=r"s\.yml:4:15: variants\.cut\.without: 'acts'"):
+        load_scenario(path)

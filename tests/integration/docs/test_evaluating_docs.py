@@ -69,3 +69,18 @@ def test_the_figures_quoted_are_what_the_code_computes() -> None:
     assert f"needs {runs_needed(1.0, 0.2)} valid run(s) per side (has 5)" in TEXT
     low, high = wilson_interval(14, 20)
     assert f"success rate 70% (14/20, 95% CI\n  {low:.0%}–{high:.0%})" in TEXT
+
+
+def test_the_planning_history_and_ablation_figures_are_ours() -> None:
+    from pytest_ooda.stats import mcnemar_exact, paired_difference_interval
+
+    needed = runs_needed(0.85, 0.1)
+    assert f"{needed} valid runs per arm; start {-(-needed * 42 // 40)} per arm" in TEXT
+    low, high = wilson_interval(21, 30)
+    assert f"flaky: 70% (21/30, 95% CI {low:.0%}–{high:.0%}) over 3 session(s)" in TEXT
+    p_value = fisher_exact(29, 1, 5, 15) * 4
+    assert f"29/30 (97%) -> 5/20 (25%), p {p_value:.3g}" in TEXT
+    # Two looks, three arms: intervals at 1 - 0.025 / 3.
+    low, high = paired_difference_interval(10, 0, 0, 1 - 0.025 / 3)
+    assert f"{low * 100:+.0f} … {high * 100:+.0f} pp         1  cut" in TEXT
+    assert f"{3 * mcnemar_exact(10, 0):.3g}  keep" in TEXT

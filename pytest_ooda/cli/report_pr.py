@@ -1,0 +1,78 @@
+"""``ooda report --pr BASE NEW``: the Markdown of one pull-request comment — per
+scenario the change touched, its verdict with the interval of the difference and what
+the runs could detect, cost and token deltas, the prompt diff by fragment, the
+history's word on it and a link to the HTML report; exit 1 on a significant
+regression, as ``ooda compare`` does."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from pytest_ooda.cli.common import EXIT_OK, append_step_summary, note, read_results_noting
+
+if TYPE_CHECKING:
+    import argparse
+
+    from pytest_ooda.results import Results, RunRecord
+    from pytest_ooda.stats import Comparison
+
+#: A touched scenario regressed significantly.
+EXIT_REGRESSED = 1
+
+
+def command(args: argparse.Namespace) -> int:
+    from pytest_ooda.report import pr_markdown
+    from pytest_ooda.stats import compare, drop_duplicates, history
+
+    base_path, new_path = args.pr
+    base = read_results_noting([base_path], summary=True)
+    new = read_results_noting([new_path], summary=True)
+    base_records = drop_duplicates(base.records)[0]
+    new_records = drop_duplicates(new.records)[0]
+    comparison = compare(base_records, new_records, alpha=args.alpha)
+    past: list[RunRecord] = list(base_records)
+    if args.history:
+        past += drop_duplicates(read_results_noting(args.history, summary=True).records)[0]
+    histories = {item.label: item for item in history(past)}
+    markdown = pr_markdown(
+        comparison,
+        histories=histories,
+        report_url=args.report_url,
+        whole_base=base.whole,
+        whole_new=new.whole,
+        title=args.title if args.title != "ooda report" else "pytest-ooda: prompt changes measured",
+    )
+    if args.output:
+        from pytest_ooda._util import atomic_write_text
+
+        atomic_write_text(Path(args.output), markdown)
+        note(f"ooda report: wrote {args.output}")
+    else:
+        sys.stdout.write(markdown)
+    append_step_summary(markdown)
+    if args.html:
+        _write_html(Path(args.html), comparison, base, new)
+    regressed = [item.label for item in comparison.regressed]
+    if regressed:
+        note(
+            f"ooda report: {len(regressed)} scenario(s) regressed significantly: "
+            + ", ".join(regressed)
+        )
+        return EXIT_REGRESSED
+    return EXIT_OK
+
+
+def _write_html(path: Path, comparison: Comparison, base: Results, new: Results) -> None:
+    from pytest_ooda._util import atomic_write_text
+    from pytest_ooda.report import render_compare_html
+
+    html = render_compare_html(
+        comparison,
+        title="base against this change",
+        whole_base=base.whole,
+        whole_new=new.whole,
+    )
+    atomic_write_text(path, html)
+    note(f"ooda report: wrote {path}")
