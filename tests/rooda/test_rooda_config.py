@@ -91,7 +91,7 @@ def test_unknown_keys_in_a_rooda_config_are_located_warnings() -> None:
             3,
             1,
             "unknown top-level key 'version' (ignored); known top-level keys: "
-            "ai_cmd_aliases, lint, loop, procedures, redact",
+            "ai_cmd_aliases, claude, lint, loop, procedures, redact, replay_normalise",
         ),
         (
             6,
