@@ -181,6 +181,35 @@ HISTORY_STATES: tuple[HistoryState, ...] = get_args(HistoryState)
 AblationVerdict = Literal["keep", "cut", "can't tell"]
 ABLATION_VERDICTS: tuple[AblationVerdict, ...] = get_args(AblationVerdict)
 
+#: What an agent loaded, by kind, in a run's fingerprint (the order reports list them):
+#: its skills, slash commands, subagents, MCP servers, hooks, plugins, and instructions
+#: files (``CLAUDE.md``, ``AGENTS.md``).
+LoadedKind = Literal["skills", "commands", "subagents", "mcp", "hooks", "plugins", "instructions"]
+LOADED_KINDS: tuple[LoadedKind, ...] = get_args(LoadedKind)
+#: The fields of a run's fingerprint a comparison holds both sides to (``ooda compare
+#: --allow-drift FIELD``): the agent, its version, the model the API reported, the hash
+#: of its effective settings, the environment allow-list, and what it loaded, by kind.
+FingerprintField = Literal[
+    "agent",
+    "version",
+    "model",
+    "settings",
+    "env",
+    "skills",
+    "commands",
+    "subagents",
+    "mcp",
+    "hooks",
+    "plugins",
+    "instructions",
+]
+FINGERPRINT_FIELDS: tuple[FingerprintField, ...] = get_args(FingerprintField)
+#: Where an agent's loaded configuration came from: the user's home, the workspace (the
+#: project), the machine (managed settings, a ``CLAUDE.md`` above the workspace), or
+#: the command line (``--plugin-dir``).
+LoadedScope = Literal["user", "project", "system", "command-line"]
+LOADED_SCOPES: tuple[LoadedScope, ...] = get_args(LoadedScope)
+
 #: A sandbox's network: the host's, none (loopback only), or a container engine's bridge.
 SandboxNetwork = Literal["host", "none", "bridge"]
 SANDBOX_NETWORKS: tuple[SandboxNetwork, ...] = get_args(SandboxNetwork)
@@ -251,6 +280,7 @@ __all__ = [
     "FAILURE_SIGNAL",
     "FALSE_WORDS",
     "FILE_CHANGES",
+    "FINGERPRINT_FIELDS",
     "FIRED",
     "FRONTS",
     "HISTORY_STATES",
@@ -260,6 +290,8 @@ __all__ = [
     "JUDGE_INPUTS",
     "JUDGE_PASS_RULES",
     "JUDGE_VERDICTS",
+    "LOADED_KINDS",
+    "LOADED_SCOPES",
     "LOG_LEVELS",
     "LOG_TIMESTAMP_FORMATS",
     "OUTCOME_KINDS",
@@ -286,6 +318,7 @@ __all__ = [
     "ContainerEngine",
     "DriftMode",
     "FileChange",
+    "FingerprintField",
     "Fired",
     "Front",
     "HistoryState",
@@ -295,6 +328,8 @@ __all__ = [
     "JudgeInput",
     "JudgePassRule",
     "JudgeVerdict",
+    "LoadedKind",
+    "LoadedScope",
     "LogLevel",
     "LogTimestampFormat",
     "OutcomeKind",

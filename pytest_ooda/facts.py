@@ -1,6 +1,7 @@
 """The plain values a run's facts are made of: what an agent's work cost (:class:`Usage`),
-the tools it called (:class:`ToolCall`) and what a verification command did
-(:class:`CommandOutcome`).
+the tools it called (:class:`ToolCall`), what a verification command did
+(:class:`CommandOutcome`), and which agent did it, configured how
+(:class:`Fingerprint`, with each piece of configuration it loaded a :class:`LoadedItem`).
 
 A leaf: the layers that make these facts (``backends/``, ``scenario/``) and the record
 that keeps them (``results/``) both import them from here, so reading or writing a
@@ -9,10 +10,16 @@ results log never loads the backends or the scenario package.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["CommandOutcome", "ToolCall", "Usage"]
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from pytest_ooda._types import LoadedKind, LoadedScope
+
+__all__ = ["WHOLE_ENVIRONMENT", "CommandOutcome", "Fingerprint", "LoadedItem", "ToolCall", "Usage"]
 
 
 @dataclass(frozen=True)
@@ -119,4 +126,68 @@ class CommandOutcome:
             "passed": self.passed,
             "problem": self.problem,
             "output_tail": self.output_tail,
+        }
+
+
+@dataclass(frozen=True)
+class LoadedItem:
+    """One piece of configuration an agent loaded: its name as the agent knows it (a
+    skill ``greet``, a hook ``PreToolUse:Write``, an MCP server ``github``, the file
+    ``CLAUDE.md``), where it came from, and the sha256 of its content — so two runs
+    that loaded a skill of the same name but another text differ."""
+
+    name: str
+    sha256: str
+    scope: LoadedScope = "user"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"name": self.name, "scope": self.scope, "sha256": self.sha256}
+
+
+#: A fingerprint's ``env`` when the agent had no sandbox: the whole environment.
+WHOLE_ENVIRONMENT = ("*",)
+
+
+def _nothing_loaded() -> Mapping[LoadedKind, tuple[LoadedItem, ...]]:
+    return MappingProxyType({})
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """Which agent made a run, configured how: its name (the registry's), its version as
+    the CLI reports it, the model its API reported, the sha256 of its effective settings
+    (its command line and the settings files it reads), the environment it was given
+    (the sandbox's allow-list; ``("*",)``: the whole environment, no sandbox), and what
+    it loaded, by kind (``skills``, ``hooks`` …; only the kinds it loaded any of).
+
+    Two runs whose fingerprints differ were made by two different agents, whatever
+    their prompts: ``ooda compare`` refuses to compare them (docs/evaluating.md)."""
+
+    agent: str
+    version: str | None = None
+    model: str | None = None
+    settings: str | None = None
+    env: tuple[str, ...] = ()
+    loaded: Mapping[LoadedKind, tuple[LoadedItem, ...]] = field(default_factory=_nothing_loaded)
+
+    def with_model(self, model: str | None) -> Fingerprint:
+        """This fingerprint with the model the API reported (known once the run ran)."""
+        return self if model is None or model == self.model else replace(self, model=model)
+
+    def items(self, kind: LoadedKind) -> tuple[LoadedItem, ...]:
+        return self.loaded.get(kind, ())
+
+    def as_dict(self) -> dict[str, Any]:
+        """As results logs write it (a kind with nothing loaded is left out)."""
+        return {
+            "agent": self.agent,
+            "version": self.version,
+            "model": self.model,
+            "settings": self.settings,
+            "env": list(self.env),
+            "loaded": {
+                kind: [item.as_dict() for item in items]
+                for kind, items in self.loaded.items()
+                if items
+            },
         }

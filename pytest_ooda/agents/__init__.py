@@ -5,11 +5,12 @@ The :class:`Agent` interface and the registry of the built-in agents and the
 ``pytest_ooda.agents`` entry-point group; what an agent reports (:class:`AgentReport`,
 :class:`ToolCall`, :class:`Usage`), what its failures mean (:class:`Fault`), its output
 formats (:class:`OutputFormat`, read by an :class:`AgentStream`) and model APIs
-(:class:`ModelApi`); and Claude Code's material (``claude_code/``) — its commands,
-skills, subagents, hooks and plugins, read, checked, linted and rendered as Claude Code
-2.1.197 reads them, and what fired in a run (docs/claude-code.md). ``MATERIAL_SECTIONS``
-names the config and scenario key of each agent's material and its reader. See
-docs/agents.md.
+(:class:`ModelApi`); what an agent loads and its version, for a run's fingerprint
+(:class:`Configuration`, :func:`agent_version`); and Claude Code's material
+(``claude_code/``) — its commands, skills, subagents, hooks and plugins, read,
+checked, linted and rendered as Claude Code 2.1.197 reads them, and what fired in a
+run (docs/claude-code.md). ``MATERIAL_SECTIONS`` names the config and scenario key of
+each agent's material and its reader. See docs/agents.md.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from pytest_ooda.agents.claude_code import (
     split_arguments,
 )
 from pytest_ooda.agents.faults import Evidence, Fault, infra_reason, kind_of_status, message_fault
+from pytest_ooda.agents.fingerprint import Configuration, from_sources
 from pytest_ooda.agents.material import MATERIAL_SECTIONS, agent_argv, install, install_argv
 from pytest_ooda.agents.registry import (
     AGENT_ENTRY_POINT_GROUP,
@@ -73,6 +75,7 @@ from pytest_ooda.agents.text import (
     shown_lines,
     summarize,
 )
+from pytest_ooda.agents.version import agent_version
 
 __all__ = [
     "AGENT_ENTRY_POINT_GROUP",
@@ -88,6 +91,7 @@ __all__ = [
     "AgentReport",
     "AgentStream",
     "ConfigSource",
+    "Configuration",
     "Evidence",
     "Fault",
     "FiredWatch",
@@ -103,6 +107,7 @@ __all__ = [
     "agent_argv",
     "agent_for",
     "agent_names",
+    "agent_version",
     "all_agents",
     "as_int",
     "as_mapping",
@@ -110,6 +115,7 @@ __all__ = [
     "call_activations",
     "check_material",
     "expand_arguments",
+    "from_sources",
     "head_lines",
     "hook_activation",
     "infer_format",

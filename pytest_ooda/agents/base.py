@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from pytest_ooda.agents.faults import Fault
+    from pytest_ooda.agents.fingerprint import Configuration
     from pytest_ooda.agents.stream import AgentStream
     from pytest_ooda.replay_rules import ReplayRule
 
@@ -216,12 +217,26 @@ class Agent(ABC):
         """The command that prints its version."""
         return (argv[0], "--version")
 
-    def version(self, argv: Sequence[str], *, env: Mapping[str, str] | None = None) -> str | None:
+    def version(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        launch: Callable[[Sequence[str]], tuple[Sequence[str], Mapping[str, str] | None]]
+        | None = None,
+    ) -> str | None:
         """Its version as the CLI reports it (the first line of ``--version``), ``None``
-        when it does not say (not installed, no such flag, no answer in 20 seconds)."""
+        when it does not say (not installed, no such flag, no answer in 20 seconds).
+        ``launch`` turns the version command into the command line and environment that
+        run it where the agent runs (inside a sandbox: another installation may be
+        there). Asked once per process and command by a run's fingerprint
+        (:func:`pytest_ooda.agents.agent_version`)."""
+        words: Sequence[str] = self.version_argv(argv)
+        if launch is not None:
+            words, env = launch(words)
         try:
             done = subprocess.run(
-                self.version_argv(argv),
+                list(words),
                 capture_output=True,
                 text=True,
                 timeout=20,
@@ -241,6 +256,24 @@ class Agent(ABC):
         (settings, instructions such as ``AGENTS.md``, skills, MCP servers, hooks …),
         whether they exist or not: a fingerprint hashes what is there."""
         return ()
+
+    def configuration(
+        self,
+        argv: Sequence[str],
+        *,
+        home: Path,
+        workspace: Path,
+        env: Mapping[str, str] | None = None,
+    ) -> Configuration:
+        """What it loads when ``argv`` runs with ``home`` as ``HOME`` in ``workspace``,
+        for a run's fingerprint: the sha256 of its effective settings (the command line
+        and its settings files) and each skill, slash command, subagent, MCP server,
+        hook, plugin and instructions file by name and content hash. By default read
+        from :meth:`config_sources`; an agent that names what it loads itself (its hooks,
+        its plugins' skills) says so here."""
+        from pytest_ooda.agents.fingerprint import from_sources
+
+        return from_sources(self.config_sources(home, workspace, env), argv)
 
     # -- helpers for subclasses -----------------------------------------------------
 

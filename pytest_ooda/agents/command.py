@@ -12,7 +12,7 @@ from pytest_ooda.agents.base import Agent, OutputFormat
 from pytest_ooda.agents.faults import message_fault
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from pytest_ooda.agents.faults import Fault
 
@@ -48,6 +48,18 @@ class CommandAgent(Agent):
 
     def claims(self, argv: Sequence[str]) -> bool:
         return bool(argv)
+
+    def version(
+        self,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        launch: Callable[[Sequence[str]], tuple[Sequence[str], Mapping[str, str] | None]]
+        | None = None,
+    ) -> str | None:
+        """Never asked: a command no agent claims may not know ``--version`` and would
+        do its work instead (in the directory it was started in)."""
+        return None
 
     def fault(self, text: str) -> Fault | None:
         lines = [line for line in text.strip().splitlines()[-3:] if line.strip()]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pytest_ooda.agents.base import Agent
 from pytest_ooda.agents.command import CommandAgent
 
 if TYPE_CHECKING:
@@ -20,6 +21,9 @@ class _PlainAgent(CommandAgent):
 
     def claims(self, argv: Sequence[str]) -> bool:
         return super(CommandAgent, self).claims(argv)
+
+    #: A named CLI answers ``--version`` (the catch-all ``command`` is never asked).
+    version = Agent.version
 
 
 class KiroAgent(_PlainAgent):

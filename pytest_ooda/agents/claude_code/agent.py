@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.agents.base import Agent, ConfigSource, ModelApi, OutputFormat
 from pytest_ooda.agents.claude_code.fired import FiredWatch
+from pytest_ooda.agents.claude_code.loaded import configuration
 from pytest_ooda.agents.faults import Fault, infra_reason, kind_of_status
 from pytest_ooda.agents.report import AgentReport, ToolCall, tool_arguments
 from pytest_ooda.agents.stream import DEFAULT_MAX_LINE, AgentStream, as_int, as_mapping
@@ -36,6 +37,7 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
 
     from pytest_ooda.agents.activation import Activation
+    from pytest_ooda.agents.fingerprint import Configuration
 
 __all__ = ["ClaudeAgent", "ClaudeStream", "api_error_fault", "parse_claude_json"]
 
@@ -419,3 +421,14 @@ class ClaudeAgent(Agent):
             ConfigSource("agents", workspace / ".claude" / "agents", "project"),
             ConfigSource("mcp", workspace / ".mcp.json", "project"),
         )
+
+    def configuration(
+        self,
+        argv: Sequence[str],
+        *,
+        home: Path,
+        workspace: Path,
+        env: Mapping[str, str] | None = None,
+    ) -> Configuration:
+        """What it loads, named as it names it (``claude_code/loaded.py``)."""
+        return configuration(argv, home=home, workspace=workspace, env=env)

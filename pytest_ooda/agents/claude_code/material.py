@@ -33,7 +33,7 @@ from pytest_ooda.errors import ConfigError, OodaError
 from pytest_ooda.textfile import read_text_file
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterator, Sequence
 
 __all__ = [
     "Item",
@@ -42,6 +42,7 @@ __all__ = [
     "MaterialKind",
     "load_material",
     "read_json",
+    "read_material",
 ]
 
 ItemKind = Literal["command", "skill", "subagent"]
@@ -209,9 +210,17 @@ def read_json(path: Path, problems: list[Problem]) -> Any:
         return json.loads(text)
 
 
-def _walk(root: Path) -> Iterator[str]:
-    """Every regular file under ``root``, relative, skipping VCS and tool directories
-    and symbolic links out of it."""
+def _walk(root: Path, parts: Sequence[str] | None = None) -> Iterator[str]:
+    """Every regular file under ``root`` (only under its entries ``parts``, when given),
+    relative, skipping VCS and tool directories and symbolic links out of it."""
+    if parts is not None:
+        for part in parts:
+            top = root / part
+            if top.is_file() and not top.is_symlink():
+                yield part
+            elif top.is_dir() and not top.is_symlink():
+                yield from (f"{part}/{rel}" for rel in _walk(top))
+        return
     for directory, dirs, files in os.walk(root):
         dirs[:] = sorted(name for name in dirs if name not in _SKIPPED_DIRS)
         base = Path(directory)
@@ -250,7 +259,15 @@ def load_material(path: Path) -> Material:
             file=str(path),
             hint="name the plugin's directory, or the project's .claude directory",
         )
-    root, kind = found
+    return read_material(*found)
+
+
+def read_material(
+    root: Path, kind: MaterialKind, *, parts: Sequence[str] | None = None
+) -> Material:
+    """The material directory ``root`` of ``kind`` read (:func:`load_material` once it
+    knows them); ``parts``: only those entries of it (``commands``, ``skills``,
+    ``agents``, ``settings.json`` …: a user's ``~/.claude`` holds much else)."""
     problems: list[Problem] = []
     name = root.parent.name if root.name == ".claude" else root.name
     if kind == "plugin":
@@ -258,7 +275,7 @@ def load_material(path: Path) -> Material:
         declared = manifest.get("name") if isinstance(manifest, dict) else None
         if isinstance(declared, str) and declared.strip():
             name = declared.strip()
-    files = tuple(_walk(root))
+    files = tuple(_walk(root, parts))
     items = [_item(root, kind, name, rel) for rel in files]
     hook_files = []
     for rel in (

@@ -191,9 +191,11 @@ def test_the_version_is_what_the_cli_reports(tmp_path: Path) -> None:
     program = tmp_path / "my-agent"
     program.write_text(f"#!{sys.executable}\nimport sys\nprint('my-agent 4.2.1 (build x)')\n")
     program.chmod(program.stat().st_mode | stat.S_IXUSR)
-    agent = load_agent("command")
+    agent = load_agent("copilot")
     assert agent.version([str(program)]) == "my-agent 4.2.1 (build x)"
     assert agent.version([str(tmp_path / "absent")]) is None
+    # Any other command is never started just to ask (it may do its work instead).
+    assert load_agent("command").version([str(program)]) is None
 
 
 def test_the_interface_defaults_are_a_plain_text_command() -> None:
