@@ -5,13 +5,15 @@ again, so the real agent runs offline, deterministically (docs/agent-replay.md).
 :mod:`.canonical` owns the canonical form of a request (what is normalised, how it is
 split into parts), :mod:`.sse` reading and writing server-sent events, :mod:`.cassette`
 the file and the in-order matching, :mod:`.divergence` the report of a request the
-cassette cannot answer, :mod:`.proxy` the server itself, :mod:`.access` how a run's
+cassette cannot answer, :mod:`.proxy` the server itself, :mod:`.canary` an upgrade
+canary's replay (what a new agent version sends otherwise), :mod:`.access` how a run's
 agent reaches it (in a sandbox too: :mod:`.relay`, :mod:`.netns`).
 """
 
 from __future__ import annotations
 
 from pytest_ooda.apireplay.access import Access, reach, sandbox_for_api
+from pytest_ooda.apireplay.canary import CanaryProxy, Change, Sent, what_changed
 from pytest_ooda.apireplay.canonical import (
     Canonical,
     Normaliser,
@@ -35,16 +37,20 @@ __all__ = [
     "CASSETTE_SUFFIX",
     "Access",
     "ApiProxy",
+    "CanaryProxy",
     "Canonical",
     "Cassette",
+    "Change",
     "Divergence",
     "Exchange",
     "Normaliser",
+    "Sent",
     "canonical_request",
     "cassette_path",
     "reach",
     "read_cassette",
     "sandbox_for_api",
     "upstreams_from_env",
+    "what_changed",
     "write_cassette",
 ]

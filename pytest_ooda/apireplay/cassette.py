@@ -289,6 +289,22 @@ class Matcher:
                     return queue.popleft()
             return None
 
+    def unserved(self) -> list[Exchange]:
+        """Every exchange not served yet, in recorded order per key."""
+        with self._lock:
+            return [exchange for queue in self._queues.values() for exchange in queue]
+
+    def take_exchange(self, exchange: Exchange) -> bool:
+        """Serve ``exchange`` itself, whatever was asked (an upgrade canary answers a
+        request the cassette does not hold with the nearest one it does)."""
+        with self._lock:
+            queue = self._queues.get(exchange.key)
+            if not queue or exchange not in queue:
+                return False
+            queue.remove(exchange)
+            self._served[exchange.key] = self._served.get(exchange.key, 0) + 1
+            return True
+
     def served(self, key: str) -> int:
         """How many exchanges of ``key`` were served."""
         with self._lock:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from pytest_ooda.apireplay.cassette import Cassette, Exchange
     from pytest_ooda.replay_rules import ReplayRule
 
-__all__ = ["Divergence", "render_canonical"]
+__all__ = ["Divergence", "nearest", "render_canonical"]
 
 #: Diff lines shown at most (the rest is counted).
 MAX_DIFF_LINES = 120
@@ -120,6 +120,17 @@ def _score(request: Any, skeleton: Any, parts: set[str]) -> tuple[int, int, int,
     return (opening, -gap, shared, equal)
 
 
+def nearest(request: Canonical, exchanges: Sequence[Exchange]) -> Exchange | None:
+    """The replayable exchange of ``exchanges`` closest to ``request``: of its endpoint
+    when there is one (else of any), the longest common opening of the conversation
+    first."""
+    parts = set(part_names(request.skeleton))
+    candidates = [e for e in exchanges if e.replay and e.endpoint == request.endpoint] or [
+        e for e in exchanges if e.replay
+    ]
+    return max(candidates, key=lambda e: _score(e.request, request.skeleton, parts), default=None)
+
+
 @dataclass
 class Divergence:
     """A request no recorded exchange answers."""
@@ -137,16 +148,7 @@ class Divergence:
         cls, request: Canonical, cassette: Cassette, *, served: int, recorded: int
     ) -> Divergence:
         """The divergence of ``request``, with its nearest recorded exchange."""
-        parts = set(part_names(request.skeleton))
-        candidates = [
-            e for e in cassette.exchanges if e.replay and e.endpoint == request.endpoint
-        ] or [e for e in cassette.exchanges if e.replay]
-        nearest = max(
-            candidates,
-            key=lambda e: _score(e.request, request.skeleton, parts),
-            default=None,
-        )
-        return cls(request, nearest, served, recorded, cassette)
+        return cls(request, nearest(request, cassette.exchanges), served, recorded, cassette)
 
     def recorded_body(self) -> Any:
         if self.nearest is None or self.cassette is None:

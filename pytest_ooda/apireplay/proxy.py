@@ -400,6 +400,7 @@ class ApiProxy:
             exchange = self.matcher.take([request.key()])
             if exchange is None and self._redactions:
                 exchange = self.matcher.take([self._redacted_key(request)])
+            exchange = self._served(handler, request, exchange)
             if exchange is not None:
                 self._replay(handler, exchange)
                 return
@@ -407,6 +408,13 @@ class ApiProxy:
                 self._diverged(handler, request)
                 return
         self._forward(handler, provider, path, body, request, arrival)
+
+    def _served(
+        self, handler: _Handler, request: Canonical, exchange: Exchange | None
+    ) -> Exchange | None:
+        """The exchange that answers ``request`` (``exchange``: the cassette's match, if
+        any); an upgrade canary (:mod:`.canary`) answers a miss with the nearest one."""
+        return exchange
 
     def _redacted_key(self, request: Canonical) -> str:
         """The key ``request`` has if the redaction changed it when it was recorded: its

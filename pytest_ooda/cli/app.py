@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "history": "pytest_ooda.cli.history",
     "plan-runs": "pytest_ooda.cli.plan_runs",
     "ablate": "pytest_ooda.cli.ablate",
+    "canary": "pytest_ooda.cli.canary",
     "view": "pytest_ooda.cli.view",
     "judge": "pytest_ooda.cli.judge",
     "sandbox": "pytest_ooda.cli.sandbox",

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda._types import ApiMode
-    from pytest_ooda.apireplay import ApiProxy, Cassette, Divergence
+    from pytest_ooda.apireplay import ApiProxy, Cassette, Divergence, Sent
     from pytest_ooda.backends import Backend, BackendResult
     from pytest_ooda.config import Procedure, RunSettings
     from pytest_ooda.errors import OodaWarning
@@ -52,6 +52,8 @@ class ApiOutcome:
     recorded: int = 0
     #: Whether the run wanted its cassette kept.
     kept: bool = False
+    #: What the agent sent, request by request (an upgrade canary's replay only).
+    sent: tuple[Sent, ...] = ()
 
     def warnings(self, label: str, scenario: Path | None) -> list[RecordingWarning]:
         """What a person must hear: a cassette that was wanted but not written."""
@@ -109,6 +111,7 @@ class ApiStep:
     ) -> None:
         from pytest_ooda.apireplay import (
             ApiProxy,
+            CanaryProxy,
             Normaliser,
             read_cassette,
             sandbox_for_api,
@@ -130,12 +133,17 @@ class ApiStep:
         self.run_dir = run_dir
         #: The config's and the scenario's ``replay_normalise:`` (after the built-ins).
         self.rules = tuple(rules)
-        self.proxy: ApiProxy = ApiProxy(
-            api.mode,
-            cassette=cassette,
-            normaliser=Normaliser.for_run(workspace=workdir, run_dir=run_dir, rules=self.rules),
-            redact=redact,
-            upstreams=upstreams_from_env(),
+        normaliser = Normaliser.for_run(workspace=workdir, run_dir=run_dir, rules=self.rules)
+        self.proxy: ApiProxy = (
+            CanaryProxy(cassette=cassette, normaliser=normaliser, redact=redact)
+            if api.canary
+            else ApiProxy(
+                api.mode,
+                cassette=cassette,
+                normaliser=normaliser,
+                redact=redact,
+                upstreams=upstreams_from_env(),
+            )
         )
         self.proxy.start()
         self.settings = settings
@@ -193,6 +201,8 @@ class ApiStep:
     ) -> ApiOutcome:
         """What the run made: in a replay its divergence (if any); when recording and
         ``keep`` (the run met its expectations and may be recorded), the cassette."""
+        from pytest_ooda.apireplay import CanaryProxy
+
         self.close()
         proxy = self.proxy
         divergence = None
@@ -210,6 +220,7 @@ class ApiStep:
             problems=tuple(proxy.problems),
             recorded=proxy.recorded_count,
             kept=keep,
+            sent=tuple(proxy.sent) if isinstance(proxy, CanaryProxy) else (),
         )
 
 

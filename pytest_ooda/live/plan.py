@@ -113,10 +113,13 @@ class Portable:
 @dataclass(frozen=True)
 class ApiPlan:
     """Whether a run's model calls go through the API proxy (``ooda help agent-replay``):
-    ``record``, ``new`` or ``replay``, and the cassette."""
+    ``record``, ``new`` or ``replay``, and the cassette; ``canary``: a replay that
+    answers what the cassette lacks with its nearest exchange and keeps what the agent
+    sent (``ooda canary``)."""
 
     mode: ApiMode
     cassette: Path
+    canary: bool = False
 
 
 def _api(session: SessionSettings, scenario: Scenario, record_to: Path | None) -> ApiPlan | None:

@@ -83,6 +83,7 @@ def test_every_registered_command_has_a_parser_and_handler() -> None:
         "history": [],
         "plan-runs": ["greet/happy", "--detect", "10pp"],
         "ablate": ["s.yml"],
+        "canary": ["--agent-cmd", "new-agent"],
         "view": [],
         "judge": ["check", "s.yml"],
         "sandbox": ["image"],
