@@ -27,9 +27,11 @@ from typing import TYPE_CHECKING
 from pytest_ooda.errors import OodaError
 
 if TYPE_CHECKING:
+    from pytest_ooda.config import Config
     from pytest_ooda.results import FragmentHash
     from pytest_ooda.scenario import Scenario
     from pytest_ooda.settings import SessionSettings
+    from pytest_ooda.variants import Variant
 
 __all__ = ["Surface", "VariantSurface", "project_surfaces"]
 
@@ -72,26 +74,50 @@ class Surface:
         return f"{self.procedure}/{self.scenario}"
 
 
+class _Loaded:
+    """Each config file loaded once per prompt layout, as :func:`plan_run` loads it (the
+    session's command-line tier, over the built-ins, the global file and the
+    environment): a plan made with it is the plan a run makes, without parsing the file
+    again for every scenario."""
+
+    def __init__(self, session: SessionSettings) -> None:
+        self.session = session
+        self.configs: dict[tuple[Path, str | None], Config] = {}
+
+    def get(self, file: Path, variant: Variant | None) -> Config:
+        from pytest_ooda.config import load_config
+
+        layout = variant.prompt_format if variant is not None else None
+        found = self.configs.get((file, layout))
+        if found is None:
+            overrides = self.session.config_overrides()
+            if layout is not None:
+                overrides = {**(overrides or {}), "prompt_format": layout}
+            found = load_config(file, cwd=self.session.root, overrides=overrides)
+            self.configs[(file, layout)] = found
+        return found
+
+
 def project_surfaces(session: SessionSettings) -> dict[str, Surface]:
     """Every scenario of the project at ``session.root``, by its :attr:`Surface.key`."""
     surfaces: dict[str, Surface] = {}
-    for config, procedures, folders in _configs(session):
+    loaded = _Loaded(session)
+    for config, procedures, folders in _configs(loaded):
         for folder in folders:
             for path in _scenario_files(folder):
                 key = path.relative_to(session.root).as_posix()
                 if key in surfaces:
                     continue
-                surfaces[key] = _surface(session, config, procedures, folder.name, path, key)
+                surfaces[key] = _surface(loaded, config, procedures, folder.name, path, key)
     return surfaces
 
 
-def _configs(
-    session: SessionSettings,
-) -> list[tuple[Path, set[str] | OodaError, list[Path]]]:
+def _configs(loaded: _Loaded) -> list[tuple[Path, set[str] | OodaError, list[Path]]]:
     """Each config file: the procedures it declares (or why it does not load) and the
     scenario folders that belong to it."""
     from pytest_ooda.settings import CONFIG, PROCEDURE_FILES, SCENARIO_DIR
 
+    session = loaded.session
     root = session.root
     files = {
         path.resolve()
@@ -104,7 +130,7 @@ def _configs(
         files.add(named.resolve())
     found = []
     for file in sorted(files):
-        declared = _declared(file)
+        declared = _declared(loaded, file)
         base = session[SCENARIO_DIR] or file.parent / "scenarios"
         folders = sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
         if isinstance(declared, set):
@@ -113,13 +139,10 @@ def _configs(
     return found
 
 
-def _declared(file: Path) -> set[str] | OodaError:
-    """The procedures ``file`` declares, loaded as the plugin collects it (over the
-    built-ins, without the environment or the global config)."""
-    from pytest_ooda.config import load_config
-
+def _declared(loaded: _Loaded, file: Path) -> set[str] | OodaError:
+    """The procedures ``file`` declares (the ones whose definition is in it)."""
     try:
-        config = load_config(file, cwd=file.parent, env={}, global_config=False)
+        config = loaded.get(file, None)
     except OodaError as error:
         return error
     locations = [(name, item.location) for name, item in config.procedures.items()]
@@ -140,7 +163,7 @@ def _scenario_files(folder: Path) -> list[Path]:
 
 
 def _surface(
-    session: SessionSettings,
+    loaded: _Loaded,
     config: Path,
     procedures: set[str] | OodaError,
     procedure: str,
@@ -149,24 +172,26 @@ def _surface(
 ) -> Surface:
     from pytest_ooda.scenario import load_for
 
+    session = loaded.session
     if isinstance(procedures, OodaError):
         return Surface(key, procedure, path.stem, error=_said(procedures, session.root))
     try:
         scenario = load_for(procedure, path, known=procedures)
-        variants, workspace = _variants(session, config, scenario)
+        variants, workspace = _variants(loaded, config, scenario)
     except OodaError as error:
         return Surface(key, procedure, path.stem, error=_said(error, session.root))
     return Surface(key, procedure, scenario.name, variants, workspace)
 
 
 def _variants(
-    session: SessionSettings, config: Path, scenario: Scenario
+    loaded: _Loaded, config: Path, scenario: Scenario
 ) -> tuple[tuple[VariantSurface, ...], str | None]:
     from pytest_ooda.compose import assemble_prompt, prompt_sha256
     from pytest_ooda.live import plan_run
     from pytest_ooda.settings import VARIANT
     from pytest_ooda.variants import merged
 
+    session = loaded.session
     out = []
     workspace: str | None = None
     for variant in merged(scenario.variants, session[VARIANT]) or (None,):
@@ -174,7 +199,7 @@ def _variants(
             session,
             scenario.procedure,
             scenario,
-            collected=config,
+            config=loaded.get(config, variant),
             variant=variant,
             require_ai=False,
         )
