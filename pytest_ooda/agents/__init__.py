@@ -38,7 +38,13 @@ from pytest_ooda.agents.claude_code import (
 )
 from pytest_ooda.agents.faults import Evidence, Fault, infra_reason, kind_of_status, message_fault
 from pytest_ooda.agents.fingerprint import Configuration, from_sources
-from pytest_ooda.agents.material import MATERIAL_SECTIONS, agent_argv, install, install_argv
+from pytest_ooda.agents.material import (
+    MATERIAL_SECTIONS,
+    agent_argv,
+    install,
+    install_argv,
+    snapshot_name,
+)
 from pytest_ooda.agents.registry import (
     AGENT_ENTRY_POINT_GROUP,
     DEFAULT_AGENT,
@@ -140,6 +146,7 @@ __all__ = [
     "shell_tools",
     "shown_call",
     "shown_lines",
+    "snapshot_name",
     "split_arguments",
     "summarize",
     "tool_arguments",

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.agents.claude_code import Material
 
-__all__ = ["MATERIAL_SECTIONS", "agent_argv", "install", "install_argv"]
+__all__ = ["MATERIAL_SECTIONS", "agent_argv", "install", "install_argv", "snapshot_name"]
 
 #: The key of each agent's material (in a config's top level, a scenario, a variant)
 #: and the function that reads one directory of it.
@@ -43,3 +43,10 @@ def agent_argv(argv: Sequence[str], extra: Sequence[str]) -> tuple[str, ...]:
     """``argv`` with what installed material needs, when ``argv`` runs the agent whose
     material it is (any other command is left as it is)."""
     return with_material_argv(argv, extra)
+
+
+def snapshot_name(key: str) -> str:
+    """The file name (without ``.md``) of the snapshot of a material item's key:
+    ``command/greeter:hello`` is ``command.greeter~hello`` (no ``/`` or ``:`` in a file
+    name, and the key can be read back from it)."""
+    return key.replace("/", ".", 1).replace(":", "~")

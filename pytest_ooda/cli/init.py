@@ -117,6 +117,16 @@ def add_parser(subparsers: Any) -> None:
         "with ooda init lines (`ooda help agents`), or command (your own CLI, left for you "
         "to fill in)",
     )
+    from pytest_ooda.agents import MATERIAL_SECTIONS
+
+    for section in MATERIAL_SECTIONS:
+        parser.add_argument(
+            f"--{section}-plugin",
+            dest=f"material_{section}",
+            metavar="DIR",
+            help=f"set up the testing of a {section} plugin or .{section} directory instead: "
+            "a procedure and a scenario per command and skill, every prompt snapshot",
+        )
     parser.add_argument(
         "--dir",
         default=".",
@@ -194,6 +204,14 @@ def command(args: argparse.Namespace) -> int:
     root = Path(args.dir)
     if not root.is_dir():
         raise UsageError(f"--dir {args.dir}: not a directory")
+    from pytest_ooda.agents import MATERIAL_SECTIONS
+
+    for section in MATERIAL_SECTIONS:
+        directory = getattr(args, f"material_{section}", None)
+        if directory is not None:
+            from pytest_ooda.cli.init_material import init_material
+
+            return init_material(section, directory, root)
     choices = agent_choices()
     if args.agent not in choices:
         from pytest_ooda._util import did_you_mean

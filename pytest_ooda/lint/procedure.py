@@ -75,8 +75,11 @@ def _lint_actions(out: Collector, procedure: Procedure) -> tuple[bool, bool, boo
     """Per-action rules; returns (rendered cleanly, success guidance, failure guidance)."""
     rendered_ok = True
     success = failure = False
-    for phase, actions in procedure.phases().items():
-        if not actions:
+    phases = procedure.phases()
+    # A raw prompt is its text alone: one phase is enough, the others are empty by design.
+    raw = procedure.prompt_format == "raw" and any(phases.values())
+    for phase, actions in phases.items():
+        if not actions and not raw:
             out.add_at(
                 "OODA101",
                 f"procedure {procedure.name}: phase {phase} is empty",

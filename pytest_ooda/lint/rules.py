@@ -87,7 +87,8 @@ RULES: dict[str, Rule] = {
             "empty-phase",
             "warning",
             "a phase has no fragments",
-            "An empty phase is left out of the prompt: the agent gets no instruction for it.",
+            "An empty phase is left out of the prompt: the agent gets no instruction for it "
+            "(a raw prompt is its text alone: its other phases may be empty).",
         ),
         Rule(
             "OODA102",

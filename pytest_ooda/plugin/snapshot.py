@@ -77,7 +77,9 @@ _MATERIAL_KINDS = ("command", "skill", "subagent")
 def material_stem(key: str) -> str:
     """The snapshot file stem of an agent material item's key: ``command/greeter:hello``
     is ``command.greeter~hello`` (no ``/`` or ``:`` in a file name)."""
-    return key.replace("/", ".", 1).replace(":", "~")
+    from pytest_ooda.agents import snapshot_name
+
+    return snapshot_name(key)
 
 
 def _material_key(stem: str) -> str | None:
@@ -261,7 +263,10 @@ class PromptSnapshotExtension(SingleFileSnapshotExtension):
         path = Path(snapshot_location)
         collection = SnapshotCollection(location=snapshot_location)
         phase = _phase_of_stem(path.stem) or path.stem
-        collection.add(Snapshot(name=f"{path.parent.name}.{_ITEM_PREFIX}{phase}]"))
+        # Named as syrupy names the assertion (file-name characters dropped: a material
+        # item's key has ``/`` and ``:``), so a compared snapshot counts as used.
+        name = f"{path.parent.name}.{_ITEM_PREFIX}{phase}]"
+        collection.add(Snapshot(name=self._sanitize_filename(name)[: self._max_stem_length()]))
         return collection
 
     # -- reading and writing ---------------------------------------------------------

@@ -192,3 +192,32 @@ def test_an_unknown_command_fires_nothing(
     assert result.output == "Unknown command: /greeter:nope"
     assert [a.label for a in result.activations if a.kind == "command"] == []
     assert mock.sessions() == []
+
+
+def test_ooda_init_then_record_each_command_and_skill_then_replay(
+    pytester: pytest.Pytester,
+    agent_mock: Callable[..., AgentMock],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """From zero: ``ooda init --claude-plugin``, plain pytest green, each generated
+    scenario recorded with the real CLI (the command or skill fires from its slash
+    prompt), then replayed offline with what fired."""
+    import shutil
+
+    from pytest_ooda.cli import main
+
+    mock = agent_mock([[{"text": "Done."}]] * 3)
+    mock.use(monkeypatch)
+    monkeypatch.setenv("OODA_CONFIG_HOME", str(pytester.path / ".no-global-config"))
+    shutil.copytree(GREETER, pytester.path / "greeter")
+    assert main(["init", f"--{SECTION}-plugin", "greeter", "--dir", str(pytester.path)]) == 0
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=30, skipped=3)
+    recorded = pytester.runpytest(
+        "-p", "no:cacheprovider", "-m", "live", "--ooda-record-mode=once",
+        "--ooda-ai-cmd", CLAUDE, "-W", "ignore",
+    )  # fmt: skip
+    recorded.assert_outcomes(passed=3, deselected=recorded.parseoutcomes().get("deselected", 0))
+    scenario = pytester.path / "scenarios" / "skill-greeter-greet" / "first-live.yml"
+    assert "fired:" in scenario.read_text()
+    replayed = pytester.runpytest("-p", "no:cacheprovider", "-W", "ignore")
+    replayed.assert_outcomes(passed=33)

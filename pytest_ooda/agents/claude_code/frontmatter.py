@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING
 
 from pytest_ooda._util import type_name
 from pytest_ooda.errors import ConfigError
-from pytest_ooda.yamlload import load_yaml_text
 from pytest_ooda.yamlnodes import Mark, YamlMapping, mark_of
 
 if TYPE_CHECKING:
@@ -115,6 +114,8 @@ def split_front_matter(text: str, file: Path) -> FrontMatter:
     # One blank line per line before the block keeps the YAML's marks the file's own.
     source = "\n" + "\n".join(lines[1:end]) + "\n"
     try:
+        from pytest_ooda.yamlload import load_yaml_text  # the YAML parser, when read
+
         values = load_yaml_text(source, file=str(file), error=ConfigError)
     except ConfigError as error:
         problem = Problem(

@@ -16,6 +16,7 @@ import pytest
 from scipy import stats as scipy_stats
 
 from pytest_ooda.cli import main as ooda
+from pytest_ooda.stats import difference_interval
 
 if TYPE_CHECKING:
     from ooda_project import Project
@@ -90,10 +91,13 @@ def test_two_agents_compared_in_one_session(
     ranking = [line.split()[1] for line in out.splitlines() if line.strip()[:2] in ("1 ", "2 ")]
     assert ranking == ["good", "bad"]
     assert "Holm-corrected" in out
-    # One pair, so Holm leaves its p-value as it is.
+    # One pair, so Holm leaves its p-value as it is; the pair leads with the lift and
+    # its Newcombe interval.
+    low, high = difference_interval(bad, RUNS, good, RUNS)
+    lift = f"{(good - bad) / RUNS * 100:+.0f} pp (95% CI {low * 100:+.0f} to {high * 100:+.0f} pp)"
     assert (
-        f"greet/coin: bad {bad}/{RUNS} vs good {good}/{RUNS}  p={p_value:.3g} "
-        f"adjusted p={p_value:.3g}  good better" in out
+        f"greet/coin: lift of good over bad: {lift}; bad {bad}/{RUNS} vs good {good}/{RUNS}  "
+        f"p={p_value:.3g} adjusted p={p_value:.3g}  good better" in out
     )
 
 

@@ -240,8 +240,17 @@ def normalised(value: Any, project: Path) -> Any:
 
 #: Fields added within version 3 since the copy was taken, with their value in these
 #: runs: the error run a resumed session made again, the protected files the agent
-#: changed (issue 29), the plan the run ran (an id, issue 26).
-ADDED_IN_VERSION_3 = {"replaces": None, "protected_changes": [], "run_id": "<volatile>"}
+#: changed (issue 29), the plan the run ran (an id, issue 26), what fired and held of
+#: agent material (none here: issue 37).
+ADDED_IN_VERSION_3 = {
+    "replaces": None,
+    "protected_changes": [],
+    "run_id": "<volatile>",
+    "activations": [],
+    "assertions": [],
+    "setup": [],
+    "trigger": None,
+}
 #: Keys added within version 3 to a judged run's ``judge``, with their value for the
 #: ``judged`` scenario: the rubric the judge was asked and who judged (issue 30).
 ADDED_TO_JUDGE = {
