@@ -434,9 +434,14 @@ CASES_TABLE = (
         "lint_severity",
         {"failed": 1},
         plan=None,
-        # The config's alias no procedure uses: a warning made an error.
+        # Parameters given to a fragment that is no template: a warning made an error.
         agent=lambda run: {key: n for key, n in run.outcomes().items() if key == "failed"},
-        pytest=("-k", "config and not prompt", "--ooda-lint-severity=unused-alias=error"),
+        files=(("prompts/decide.md", "Decide whom to greet first.\n"),),
+        pytest=(
+            "-k",
+            "config and not prompt and not scenario and not live",
+            "--ooda-lint-severity=OODA203=error",
+        ),
         live=False,
     ),
     Setting(
