@@ -150,9 +150,11 @@ def _session(
             "scenarios/greet/repo/adversary.sh",
             ADVERSARY.format(token=token, home=home, repo=project.path, port=port, sibling=sibling),
         )
+        # Every run fails its file check of the link, and a failed run is recorded only
+        # on request: asked for, so the recording the secret must stay out of is written.
         result = project.run(
             "-m", "live", "--ooda-repeat", "4", "-n", "2", "--ooda-record-mode", "once",
-            "--ooda-ai-cmd", "sh adversary.sh",
+            "--ooda-record-failures", "--ooda-ai-cmd", "sh adversary.sh",
         )  # fmt: skip
         # What a run left behind has had the whole session to show itself.
         time.sleep(0.5)
