@@ -7,11 +7,21 @@ imported again by the next run, beside the objects the first copy left behind (a
 ``yaml.nodes`` class from one import checked against the other's). Importing every
 library module here, once, keeps every inline run on the same modules, as in a real
 session.
+
+The same goes for the libraries the library imports only when used: ``requests`` (the
+HTTP backend) and ``responses`` (the ``ooda_http_ai`` fixture). Worse than a second copy,
+a standard-library submodule first imported inside a run (requests' ``http.cookiejar``)
+is removed from ``sys.modules`` but stays an attribute of its package (``http``), so the
+next import of requests mixes both copies (``ValueError: You can only merge into
+CookieJar``).
 """
 
 import pkgutil
 import sys
 from pathlib import Path
+
+import requests  # noqa: F401  (imported once: see above)
+import responses  # noqa: F401
 
 import pytest_ooda
 
