@@ -127,11 +127,14 @@ class FragmentAction:
 @dataclass(frozen=True)
 class MaterialFile:
     """One file of agent material a run installs: its section (``claude``), its path as
-    reports show it (the directory's name, then the file's path in it) and its sha256."""
+    reports show it (the directory's name, then the file's path in it) and its sha256;
+    its text when it is UTF-8 (the record's transcript shows it after the prompt, so a
+    prompt diff shows a skill's edit), not part of its identity."""
 
     section: str
     source: str
     sha256: str
+    text: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True)

@@ -222,6 +222,13 @@ def build_transcript(
     the caps left out)."""
     notes: list[str] = list(diffs.notes) if diffs is not None else []
     segments = _prompt_segments(procedure, result, redactor) if result.records else []
+    # Then each text file of the agent material the run installed, by its source
+    # (``claude:greeter/skills/greet/SKILL.md``): the prompt's identity includes them.
+    segments += [
+        {"source": f"{item.section}:{item.source}", "text": redactor(item.text)}
+        for item in procedure.material
+        if item.text is not None and segments
+    ]
     total = 0
     for segment in segments:
         room = max(0, PROMPT_LIMIT - total)

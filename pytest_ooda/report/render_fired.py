@@ -8,9 +8,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from pytest_ooda.stats import AssertionStats, PairTest, ScenarioStats, TriggerStats
 
-__all__ = ["assertion_text", "fired_lines", "lift_text", "trigger_text"]
+__all__ = ["assertion_text", "fired_lines", "lift_lines", "lift_text", "trigger_text"]
 
 
 def _share(part: int, whole: int, interval: tuple[float, float]) -> str:
@@ -56,3 +58,15 @@ def lift_text(pair: PairTest) -> str:
         f"lift of {pair.b} over {pair.a}: {difference * 100:+.0f} pp "
         f"(95% CI {low * 100:+.0f} to {high * 100:+.0f} pp)"
     )
+
+
+def lift_lines(stats: Sequence[ScenarioStats]) -> list[str]:
+    """``greet/ada: lift of edited over before: +100 pp (95% CI +40 to +100 pp)`` for
+    each pair of variants a scenario ran under (the run without agent material as the
+    baseline): what a session comparing two versions of a skill leads with."""
+    records = [record for item in stats for record in item.records if record.variant]
+    if len({record.variant for record in records}) < 2:
+        return []
+    from pytest_ooda.stats import compare_variants
+
+    return [f"{pair.label}: {lift_text(pair)}" for pair in compare_variants(records).pairs]

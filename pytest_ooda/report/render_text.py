@@ -176,9 +176,10 @@ def notes(stats: Sequence[ScenarioStats]) -> list[str]:
                 "(results from before and after a prompt change?); compare them with "
                 "`ooda compare BASE NEW`"
             )
-    from pytest_ooda.report.render_fired import fired_lines
+    from pytest_ooda.report.render_fired import fired_lines, lift_lines
 
-    return out + [line for item in stats for line in fired_lines(item)]
+    # A session comparing variants (a skill's two versions) leads with their lift.
+    return lift_lines(stats) + out + [line for item in stats for line in fired_lines(item)]
 
 
 def _rate(stats: ScenarioStats | None) -> str:

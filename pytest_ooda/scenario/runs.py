@@ -127,7 +127,12 @@ def material_files(dirs: Sequence[MaterialDir]) -> tuple[MaterialFile, ...]:
             for relative in material.files:
                 data = (material.root / relative).read_bytes()
                 digest = hashlib.sha256(data).hexdigest()
-                files.append(MaterialFile(entry.section, f"{entry.label}/{relative}", digest))
+                try:
+                    text: str | None = data.decode("utf-8")
+                except UnicodeDecodeError:
+                    text = None
+                source = f"{entry.label}/{relative}"
+                files.append(MaterialFile(entry.section, source, digest, text))
     return tuple(files)
 
 
