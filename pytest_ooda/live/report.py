@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from pathlib import Path
 
-    from pytest_ooda.errors import SandboxWarning
+    from pytest_ooda.errors import OodaWarning
     from pytest_ooda.judge import Grading
     from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.loop import LoopResult
@@ -32,19 +32,55 @@ def agent_warnings(result: LoopResult) -> list[str]:
     return found
 
 
-def sandbox_warnings(run: SandboxRun | None, label: str, file: Path | None) -> list[SandboxWarning]:
+def sandbox_warnings(run: SandboxRun | None, plan: RunPlan, file: Path | None) -> list[OodaWarning]:
     """One warning per thing the stopped sandbox undid in the workspace (a set-user-ID
-    bit cleared, a device node removed: ``SandboxRun.notes``)."""
-    from pytest_ooda.errors import SandboxWarning
+    bit cleared, a device node removed: ``SandboxRun.notes``); without a sandbox, one
+    when the run installed agent material and the agent also loaded the user's own."""
+    from pytest_ooda.errors import AgentWarning, SandboxWarning
 
+    where = str(file) if file is not None else None
     notes = getattr(run, "notes", ()) if run is not None else ()
-    return [
+    found: list[OodaWarning] = [
         SandboxWarning(
-            f"scenario {label}: the workspace was scrubbed after the run: {note}",
-            file=str(file) if file is not None else None,
+            f"scenario {plan.label}: the workspace was scrubbed after the run: {note}",
+            file=where,
         )
         for note in notes
     ]
+    own = _own_material(plan) if run is None and plan.material else ()
+    if own:
+        found.append(
+            AgentWarning(
+                f"scenario {plan.label}: ran without a sandbox, so the agent also loaded your "
+                f"own {', '.join(own)}: any of them can fire instead of the material under "
+                "test (--ooda-sandbox=bwrap runs it in a fresh home)",
+                file=where,
+            )
+        )
+    return found
+
+
+def _own_material(plan: RunPlan) -> tuple[str, ...]:
+    """The user's own directories of commands, skills, subagents and plugins the plan's
+    agent reads (those with anything in them), as ``~/.claude/skills``."""
+    import os
+    from pathlib import Path
+
+    from pytest_ooda.agents import agent_for
+
+    if plan.settings.ai_cmd is None:
+        return ()
+    home = Path(os.environ.get("HOME") or os.path.expanduser("~"))
+    kinds = ("commands", "skills", "agents", "plugins")
+    sources = agent_for(plan.settings.ai_cmd).config_sources(home, Path.cwd())
+    return tuple(
+        str(source.path).replace(str(home), "~", 1)
+        for source in sources
+        if source.scope == "user"
+        and source.what in kinds
+        and source.path.is_dir()
+        and any(source.path.iterdir())
+    )
 
 
 def judge_field(plan: RunPlan, grading: Grading, redactor: Redactor) -> dict[str, Any]:

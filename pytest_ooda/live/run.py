@@ -650,7 +650,7 @@ def _finish(
         AgentWarning(f"scenario {plan.label}: {text}", file=str(path) if path else None)
         for text in agent_warnings(result)
     )
-    warnings.extend(sandbox_warnings(ran.sandbox, plan.label, path))
+    warnings.extend(sandbox_warnings(ran.sandbox, plan, path))
     recording, not_recorded = (
         _recording(plan, ran.recorder, result, (problems, outcome), judged, warnings)
         if ran.recorder is not None

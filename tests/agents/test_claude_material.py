@@ -212,11 +212,19 @@ def test_ooda_init_then_record_each_command_and_skill_then_replay(
     shutil.copytree(GREETER, pytester.path / "greeter")
     assert main(["init", f"--{SECTION}-plugin", "greeter", "--dir", str(pytester.path)]) == 0
     pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=30, skipped=3)
+    # A skill of the user's own, which an unsandboxed run loads too: said, per run.
+    own = Path(mock.env()["CLAUDE_CONFIG_DIR"]) / "skills" / "mine"
+    own.mkdir(parents=True)
+    (own / "SKILL.md").write_text("---\ndescription: Mine. Use when asked.\n---\nMine.\n")
     recorded = pytester.runpytest(
         "-p", "no:cacheprovider", "-m", "live", "--ooda-record-mode=once",
-        "--ooda-ai-cmd", CLAUDE, "-W", "ignore",
+        "--ooda-ai-cmd", CLAUDE,
     )  # fmt: skip
     recorded.assert_outcomes(passed=3, deselected=recorded.parseoutcomes().get("deselected", 0))
+    recorded.stdout.fnmatch_lines(
+        ["*scenario cmd-greeter-hello/first-live: ran without a sandbox, so the agent also "
+         "loaded your own ~/.claude/skills: *--ooda-sandbox=bwrap*"]
+    )  # fmt: skip
     scenario = pytester.path / "scenarios" / "skill-greeter-greet" / "first-live.yml"
     assert "fired:" in scenario.read_text()
     replayed = pytester.runpytest("-p", "no:cacheprovider", "-W", "ignore")
