@@ -25,7 +25,7 @@ import random
 import statistics
 import time
 
-from pytest_ooda.results import IterationEntry, RunRecord
+from pytest_ooda.results import IterationEntry, RecordHead, RunRecord
 from pytest_ooda.stats import Sprt, summarize
 
 TRUE_RATE = 0.7
@@ -44,10 +44,7 @@ def _records(runs: int, rng: random.Random) -> list[RunRecord]:
         out.append(
             RunRecord(
                 id=f"run-{index}",
-                procedure="build",
-                scenario="bench",
-                run=index + 1,
-                runs=runs,
+                head=RecordHead(procedure="build", scenario="bench", run=index + 1, runs=runs),
                 status=status,
                 outcome=outcome,
                 error_reason="overloaded: HTTP 529" if outcome == "error" else None,

@@ -28,7 +28,14 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from pytest_ooda.backends import ToolCall, Usage
-from pytest_ooda.results import FragmentHash, IterationEntry, RunRecord
+from pytest_ooda.results import (
+    AiIdentity,
+    FragmentHash,
+    IterationEntry,
+    RecordHead,
+    RunRecord,
+    SessionStamp,
+)
 
 WORDS = (  # noqa: SIM905 (a sentence reads better than a list of 45 strings)
     "the agent reads AGENTS.md then plans the change runs tests edits module config "
@@ -202,37 +209,39 @@ class Generator:
             () if success or error else (f"file src/app.py: expected to contain {words(rng, 2)!r}",)
         )
         minute = index // 40
-        return RunRecord(
-            id=f"{self.session}-{index:07d}",
+        head = RecordHead(
             procedure="build",
             scenario=scenario,
             run=run,
             runs=runs,
+            nodeid=f"ooda-config.yml::build::live[{scenario}@{variant}#{run}]",
+            scenario_file=f"scenarios/build/{scenario}.yml",
+            variant=variant,
+            worker=f"gw{index % 64}",
+            fragments=self.fragments[variant],
+            ai=AiIdentity(command="claude -p --output-format stream-json --verbose"),
+            expect={"status": "success", "files": {"src/app.py": {"contains": "def"}}},
+            aggregate_expect={"success_rate": {"min": 0.7}},
+            stamp=SessionStamp(
+                self.session, self.session, "5d1b0c7e8f0a9b2c3d4e5f60718293a4b5c6d7e8", False
+            ),
+        )
+        return RunRecord(
+            id=f"{self.session}-{index:07d}",
+            head=head,
             status="success" if success or not problems else "max-iters",
             elapsed_s=round(sum(entry.duration_s for entry in iterations), 3),
             started_at=f"2025-06-11T{9 + minute // 60 % 14:02d}:{minute % 60:02d}:00+00:00",
             finished_at=f"2025-06-11T{9 + minute // 60 % 14:02d}:{minute % 60:02d}:30+00:00",
-            session=self.session,
-            series=self.session,
-            nodeid=f"ooda-config.yml::build::live[{scenario}@{variant}#{run}]",
-            scenario_file=f"scenarios/build/{scenario}.yml",
             pytest_ooda="0.9.0",
-            git_commit="5d1b0c7e8f0a9b2c3d4e5f60718293a4b5c6d7e8",
-            git_dirty=False,
-            worker=f"gw{index % 64}",
             prompt_sha256=self.shas[variant],
-            fragments=self.fragments[variant],
-            ai_command="claude -p --output-format stream-json --verbose",
             model="claude-sonnet-4-5",
             usage=usage,
             iterations=tuple(iterations),
             files_changed={"src/app.py": "modified"},  # type: ignore[arg-type]
-            expect={"status": "success", "files": {"src/app.py": {"contains": "def"}}},
             problems=problems,
-            aggregate_expect={"success_rate": {"min": 0.7}},
             outcome=outcome,  # type: ignore[arg-type]
             error_reason="overloaded: HTTP 529 from the API" if error else None,
-            variant=variant,
             judge=self.judge(rng) if judged and not error else None,
             transcript=None
             if self.args.no_transcripts

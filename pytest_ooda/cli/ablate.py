@@ -90,7 +90,7 @@ def _progress(record: RunRecord, spent: Spent) -> None:
 
     cost = f" cost={money(record.cost)}" if record.cost is not None else ""
     note(
-        f"ooda: {record.label} {record.run}/{record.runs}: {record.outcome}{cost} "
+        f"ooda: {record.label} {record.head.run}/{record.head.runs}: {record.outcome}{cost} "
         f"(spent {money(spent.cost)}, {spent.tokens:,} tokens, {spent.runs} run(s))"
     )
 

@@ -195,8 +195,8 @@ def measurements(records: Sequence[RunRecord]) -> dict[str, list[RunRecord]]:
     (``--ooda-shard K/N`` of one commit)."""
     groups: dict[str, list[RunRecord]] = {}
     for record in records:
-        if record.shard:
-            count = record.shard.partition("/")[2]
+        if record.head.shard:
+            count = record.head.shard.partition("/")[2]
             commit = (record.git_commit or "an unknown commit")[:12]
             key = f"the {count} shards of {commit}"
         else:

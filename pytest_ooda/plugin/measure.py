@@ -177,7 +177,7 @@ class LiveRuns:
         with contextlib.suppress(OSError):
             add_tally(
                 pacing(self.config).tallies,
-                earlier.procedure,
+                earlier.head.procedure,
                 earlier.scenario_key,
                 earlier.outcome,
             )
@@ -198,7 +198,7 @@ class LiveRuns:
             # Per variant, as the gates are.
             add_tally(
                 pacing(self.config).tallies,
-                record.procedure,
+                record.head.procedure,
                 record.scenario_key,
                 record.outcome,
             )

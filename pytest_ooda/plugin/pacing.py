@@ -211,7 +211,7 @@ def after_run(item: LiveItem, done: LiveRun) -> None:
     state = pacing(item.config)
     marker = state.runs / f"{run_key(item.nodeid)}.plan"
     marker.unlink(missing_ok=True)
-    gated = done.record.aggregate_expect is not None
+    gated = done.record.head.aggregate_expect is not None
     if done.outcome == "error":
         reason = done.error_reason or "infrastructure error"
         if gated:
@@ -296,7 +296,13 @@ def finished_runs(config: pytest.Config) -> dict[RunKey, RunRecord]:
     for record in sorted(results_records(config), key=lambda item: item.finished_at):
         if record.prompt_sha256 is None:
             continue
-        key = (record.procedure, record.scenario, record.variant, record.prompt_sha256, record.run)
+        key = (
+            record.head.procedure,
+            record.head.scenario,
+            record.head.variant,
+            record.prompt_sha256,
+            record.head.run,
+        )
         held = found.get(key)
         if held is None or not held.valid:
             found[key] = record

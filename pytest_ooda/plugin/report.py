@@ -241,7 +241,7 @@ def live_line(record: RunRecord, recorded: str | None = None) -> str:
     """One finished live run, from its results record: scenario (and run k/N of a
     repeated one), status, iterations, time, tokens and cost when reported, where it was
     recorded, and what made it a failure or an infrastructure error."""
-    which = f" {record.run}/{record.runs}" if record.runs > 1 else ""
+    which = f" {record.head.run}/{record.head.runs}" if record.head.runs > 1 else ""
     parts = [
         # The verdict leads: a run that ended `success` but missed an expectation failed.
         f"{record.label}{which}: {record.outcome} status={record.status}",

@@ -60,11 +60,11 @@ class LiveReport:
     def from_json(cls, data: dict[str, Any]) -> LiveReport:
         """Made by this pytest-ooda a moment ago, on a worker: a malformed record is a
         bug, raised as the ``ResultsError`` it is."""
-        from pytest_ooda.results import RunRecord
+        from pytest_ooda.results import decode_record
 
         record = data.get("record")
         return cls(
-            record=RunRecord.from_json(record) if record is not None else None,
+            record=decode_record(record) if record is not None else None,
             recorded=data.get("recorded"),
             resumed=data.get("resumed"),
         )

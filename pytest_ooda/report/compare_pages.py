@@ -234,9 +234,9 @@ def render_variants_html(
     target = links or _PageLinks(records, "run")
     groups: dict[tuple[str, str, str], list[RunRecord]] = {}
     for record in records:
-        groups.setdefault((record.procedure, record.scenario, variant_of(record)), []).append(
-            record
-        )
+        groups.setdefault(
+            (record.head.procedure, record.head.scenario, variant_of(record)), []
+        ).append(record)
     from pytest_ooda.report.render_fired import lift_text
 
     pairs = []

@@ -90,12 +90,12 @@ def run_anchors(records: Sequence[RunRecord]) -> dict[str, str]:
     run number."""
     counts: dict[tuple[str, int], int] = {}
     for record in records:
-        counts[(record.label, record.run)] = counts.get((record.label, record.run), 0) + 1
+        counts[(record.label, record.head.run)] = counts.get((record.label, record.head.run), 0) + 1
     return {
         record.id: (
-            f"{record.label}/{record.run}"
-            if counts[(record.label, record.run)] == 1
-            else f"{record.label}/{record.series or record.session or record.id}/{record.run}"
+            f"{record.label}/{record.head.run}"
+            if counts[(record.label, record.head.run)] == 1
+            else f"{record.label}/{record.series or record.session or record.id}/{record.head.run}"
         )
         for record in records
     }
@@ -171,7 +171,7 @@ def report_pages(
     full = _full_transcripts(records, transcript_budget, size)
     inline = len(records) <= runs_per_page
     chunks, files, page_of = _paging(records, name, runs_per_page)
-    names = sorted({record.variant for record in records if record.variant})
+    names = sorted({record.head.variant for record in records if record.head.variant})
     variants = {variant: index for index, variant in enumerate(names, start=1)}
     links = _StaticLinks(anchors, page_of, name)
     views = []
@@ -273,7 +273,7 @@ def _details(
             full=record.id in full,
             prompt_anchor=prompt_hrefs.get((record.label, record.prompt_sha256 or "")),
         ),
-        "variant_index": variants.get(record.variant or "", 0),
+        "variant_index": variants.get(record.head.variant or "", 0),
         "left_out": None,
     }
 

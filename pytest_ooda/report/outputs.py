@@ -54,12 +54,12 @@ def output_columns(
     """The page's columns (one per variant), its rows (``size`` run numbers of page
     ``page``, each run read whole) and how many run numbers there are in all."""
     names = sorted(
-        {record.variant or DEFAULT_VARIANT for record in records},
+        {record.head.variant or DEFAULT_VARIANT for record in records},
         key=lambda name: (name != DEFAULT_VARIANT, name),
     )
     cells: dict[tuple[str, int], RunRecord] = {}
     for record in sorted(records, key=lambda item: item.finished_at):
-        cells[(record.variant or DEFAULT_VARIANT, record.run)] = record
+        cells[(record.head.variant or DEFAULT_VARIANT, record.head.run)] = record
     numbers = sorted({run for _, run in cells})
     columns = []
     for name in names:

@@ -147,12 +147,12 @@ def cell_verdict(stats: ScenarioStats, *, running: bool = False) -> str:
 
 def _variant(stats: ScenarioStats) -> str:
     first = stats.records[0] if stats.records else None
-    return (first.variant if first is not None else None) or DEFAULT_VARIANT
+    return (first.head.variant if first is not None else None) or DEFAULT_VARIANT
 
 
 def _scenario(stats: ScenarioStats) -> str:
     first = stats.records[0] if stats.records else None
-    return first.scenario if first is not None else stats.scenario
+    return first.head.scenario if first is not None else stats.scenario
 
 
 def matrix(
@@ -252,7 +252,7 @@ def scenario_view(stats: ScenarioStats, index: int, links: Links) -> dict[str, A
         "pass_hat_k": "-" if stats.pass_hat_k is None else f"{stats.pass_hat_k:.2f}",
         "pass_at_k": "-" if stats.pass_at_k is None else f"{stats.pass_at_k:.2f}",
         "gate_problems": check_gates(stats),
-        "fragments": latest.fragments if latest is not None else (),
+        "fragments": latest.head.fragments if latest is not None else (),
         "fired": fired_view(stats),
         "prompts": [],
         "runs": [],

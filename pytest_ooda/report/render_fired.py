@@ -64,8 +64,8 @@ def lift_lines(stats: Sequence[ScenarioStats]) -> list[str]:
     """``greet/ada: lift of edited over before: +100 pp (95% CI +40 to +100 pp)`` for
     each pair of variants a scenario ran under (the run without agent material as the
     baseline): what a session comparing two versions of a skill leads with."""
-    records = [record for item in stats for record in item.records if record.variant]
-    if len({record.variant for record in records}) < 2:
+    records = [record for item in stats for record in item.records if record.head.variant]
+    if len({record.head.variant for record in records}) < 2:
         return []
     from pytest_ooda.stats import compare_variants
 

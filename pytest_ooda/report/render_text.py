@@ -5,8 +5,10 @@ formatting here is shared by the Markdown and HTML renderers."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING
 
+from pytest_ooda.results import compared
 from pytest_ooda.stats import check_gates
 
 if TYPE_CHECKING:
@@ -176,10 +178,27 @@ def notes(stats: Sequence[ScenarioStats]) -> list[str]:
                 "(results from before and after a prompt change?); compare them with "
                 "`ooda compare BASE NEW`"
             )
+        out.extend(_mixed(item))
     from pytest_ooda.report.render_fired import fired_lines, lift_lines
 
     # A session comparing variants (a skill's two versions) leads with their lift.
     return lift_lines(stats) + out + [line for item in stats for line in fired_lines(item)]
+
+
+def _mixed(stats: ScenarioStats) -> list[str]:
+    """A note per field the record declares its runs should agree on (its column's
+    ``compare``) where this scenario's runs do not: each value with its runs."""
+    seen: dict[str, Counter[str]] = {}
+    for record in stats.records:
+        for label, value in compared(record):
+            seen.setdefault(label, Counter())[str(value)] += 1
+    return [
+        f"note: {stats.label}: its runs differ in {label} ("
+        + ", ".join(f"{value} ×{count}" for value, count in sorted(values.items()))
+        + ")"
+        for label, values in seen.items()
+        if len(values) > 1
+    ]
 
 
 def _rate(stats: ScenarioStats | None) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.report.render_text import money, seconds
-from pytest_ooda.results import expected_status
+from pytest_ooda.results import expected_status, shown
 
 if TYPE_CHECKING:
     from collections.abc import Mapping
@@ -44,10 +44,10 @@ def reason(record: RunRecord) -> str:
 
 def run_title(record: RunRecord) -> str:
     """``scenario · variant · run k of n`` (the variant only when there is one)."""
-    parts = [f"{record.procedure}/{record.scenario}"]
-    if record.variant:
-        parts.append(record.variant)
-    parts.append(f"run {record.run} of {record.runs}")
+    parts = [f"{record.head.procedure}/{record.head.scenario}"]
+    if record.head.variant:
+        parts.append(record.head.variant)
+    parts.append(f"run {record.head.run} of {record.head.runs}")
     return " · ".join(parts)
 
 
@@ -82,7 +82,7 @@ def iteration_story(record: RunRecord, entry: IterationEntry) -> tuple[str, str]
             text = "interrupted during or after this iteration"
         elif record.status == "aborted":
             text = f"the loop aborted: {record.error or 'the failure threshold was reached'}"
-        expected = expected_status((record.expect or {}).get("status"))
+        expected = expected_status((record.head.expect or {}).get("status"))
         if record.outcome == "failure" and record.status != expected:
             return "bad", f"{text} (the scenario expects {expected})"
         if record.outcome == "failure":
@@ -231,6 +231,8 @@ def run_view(
         "prompt_anchor": prompt_anchor,
         "judge": judge_view(record.judge),
         "protected": _protected(record),
+        # The record's labelled fields (their columns' ``label``), as declared.
+        "facts": shown(record),
         "cost": money(record.cost),
         "tokens": "-" if record.usage is None else f"{record.usage.total_tokens:,}",
         "time": seconds(record.elapsed_s),

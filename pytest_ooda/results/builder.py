@@ -1,19 +1,19 @@
 """One finished run into its results record, built once by :func:`build_record`: the
-run's :class:`RecordHead` (which run of what, under which plan and session), the
-prompt's identity (its sha256 and each fragment's), what the AI was, per-iteration
+plan's :class:`~.schema.RecordHead` (which run of what, under which plan and session),
+embedded as it is, the prompt's identity (its sha256 and each fragment's), per-iteration
 outcomes and costs, the files the run changed — every string redacted before the
 record leaves the process that ran it."""
 
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from datetime import datetime, timezone
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda import __version__
-from pytest_ooda.results.schema import IterationEntry, RunRecord
+from pytest_ooda.results.schema import AiIdentity, IterationEntry, RunRecord
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Mapping, Sequence
@@ -22,10 +22,8 @@ if TYPE_CHECKING:
     from pytest_ooda.config import RunSettings
     from pytest_ooda.facts import CommandOutcome, ToolCall
     from pytest_ooda.redact import Redactor
-    from pytest_ooda.results.fired import AssertionEntry
     from pytest_ooda.results.inputs import IterationFacts, LoopFacts, WorkspaceFacts
-    from pytest_ooda.results.log import SessionStamp
-    from pytest_ooda.results.schema import FragmentHash
+    from pytest_ooda.results.schema import AssertionEntry, RecordHead
 
     #: How a tool call's texts are redacted (``backends.redacted_call``).
     RedactCall = Callable[[ToolCall, Callable[[str], str]], ToolCall]
@@ -33,8 +31,6 @@ if TYPE_CHECKING:
 __all__ = [
     "OUTPUT_TAIL_CHARS",
     "OUTPUT_TAIL_LINES",
-    "AiIdentity",
-    "RecordHead",
     "ai_identity",
     "build_record",
     "timestamp",
@@ -46,14 +42,6 @@ OUTPUT_TAIL_CHARS = 4000
 # Redaction sees this much more than the tail, so a secret the cut would split is still
 # whole (and recognisable) when it is replaced.
 _REDACT_MARGIN = 4000
-
-
-@dataclass(frozen=True)
-class AiIdentity:
-    """What did the work: an AI command line, or an HTTP API's provider and model."""
-
-    command: str | None = None
-    api: str | None = None
 
 
 def ai_identity(settings: RunSettings) -> AiIdentity:
@@ -136,36 +124,6 @@ def _command(command: CommandOutcome, redactor: Redactor) -> CommandOutcome:
     )
 
 
-@dataclass(frozen=True)
-class RecordHead:
-    """What a run's record says before the run ends: which run of which scenario, under
-    which plan and session, made with what. A run's plan makes it
-    (:meth:`pytest_ooda.live.RunPlan.head`); a crashed worker's marker keeps it, so the
-    controller builds that run's record with the same :func:`build_record`."""
-
-    run_id: str
-    procedure: str
-    scenario: str
-    run: int = 1
-    runs: int = 1
-    nodeid: str = ""
-    scenario_file: str | None = None
-    variant: str | None = None
-    shard: str | None = None
-    worker: str | None = None
-    fragments: tuple[FragmentHash, ...] = ()
-    ai: AiIdentity = field(default_factory=AiIdentity)
-    #: The scenario's per-run ``expect:`` block as written, and its aggregate keys as
-    #: the session applies them.
-    expect: Mapping[str, Any] | None = None
-    aggregate_expect: Mapping[str, Any] | None = None
-    stamp: SessionStamp | None = None
-    #: The id of the ``error`` run this one makes again (``--ooda-resume``).
-    replaces: str | None = None
-    #: Which prompt of a trigger set the run is (:func:`.fired.trigger_entry`).
-    trigger: Mapping[str, Any] | None = None
-
-
 def build_record(
     head: RecordHead,
     result: LoopFacts,
@@ -203,37 +161,30 @@ def build_record(
     ``changes`` are the loop's and the workspace's own values, read through the
     protocols of :mod:`.inputs`.
     """
-    identity = head.ai
     per_iteration = changes.iterations if changes is not None else {}
     models = [record.model for record in result.records if record.model]
-    stamp = head.stamp
+    command = head.ai.command
+    # The plan's head as it is, with what of it came from the user redacted.
+    kept = replace(
+        head,
+        ai=replace(head.ai, command=redactor(command) if command is not None else None),
+        expect=(
+            MappingProxyType(_redacted_tree(head.expect, redactor))
+            if head.expect is not None
+            else None
+        ),
+    )
     return RunRecord(
         id=uuid.uuid4().hex,
-        run_id=head.run_id,
-        procedure=head.procedure,
-        scenario=head.scenario,
-        run=head.run,
-        runs=head.runs,
+        head=kept,
         status=result.status,
         outcome=outcome,
         error_reason=redactor(error_reason) if error_reason is not None else None,
         elapsed_s=round(result.elapsed, 3),
         started_at=timestamp(started_at),
         finished_at=timestamp(finished_at),
-        session=stamp.session if stamp is not None else None,
-        series=stamp.series if stamp is not None else None,
-        git_commit=stamp.git_commit if stamp is not None else None,
-        git_dirty=stamp.git_dirty if stamp is not None else None,
-        nodeid=head.nodeid,
-        scenario_file=head.scenario_file,
         pytest_ooda=__version__,
-        worker=head.worker,
-        shard=head.shard,
-        variant=head.variant,
         prompt_sha256=result.records[0].prompt_sha256 if result.records else None,
-        fragments=head.fragments,
-        ai_command=redactor(identity.command) if identity.command is not None else None,
-        ai_api=identity.api,
         model=models[0] if models else None,
         usage=result.usage,
         iterations=tuple(
@@ -241,21 +192,14 @@ def build_record(
             for record in result.records
         ),
         files_changed=_files(changes.total() if changes is not None else {}, redactor),
-        expect=(
-            MappingProxyType(_redacted_tree(head.expect, redactor))
-            if head.expect is not None
-            else None
-        ),
         problems=tuple(redactor(problem) for problem in problems),
         commands=tuple(_command(command, redactor) for command in commands),
-        aggregate_expect=head.aggregate_expect,
         error=redactor(result.error) if result.error is not None else None,
         retries=result.retries,
         sandbox=sandbox,
         judge=judge,
         queued_s=round(queued, 3) if queued is not None else None,
         transcript=transcript,
-        replaces=head.replaces,
         protected_changes=tuple(redactor.path(path) for path in protected_changes),
         assertions=tuple(
             replace(entry, detail=redactor(entry.detail) if entry.detail else entry.detail)
@@ -263,5 +207,4 @@ def build_record(
         ),
         activations=tuple(fired[1]),
         setup=tuple(_command(command, redactor) for command in fired[2]),
-        trigger=head.trigger,
     )

@@ -8,7 +8,7 @@ its file, line and column.
 
 A log of 10,000 runs with transcripts is some 400 MB, nearly all of it transcripts that
 only a run's own page shows. With ``summary=True`` each record is kept as tables need
-it (:meth:`RunRecord.from_json` with ``summary``) together with where its line is
+it (:func:`~.decode.decode_record` with ``summary``) together with where its line is
 (:class:`RecordSource`), and :func:`read_record` reads that one line again when a page
 shows the run. :class:`ResultsFile` remembers how far it has read, so ``ooda view``
 reads only what a running session appended since it last looked.
@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.errors import ResultsError, ResultsNestingError, ResultsWarning
 from pytest_ooda.reader import MAX_DEPTH
-from pytest_ooda.results.schema import RecordReader, RunRecord
+from pytest_ooda.results.decode import RecordReader, decode_record
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
 
-    from pytest_ooda.results.schema import FragmentHash
+    from pytest_ooda.results.schema import FragmentHash, RunRecord
 
 __all__ = [
     "RecordSource",
@@ -92,7 +92,7 @@ def read_record(source: RecordSource) -> RunRecord:
     except OSError as exc:
         raise ResultsError(f"cannot read results file: {exc.strerror or exc}", file=name) from None
     data = _parse(raw, name, source.line)
-    return RunRecord.from_json(data, file=name, line=source.line)
+    return decode_record(data, file=name, line=source.line)
 
 
 class ResultsFile:

@@ -67,7 +67,7 @@ def drop_duplicates(records: Iterable[RunRecord]) -> tuple[list[RunRecord], int]
     Nothing else is: two sessions are two measurements, however alike their runs.
     Returns the records kept and how many were dropped."""
     given = list(records)
-    replaced = {record.replaces for record in given if record.replaces is not None}
+    replaced = {record.head.replaces for record in given if record.head.replaces is not None}
     kept = [record for record in given if record.id not in replaced]
     return kept, len(given) - len(kept)
 
@@ -76,7 +76,7 @@ def ended_because(record: RunRecord) -> str | None:
     """Why a run has its outcome, where the loop's status says more than the outcome
     (:func:`pytest_ooda.results.outcome.ended_because`: ``max-iters``, ``aborted``,
     ``interrupted``, :data:`UNMET`; ``None`` for a plain success and an ``error``)."""
-    return outcome_because(record.outcome, record.status, (record.expect or {}).get("status"))
+    return outcome_because(record.outcome, record.status, (record.head.expect or {}).get("status"))
 
 
 @dataclass(frozen=True)
@@ -238,7 +238,7 @@ class ScenarioStats:
 def _group(records: Iterable[RunRecord]) -> dict[tuple[str, str], list[RunRecord]]:
     groups: dict[tuple[str, str], list[RunRecord]] = {}
     for record in records:
-        groups.setdefault((record.procedure, record.scenario_key), []).append(record)
+        groups.setdefault((record.head.procedure, record.scenario_key), []).append(record)
     return groups
 
 
@@ -246,7 +246,7 @@ def _latest_gates(records: Sequence[RunRecord]) -> Gates | None:
     """The gates of the most recent run: a scenario edited between sessions is held to
     what it says now."""
     latest = max(records, key=lambda record: record.finished_at)
-    return Gates.from_yaml(latest.aggregate_expect)
+    return Gates.from_yaml(latest.head.aggregate_expect)
 
 
 def _reason(record: RunRecord) -> str:
@@ -308,11 +308,11 @@ def _stats(procedure: str, scenario: str, records: Sequence[RunRecord], k: int) 
         ),
         commits=tuple(dict.fromkeys(record.git_commit for record in records if record.git_commit)),
         gates=_latest_gates(records),
-        records=tuple(sorted(records, key=lambda record: (record.started_at, record.run))),
+        records=tuple(sorted(records, key=lambda record: (record.started_at, record.head.run))),
         errors=len(failed),
         error_reasons=MappingProxyType(dict(reasons.most_common())),
         retries=sum(record.retries for record in records),
-        planned=max(record.runs for record in records),
+        planned=max(record.head.runs for record in records),
         assertions=assertion_stats(records),
         triggers=trigger_stats(records),
     )

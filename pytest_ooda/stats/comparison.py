@@ -102,7 +102,7 @@ def _fragments(stats: ScenarioStats) -> dict[str, set[str]]:
     """Per fragment place (``observe[0] prompts/look.md``) the hashes it had."""
     seen: dict[str, set[str]] = {}
     for record in stats.records:
-        for fragment in record.fragments:
+        for fragment in record.head.fragments:
             seen.setdefault(fragment.key, set()).add(fragment.sha256)
     return seen
 

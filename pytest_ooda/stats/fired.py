@@ -99,16 +99,16 @@ def _fired(record: RunRecord, target: str) -> bool:
 
 def trigger_stats(records: Sequence[RunRecord]) -> TriggerStats | None:
     """The trigger set's measures, ``None`` when no valid run is one of its prompts."""
-    cases = [r for r in records if r.trigger is not None and r.outcome != "error"]
+    cases = [r for r in records if r.head.trigger is not None and r.outcome != "error"]
     if not cases:
         return None
-    target = str(cases[0].trigger["target"]) if cases[0].trigger is not None else ""
+    target = str(cases[0].head.trigger["target"]) if cases[0].head.trigger is not None else ""
     counts: Counter[tuple[bool, bool]] = Counter()
     instead: Counter[str] = Counter()
     kind, _, name = target.partition(" ")
     for record in cases:
-        assert record.trigger is not None
-        should = bool(record.trigger.get("should_fire"))
+        assert record.head.trigger is not None
+        should = bool(record.head.trigger.get("should_fire"))
         fired = _fired(record, target)
         counts[(should, fired)] += 1
         if should and not fired:

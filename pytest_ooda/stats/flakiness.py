@@ -49,7 +49,7 @@ MIN_HISTORY_RUNS = 5
 def agent_of(record: RunRecord) -> str | None:
     """What ran the scenario, as precisely as the record says: the model an agent CLI
     reported, else the HTTP API's ``provider:model``, else the command line."""
-    return record.model or record.ai_api or record.ai_command
+    return record.model or record.head.ai.api or record.head.ai.command
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,7 @@ def history(records: Iterable[RunRecord], *, alpha: float = DEFAULT_ALPHA) -> li
 
 
 def _point(session: str, runs: Sequence[RunRecord]) -> HistoryPoint:
-    ordered = sorted(runs, key=lambda record: (record.started_at, record.run))
+    ordered = sorted(runs, key=lambda record: (record.started_at, record.head.run))
     valid = [record for record in ordered if record.valid]
     latest = ordered[-1]
     prompts = [record.prompt_sha256 for record in ordered if record.prompt_sha256]

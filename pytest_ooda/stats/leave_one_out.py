@@ -216,7 +216,7 @@ def _source(full: Sequence[RunRecord], place: str) -> str | None:
         return None
     index = int(rest.rstrip("]"))
     for record in full:
-        for fragment in record.fragments:
+        for fragment in record.head.fragments:
             if fragment.phase == phase and fragment.index == index:
                 return fragment.source
     return None
@@ -253,17 +253,19 @@ def ablation(
     planned; default the most runs any of its records was planned with)."""
     by_scenario: dict[str, dict[str, dict[int, RunRecord]]] = {}
     for record in records:
-        variant = record.variant or ""
+        variant = record.head.variant or ""
         if variant != FULL and place_of(variant) is None:
             continue
-        label = f"{record.procedure}/{record.scenario}"
-        by_scenario.setdefault(label, {}).setdefault(variant, {})[record.run] = record
+        label = f"{record.head.procedure}/{record.head.scenario}"
+        by_scenario.setdefault(label, {}).setdefault(variant, {})[record.head.run] = record
     out = []
     for label, arms in sorted(by_scenario.items()):
         full = arms.get(FULL)
         if not full or len(arms) < 2:
             continue
-        rounds = planned or max(record.runs for group in arms.values() for record in group.values())
+        rounds = planned or max(
+            record.head.runs for group in arms.values() for record in group.values()
+        )
         out.append(_judge(label, full, arms, alpha=alpha, margin=margin, planned=rounds))
     return out
 

@@ -40,7 +40,7 @@ CORRECTION = "Holm"
 
 
 def variant_of(record: RunRecord) -> str:
-    return record.variant or NO_VARIANT
+    return record.head.variant or NO_VARIANT
 
 
 def _is_error(record: RunRecord) -> bool:
@@ -144,9 +144,9 @@ def compare_variants(
     with_material: set[tuple[str, str, str]] = set()
     for record in records:
         variant = variant_of(record)
-        if any(fragment.phase not in PHASES for fragment in record.fragments):
-            with_material.add((record.procedure, record.scenario, variant))
-        per = tallies.setdefault((record.procedure, record.scenario), {})
+        if any(fragment.phase not in PHASES for fragment in record.head.fragments):
+            with_material.add((record.head.procedure, record.head.scenario, variant))
+        per = tallies.setdefault((record.head.procedure, record.head.scenario), {})
         per[variant] = per.get(variant, Tally()).add(record)
         pooled[variant] = pooled.get(variant, Tally()).add(record)
     raw: list[PairTest] = []

@@ -85,11 +85,11 @@ def gaps(records: Iterable[RunRecord]) -> list[Gap]:
     interrupted: set[tuple[str, str, str | None]] = set()
     given = list(records)
     for record in given:
-        if record.shard is not None and not record.shard.endswith("/1"):
+        if record.head.shard is not None and not record.head.shard.endswith("/1"):
             return []
-        key = (record.procedure, record.scenario, record.variant)
-        done.setdefault(key, set()).add(record.run)
-        planned[key] = max(planned.get(key, 0), record.runs)
+        key = (record.head.procedure, record.head.scenario, record.head.variant)
+        done.setdefault(key, set()).add(record.head.run)
+        planned[key] = max(planned.get(key, 0), record.head.runs)
         if record.status == "interrupted":
             interrupted.add(key)
     settled = {
@@ -110,8 +110,10 @@ def gaps(records: Iterable[RunRecord]) -> list[Gap]:
 def resume_command(records: Sequence[RunRecord], results_dir: str) -> str:
     """The ``pytest`` command that goes on with the measurement of ``records``: the
     procedures they ran, their run count when all agree, into the same directory."""
-    nodes = sorted({record.nodeid.split("::live[", 1)[0] for record in records if record.nodeid})
-    counts = {record.runs for record in records}
+    nodes = sorted(
+        {record.head.nodeid.split("::live[", 1)[0] for record in records if record.head.nodeid}
+    )
+    counts = {record.head.runs for record in records}
     words = ["pytest", "-m", "live", *nodes]
     if len(counts) == 1:
         words.append(f"--ooda-repeat={counts.pop()}")

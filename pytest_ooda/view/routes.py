@@ -148,7 +148,7 @@ def _pages(total: int, size: int, current: int, href: str) -> list[dict[str, Any
 def _ran(site: Site) -> dict[str, set[tuple[str, str]]]:
     """Each session's scenarios, by its key."""
     return {
-        key: {(record.procedure, record.scenario) for record in session.records}
+        key: {(record.head.procedure, record.head.scenario) for record in session.records}
         for key, session in site.index.sessions.items()
     }
 
@@ -170,7 +170,7 @@ def session_summary(
         command = resume_command(site.index.series_records(session.series), session.results_dir)
         resume = {"text": missing, "command": command}
     later = site.index.continued_by(session)
-    variants = {record.variant for record in records}
+    variants = {record.head.variant for record in records}
     return {
         "key": session.key,
         "href": session_href(session.key),
@@ -180,7 +180,7 @@ def session_summary(
         "started": session.started,
         "running": session.running,
         "runs": len(records),
-        "scenarios": len({(record.procedure, record.scenario) for record in records}),
+        "scenarios": len({(record.head.procedure, record.head.scenario) for record in records}),
         "stats": stats,
         "views": [scenario_view(item, i, links) for i, item in enumerate(stats, start=1)],
         "matrix": matrix(stats, links, running=session.running),
@@ -276,7 +276,7 @@ def session_page(site: Site, key: str, query: dict[str, str]) -> Response:
         record
         for item in summary["stats"]
         if wanted is None or item.label == wanted
-        for record in sorted(item.records, key=lambda record: (record.run, record.started_at))
+        for record in sorted(item.records, key=lambda record: (record.head.run, record.started_at))
     ]
     page = _page_number(query)
     shown = chosen[(page - 1) * RUNS_PER_PAGE : page * RUNS_PER_PAGE]
@@ -328,11 +328,13 @@ def run_page(site: Site, run_id: str, query: dict[str, str]) -> Response:
     view["left_out"] = None
     siblings = sorted(
         (item for item in session.records if item.label == record.label),
-        key=lambda item: (item.run, item.started_at),
+        key=lambda item: (item.head.run, item.started_at),
     )
     position = next(i for i, item in enumerate(siblings) if item.id == record.id)
     links = ViewLinks(session)
-    variants = {item.variant for item in session.records if item.scenario == record.scenario}
+    variants = {
+        item.head.variant for item in session.records if item.head.scenario == record.head.scenario
+    }
     return _render(
         site,
         "run.html.j2",
@@ -346,7 +348,9 @@ def run_page(site: Site, run_id: str, query: dict[str, str]) -> Response:
         previous=links.run(siblings[position - 1]) if position > 0 else None,
         next=links.run(siblings[position + 1]) if position + 1 < len(siblings) else None,
         outputs_href=(
-            links.outputs(record.procedure, record.scenario) if len(variants) > 1 else None
+            links.outputs(record.head.procedure, record.head.scenario)
+            if len(variants) > 1
+            else None
         ),
     )
 
@@ -362,7 +366,7 @@ def outputs_page(site: Site, key: str, query: dict[str, str]) -> Response:
     records = [
         record
         for record in session.records
-        if record.procedure == procedure and record.scenario == scenario
+        if record.head.procedure == procedure and record.head.scenario == scenario
     ]
     if not records:
         return not_found(f"no runs of {wanted} in session {key}")
@@ -485,10 +489,10 @@ def _variant_runs(records: list[RunRecord], variant: str, scenario: str | None) 
 
     name = None if variant in (NO_VARIANT, DEFAULT_VARIANT) else variant
     return [
-        replace(record, variant=None)
+        replace(record, head=replace(record.head, variant=None))
         for record in records
-        if record.variant == name
-        and (scenario is None or f"{record.procedure}/{record.scenario}" == scenario)
+        if record.head.variant == name
+        and (scenario is None or f"{record.head.procedure}/{record.head.scenario}" == scenario)
     ]
 
 

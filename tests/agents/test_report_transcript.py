@@ -11,11 +11,11 @@ import re
 import struct
 import textwrap
 import zlib
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from claude_mock import CLAUDE
 from html_browser import Dom, chromium
+from sample_records import changed
 
 from pytest_ooda.cli import main as ooda
 
@@ -184,6 +184,6 @@ def test_a_session_of_claude_runs_as_a_transcript_in_chromium(
     from pytest_ooda.stats import summarize
 
     records = read_results([str(pytester.path / ".ooda/results")]).records
-    many = [replace(records[i % 2], id=f"run-{i}", run=i + 1, runs=1000) for i in range(1000)]
+    many = [changed(records[i % 2], id=f"run-{i}", run=i + 1, runs=1000) for i in range(1000)]
     size = len(render_html(summarize(many, k=3), k=3, title="1,000 runs").encode("utf-8"))
     assert size < 8 * 1024 * 1024  # 3.8 MB when written

@@ -8,11 +8,10 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pytest
-from sample_records import sample, write
+from sample_records import changed, sample, write
 
 from pytest_ooda.reader import MAX_DEPTH
 
@@ -40,8 +39,8 @@ def _nested(levels: int) -> object:
 
 @pytest.fixture(params=["parser", "field"])
 def logs(request: pytest.FixtureRequest, tmp_path: Path) -> dict[str, str]:
-    variants = [replace(r, variant="a") for r in sample(3, 4)]
-    variants += [replace(r, variant="b") for r in sample(2, 4)]
+    variants = [changed(r, variant="a") for r in sample(3, 4)]
+    variants += [changed(r, variant="b") for r in sample(2, 4)]
     good = write(tmp_path / "good.jsonl", variants)
     fields = json.loads(good.read_text().splitlines()[0])
     if request.param == "parser":

@@ -513,7 +513,9 @@ CASES_TABLE = (
         "stop_early",
         True,
         plan=lambda plan: plan.stop_early,
-        agent=lambda run: (run.done.record.aggregate_expect or {})["success_rate"]["stop_early"],
+        agent=lambda run: (run.done.record.head.aggregate_expect or {})["success_rate"][
+            "stop_early"
+        ],
         scenario="expect: {success_rate: {min: 0.5}}\n",
         pytest=("--ooda-stop-early",),
     ),
@@ -548,7 +550,7 @@ CASES_TABLE = (
         "shard",
         (1, 1),
         plan=lambda plan: plan.shard,
-        agent=lambda run: tuple(int(n) for n in (run.done.record.shard or "0/0").split("/")),
+        agent=lambda run: tuple(int(n) for n in (run.done.record.head.shard or "0/0").split("/")),
         pytest=("--ooda-shard=1/1",),
     ),
     Setting(

@@ -105,7 +105,7 @@ def check_session_statistics(project: Project, base: pytest.RunResult) -> None:
         for key, value in (("success", successes), ("max-iters", RUNS - successes))
         if value
     }
-    assert {record.worker for record in found.records} == {None}
+    assert {record.head.worker for record in found.records} == {None}
 
     # The session's table shows the same numbers, as printed.
     base.stdout.fnmatch_lines(
@@ -131,7 +131,9 @@ def check_missed_gate(new: pytest.RunResult) -> None:
 
 
 def check_report_and_compare(project: Project, capsys: pytest.CaptureFixture[str]) -> None:
-    workers = {record.worker for record in read_results([project.path / "results/new"]).records}
+    workers = {
+        record.head.worker for record in read_results([project.path / "results/new"]).records
+    }
     assert workers
     assert workers <= {"gw0", "gw1"}
     base = sum(run is not None for run in expected(P_GOOD))

@@ -62,5 +62,5 @@ def test_a_killed_session_keeps_every_finished_run(project: Project) -> None:
             session.wait(timeout=30)
     found = read_results([results])
     assert found.warnings == ()
-    assert sorted(record.run for record in found.records) == [1, 2]
+    assert sorted(record.head.run for record in found.records) == [1, 2]
     assert all(record.outcome == "success" for record in found.records)

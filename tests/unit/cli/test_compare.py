@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from sample_records import record, sample, write
+from sample_records import changed, record, sample, write
 
 from pytest_ooda.cli import main as ooda
 
@@ -129,11 +129,10 @@ def test_compare_rejects_a_bad_detect(
 def test_compare_by_variant_writes_its_page_and_refuses_detect(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from dataclasses import replace
 
     runs = [
-        *[replace(item, variant="good") for item in sample(9, 10)],
-        *[replace(item, variant="bad") for item in sample(1, 10)],
+        *[changed(item, variant="good") for item in sample(9, 10)],
+        *[changed(item, variant="bad") for item in sample(1, 10)],
     ]
     results = write(tmp_path / "r.jsonl", runs)
     page = tmp_path / "variants.html"

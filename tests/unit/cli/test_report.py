@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import pytest
-from sample_records import record, sample, write
+from sample_records import changed, record, sample, write
 
 from pytest_ooda.cli import main as ooda
 
@@ -219,9 +219,7 @@ def test_open_starts_the_users_browser_on_the_written_file(
 def test_an_interrupted_measurement_is_named_with_the_command_that_goes_on(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from dataclasses import replace
-
-    runs = [replace(item, series="S", nodeid="ooda-config.yml::build::live[happy]")
+    runs = [changed(item, series="S", nodeid="ooda-config.yml::build::live[happy]")
             for item in sample(3, 10, gates=GATES)[:3]]  # fmt: skip
     write(tmp_path / "res" / "S.jsonl", runs)
     assert ooda(["report", str(tmp_path / "res")]) == 0
@@ -270,10 +268,9 @@ def test_check_judges_each_session_on_its_own_unless_pooled(
 def test_the_shards_of_one_measurement_are_judged_together(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import dataclasses
 
     def shard(records: list[RunRecord], number: int, session: str) -> list[RunRecord]:
-        return [dataclasses.replace(r, shard=f"{number}/2", session=session) for r in records]
+        return [changed(r, shard=f"{number}/2", session=session) for r in records]
 
     write(tmp_path / "a.jsonl", shard(sample(5, 5, gates=GATES), 1, "S1"))
     write(tmp_path / "b.jsonl", shard(sample(3, 5, gates=GATES), 2, "S2"))

@@ -4,10 +4,9 @@ pages, read-only, nothing outside its directories, and usage mistakes."""
 from __future__ import annotations
 
 import socket
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from sample_records import sample, write
+from sample_records import changed, sample, write
 from view_server import ViewServer
 
 from pytest_ooda.cli import main as ooda
@@ -19,10 +18,12 @@ if TYPE_CHECKING:
 
 
 def test_the_server_prints_its_url_and_serves_the_pages(tmp_path: Path) -> None:
-    runs = [replace(item, id=f"run-{item.run}", session="S1", series="S1") for item in sample(2, 3)]
+    runs = [
+        changed(item, id=f"run-{item.head.run}", session="S1", series="S1") for item in sample(2, 3)
+    ]
     write(tmp_path / "results" / "S1.jsonl", runs)
     outside = tmp_path / "secret.jsonl"
-    write(outside, [replace(item, id="secret", session="X") for item in sample(1, 1)])
+    write(outside, [changed(item, id="secret", session="X") for item in sample(1, 1)])
     (tmp_path / "results" / "link.jsonl").symlink_to(outside)
     with ViewServer(str(tmp_path / "results")) as server:
         status, html, headers = server.get("/")

@@ -105,8 +105,8 @@ def test_a_run_is_made_from_the_workers_copy_and_points_back(tmp_path: Path, cac
     assert answer.where == "memory:here"
     assert ledger.begun == ["run-1"]
     assert done.outcome == "success"
-    assert done.record.worker == "memory:here"
-    assert done.record.scenario_file == "scenarios/greet/s.yml"
+    assert done.record.head.worker == "memory:here"
+    assert done.record.head.scenario_file == "scenarios/greet/s.yml"
     # The fragment and the workspace came from the unpacked copy.
     (copy,) = (cache / "sources").iterdir()
     assert (copy / "prompts/observe.md").is_file()

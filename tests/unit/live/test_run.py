@@ -66,7 +66,7 @@ def test_a_run_that_meets_its_expectations_is_a_success(tmp_path: Path) -> None:
         run = _live(config, path, settings, run=2, runs=3)
     assert (run.outcome, run.problems, run.report) == ("success", (), "")
     assert run.record.outcome == "success"
-    assert (run.record.run, run.record.runs, run.record.scenario_file) == (
+    assert (run.record.head.run, run.record.head.runs, run.record.head.scenario_file) == (
         2,
         3,
         "scenarios/greet/happy.yml",
@@ -197,7 +197,7 @@ def test_a_run_installs_its_material_and_runs_its_setup_before_the_agent(
     assert run.result.iterations == 1
     # expect.files saw the material installed and the setup's change uncommitted; the
     # material's files are fragments of the prompt's identity.
-    fragments = {fragment.source for fragment in run.record.fragments}
+    fragments = {fragment.source for fragment in run.record.head.fragments}
     assert ".claude/skills/greet/SKILL.md" in fragments
 
 
@@ -213,7 +213,7 @@ def test_a_failing_setup_is_an_infrastructure_error_and_no_agent_runs(tmp_path: 
 
 
 def test_a_trigger_case_runs_its_prompt_and_records_what_it_asserted(tmp_path: Path) -> None:
-    from pytest_ooda.results import RunRecord
+    from pytest_ooda.results import decode_record
 
     config, path = _project(
         tmp_path,
@@ -229,7 +229,7 @@ def test_a_trigger_case_runs_its_prompt_and_records_what_it_asserted(tmp_path: P
     assert run.result.prompts == ["please greet Bob"]
     assert run.outcome == "failure"
     assert [(a.name, a.passed) for a in run.record.assertions] == [("skill greet fired", False)]
-    assert run.record.trigger == {
+    assert run.record.head.trigger == {
         "target": "skill greet",
         "case": "should-1",
         "should_fire": True,
@@ -242,8 +242,8 @@ def test_a_trigger_case_runs_its_prompt_and_records_what_it_asserted(tmp_path: P
     assert [(a.name, a.passed) for a in negative.record.assertions] == [
         ("skill greet not_fired", True)
     ]
-    again = RunRecord.from_json(json.loads(run.record.to_line()))
+    again = decode_record(json.loads(run.record.to_line()))
     assert again.assertions == run.record.assertions
-    assert again.trigger == run.record.trigger
+    assert again.head.trigger == run.record.head.trigger
     with pytest.raises(ScenarioError, match="no trigger case 'should-9'"):
         plan_run(settings, "greet", scenario, collected=config, trigger="should-9")

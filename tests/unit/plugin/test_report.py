@@ -14,7 +14,7 @@ from pytest_ooda.plugin.report import (
     format_error,
     live_line,
 )
-from pytest_ooda.results import IterationEntry, RunRecord
+from pytest_ooda.results import IterationEntry, RecordHead, RunRecord
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -87,18 +87,16 @@ def test_template_error_shows_the_fragment_lines(tmp_path: Path) -> None:
 
 
 def _record(**fields: object) -> RunRecord:
+    head = {"procedure": "build", "scenario": "x", "run": 1, "runs": 1}
     base: dict[str, object] = {
         "id": "r",
-        "procedure": "build",
-        "scenario": "x",
-        "run": 1,
-        "runs": 1,
         "status": "success",
         "outcome": "success",
         "elapsed_s": 12.345,
     }
-    base.update(fields)
-    return RunRecord(**base)  # type: ignore[arg-type]
+    for key, value in fields.items():
+        (head if key in head else base)[key] = value
+    return RunRecord(head=RecordHead(**head), **base)  # type: ignore[arg-type]
 
 
 def _iterations(count: int) -> tuple[IterationEntry, ...]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from sample_records import sample
+from sample_records import changed, sample
 
 from pytest_ooda.report import render_compare_html, render_variants_html
 from pytest_ooda.report.compare_pages import prompt_diff
@@ -60,8 +60,8 @@ def test_a_static_comparison_links_every_run_on_both_sides() -> None:
 
 def test_the_variants_page_ranks_tests_and_links_runs() -> None:
     runs = [
-        *[replace(item, variant="good") for item in sample(10, 10)],
-        *[replace(item, id=f"bad-{item.run}", variant="bad") for item in sample(1, 10)],
+        *[changed(item, variant="good") for item in sample(10, 10)],
+        *[changed(item, id=f"bad-{item.head.run}", variant="bad") for item in sample(1, 10)],
     ]
     html = render_variants_html(compare_variants(runs), runs, title="variants")
     ranking = html.split('<table class="ranking">')[1].split("</table>")[0]

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 from html.parser import HTMLParser
 
-from sample_records import record, sample
+from sample_records import changed, record, sample
 
 from pytest_ooda.report import render_html
 from pytest_ooda.report.pages import BAR_WIDTH
@@ -118,7 +118,7 @@ def _transcript(output: str) -> dict[str, object]:
 
 
 def test_the_verdict_leads_and_an_error_run_shows_its_reason() -> None:
-    ok = replace(record(True), transcript=_transcript("fine"), variant="terse")
+    ok = changed(record(True), transcript=_transcript("fine"), variant="terse")
     # The loop ended `success`, but an expectation was missed: the verdict is failure.
     missed = replace(
         record(False, status="success"),
@@ -206,8 +206,8 @@ def test_a_large_report_pages_its_runs() -> None:
 
 
 def test_merged_sessions_that_repeat_a_run_number_keep_both_runs_apart() -> None:
-    first = replace(record(True, run=1, runs=1), series="A")
-    again = replace(record(False, run=1, runs=1), series="B")
+    first = changed(record(True, run=1, runs=1), series="A")
+    again = changed(record(False, run=1, runs=1), series="B")
     html = render_html(summarize([first, again]), k=3, title="t")
     assert 'id="build/happy/A/1"' in html
     assert 'id="build/happy/B/1"' in html

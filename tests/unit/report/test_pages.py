@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
-from sample_records import sample
+from sample_records import changed, sample
 
 from pytest_ooda.report.pages import cell_verdict, matrix, session_verdict
 from pytest_ooda.stats import summarize
@@ -25,7 +23,7 @@ class Links:
 
 
 def _variant(records: list, name: str | None) -> list:  # type: ignore[type-arg]
-    return [replace(item, variant=name) for item in records]
+    return [changed(item, variant=name) for item in records]
 
 
 @pytest.mark.parametrize(
@@ -43,7 +41,7 @@ def test_a_cell_is_coloured_by_its_verdict(
 def test_a_cell_without_valid_runs_is_an_error_and_a_short_running_one_pending() -> None:
     [errors] = summarize(sample(0, 2, outcome="error", error_reason="rate-limit: 429"))
     assert cell_verdict(errors) == "error"
-    [few] = summarize([replace(item, runs=10) for item in sample(1, 2, gates=GATES)])
+    [few] = summarize([changed(item, runs=10) for item in sample(1, 2, gates=GATES)])
     assert cell_verdict(few) == "failed"
     assert cell_verdict(few, running=True) == "pending"
 

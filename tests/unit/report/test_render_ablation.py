@@ -3,9 +3,7 @@ adjusted p-value and the verdict, in the terminal, Markdown and HTML."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
-from sample_records import record
+from sample_records import changed, record
 
 from pytest_ooda.backends import Usage
 from pytest_ooda.report import ablation_lines, ablation_markdown, render_ablation_html
@@ -15,7 +13,7 @@ from pytest_ooda.stats import Ablation, ablation
 
 def _arm(variant: str, outcomes: list[bool], tokens: int) -> list[RunRecord]:
     return [
-        replace(
+        changed(
             record(ok, procedure="fix", scenario="one", run=k, runs=20),
             variant=variant,
             fragments=(FragmentHash("observe", 0, "prompts/key.md", "a" * 64),),

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from sample_records import record
+from sample_records import changed, record
 
 from pytest_ooda.report import history_lines, history_markdown
 from pytest_ooda.stats import history
@@ -16,7 +15,7 @@ if TYPE_CHECKING:
 
 def _session(name: str, day: int, successes: int, prompt: str = "a") -> list[RunRecord]:
     return [
-        replace(
+        changed(
             record(
                 k < successes,
                 run=k + 1,

@@ -9,7 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from markdown_it import MarkdownIt
-from sample_records import record
+from sample_records import changed, record
 
 from pytest_ooda.report import MARKER, pr_markdown
 from pytest_ooda.results import FragmentHash, RunRecord
@@ -29,7 +29,7 @@ def side(
     successes: int, runs: int, *, scenario: str, fragment: str, text: str, session: str, cost: float
 ) -> list[RunRecord]:
     return [
-        replace(
+        changed(
             record(
                 k < successes,
                 scenario=scenario,

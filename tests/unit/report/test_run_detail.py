@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from sample_records import record
+from sample_records import changed, record
 
 from pytest_ooda.report.run_detail import iteration_story, judge_view, run_title, run_view
 from pytest_ooda.results import IterationEntry
@@ -18,7 +18,7 @@ def _entry(number: int, outcome: str = "ok", **fields: object) -> IterationEntry
 
 
 def test_the_title_names_scenario_variant_and_run_k_of_n() -> None:
-    run = replace(record(True, run=4, runs=12), variant="opus")
+    run = changed(record(True, run=4, runs=12), variant="opus")
     assert run_title(run) == "build/happy · opus · run 4 of 12"
     assert run_title(record(True, run=1, runs=1)) == "build/happy · run 1 of 1"
 

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import itertools
+from dataclasses import fields, replace
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.backends import Usage
-from pytest_ooda.results import FragmentHash, IterationEntry, RunRecord
+from pytest_ooda.results import FragmentHash, IterationEntry, RecordHead, RunRecord, SessionStamp
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -42,17 +43,21 @@ def record(
     ended = status or ("success" if success else "max-iters")
     return RunRecord(
         id=f"id-{next(_ids)}",
-        procedure=procedure,
-        scenario=scenario,
-        run=run,
-        runs=runs,
+        head=RecordHead(
+            procedure=procedure,
+            scenario=scenario,
+            run=run,
+            runs=runs,
+            fragments=(FragmentHash("observe", 0, "prompts/look.md", fragment),),
+            aggregate_expect=gates,
+            stamp=_stamp(session, series),
+        ),
         status=ended,
         outcome=outcome or ("success" if success else "failure"),  # type: ignore[arg-type]
         elapsed_s=elapsed,
         started_at=finished_at,
         finished_at=finished_at,
         prompt_sha256=prompt,
-        fragments=(FragmentHash("observe", 0, "prompts/look.md", fragment),),
         usage=usage,
         iterations=tuple(
             IterationEntry(
@@ -65,11 +70,42 @@ def record(
             )
             for number in range(1, iterations + 1)
         ),
-        aggregate_expect=gates,
         error_reason=error_reason,
-        session=session,
-        series=series,
     )
+
+
+def _stamp(
+    session: str | None,
+    series: str | None,
+    git_commit: str | None = None,
+    git_dirty: bool | None = None,
+) -> SessionStamp | None:
+    if session is None and series is None:
+        return None
+    return SessionStamp(session or series or "", series or session or "", git_commit, git_dirty)
+
+
+#: The fields of a record's head (``procedure``, ``variant`` …), and those of the
+#: head's session stamp.
+HEAD = frozenset(item.name for item in fields(RecordHead))
+STAMP = ("session", "series", "git_commit", "git_dirty")
+
+
+def changed(item: RunRecord, **changes: Any) -> RunRecord:
+    """``item`` with ``changes``, each made where the record keeps it: in its head
+    (``variant=``, ``expect=`` …; ``session=``, ``series=``, ``git_commit=`` in the
+    head's stamp, which one is made for when there was none) or its own
+    (``transcript=`` …)."""
+    head = {key: value for key, value in changes.items() if key in HEAD}
+    if any(key in changes for key in STAMP):
+        stamp = item.head.stamp
+        now = {key: getattr(stamp, key) if stamp else None for key in STAMP}
+        now.update({key: changes[key] for key in STAMP if key in changes})
+        head["stamp"] = _stamp(
+            now["session"] or "session", now["series"], now["git_commit"], now["git_dirty"]
+        )
+    own = {key: value for key, value in changes.items() if key not in HEAD | set(STAMP)}
+    return replace(item, head=replace(item.head, **head), **own)
 
 
 def write(path: Path, records: Iterable[RunRecord]) -> Path:

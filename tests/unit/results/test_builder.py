@@ -13,12 +13,10 @@ from pytest_ooda.backends import redacted_call
 from pytest_ooda.config import load_config, load_config_file, resolve_run_settings
 from pytest_ooda.loop import run_procedure
 from pytest_ooda.redact import Redactor
-from pytest_ooda.results import classify_outcome
+from pytest_ooda.results import AiIdentity, RecordHead, classify_outcome
 from pytest_ooda.results.builder import (
     OUTPUT_TAIL_CHARS,
     OUTPUT_TAIL_LINES,
-    AiIdentity,
-    RecordHead,
     ai_identity,
     build_record,
 )
@@ -107,9 +105,14 @@ def test_tokens_and_cost_from_the_http_backend(
         started_at=0.0,
         finished_at=1.0,
     )
-    assert record.ai_api == "anthropic:test-model"
-    assert record.ai_command is None
-    assert (record.run, record.runs, record.status, record.outcome) == (2, 5, "success", "success")
+    assert record.head.ai.api == "anthropic:test-model"
+    assert record.head.ai.command is None
+    assert (record.head.run, record.head.runs, record.status, record.outcome) == (
+        2,
+        5,
+        "success",
+        "success",
+    )
     first, second = record.iterations
     assert first.usage is not None
     assert (first.usage.input_tokens, first.usage.output_tokens) == (1000, 100)
@@ -142,10 +145,10 @@ def test_every_string_is_redacted(
     text = record.to_line()
     assert SECRET not in text
     assert API_KEY not in text
-    assert record.ai_command == "agent --token <redacted>"
+    assert record.head.ai.command == "agent --token <redacted>"
     assert "token <redacted> and key <redacted>" in record.iterations[0].output_tail
     assert any("<redacted>.md" in problem for problem in record.problems)
-    assert "<redacted>.md" in record.expect["files"]
+    assert "<redacted>.md" in record.head.expect["files"]
 
 
 def test_output_tails_are_bounded(

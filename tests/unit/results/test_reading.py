@@ -118,15 +118,15 @@ def test_summaries_leave_out_what_only_a_runs_page_shows(tmp_path: Path) -> None
     assert first.iterations[0].tool_calls == ()
     assert first.iterations[0].output_tail == ""
     # What tables need is all there.
-    assert (first.id, first.run, first.status, len(first.iterations)) == (
+    assert (first.id, first.head.run, first.status, len(first.iterations)) == (
         runs[0].id,
         1,
         runs[0].status,
         1,
     )
-    assert first.fragments == runs[0].fragments
+    assert first.head.fragments == runs[0].head.fragments
     # Every record of a prompt version holds one copy of its fragment list.
-    assert results.records[1].fragments is first.fragments
+    assert results.records[1].head.fragments is first.head.fragments
     # The whole record, read again from its line.
     assert results.whole(first) == runs[0]
     source = results.sources[first.id]
@@ -207,4 +207,4 @@ def test_a_line_nested_within_the_bound_is_read(tmp_path: Path) -> None:
     path = tmp_path / "a.jsonl"
     path.write_text(json.dumps({**fields, "expect": deep}) + "\n")
     [kept] = read_results([path]).records
-    assert kept.expect is not None
+    assert kept.head.expect is not None

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pytest
-from sample_records import record, sample
+from sample_records import changed, record, sample
 from scipy import stats as scipy_stats
 
 from pytest_ooda.results import UNMET
@@ -77,14 +77,14 @@ def test_outcomes_say_why_where_the_loop_status_adds_to_them() -> None:
     records = [
         record(True),
         # A scenario that expects its procedure to give up: the success names it.
-        replace(record(True, status="aborted"), expect=gives_up),
+        changed(record(True, status="aborted"), expect=gives_up),
         record(False),  # ran out of iterations
         record(False),
         replace(record(False, status="success"), problems=("file a.txt: missing",)),
         # Ended as expected, missed another check; ended `success` against `aborted`.
-        replace(record(False, status="aborted"), expect=gives_up, problems=("x",)),
-        replace(record(False, status="success"), expect=gives_up, problems=("status",)),
-        replace(record(False, status="interrupted"), expect=gives_up, problems=("status",)),
+        changed(record(False, status="aborted"), expect=gives_up, problems=("x",)),
+        changed(record(False, status="success"), expect=gives_up, problems=("status",)),
+        changed(record(False, status="interrupted"), expect=gives_up, problems=("status",)),
         record(False, outcome="error", error_reason="overloaded: 529", status="aborted"),
     ]
     assert [ended_because(item) for item in records] == [
@@ -249,13 +249,12 @@ def test_a_settled_sequential_test_is_the_gates_verdict() -> None:
 
 
 def test_a_run_resumed_again_replaces_the_error_it_names() -> None:
-    from dataclasses import replace
 
     first = [
         record(True, run=1, series="S"),
         record(False, run=2, outcome="error", series="S"),
     ]
-    again = replace(record(True, run=2, series="S"), replaces=first[1].id)
+    again = changed(record(True, run=2, series="S"), replaces=first[1].id)
     kept, dropped = drop_duplicates([*first, again])
     assert dropped == 1
     assert kept == [first[0], again]
@@ -273,9 +272,8 @@ def test_sessions_that_share_run_numbers_count_in_full() -> None:
 
 
 def test_runs_of_two_variants_are_two_runs() -> None:
-    from dataclasses import replace
 
-    one = replace(record(True, run=1, series="S"), variant="claude")
-    other = replace(record(True, run=1, series="S"), variant="codex")
+    one = changed(record(True, run=1, series="S"), variant="claude")
+    other = changed(record(True, run=1, series="S"), variant="codex")
     kept, dropped = drop_duplicates([one, other])
     assert (len(kept), dropped) == (2, 0)

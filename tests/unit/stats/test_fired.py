@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from sample_records import record
+from sample_records import changed, record
 
 from pytest_ooda.report import variant_markdown
 from pytest_ooda.report.render_fired import fired_lines, lift_text
@@ -28,7 +28,7 @@ def test_newcombe_s_hybrid_score_interval() -> None:
 
 def _asserted(ok: bool, *entries: tuple[str, bool], **fields: object) -> RunRecord:
     assertions = tuple(AssertionEntry(name, passed) for name, passed in entries)
-    return replace(record(ok), assertions=assertions, **fields)  # type: ignore[arg-type]
+    return changed(record(ok), assertions=assertions, **fields)
 
 
 def test_each_assertion_gets_its_own_rate_and_interval() -> None:
@@ -92,7 +92,7 @@ def _lift_runs(variant: str, ok: int, total: int, material: bool) -> list[RunRec
     if material:
         fragments += (FragmentHash("claude", 0, ".claude/skills/greet/SKILL.md", "b" * 64),)
     return [
-        replace(record(index < ok), variant=variant, fragments=fragments) for index in range(total)
+        changed(record(index < ok), variant=variant, fragments=fragments) for index in range(total)
     ]
 
 

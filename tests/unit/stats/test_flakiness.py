@@ -3,10 +3,9 @@ runs, and a change point where an unchanged prompt's rate moved."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from sample_records import record
+from sample_records import changed, record
 
 from pytest_ooda.stats import history
 
@@ -38,7 +37,7 @@ def session(
             finished_at=f"2025-06-{day:02d}T10:{k:02d}:00+00:00",
             outcome="error" if k >= runs else None,
         )
-        out.append(replace(made, model=model, git_commit=commit))
+        out.append(changed(made, model=model, git_commit=commit))
     return out
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
-from sample_records import record
+from sample_records import changed, record
 
 from pytest_ooda.backends import Usage
 from pytest_ooda.results import FragmentHash, RunRecord
@@ -23,7 +23,7 @@ def arm(
     variant: str, outcomes: list[bool], *, tokens: int = 1000, runs: int = 30
 ) -> list[RunRecord]:
     return [
-        replace(
+        changed(
             record(ok, scenario="one", procedure="fix", run=k, runs=runs),
             variant=variant,
             fragments=FRAGMENTS,

@@ -3,11 +3,10 @@ checked against a hand computation, the ranking, and infrastructure errors left 
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pytest
-from sample_records import record, write
+from sample_records import changed, record, write
 from scipy import stats as scipy_stats
 
 from pytest_ooda.cli import main as ooda
@@ -22,7 +21,7 @@ if TYPE_CHECKING:
 
 def runs(variant: str, ok: int, total: int, scenario: str = "happy") -> list[RunRecord]:
     return [
-        replace(record(index < ok, scenario=scenario), variant=variant) for index in range(total)
+        changed(record(index < ok, scenario=scenario), variant=variant) for index in range(total)
     ]
 
 
@@ -43,7 +42,7 @@ def test_pairs_ranking_and_correction() -> None:
         *runs("b", 0, 5, scenario="other"),
     ]
     # An infrastructure error is counted apart, never as a failure.
-    records.append(replace(record(False), variant="b", outcome="error", error_reason="no CLI"))
+    records.append(changed(record(False), variant="b", outcome="error", error_reason="no CLI"))
     found = compare_variants(records, alpha=0.05)
     assert [rank.variant for rank in found.ranking] == ["a", "c", "b"]
     a, _, b = found.ranking

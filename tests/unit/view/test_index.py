@@ -7,7 +7,7 @@ import os
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from sample_records import record, sample, write
+from sample_records import changed, record, sample, write
 
 from pytest_ooda.results import ResultsLog, read_results
 from pytest_ooda.view import ResultsIndex, unfinished
@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 def _series(records: list, name: str) -> list:  # type: ignore[type-arg]
-    return [replace(item, session=name, series=name) for item in records]
+    return [changed(item, session=name, series=name) for item in records]
 
 
 def test_a_scenario_with_fewer_runs_than_planned_is_a_gap() -> None:
@@ -30,15 +30,15 @@ def test_a_scenario_with_fewer_runs_than_planned_is_a_gap() -> None:
     cut = [*planned[:4], replace(planned[4], status="interrupted")]
     assert [item.label for item in gaps(cut)] == ["build/happy"]
     # A shard holds only its share: never a gap.
-    assert gaps([replace(item, shard="1/2") for item in planned[:3]]) == []
+    assert gaps([changed(item, shard="1/2") for item in planned[:3]]) == []
     # A gate settled early needs no more runs.
     settled = {"success_rate": {"min": 0.5, "stop_early": True}}
-    early = [replace(item, runs=40) for item in sample(12, 12, gates=settled)]
+    early = [changed(item, runs=40) for item in sample(12, 12, gates=settled)]
     assert gaps(early) == []
 
 
 def test_the_resume_command_goes_on_in_the_same_directory() -> None:
-    runs = [replace(item, nodeid=f"ooda-config.yml::build::live[happy#{item.run}]")
+    runs = [changed(item, nodeid=f"ooda-config.yml::build::live[happy#{item.head.run}]")
             for item in sample(2, 5)[:2]]  # fmt: skip
     assert resume_command(runs, "results/new") == (
         "pytest -m live ooda-config.yml::build --ooda-repeat=5 --ooda-results=results/new "
@@ -95,7 +95,7 @@ def test_sessions_are_read_as_they_grow_newest_first(tmp_path: Path) -> None:
 def test_a_resumed_series_is_judged_over_all_its_files(tmp_path: Path) -> None:
     runs = sample(3, 4)
     write(tmp_path / "a.jsonl", _series(runs[:2], "A"))
-    later = [replace(item, session="B", series="A", started_at="2025-01-02") for item in runs[2:]]
+    later = [changed(item, session="B", series="A", started_at="2025-01-02") for item in runs[2:]]
     write(tmp_path / "b.jsonl", later)
     index = ResultsIndex([tmp_path])
     index.refresh()

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from sample_records import record, write
+from sample_records import changed, record, write
 
 from pytest_ooda.results import FragmentHash, RunRecord
 from pytest_ooda.view import ResultsIndex, Viewer
@@ -34,7 +34,7 @@ def _session(name: str, day: int, successes: int, runs: int, model: str) -> list
 
 def _arm(variant: str, outcomes: list[bool]) -> list[RunRecord]:
     return [
-        replace(
+        changed(
             record(
                 ok, procedure="fix", scenario="one", run=k, runs=10, session="20250701T000000Z-abl"
             ),

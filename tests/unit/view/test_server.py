@@ -4,11 +4,10 @@ in tests/unit/cli/test_view.py and in Chromium in tests/integration/cli/)."""
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import pytest
-from sample_records import sample, write
+from sample_records import changed, sample, write
 
 from pytest_ooda.view import ResultsIndex, Viewer
 
@@ -41,14 +40,14 @@ def _transcript(output: str, prompt: str) -> dict[str, object]:
 
 def _runs(variant: str, successes: int, prompt: str) -> list[RunRecord]:
     return [
-        replace(
+        changed(
             item,
-            id=f"{variant}-{item.run}",
+            id=f"{variant}-{item.head.run}",
             variant=variant,
             session="20250101T000000Z",
             series="20250101T000000Z",
             prompt_sha256=prompt[0] * 64,
-            transcript=_transcript(f"{variant} says {item.run}", prompt),
+            transcript=_transcript(f"{variant} says {item.head.run}", prompt),
         )
         for item in sample(successes, 3)
     ]
@@ -165,7 +164,7 @@ def test_a_running_sessions_pages_poll_until_it_ends(tmp_path: Path) -> None:
 
     log = ResultsLog(tmp_path, session="S")
     [first, second] = sample(1, 2)
-    log.append(replace(first, id="r1", session="S"))
+    log.append(changed(first, id="r1", session="S"))
     viewer = Viewer(ResultsIndex([tmp_path]), k=3)
     index = _get(viewer, "/")
     assert 'data-verdict="running"' in index
@@ -173,7 +172,7 @@ def test_a_running_sessions_pages_poll_until_it_ends(tmp_path: Path) -> None:
     assert 'data-poll="/api/version?session=S"' in page
     assert json.loads(_get(viewer, "/api/version?session=S"))["running"] is True
     assert "/run/r1" in _get(viewer, "/session/S")
-    log.append(replace(second, id="r2", session="S"))
+    log.append(changed(second, id="r2", session="S"))
     log.close()
     page = _get(viewer, "/session/S")
     assert "/run/r2" in page
