@@ -58,11 +58,15 @@ class MaterialNode(pytest.Collector):
         self.root = root
         self.loaded = loaded
         self._findings: list[Finding] | None = None
+        self._material: Material | None = None
 
     def material(self) -> Material:
-        from pytest_ooda.agents import MATERIAL_SECTIONS
+        """The directory's material, read once (every item of it asks)."""
+        if self._material is None:
+            from pytest_ooda.agents import MATERIAL_SECTIONS
 
-        return MATERIAL_SECTIONS[self.section](self.root)
+            self._material = MATERIAL_SECTIONS[self.section](self.root)
+        return self._material
 
     def collect(self) -> Iterable[pytest.Item]:
         try:
