@@ -39,6 +39,7 @@ from pytest_ooda.agents.claude_code import (
 from pytest_ooda.agents.faults import Evidence, Fault, infra_reason, kind_of_status, message_fault
 from pytest_ooda.agents.fingerprint import Configuration, from_sources
 from pytest_ooda.agents.material import (
+    MATERIAL_HELP,
     MATERIAL_SECTIONS,
     agent_argv,
     install,
@@ -88,6 +89,7 @@ __all__ = [
     "DEFAULT_AGENT",
     "DEFAULT_MAX_LINE",
     "ERROR_WIDTH",
+    "MATERIAL_HELP",
     "MATERIAL_SECTIONS",
     "RUN_TOOL_TEXT",
     "SUMMARY_WIDTH",

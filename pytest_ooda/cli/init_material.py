@@ -26,7 +26,7 @@ SCENARIO = "first-live"
 HEAD = """\
 # pytest-ooda configuration for {what} (written by `ooda init --{section}-plugin`).
 # `pytest` checks, lints and snapshots every command, skill and subagent, and replays
-# the scenarios; `ooda help claude-code` says what is rendered and how it is observed.
+# the scenarios; `ooda help {topic}` says what is rendered and how it is observed.
 {section}: [{path}]
 
 loop:
@@ -81,8 +81,16 @@ def planned_material_files(
     """What ``ooda init --SECTION-plugin`` writes (the snapshots apart), by path."""
     import json
 
+    from pytest_ooda.agents import MATERIAL_HELP
+
     what = f"the {material.kind} {material.name}"
-    text = HEAD.format(what=what, section=section, path=shown_path, agent=agent_lines)
+    text = HEAD.format(
+        what=what,
+        section=section,
+        path=shown_path,
+        agent=agent_lines,
+        topic=MATERIAL_HELP[section],
+    )
     files: dict[str, str] = {}
     for name, item in _procedures(material):
         hint = item.text("argument-hint")

@@ -128,7 +128,7 @@ def test_the_lift_of_a_skill_edit_with_its_interval(
     from pytest_ooda.results import read_results
 
     read = read_results([root / ".ooda" / "results"])
-    whole = {record.variant: record for record in read.records}
+    whole = {record.head.variant: record for record in read.records}
     diffs = prompt_diff(whole["before"], whole["edited"])
     assert [(d["source"], d["status"]) for d in diffs] == [
         (f"{SECTION}:greeter/skills/greet/SKILL.md", "changed")

@@ -128,7 +128,7 @@ def test_prompt_format_choices_are_checked(
     case("no_display")  # type: ignore[operator]
     code, _, err = run(capsysbinary, "show", "bare", "--prompt-format", "go")
     assert code == 1
-    assert "invalid choice: 'go' (choose from 'ooda', 'rooda')" in err
+    assert "invalid choice: 'go' (choose from 'ooda', 'rooda', 'raw')" in err
 
 
 def test_roodas_documented_example_without_its_fragment_files(

@@ -48,6 +48,7 @@ NOT_SINKS: dict[str, str] = {
     "scenario/pytest_verifier.py": "the verifier's own pytest configuration",
     "backends/replay.py": "a recording's file changes, replayed into a scratch workspace",
     "cli/init.py": "a new project's files",
+    "cli/init_material.py": "a new project's files for a plugin's material (never over a file)",
     "cli/app.py": "opens the null device for a missing stdout or stderr",
     "repository.py": "a fresh workspace's git objects: the scenario's own files, before the run",
 }
