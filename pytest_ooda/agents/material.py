@@ -20,7 +20,14 @@ if TYPE_CHECKING:
 
     from pytest_ooda.agents.claude_code import Material
 
-__all__ = ["MATERIAL_HELP", "MATERIAL_SECTIONS", "agent_argv", "install", "install_argv", "snapshot_name"]
+__all__ = [
+    "MATERIAL_HELP",
+    "MATERIAL_SECTIONS",
+    "agent_argv",
+    "install",
+    "install_argv",
+    "snapshot_name",
+]
 
 #: The key of each agent's material (in a config's top level, a scenario, a variant)
 #: and the function that reads one directory of it.

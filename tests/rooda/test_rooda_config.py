@@ -256,7 +256,8 @@ def test_a_bad_prompt_format_is_located(tmp_path: Path, monkeypatch: pytest.Monk
     with pytest.raises(ConfigError) as info:
         load_config(cwd=tmp_path, env={}, global_config=False, builtin=False)
     assert str(info.value) == (
-        "ooda-config.yml:2:18: loop.prompt_format: expected one of ooda, rooda, raw, got a string ('go')"
+        "ooda-config.yml:2:18: loop.prompt_format: expected one of ooda, rooda, raw, "
+        "got a string ('go')"
     )
 
 
