@@ -4,8 +4,8 @@ json`` does, so budgets and cost deltas have something to count.
 
 It succeeds (``<promise>SUCCESS</promise>``) when the prompt holds ``KEY-STEP`` and
 fails (``<promise>FAILURE</promise>``) otherwise, costs ``$0.01`` a run and reports the
-prompt's words as its input tokens. With a ``flip`` file beside it, it also fails every
-other run (a flaky agent), counting in that file.
+prompt's words as its input tokens. A prompt that also holds ``MAYBE`` fails every other
+time it is sent (a flaky scenario; the count is kept in a file beside the agent).
 """
 
 from __future__ import annotations
@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from pathlib import Path
 
-#: What the prompt must hold for the agent to succeed.
+#: What the prompt must hold for the agent to succeed; and to fail every other time.
 KEY = "KEY-STEP"
+FLAKY = "MAYBE"
 COST = 0.01
 
 AGENT = r"""#!/bin/sh
@@ -27,11 +28,12 @@ case "$prompt" in
   *KEY-STEP*) text='done\n<promise>SUCCESS</promise>' ;;
   *) text='lost\n<promise>FAILURE</promise>' ;;
 esac
-if [ -f "$here/flip" ]; then
-  count=$(cat "$here/flip")
-  echo $((count + 1)) > "$here/flip"
-  if [ $((count % 2)) -eq 1 ]; then text='tired\n<promise>FAILURE</promise>'; fi
-fi
+case "$prompt" in
+  *MAYBE*)
+    count=$(cat "$here/maybe.count" 2>/dev/null || echo 0)
+    echo $((count + 1)) > "$here/maybe.count"
+    if [ $((count % 2)) -eq 1 ]; then text='tired\n<promise>FAILURE</promise>'; fi ;;
+esac
 words=$(printf '%s' "$prompt" | wc -w)
 head='{"type":"result","result":"%s","total_cost_usd":0.01,'
 tail='"usage":{"input_tokens":%d,"output_tokens":5}}\n'

@@ -8,7 +8,9 @@ import json
 from typing import TYPE_CHECKING
 
 import pytest
+from html_browser import Dom, chromium
 from scripted_agent import COST, KEY, loop_lines
+from view_server import ViewServer
 
 from pytest_ooda.cli import main as ooda
 
@@ -76,9 +78,21 @@ def test_the_decisive_fragment_is_keep_and_the_inert_ones_cut_within_the_budget(
     assert cost <= 0.50
     assert f"40 run(s), ${cost:.4f}" in out
     assert "of a budget of $0.50" in out
-    html = (project / "ablation.html").read_text()
-    assert html.count('data-verdict="cut"') == 2
-    assert html.count('data-verdict="keep"') == 1
+    # The page, as a browser builds it; and the viewer's page of the session.
+    page = (project / "ablation.html").as_uri()
+    dom = Dom()
+    dom.feed(chromium("--dump-dom", page, profile=project / "profile").stdout)
+    verdicts = [row["data-verdict"] for row in dom.find("tr") if "data-verdict" in row]
+    assert verdicts == ["keep", "cut", "cut"]
+    (log,) = (project / ".ooda/results").glob("*.jsonl")
+    with ViewServer(str(project / ".ooda/results")) as server:
+        status, html, _ = server.get(f"/session/{log.stem}")
+        assert status == 200
+        assert f'href="/ablation/{log.stem}">ablation</a>' in html
+        status, html, _ = server.get(f"/ablation/{log.stem}")
+        assert status == 200
+        assert html.count("<tr data-verdict=") == 3
+        assert '<tr data-verdict="keep">' in html
 
 
 def test_a_tight_budget_stops_the_runs_and_leaves_can_t_tell(
