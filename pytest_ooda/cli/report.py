@@ -126,8 +126,15 @@ def add_parser(subparsers: Any) -> None:
 
 
 def command(args: argparse.Namespace) -> int:
-    from pytest_ooda.report import notes, report_markdown, stats_table
-    from pytest_ooda.stats import drop_duplicates, summarize
+    from pytest_ooda.report import (
+        ablation_lines,
+        ablation_markdown,
+        ablation_view,
+        notes,
+        report_markdown,
+        stats_table,
+    )
+    from pytest_ooda.stats import ablation, drop_duplicates, summarize
     from pytest_ooda.view import unfinished
 
     if args.pr:
@@ -155,7 +162,9 @@ def command(args: argparse.Namespace) -> int:
         )
     stats = summarize(records, k=args.k)
     incomplete = unfinished(results)
+    ablations = ablation(records)
     markdown = report_markdown(stats, k=args.k, title=args.title)
+    markdown += "".join("\n" + ablation_markdown(item) for item in ablations)
     gates, failed, checked = _gates(records, stats, k=args.k, pool=args.pool)
     if args.markdown:
         sys.stdout.write(markdown)
@@ -166,6 +175,8 @@ def command(args: argparse.Namespace) -> int:
         print("\n".join(stats_table(stats, args.k)))
         for line in [*gates, *notes(stats)]:
             print(line)
+        for found in ablations:
+            print("\n" + "\n".join(ablation_lines(found)))
         for item in incomplete:
             print(
                 f"incomplete: {item['text']}; its gates were judged over the runs made. "
@@ -173,7 +184,8 @@ def command(args: argparse.Namespace) -> int:
             )
     append_step_summary(markdown)
     if html_path is not None:
-        _write_html(html_path, stats, args, results, incomplete)
+        views = [ablation_view(item) for item in ablations]
+        _write_html(html_path, stats, args, results, incomplete, views)
         if args.open:
             open_in_browser(html_path.resolve().as_uri())
     if args.check and not checked:
@@ -246,6 +258,7 @@ def _write_html(
     args: argparse.Namespace,
     results: Results,
     incomplete: list[dict[str, str]],
+    ablations: list[dict[str, Any]],
 ) -> None:
     """The report's files: ``path``, and its run pages beside it when it has more runs
     than one page holds. A page of another report of ours is replaced; any other file
@@ -272,6 +285,7 @@ def _write_html(
         sources=[str(item) for item in results.files],
         generated=time.strftime("%Y-%m-%d %H:%M:%S %Z"),
         notes=incomplete,
+        ablations=ablations,
         whole=results.whole,
         size=lambda record: results.sources[record.id].length,
     )

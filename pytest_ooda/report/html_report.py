@@ -154,6 +154,7 @@ def report_pages(
     sources: Sequence[str] = (),
     generated: str = "",
     notes: Sequence[dict[str, str]] = (),
+    ablations: Sequence[dict[str, Any]] = (),
     whole: Callable[[RunRecord], RunRecord] | None = None,
     size: Callable[[RunRecord], int] = transcript_size,
     transcript_budget: int = TRANSCRIPT_BUDGET,
@@ -164,7 +165,8 @@ def report_pages(
     holds (:func:`report_files` names them all). ``whole`` reads a run's whole record
     when ``stats`` hold summaries (``read_results(..., summary=True)``); ``size`` is what
     a run's transcript costs the budget; ``notes`` are incomplete measurements
-    (``text``, ``command``)."""
+    (``text``, ``command``); ``ablations`` the ablations among the runs
+    (``render_ablation.ablation_view``), shown under the summary."""
     load = whole or (lambda record: record)
     records = [record for item in stats for record in item.records]
     anchors = run_anchors(records)
@@ -218,6 +220,7 @@ def report_pages(
         inline=inline,
         pages=listed,
         interrupted=list(notes),
+        ablations=list(ablations),
     )
     yield ReportPage(name, first)
     for number, chunk in enumerate(chunks[1:] if inline else chunks, start=2):

@@ -84,6 +84,15 @@ def test_the_decisive_fragment_is_keep_and_the_inert_ones_cut_within_the_budget(
     dom.feed(chromium("--dump-dom", page, profile=project / "profile").stdout)
     verdicts = [row["data-verdict"] for row in dom.find("tr") if "data-verdict" in row]
     assert verdicts == ["keep", "cut", "cut"]
+    # ooda report shows the ablation under its table, and in its HTML report.
+    assert ooda(["report", ".ooda/results", "--html", "report.html"]) == 0
+    report = capsys.readouterr().out
+    assert "\nablation of fix/one: full prompt 10/10" in report
+    assert report.count("can't tell yet") == 2  # the report judges at its default margin
+    assert (
+        '<section class="ablation" data-scenario="fix/one">'
+        in (project / "report.html").read_text()
+    )
     (log,) = (project / ".ooda/results").glob("*.jsonl")
     with ViewServer(str(project / ".ooda/results")) as server:
         status, html, _ = server.get(f"/session/{log.stem}")
