@@ -39,6 +39,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from quick import parse
+
 from pytest_ooda.apireplay import ApiProxy, Normaliser, read_cassette, write_cassette
 from pytest_ooda.apireplay.canonical import expand_skeleton
 from pytest_ooda.redact import Redactor
@@ -220,7 +222,7 @@ def bare_requests(cassette: Any, rounds: int) -> list[float]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
-    args = parser.parse_args()
+    args = parse(parser, rounds=1)
     if shutil.which("claude") is None or not MOCK.is_file():
         raise SystemExit(f"needs the claude CLI and {MOCK}")
     with tempfile.TemporaryDirectory(prefix="bench-agent-replay-") as tmp:

@@ -28,6 +28,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quick import parse
+
 from pytest_ooda.agents import check_material, lint_material, load_material, render_snapshot
 
 if TYPE_CHECKING:
@@ -121,10 +123,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--skills", type=int, default=50)
     parser.add_argument("--repeat", type=int, default=20)
-    parser.add_argument("--quick", action="store_true", help="5 skills, one round")
-    args = parser.parse_args()
-    if args.quick:
-        args.skills, args.repeat = 5, 1
+    args = parse(parser, skills=5, repeat=1)
     with tempfile.TemporaryDirectory() as tmp:
         root = build(Path(tmp) / "plugin", args.skills)
         files = [path for path in root.rglob("*") if path.is_file()]

@@ -34,6 +34,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from quick import parse
+
 SHOW_GOAL = 1.5  # ooda show build / the stdlib floor
 RUN_GOAL = 1.5  # ooda run build -n 1 / ooda show build
 PYTHON = [sys.executable]
@@ -64,7 +66,7 @@ def _once(argv: list[str], cwd: str, env: dict[str, str]) -> tuple[float, bytes]
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=21)
-    rounds = parser.parse_args().rounds
+    rounds = parse(parser, rounds=1).rounds
     if not Path(OODA[0]).exists():
         raise SystemExit(f"no ooda console script beside {sys.executable}: pip install it")
     env = {**os.environ}

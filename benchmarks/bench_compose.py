@@ -27,6 +27,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quick import parse
+
 from pytest_ooda.compose import assemble_prompt
 from pytest_ooda.config import Procedure, load_builtin_config, load_config
 
@@ -76,15 +78,16 @@ def generated_config(directory: Path, count: int) -> Path:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15, help="samples per measurement")
-    options = parser.parse_args()
+    options = parse(parser, repeat=1)
     repeat = options.repeat
 
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         print(f"python {sys.version.split()[0]}, {repeat} samples per figure (medians)\n")
 
-        bare = median_seconds(lambda: run_process("pass", work), max(5, repeat // 2))
-        cold = median_seconds(lambda: run_process(COLD_SCRIPT, work), max(5, repeat // 2))
+        cold_samples = 1 if options.quick else max(5, repeat // 2)
+        bare = median_seconds(lambda: run_process("pass", work), cold_samples)
+        cold = median_seconds(lambda: run_process(COLD_SCRIPT, work), cold_samples)
         print("cold (new process)")
         print(f"  python -c pass                         {bare * 1000:8.1f} ms")
         print(f"  import + load + assemble all built-ins {cold * 1000:8.1f} ms")
@@ -133,7 +136,7 @@ def main() -> None:
         print("scaling (generated procedures sharing the built-in fragments)")
         print("  procedures   load ms   assemble ms   total ms   us/procedure")
         baseline: float | None = None
-        for count in (16, 100, 250, 500, 1000):
+        for count in (16, 100) if options.quick else (16, 100, 250, 500, 1000):
             path = generated_config(work, count)
 
             def load(path: Path = path) -> object:

@@ -45,6 +45,8 @@ if TYPE_CHECKING:
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from quick import parse  # noqa: E402
+
 from tests.integration.scale.clusters import DaskCluster, RayCluster  # noqa: E402
 
 CONFIG = """\
@@ -230,7 +232,7 @@ def main() -> None:
     parser.add_argument("--sleep", type=float, default=0.5)
     parser.add_argument("--many", type=int, default=10000, help="0: skip the 10,000 runs")
     parser.add_argument("--no-local", action="store_true", help="skip the -n 2 session")
-    args = parser.parse_args()
+    args = parse(parser, engines="dask", runs=4, small=2, sleep=0.05, many=0, no_local=True)
     print(f"cores: {os.cpu_count()}; python: {sys.executable}; load: {os.getloadavg()}")
     if not args.no_local:
         local(args)

@@ -28,6 +28,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tools" / "gotemplate-oracle"))
 
+from quick import parse  # noqa: E402
+
 from pytest_ooda.gotemplate import render  # noqa: E402
 from pytest_ooda.gotemplate.yamlv3 import load_params  # noqa: E402
 
@@ -142,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--reps", type=int, default=300)
     ap.add_argument("--no-go", action="store_true")
-    opts = ap.parse_args(argv)
+    opts = parse(ap, reps=3, no_go=True)
 
     params = load_params(PARAMS)
     plain = jinja2.Environment(autoescape=False, keep_trailing_newline=True)
@@ -155,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
 
     have_go = oracle.go_available() and not opts.no_go
     goldens = json.loads((ROOT / "tests/conformance/goldens.json").read_text(encoding="utf-8"))
-    corpus = [c for c in goldens if c["kind"] == "ok"]
+    corpus = [c for c in goldens if c["kind"] == "ok"][: 20 if opts.quick else None]
     if have_go:
         bench_cases = [{"id": n, "template": g, "params": PARAMS} for n, g, _ in CASES]
         for res in oracle.run(bench_cases, bench=2000):

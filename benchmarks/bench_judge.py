@@ -22,6 +22,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
+from quick import parse
+
 from pytest_ooda.config import ApiSettings
 from pytest_ooda.judge import JudgeBackendSpec, JudgeInputs, JudgeSpec, cache_for, grade
 from pytest_ooda.judge.ask import make_asker
@@ -76,7 +78,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--votes", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+    args = parse(parser, votes=2, rounds=1)
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
     threading.Thread(
         target=server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True

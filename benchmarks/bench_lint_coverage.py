@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quick import parse
+
 from pytest_ooda import compose, coverage_plugin
 from pytest_ooda.config import load_builtin_config
 from pytest_ooda.fragment_coverage import FragmentCoverage
@@ -45,7 +47,7 @@ def median_seconds(fn: Callable[[], object], repeat: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=30)
-    args = parser.parse_args()
+    args = parse(parser, repeat=1)
     repeat = args.repeat
 
     config = load_builtin_config()

@@ -39,6 +39,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, NamedTuple
 
+from quick import parse
+
 if TYPE_CHECKING:
     from collections.abc import Callable
 
@@ -162,7 +164,7 @@ def main() -> None:
     parser.add_argument("--small", type=int, default=50)
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+    args = parse(parser, small=2, runs=4, rounds=1)
     small, runs, rounds = args.small, args.runs, args.rounds
     extra = runs - small
     with tempfile.TemporaryDirectory(prefix="bench-live-") as tmp:

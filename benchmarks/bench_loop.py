@@ -23,6 +23,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from quick import parse
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -142,7 +144,7 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=200)
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--gib", type=float, default=1.0)
-    args = parser.parse_args()
+    args = parse(parser, iterations=5, repeats=1, gib=0.01)
 
     overhead = bench_overhead(args.iterations, args.repeats)
     print(

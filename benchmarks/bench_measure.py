@@ -25,6 +25,8 @@ import random
 import statistics
 import time
 
+from quick import parse
+
 from pytest_ooda.results import IterationEntry, RecordHead, RunRecord
 from pytest_ooda.stats import Sprt, summarize
 
@@ -135,7 +137,7 @@ def main() -> None:
     parser.add_argument("--max-runs", type=int, default=100)
     parser.add_argument("--sequences", type=int, default=2000)
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
+    args = parse(parser, runs=20, trials=2, max_runs=10, sequences=10)
     bias(args.runs, args.trials, args.seed)
     early_stopping(args.max_runs, args.sequences, args.seed)
 

@@ -17,6 +17,8 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from quick import parse
+
 from pytest_ooda.config import GO_TYPED_PARAMETERS, load_config_file
 from pytest_ooda.yamlload import load_yaml_file
 
@@ -68,7 +70,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--repeat", type=int, default=15)
     ap.add_argument("--actions", type=int, default=500)
-    opts = ap.parse_args()
+    opts = parse(ap, repeat=1, actions=10)
     with tempfile.TemporaryDirectory() as tmp:
         path = generated_config(Path(tmp), opts.actions)
         go_typed = GO_TYPED_PARAMETERS

@@ -45,6 +45,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from quick import parse
+
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly"]
 
 
@@ -161,10 +163,10 @@ def generated_config(count: int) -> str:
     return "\n".join(lines) + "\n"
 
 
-def bench_collection(rounds: int) -> None:
+def bench_collection(rounds: int, counts: list[int]) -> None:
     print("collection (--collect-only):")
     results: dict[int, float] = {}
-    for count in (500, 1000, 2000):
+    for count in counts:
         with tempfile.TemporaryDirectory(prefix="bench-ooda-collect-") as tmp:
             root = Path(tmp)
             (root / "ooda-config.yml").write_text(generated_config(count), encoding="utf-8")
@@ -178,12 +180,13 @@ def bench_collection(rounds: int) -> None:
             f"  {count:>5} procedures ({count * 6} items): median {results[count]:.3f}s"
             f"  ({_spread(times)})"
         )
-    first = results[1000] - results[500]
-    second = results[2000] - results[1000]
+    small, middle, large = counts
+    first = results[middle] - results[small]
+    second = results[large] - results[middle]
     print(
-        f"  increments: 500->1000 {first:.3f}s, 1000->2000 {second:.3f}s "
+        f"  increments: {small}->{middle} {first:.3f}s, {middle}->{large} {second:.3f}s "
         f"(linear when the second is about twice the first: {second / first:.2f}x); "
-        f"goal 1000 < 10s: {results[1000]:.2f}s"
+        f"goal 1000 < 10s: {results.get(1000, float('nan')):.2f}s"
     )
 
 
@@ -196,9 +199,12 @@ def main() -> None:
         help="also count each side's instructions once under valgrind (a figure that "
         "other load on the machine does not move)",
     )
-    args = parser.parse_args()
+    parser.add_argument(
+        "--procedures", type=int, nargs=3, default=[500, 1000, 2000], help="collection sizes"
+    )
+    args = parse(parser, rounds=1, procedures=[5, 10, 20])
     bench_builtin_suite(args.rounds, count_instructions=args.instructions)
-    bench_collection(max(1, args.rounds // 2 + 1))
+    bench_collection(max(1, args.rounds // 2 + 1), args.procedures)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from quick import parse
+
 GOAL_SHARE = 0.03  # of the plain run's instructions
 
 
@@ -101,7 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=41)
     parser.add_argument("--instructions", action="store_true", help="count with callgrind")
-    options = parser.parse_args()
+    options = parse(parser, rounds=2)
     rounds = options.rounds
     env = {**os.environ}
     env.pop("PYTHONDONTWRITEBYTECODE", None)  # an ordinary installation has its .pyc files

@@ -15,6 +15,8 @@ import random
 import statistics
 import time
 
+from quick import parse
+
 from pytest_ooda import redact
 from pytest_ooda.redact import Redactor
 
@@ -55,7 +57,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--mib", type=int, default=4)
-    args = parser.parse_args()
+    args = parse(parser, rounds=1, mib=1)
     text = sample(args.mib)
     redactor = Redactor({"API_TOKEN": "tok-" + "x" * 20})
     redactor("warm up the detectors")

@@ -22,6 +22,8 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
+from quick import parse
+
 CONFIG = """\
 procedures:
   greet:
@@ -44,7 +46,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=1000)
     parser.add_argument("--rounds", type=int, default=3)
-    args = parser.parse_args()
+    args = parse(parser, runs=20, rounds=1)
 
     from pytest_ooda.report import render_html
     from pytest_ooda.results import read_results
@@ -66,8 +68,7 @@ def main() -> None:
         replace(
             records[i % len(records)],
             id=f"run-{i}",
-            run=i + 1,
-            runs=args.runs,
+            head=replace(records[i % len(records)].head, run=i + 1, runs=args.runs),
             outcome="failure" if i % 2 else "success",
             problems=("file GREETING.md: expected to contain 'Bye'",) if i % 2 else (),
         )

@@ -27,6 +27,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from quick import parse
+
 ROOT = Path(__file__).resolve().parents[1]
 FLOOR = (
     "import json, sys\n"
@@ -101,7 +103,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, nargs="+", default=[2500, 5000, 10000])
     parser.add_argument("--keep", type=Path, help="keep the generated logs here (and reuse them)")
-    args = parser.parse_args()
+    args = parse(parser, runs=[50])
     python = sys.executable
     with tempfile.TemporaryDirectory() as scratch:
         base = args.keep or Path(scratch)

@@ -29,6 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from quick import parse
+
 from pytest_ooda.backends.command import CommandBackend
 from pytest_ooda.errors import SandboxError
 from pytest_ooda.sandbox import parse_spec
@@ -99,14 +101,17 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=100)
     parser.add_argument("--image", help="Docker image for the docker kind")
-    args = parser.parse_args()
+    args = parse(parser, runs=2)
     results: dict[str, dict[str, list[float]]] = {}
     kinds: list[tuple[str, object]] = [("none", "none"), ("bwrap", {"kind": "bwrap"})]
-    try:
-        image = args.image or _test_image()
-        kinds.append(("docker", {"kind": "docker", "image": image, "network": "none"}))
-    except Exception as exc:  # no daemon, no docker: reported, not fatal
-        print(f"docker: skipped ({exc})")
+    if args.quick:
+        print("docker: skipped (--quick: its image may take minutes to make)")
+    else:
+        try:
+            image = args.image or _test_image()
+            kinds.append(("docker", {"kind": "docker", "image": image, "network": "none"}))
+        except Exception as exc:  # no daemon, no docker: reported, not fatal
+            print(f"docker: skipped ({exc})")
     for name, value in kinds:
         try:
             results[name] = measure(value, args.runs)

@@ -24,6 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from quick import parse
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -73,7 +75,7 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=20_000)
     parser.add_argument("--repeats", type=int, default=7)
-    args = parser.parse_args()
+    args = parse(parser, files=50, repeats=1)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         paths = make_tree(root, args.files)

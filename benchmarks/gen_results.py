@@ -27,6 +27,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from quick import parse
+
 from pytest_ooda.backends import ToolCall, Usage
 from pytest_ooda.results import (
     AiIdentity,
@@ -310,7 +312,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main() -> None:
-    args = parser().parse_args()
+    args = parse(parser(), runs=5)
     for path in generate(args, args.out):
         print(f"{path}: {path.stat().st_size:,} bytes")
 
