@@ -83,7 +83,8 @@ class Column:
     writer in :data:`WRITERS`); ``label``: shown under this name with a run (its page,
     in the static report and in ``ooda view``) when it has a value; ``compare``: the
     text report notes a scenario whose runs differ in it (runs that should not be
-    pooled silently, as two prompt versions should not).
+    pooled silently, as two prompt versions should not); ``of``: the record dataclass
+    an ``embedded`` or ``entries`` field holds.
     """
 
     kinds: tuple[type, ...] = ()
@@ -119,7 +120,7 @@ def _no_files() -> Mapping[str, FileChange]:
 
 
 def spec_of(item: dataclasses.Field[Any]) -> Column:
-    """A field's column; a field declared without one (``SessionStamp``'s) is plain."""
+    """A field's column (a field declared without one is plain: its JSON value as it is)."""
     found = item.metadata.get("json")
     return found if isinstance(found, Column) else Column()
 
