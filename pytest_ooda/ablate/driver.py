@@ -15,7 +15,8 @@ is asked: once the next run would pass it, no run starts, and every arm still op
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import TYPE_CHECKING
 
 from pytest_ooda.results import Budget, ResultsLog, SessionStamp, Spent
@@ -89,7 +90,11 @@ def run_ablation(
     from pytest_ooda.stats import FULL, ablation, looks
 
     budget = budget or Budget()
-    stamp = SessionStamp.start(session.root)
+    stamp = replace(
+        SessionStamp.start(session.root),
+        budget=MappingProxyType(budget.to_json()) if budget else None,
+        ablation=MappingProxyType({"margin": margin, "alpha": alpha, "rounds": rounds}),
+    )
     log = ResultsLog(session.results_dir, session=stamp.session, ignore_dir=session.ignore_dir)
     variants = _variants(places, str(scenario.path) if scenario.path else None)
     open_arms = {variant.name for variant in variants if variant.name != FULL}

@@ -202,6 +202,9 @@ class RunPlan(Portable):
     material: tuple[MaterialDir, ...] = ()
     #: Which prompt of the scenario's trigger set the run is (the record's ``trigger``).
     trigger: Mapping[str, Any] | None = None
+    #: Why ``--ooda-changed`` runs this scenario live (its record's ``changed``):
+    #: the revision, the reasons, how many scenarios replay instead.
+    changed: Mapping[str, Any] | None = None
     #: Where the plan's own settings came from (``variant``, ``record_mode``,
     #: ``context``, ``workspace``); the run's are ``settings.provenance``.
     provenance: Mapping[str, Provenance] = field(default_factory=lambda: MappingProxyType({}))
@@ -312,6 +315,7 @@ class RunPlan(Portable):
             aggregate_expect=MappingProxyType(aggregate) if aggregate is not None else None,
             stamp=self.stamp,
             replaces=self.replaces,
+            changed=self.changed,
             trigger=self.trigger,
         )
 

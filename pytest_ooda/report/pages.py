@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from pytest_ooda.report.render_text import interval, money, number, percent, seconds
-from pytest_ooda.stats import check_gates
+from pytest_ooda.stats import check_gates, gate_inconclusive
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
@@ -137,6 +137,8 @@ def cell_verdict(stats: ScenarioStats, *, running: bool = False) -> str:
         problems = check_gates(stats)
         if running and problems and stats.valid_runs < max(stats.planned, 1):
             return "pending"
+        if gate_inconclusive(stats) is not None:
+            return "inconclusive"
         return "failed" if problems else "passed"
     if not stats.valid_runs:
         return "error"
@@ -206,6 +208,9 @@ def session_verdict(
     failed = [item for item in gated if check_gates(item)]
     if failed:
         return "failed", f"{len(failed)} of {len(gated)} gate(s) missed"
+    unjudged = [item for item in gated if gate_inconclusive(item) is not None]
+    if unjudged:
+        return "inconclusive", f"{len(unjudged)} of {len(gated)} gate(s) inconclusive: budget spent"
     if gated:
         return "passed", f"{len(gated)} gate(s) met"
     valid = sum(item.valid_runs for item in stats)
@@ -252,6 +257,7 @@ def scenario_view(stats: ScenarioStats, index: int, links: Links) -> dict[str, A
         "pass_hat_k": "-" if stats.pass_hat_k is None else f"{stats.pass_hat_k:.2f}",
         "pass_at_k": "-" if stats.pass_at_k is None else f"{stats.pass_at_k:.2f}",
         "gate_problems": check_gates(stats),
+        "gate_inconclusive": gate_inconclusive(stats),
         "fragments": latest.head.fragments if latest is not None else (),
         "fired": fired_view(stats),
         "prompts": [],

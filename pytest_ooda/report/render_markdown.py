@@ -16,7 +16,7 @@ from pytest_ooda.report.render_text import (
     pct,
     stats_row,
 )
-from pytest_ooda.stats import check_gates
+from pytest_ooda.stats import check_gates, gate_inconclusive
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -57,7 +57,10 @@ def report_markdown(stats: Sequence[ScenarioStats], *, k: int, title: str) -> st
         for item in gated:
             assert item.gates is not None
             problems = check_gates(item)
-            if problems:
+            why = gate_inconclusive(item)
+            if why is not None:
+                lines.append(f"- :grey_question: {_cell(item.label)}: " + _cell(why))
+            elif problems:
                 lines.append(f"- :x: **{_cell(item.label)}**: " + _cell("; ".join(problems)))
             else:
                 lines.append(f"- :white_check_mark: {_cell(item.label)}: {item.gates.describe()}")

@@ -43,7 +43,7 @@ def _same(record: RunRecord) -> RunRecord:
 
 
 def _verdict(item: ScenarioComparison, budget: Mapping[str, str]) -> str:
-    word: str = item.verdict
+    word = item.verdict_text
     if item.verdict == "inconclusive" and item.label in budget:
         word = "inconclusive: budget spent"
     return f"{_ICONS.get(item.verdict, '')} {word}".strip()
@@ -202,6 +202,8 @@ def pr_markdown(
             )
         if item.label in budget:
             notes.append(budget[item.label])
+        elif item.budget_spent is not None:
+            notes.append(item.budget_spent)
         history = histories.get(item.label)
         if history is not None:
             notes.append(_history_note(item.label, item, history))

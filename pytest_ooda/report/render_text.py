@@ -9,7 +9,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from pytest_ooda.results import compared
-from pytest_ooda.stats import check_gates
+from pytest_ooda.stats import check_gates, gate_inconclusive
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -151,6 +151,10 @@ def gate_lines(stats: Sequence[ScenarioStats]) -> tuple[list[str], int]:
     for item in stats:
         if item.gates is None:
             continue
+        why = gate_inconclusive(item)
+        if why is not None:
+            lines.append(f"inconclusive {item.label}: {why}")
+            continue
         problems = check_gates(item)
         if problems:
             failed += 1
@@ -257,7 +261,7 @@ def compare_rows(comparison: Comparison) -> list[list[str]]:
                 _points(item.detectable) if item.p_value is not None else "-",
                 iterations,
                 cost,
-                item.verdict,
+                item.verdict_text,
             ]
         )
     return rows
@@ -279,6 +283,8 @@ def power_lines(comparison: Comparison) -> list[str]:
                 f"({power})"
             )
         lines.append(f"{item.label}: inconclusive: {seen}")
+        if item.budget_spent is not None:
+            lines.append(f"{item.label}: {item.budget_spent}")
     if comparison.detect is not None:
         for item in comparison.scenarios:
             if item.base is None or item.new is None:

@@ -25,6 +25,7 @@ from pytest_ooda.facts import CommandOutcome, ToolCall, Usage
 from pytest_ooda.reader import MAX_DEPTH, Reader, deeper_than
 from pytest_ooda.results.schema import (
     BOOL,
+    DICT,
     INT,
     NUMBER,
     SCHEMA,
@@ -304,9 +305,11 @@ class RecordReader(Reader):
         series = self.optional_field(data, "series", STR, where)
         commit = self.optional_field(data, "git_commit", STR, where)
         dirty = self.optional_field(data, "git_dirty", BOOL, where)
+        budget = self.kept(self.optional_field(data, "budget", DICT, where), "budget")
+        ablation = self.kept(self.optional_field(data, "ablation", DICT, where), "ablation")
         if session is None:
             return None
-        return SessionStamp(session, series or session, commit, dirty)
+        return SessionStamp(session, series or session, commit, dirty, budget, ablation)
 
     def read_usage(self, data: dict[str, Any], slot: Slot, where: str) -> Usage | None:
         value = data.get(slot.key)

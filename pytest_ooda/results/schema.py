@@ -241,6 +241,12 @@ class RecordHead:
     trigger: Mapping[str, Any] | None = field(
         default=None, metadata=column(kinds=DICT, codec="kept")
     )
+    #: Why ``--ooda-changed=REF`` ran the scenario live: ``{"ref", "commit", "reasons",
+    #: "untouched"}`` (the fragments whose rendered text differs, …; how many of the
+    #: session's scenarios were untouched and replayed instead).
+    changed: Mapping[str, Any] | None = field(
+        default=None, metadata=column(kinds=DICT, codec="kept")
+    )
 
 
 @dataclass(frozen=True)
@@ -372,7 +378,14 @@ def _usage_json(usage: Usage | None) -> dict[str, Any] | None:
 
 def _stamp_json(stamp: SessionStamp | None) -> dict[str, Any]:
     if stamp is None:
-        return {"session": None, "series": None, "git_commit": None, "git_dirty": None}
+        return {
+            "session": None,
+            "series": None,
+            "git_commit": None,
+            "git_dirty": None,
+            "budget": None,
+            "ablation": None,
+        }
     return stamp.to_json()
 
 

@@ -1,6 +1,7 @@
 """A session's stamp: what every record of one session says about the session — its
-name (its start time and a random part), the series of runs it measures, and the
-commit of the repository it ran in."""
+name (its start time and a random part), the series of runs it measures, the commit
+of the repository it ran in, its budget (``--ooda-budget``) and, for an ``ooda
+ablate`` session, how its arms are judged."""
 
 from __future__ import annotations
 
@@ -9,9 +10,11 @@ import shutil
 import subprocess
 import time
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
     from pathlib import Path
 
 __all__ = ["SessionStamp", "repository_state", "session_stamp"]
@@ -67,6 +70,12 @@ class SessionStamp:
     series: str
     git_commit: str | None = None
     git_dirty: bool | None = None
+    #: The session's caps, ``{"usd": …, "tokens": …}`` (:class:`.budget.Budget`):
+    #: what runs it did not make were left out for (``None``: no budget).
+    budget: Mapping[str, Any] | None = None
+    #: An ``ooda ablate`` session's ``{"margin": …, "alpha": …, "rounds": …}``: how
+    #: its arms were judged, so a report judges them alike.
+    ablation: Mapping[str, Any] | None = None
 
     @classmethod
     def start(
@@ -83,8 +92,18 @@ class SessionStamp:
             "series": self.series,
             "git_commit": self.git_commit,
             "git_dirty": self.git_dirty,
+            "budget": dict(self.budget) if self.budget is not None else None,
+            "ablation": dict(self.ablation) if self.ablation is not None else None,
         }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SessionStamp:
-        return cls(data["session"], data["series"], data["git_commit"], data["git_dirty"])
+        budget, ablation = data.get("budget"), data.get("ablation")
+        return cls(
+            data["session"],
+            data["series"],
+            data["git_commit"],
+            data["git_dirty"],
+            MappingProxyType(dict(budget)) if budget is not None else None,
+            MappingProxyType(dict(ablation)) if ablation is not None else None,
+        )

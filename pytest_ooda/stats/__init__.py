@@ -24,6 +24,7 @@ from pytest_ooda.stats.aggregate import (
     check_gates,
     drop_duplicates,
     early_verdict,
+    gate_inconclusive,
     summarize,
 )
 from pytest_ooda.stats.comparison import (
@@ -109,6 +110,7 @@ __all__ = [
     "drop_duplicates",
     "early_verdict",
     "fisher_exact",
+    "gate_inconclusive",
     "history",
     "looks",
     "mcnemar_exact",

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -30,6 +30,7 @@ from pytest_ooda.stats.inference import (
     pass_hat_k,
     wilson_interval,
 )
+from pytest_ooda.stats.spending import shortfall, spent_sessions
 
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping, Sequence
@@ -47,6 +48,7 @@ __all__ = [
     "drop_duplicates",
     "early_verdict",
     "ended_because",
+    "gate_inconclusive",
     "summarize",
 ]
 
@@ -187,6 +189,9 @@ class ScenarioStats:
     #: The most runs any record of the scenario was planned with (``runs`` of ``run k
     #: of N``).
     planned: int = 0
+    #: Why fewer runs were made than planned when a session's budget (``--ooda-budget``)
+    #: left them out, else ``None``: its gates are then inconclusive, never failed.
+    budget_spent: str | None = None
     #: Each named assertion's pass rate (``expect.activation``, ``expect.trajectory``).
     assertions: tuple[AssertionStats, ...] = ()
     #: A trigger set's recall and precision (``None``: not a trigger set).
@@ -323,9 +328,13 @@ def summarize(records: Iterable[RunRecord], *, k: int = DEFAULT_K) -> list[Scena
     pass^k and pass@k are ``None`` for a scenario with fewer than ``k`` runs."""
     if k < 1:
         raise ValueError(f"k must be >= 1, got {k}")
+    groups = sorted(_group(records).items())
+    spent = spent_sessions(record for _, group in groups for record in group)
     return [
-        _stats(procedure, scenario, group, k)
-        for (procedure, scenario), group in sorted(_group(records).items())
+        replace(_stats(procedure, scenario, group, k), budget_spent=shortfall(group, spent))
+        if spent
+        else _stats(procedure, scenario, group, k)
+        for (procedure, scenario), group in groups
     ]
 
 
@@ -368,6 +377,15 @@ def inconclusive(stats: ScenarioStats) -> str | None:
     )
 
 
+def gate_inconclusive(stats: ScenarioStats) -> str | None:
+    """Why a scenario's gates cannot be judged and are no failure either: a session's
+    budget left runs unmade (``inconclusive: budget spent …``), unless early stopping
+    settled them first."""
+    if stats.gates is None or stats.budget_spent is None or early_verdict(stats) is not None:
+        return None
+    return stats.budget_spent
+
+
 def check_gates(stats: ScenarioStats) -> list[str]:
     """Every aggregate expectation ``stats`` misses, as a sentence. A gate that cannot
     be judged (too many infrastructure errors, too few valid runs, a cost limit when no
@@ -379,6 +397,8 @@ def check_gates(stats: ScenarioStats) -> list[str]:
     errored = inconclusive(stats)
     if errored is not None:
         return [errored]
+    if gate_inconclusive(stats) is not None:
+        return []  # what the budget left unmade is inconclusive, never a failure
     problems = []
     settled = early_verdict(stats)
     sprt = gates.sprt

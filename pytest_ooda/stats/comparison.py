@@ -50,6 +50,17 @@ class ScenarioComparison:
     detectable: float | None = None
     #: Runs per side needed to detect the comparison's ``detect`` difference.
     needed: int | None = None
+    #: Why a side made fewer runs than planned for its session's budget: an
+    #: inconclusive comparison is then *inconclusive: budget spent*.
+    budget_spent: str | None = None
+
+    @property
+    def verdict_text(self) -> str:
+        """The verdict as reports word it: ``inconclusive: budget spent`` when the
+        budget left the runs that might have told short."""
+        if self.verdict == "inconclusive" and self.budget_spent is not None:
+            return "inconclusive: budget spent"
+        return self.verdict
 
     @property
     def label(self) -> str:
@@ -157,6 +168,7 @@ def compare(
                     old.valid_runs, now.valid_runs, old.rate, alpha=alpha
                 ),
                 needed=None if detect is None else runs_needed(old.rate, detect, alpha=alpha),
+                budget_spent=old.budget_spent or now.budget_spent,
             )
         )
     return Comparison(tuple(items), alpha, detect)

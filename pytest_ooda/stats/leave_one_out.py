@@ -34,7 +34,7 @@ import math
 import re
 import statistics
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.stats.inference import (
     DEFAULT_ALPHA,
@@ -241,16 +241,29 @@ def _more_runs(
     return max(1, math.ceil(min(needed)) - pairs)
 
 
+def _judged_as(records: Mapping[str, Mapping[int, RunRecord]]) -> Mapping[str, Any]:
+    """How the session that made these runs judged them (its stamp's ``ablation``:
+    margin, alpha, rounds), so a report judges them alike; empty when it says none."""
+    for group in records.values():
+        for record in group.values():
+            stamp = record.head.stamp
+            if stamp is not None and stamp.ablation:
+                return stamp.ablation
+    return {}
+
+
 def ablation(
     records: Iterable[RunRecord],
     *,
-    alpha: float = DEFAULT_ALPHA,
-    margin: float = DEFAULT_MARGIN,
+    alpha: float | None = None,
+    margin: float | None = None,
     planned: int | None = None,
 ) -> list[Ablation]:
     """Every scenario among ``records`` that ran a ``full`` variant and at least one
-    arm, each arm judged as at its latest look (``planned``: the rounds the ablation
-    planned; default the most runs any of its records was planned with)."""
+    arm, each arm judged as at its latest look. ``alpha``, ``margin`` and ``planned``
+    (the rounds planned) default to what the ablation session recorded, else
+    :data:`DEFAULT_ALPHA`, :data:`DEFAULT_MARGIN` and the most runs any record was
+    planned with."""
     by_scenario: dict[str, dict[str, dict[int, RunRecord]]] = {}
     for record in records:
         variant = record.head.variant or ""
@@ -263,10 +276,22 @@ def ablation(
         full = arms.get(FULL)
         if not full or len(arms) < 2:
             continue
-        rounds = planned or max(
-            record.head.runs for group in arms.values() for record in group.values()
+        recorded = _judged_as(arms)
+        rounds = (
+            planned
+            or recorded.get("rounds")
+            or max(record.head.runs for group in arms.values() for record in group.values())
         )
-        out.append(_judge(label, full, arms, alpha=alpha, margin=margin, planned=rounds))
+        out.append(
+            _judge(
+                label,
+                full,
+                arms,
+                alpha=alpha or float(recorded.get("alpha") or DEFAULT_ALPHA),
+                margin=margin or float(recorded.get("margin") or DEFAULT_MARGIN),
+                planned=int(rounds),
+            )
+        )
     return out
 
 

@@ -88,7 +88,8 @@ def test_the_decisive_fragment_is_keep_and_the_inert_ones_cut_within_the_budget(
     assert ooda(["report", ".ooda/results", "--html", "report.html"]) == 0
     report = capsys.readouterr().out
     assert "\nablation of fix/one: full prompt 10/10" in report
-    assert report.count("can't tell yet") == 2  # the report judges at its default margin
+    # Judged as the ablation judged it (its margin, alpha and rounds are in its records).
+    assert report.count(" cut\n") == 2
     assert (
         '<section class="ablation" data-scenario="fix/one">'
         in (project / "report.html").read_text()
@@ -100,7 +101,7 @@ def test_the_decisive_fragment_is_keep_and_the_inert_ones_cut_within_the_budget(
         assert f'href="/ablation/{log.stem}">ablation</a>' in html
         status, html, _ = server.get(f"/ablation/{log.stem}")
         assert status == 200
-        assert html.count("<tr data-verdict=") == 3
+        assert html.count('<tr data-verdict="cut">') == 2
         assert '<tr data-verdict="keep">' in html
 
 

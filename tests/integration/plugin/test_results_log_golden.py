@@ -250,6 +250,9 @@ ADDED_IN_VERSION_3 = {
     "assertions": [],
     "setup": [],
     "trigger": None,
+    "budget": None,
+    "ablation": None,
+    "changed": None,
 }
 #: Keys added within version 3 to a judged run's ``judge``, with their value for the
 #: ``judged`` scenario: the rubric the judge was asked and who judged (issue 30).
