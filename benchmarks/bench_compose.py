@@ -36,7 +36,8 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 COLD_SCRIPT = """
-from pytest_ooda import load_config, assemble_prompt
+from pytest_ooda.compose import assemble_prompt
+from pytest_ooda.config import load_config
 cfg = load_config(env={}, global_config=False)
 for proc in cfg.procedures.values():
     assemble_prompt(proc, iteration=1, max_iterations=5)

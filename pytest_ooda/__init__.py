@@ -1,46 +1,27 @@
 """pytest-ooda: compose, run and test OODA prompt procedures for AI coding agents.
 
-The public API: load the merged configuration, pick a procedure, compose its prompt::
+The root package holds the version and the error and warning trees (``except
+pytest_ooda.OodaError``, ``-W error::pytest_ooda.OodaWarning``), and nothing else: the
+pytest plugin and the ``ooda`` command are modules of this package, and every pytest
+session of everyone who installs it imports this file first, so it imports no layer of
+the library. Each layer is its own package, its public names in its ``__init__``::
 
-    from pytest_ooda import load_config, assemble_prompt
+    from pytest_ooda.config import load_config           # Config, Procedure, resolve_run_settings
+    from pytest_ooda.compose import assemble_prompt      # compose_phase, MappedText
+    from pytest_ooda.loop import LoopResult, run_procedure
+
     config = load_config()
     print(assemble_prompt(config.procedure("build")))
 
-The names below are the library's; the fixtures' types (``Runner``, ``ScriptFactory``,
-``WorkspaceFactory``, ``HttpAIStub``) are :mod:`pytest_ooda.plugin`'s, so that the
-library and the ``ooda`` command never import pytest.
+The fixtures' types (``Runner``, ``ScriptFactory``, ``WorkspaceFactory``,
+``HttpAIStub``) are :mod:`pytest_ooda.plugin`'s, so that the library and the ``ooda``
+command never import pytest.
 """
 
 from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from pytest_ooda.compose import (
-    FragmentUse,
-    MappedText,
-    Segment,
-    add_use_observer,
-    assemble_prompt,
-    assemble_prompt_mapped,
-    compose_phase,
-    compose_phase_mapped,
-    render_action,
-)
-from pytest_ooda.config import (
-    PHASES,
-    ApiSettings,
-    Config,
-    FragmentAction,
-    Location,
-    LoopSettings,
-    Procedure,
-    Provenance,
-    RunSettings,
-    load_builtin_config,
-    load_config,
-    load_config_file,
-    resolve_run_settings,
-)
 from pytest_ooda.errors import (
     BackendError,
     ConfigError,
@@ -50,41 +31,13 @@ from pytest_ooda.errors import (
     ScenarioError,
     TemplateError,
 )
-from pytest_ooda.loop import LoopResult, run_procedure
-
-compose_prompt = assemble_prompt
 
 __all__ = [
-    "PHASES",
-    "ApiSettings",
     "BackendError",
-    "Config",
     "ConfigError",
-    "FragmentAction",
     "FragmentError",
-    "FragmentUse",
-    "Location",
-    "LoopResult",
-    "LoopSettings",
-    "MappedText",
     "OodaError",
     "OodaWarning",
-    "Procedure",
-    "Provenance",
-    "RunSettings",
     "ScenarioError",
-    "Segment",
     "TemplateError",
-    "add_use_observer",
-    "assemble_prompt",
-    "assemble_prompt_mapped",
-    "compose_phase",
-    "compose_phase_mapped",
-    "compose_prompt",
-    "load_builtin_config",
-    "load_config",
-    "load_config_file",
-    "render_action",
-    "resolve_run_settings",
-    "run_procedure",
 ]

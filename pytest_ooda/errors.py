@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from pytest_ooda._util import display_path
-
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from pathlib import Path
@@ -56,6 +54,8 @@ class _Located(Exception):
         shown relative to it."""
         loc = self.location
         if root is not None and self.file is not None:
+            from pytest_ooda._util import display_path
+
             shown = display_path(self.file, root)
             loc = shown + loc[len(self.file) :]
         text = f"{loc}: {self.message}" if loc else self.message

@@ -51,7 +51,7 @@ if TYPE_CHECKING:
     from pytest_ooda._types import ApiMode, RecordMode
     from pytest_ooda.config import Config, Procedure, Provenance, RunSettings
     from pytest_ooda.errors import SandboxWarning
-    from pytest_ooda.results import FragmentHash, RecordHead, SessionStamp
+    from pytest_ooda.results import FragmentHash, RecordHead, RunKey, SessionStamp
     from pytest_ooda.scenario import MaterialDir, Scenario
     from pytest_ooda.settings import SessionSettings
     from pytest_ooda.variants import Variant
@@ -281,6 +281,29 @@ class RunPlan(Portable):
         index, in any process."""
         text = json.dumps(self.identity(), sort_keys=True, default=str, ensure_ascii=True)
         return hashlib.sha256(text.encode("ascii")).hexdigest()[:32]
+
+    def results_key(self) -> RunKey | None:
+        """What makes this run the same run as one a results log holds (procedure,
+        scenario, variant, the sha256 of the first iteration's prompt, run number), for
+        ``--ooda-resume``; ``None`` when the prompt cannot be composed before running."""
+        from pytest_ooda.compose import assemble_prompt, prompt_sha256
+        from pytest_ooda.errors import OodaError
+
+        try:
+            prompt = assemble_prompt(
+                self.procedure,
+                iteration=1,
+                max_iterations=self.settings.max_iterations,
+                context=self.context,
+                # The run's workspace is a copy of this directory: the same context files.
+                cwd=self.workdir or self.workspace or self.root,
+            )
+        except OodaError:
+            return None
+        variant = self.variant.name if self.variant is not None else None
+        scenario = self.scenario
+        sha = prompt_sha256(self.procedure, prompt)
+        return (scenario.procedure, scenario.name, variant, sha, self.run)
 
     def head(self, *, worker: str | None = None) -> RecordHead:
         """What the run's record says before the run ends (``worker``: the xdist worker

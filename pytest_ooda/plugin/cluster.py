@@ -20,7 +20,7 @@ import contextlib
 import functools
 import os
 import uuid
-from typing import TYPE_CHECKING, Protocol, cast
+from typing import TYPE_CHECKING, cast
 
 import pytest
 
@@ -31,30 +31,10 @@ if TYPE_CHECKING:
 
     from pytest_ooda.executors import Dispatcher, Engine, Job, Settled
     from pytest_ooda.live import LiveRun, RunPlan
-    from pytest_ooda.plugin.measure import LiveRuns
-    from pytest_ooda.variants import Variant
-
-#: The session's cluster runs, when ``--ooda-executor`` names an engine.
-CLUSTER = pytest.StashKey["ClusterRuns"]()
-
-
-class LiveItem(Protocol):
-    """What this module reads of a live item (``plugin.nodes.LiveItem``, which imports
-    this module)."""
-
-    config: pytest.Config
-    session: pytest.Session
-    stash: pytest.Stash
-    scenario_path: Path
-    variant: Variant | None
-
-    @property
-    def nodeid(self) -> str: ...
-
-    @property
-    def procedure_node(self) -> pytest.Collector: ...
-
-    def plan(self) -> RunPlan: ...
+    from pytest_ooda.plugin.early_stop import EarlyStop
+    from pytest_ooda.plugin.live_items import LiveItem
+    from pytest_ooda.plugin.results_log import LiveRuns
+    from pytest_ooda.plugin.resume import Resume
 
 
 def configure(config: pytest.Config, value: str, label: str) -> None:
@@ -79,9 +59,7 @@ def configure(config: pytest.Config, value: str, label: str) -> None:
         engine = make_engine(spec)
     except ExecutorError as error:
         raise pytest.UsageError(error.format()) from None
-    runs = ClusterRuns(config, engine)
-    config.stash[CLUSTER] = runs
-    config.pluginmanager.register(runs, "ooda-cluster")
+    config.pluginmanager.register(ClusterRuns(config, engine), "ooda-cluster")
 
 
 def _xdist(config: pytest.Config) -> bool:
@@ -133,10 +111,10 @@ class ClusterRuns:
         """The cluster reached and the project shipped; a usage error otherwise."""
         from pytest_ooda.errors import ExecutorError
         from pytest_ooda.executors import Dispatcher, EngineLost, pack_source, run_attempt
-        from pytest_ooda.plugin.state import PLUGIN_STATE
+        from pytest_ooda.plugin import SESSION
         from pytest_ooda.settings import SHIP
 
-        settings = self.config.stash[PLUGIN_STATE].settings
+        settings = self.config.stash[SESSION]
         session = f"{uuid.uuid4().hex[:12]}-{os.getpid()}"
         try:
             self.engine.connect(session)
@@ -173,7 +151,6 @@ class ClusterRuns:
         resumed, or its files have a mistake its item will report)."""
         from pytest_ooda.errors import OodaError
         from pytest_ooda.executors import job_for
-        from pytest_ooda.plugin import pacing
 
         item = self.items[key]
         plan = item.stash.get(PLANNED, None)
@@ -182,9 +159,11 @@ class ClusterRuns:
                 plan = item.plan()
             except (OodaError, pytest.skip.Exception):
                 return None
-            plan = pacing.resumed_plan(item, plan)
-            if plan is None:
+            resume = cast("Resume | None", self.config.pluginmanager.get_plugin("ooda-resume"))
+            planned = resume.planned(plan) if resume is not None else plan
+            if planned is None:
                 return None
+            plan = planned
             item.stash[PLANNED] = plan
         self.plans[key] = plan
         return job_for(plan), plan.settings.retry.attempts
@@ -195,7 +174,7 @@ class ClusterRuns:
         """A run settled on the cluster: its recording and record written now."""
         from pytest_ooda import live
         from pytest_ooda._util import display_path
-        from pytest_ooda.plugin import scenarios
+        from pytest_ooda.plugin.live_items import write_live
 
         plan = self.plans.pop(settled.key, None)
         if plan is None or settled.cancelled or settled.error is not None:
@@ -211,7 +190,7 @@ class ClusterRuns:
             done = live.unmade_run(
                 plan, f"worker-lost: {reason}", started=settled.started or 0.0, worker=None
             )
-        recorded = scenarios.write_live(done)
+        recorded = write_live(done)
         self.done[settled.key] = (done, recorded)
         shown = ", ".join(display_path(p, self.config.rootpath) for p in recorded) or None
         # Settled while some item runs, whose output pytest captures: the progress line
@@ -222,16 +201,15 @@ class ClusterRuns:
         self._stop_early(settled.key, plan)
 
     def _live_runs(self) -> LiveRuns:
-        runs = self.config.pluginmanager.get_plugin("ooda-live-runs")
+        runs = self.config.pluginmanager.get_plugin("ooda-results-log")
         assert runs is not None, "registered whenever -m selects live items"
         live_runs: LiveRuns = runs
         return live_runs
 
     def _stop_early(self, key: str, plan: RunPlan) -> None:
         """Once ``plan``'s scenario's gate is settled, cancel its runs not begun."""
-        from pytest_ooda.plugin import pacing
-
-        if self.dispatcher is None or pacing.settled_gate(self.config, plan) is None:
+        early = cast("EarlyStop | None", self.config.pluginmanager.get_plugin("ooda-early-stop"))
+        if self.dispatcher is None or early is None or early.settled(plan) is None:
             return
         same = self.scenarios[key]
         for other in self.dispatcher.pending():

@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from pytest_ooda.errors import AgentWarning, BackendError, OodaError
-from pytest_ooda.workspace import copy_workspace, git_init
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -71,6 +70,9 @@ class WorkspaceFactory:
 
     @_raised_at_caller()
     def __call__(self, src: str | Path | None = None, *, git: bool = True) -> Path:
+        # The workspace layer, loaded by the test that asks for one.
+        from pytest_ooda.workspace import copy_workspace, git_init
+
         target = self._factory.mktemp("ooda-workspace")
         source = None if src is None else (self._base / src)
         copy_workspace(source, target)

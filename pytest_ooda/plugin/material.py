@@ -24,9 +24,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ooda.errors import LintWarning, OodaError
-from pytest_ooda.plugin import report
+from pytest_ooda.plugin import SESSION, report
 from pytest_ooda.plugin.report import ItemFailure
-from pytest_ooda.plugin.state import PLUGIN_STATE, SNAPSHOT_DIR
+from pytest_ooda.plugin.state import SNAPSHOT_DIR
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -98,9 +98,7 @@ class MaterialNode(pytest.Collector):
             from pytest_ooda import lint
             from pytest_ooda.settings import LINT_SEVERITY
 
-            overrides = lint.parse_severity_overrides(
-                self.config.stash[PLUGIN_STATE].settings[LINT_SEVERITY]
-            )
+            overrides = lint.parse_severity_overrides(self.config.stash[SESSION][LINT_SEVERITY])
             settings = lint.resolve_settings(self.loaded.config, severities=overrides)
             out = lint.Collector(settings)
             lint.lint_material_dir(out, self.section, self.root)
@@ -242,7 +240,7 @@ class MaterialPromptItem(pytest.Function):
         return render_snapshot(item, material, self.arguments, label=label)
 
     def snapshot_path(self) -> Path:
-        from pytest_ooda.plugin.snapshot import (
+        from pytest_ooda.plugin.snapshots import (
             PromptSnapshotExtension,
             material_stem,
             safe_name,
@@ -255,7 +253,7 @@ class MaterialPromptItem(pytest.Function):
         return site / safe_name(_material_node(self).name) / f"{material_stem(phase)}.md"
 
     def runtest(self) -> None:
-        from pytest_ooda.plugin import snapshot as prompt_snapshot
+        from pytest_ooda.plugin import snapshots as prompt_snapshot
 
         text = self.render()
         snapshot = self.funcargs.get("snapshot")

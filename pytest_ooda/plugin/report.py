@@ -1,4 +1,5 @@
-"""What the plugin prints: header and collection lines, failure reports, the live summary.
+"""What the plugin prints: collection lines, warnings at the user's files, failure reports,
+a finished run's line, and where an agent's streamed iterations start and end.
 
 Failure reports are plain text built from our own data (YAML lines around the located
 mistake, prompt diffs naming fragment files, per-iteration tables), so a user never
@@ -8,12 +9,10 @@ reads a traceback into the plugin for a mistake in their YAML.
 from __future__ import annotations
 
 import re
+import sys
 import warnings
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-import pytest
-
-from pytest_ooda import __version__
 from pytest_ooda._util import display_path
 from pytest_ooda.diagnostics import (
     absolute as _absolute,
@@ -28,9 +27,9 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.compose import MappedText
+    from pytest_ooda.loop import LoopEvent
     from pytest_ooda.plugin.state import PluginState
     from pytest_ooda.results import RunRecord
-    from pytest_ooda.settings import SessionSettings
 
 #: The user property a live item leaves when it recorded its scenario (the path); the
 #: run itself travels as its results record (``measure.REPORT_ATTRIBUTE``).
@@ -46,24 +45,6 @@ class ItemFailure(Exception):
 
 
 # --------------------------------------------------------------------------- header
-
-
-def header_lines(settings: SessionSettings) -> list[str]:
-    from pytest_ooda.settings import BUILTIN, CONFIG, DRIFT, RECORD_MODE, REPEAT, SHARD
-
-    parts = [
-        f"builtin={'on' if settings[BUILTIN] else 'off'}",
-        f"record-mode={settings[RECORD_MODE]}",
-        f"drift={settings[DRIFT]}",
-    ]
-    repeat, shard, config_file = settings[REPEAT], settings[SHARD], settings[CONFIG]
-    if repeat is not None:
-        parts.append(f"repeat={repeat}")
-    if shard is not None:
-        parts.append(f"shard={shard[0]}/{shard[1]}")
-    if config_file is not None:
-        parts.append(f"config={display_path(config_file, settings.root)}")
-    return [f"ooda: pytest-ooda {__version__} ({', '.join(parts)})"]
 
 
 def count_nodeids(nodeids: Iterable[str]) -> tuple[int, int, int]:
@@ -121,23 +102,6 @@ def collection_lines(state: PluginState) -> list[str]:
     return [line] if line else []
 
 
-class XdistReporting:
-    """Registered only with pytest-xdist: the controller never collects, workers do."""
-
-    def __init__(self) -> None:
-        self._printed = False
-
-    @pytest.hookimpl(optionalhook=True)
-    def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
-        if self._printed:
-            return
-        self._printed = True
-        line = collection_line(ids)
-        reporter = node.config.pluginmanager.get_plugin("terminalreporter")
-        if line and reporter is not None:
-            reporter.write_line(line)
-
-
 # --------------------------------------------------------------------------- warnings
 
 
@@ -163,6 +127,39 @@ def warn_at(
     warnings.warn_explicit(
         warning, type(warning), str(_absolute(str(file), root).absolute()), line or 1
     )
+
+
+def issue_at(warning: OodaWarning, path: Path) -> None:
+    """Issue a located warning the library returned, at its file (else ``path``)."""
+    # pytest's summary names the file and quotes its line: the text is the message.
+    shown = type(warning)(warning.message, hint=warning.hint)
+    warn_at(shown, warning.file or path, warning.line)
+
+
+class IterationBoundaries:
+    """With ``-s`` the agent's output streams to the terminal: a line before and after
+    each iteration says whose output it is and how the iteration ended."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+
+    def __call__(self, event: LoopEvent) -> None:
+        from pytest_ooda.loop import IterationFinished, IterationStarted
+
+        if isinstance(event, IterationStarted):
+            limit = "" if event.max_iterations is None else f" of {event.max_iterations}"
+            line = f"──── ooda: {self.label}: iteration {event.number}{limit} ────"
+        elif isinstance(event, IterationFinished):
+            record = event.record
+            signal = f", {record.signal}" if record.signal else ""
+            line = (
+                f"──── ooda: {self.label}: iteration {record.number} ended: "
+                f"{record.outcome}{signal}, exit {record.exit_code} ────"
+            )
+        else:
+            return
+        sys.stdout.write(f"\n{line}\n")
+        sys.stdout.flush()
 
 
 def format_warning_error(warning: Warning, *, root: Path | None = None) -> str:

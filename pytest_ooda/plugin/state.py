@@ -1,12 +1,11 @@
-"""Per-session plugin state under a ``pytest.StashKey``, and loading a collected file.
-
-A leaf next to :mod:`.options`: the collectors, items, reports and fixtures all read the
-session's settings from here, so none of them needs another.
+"""What the plugin's features share, under ``pytest.StashKey``s: the collection's state
+(the files it collected, the counts, the replays' scratch directories), the stash keys
+of items, and what a live item's report carries to the process that measures the
+session. A leaf of the plugin package: the features import it, it imports none of them.
 """
 
 from __future__ import annotations
 
-import re
 import shutil
 import tempfile
 from dataclasses import dataclass, field
@@ -16,11 +15,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from pytest_ooda._types import PromptFormat
     from pytest_ooda.config import BrokenProcedure, Config, Procedure
     from pytest_ooda.live import RunPlan
     from pytest_ooda.results import RunRecord
-    from pytest_ooda.settings import SessionSettings
 
 #: Where a prompt item keeps its snapshots when the file's own place won't do (the
 #: packaged built-ins, outside the rootdir).
@@ -31,6 +28,10 @@ PROMPT_FORMAT = pytest.StashKey[str]()
 SKIP_AT_ITEM = pytest.StashKey[bool]()
 #: The attribute of a live item's call report that carries its :class:`LiveReport`.
 LIVE_ATTRIBUTE = "ooda_run"
+#: Node id prefix of the packaged built-ins collected from outside the rootdir.
+BUILTIN_NODEID = "ooda-builtin"
+#: Under ``<rootdir>/__snapshots__/``: the packaged built-ins' snapshots (``--ooda-builtin``).
+BUILTIN_SNAPSHOTS = "ooda-builtin"
 
 
 @dataclass(frozen=True)
@@ -42,7 +43,7 @@ class LiveReport:
     In one process it travels as it is. Between xdist workers and the controller, which
     exchange reports as JSON, :meth:`to_json` and :meth:`from_json` are its one
     serialisation (the record's own wire form, a results-log line's), applied by the
-    plugin's ``pytest_report_to_serializable`` / ``from_serializable`` hooks.
+    live-items feature's ``pytest_report_to_serializable`` and the results log.
     """
 
     record: RunRecord | None = None
@@ -74,42 +75,21 @@ LIVE_REPORT = pytest.StashKey[LiveReport]()
 #: A live item's plan, made once: by a cluster's window (``--ooda-executor``) or by the
 #: item itself.
 PLANNED: pytest.StashKey[RunPlan] = pytest.StashKey()
-#: Node id prefix of the packaged built-ins collected from outside the rootdir.
-BUILTIN_NODEID = "ooda-builtin"
-#: Under ``<rootdir>/__snapshots__/``: the packaged built-ins' snapshots (``--ooda-builtin``).
-BUILTIN_SNAPSHOTS = "ooda-builtin"
 
 
 @dataclass
 class PluginState:
-    """Per-session state (``config.stash[PLUGIN_STATE]``)."""
+    """What collection keeps for the session (``config.stash[PLUGIN_STATE]``, made by
+    the first procedure file collected)."""
 
-    settings: SessionSettings
     collected_files: set[Path] = field(default_factory=set)
     #: Collected config files that failed to load: their snapshots are left alone.
     broken_files: set[Path] = field(default_factory=set)
     counts: dict[str, int] = field(
         default_factory=lambda: {"files": 0, "procedures": 0, "scenarios": 0}
     )
-    #: Notes said once per session (the unattended-agent sandbox note) that this
-    #: process has met; ``pacing.first_said`` decides across xdist workers.
-    said: set[str] = field(default_factory=set)
-    _session_config: Config | None = None
     _scratch: Path | None = None
     _scratch_dirs: dict[str, Path] = field(default_factory=dict)
-
-    def session_config(self) -> Config:
-        """All tiers, as ``ooda run`` would see them from the rootdir (cached)."""
-        if self._session_config is None:
-            from pytest_ooda.config import load_config
-            from pytest_ooda.settings import CONFIG
-
-            self._session_config = load_config(
-                self.settings[CONFIG],
-                cwd=self.settings.root,
-                overrides=self.settings.config_overrides(),
-            )
-        return self._session_config
 
     def empty_dir(self) -> Path:
         """An empty directory for replays that touch no files (removed by ``close``)."""
@@ -156,67 +136,3 @@ class LoadedFile:
         entries = [(p.location.line, p.name) for p in self.declared]
         entries += [(b.location.line, b.name) for b in self.broken]
         return min(entries)[1] if entries else None
-
-
-def load_collected(path: Path, prompt_format: PromptFormat | None = None) -> LoadedFile:
-    """The file merged over the built-ins (no global config, no environment).
-
-    Leaving out the environment and the global config keeps prompts and snapshots the
-    same on every machine; merging over the built-ins makes a file that tweaks ``build``
-    snapshot the ``build`` that actually runs.
-    """
-    from pytest_ooda.config import command_line_overrides, load_config
-
-    target = path.resolve()
-    # The packaged built-ins merged over themselves are themselves: one parse, not two.
-    merge_builtins = target != builtin_config_path().resolve()
-    config = load_config(
-        path,
-        cwd=path.parent,
-        env={},
-        builtin=merge_builtins,
-        global_config=False,
-        overrides=command_line_overrides(prompt_format=prompt_format),
-    )
-    declared = tuple(
-        procedure
-        for procedure in config.procedures.values()
-        if procedure.location.file is not None and _resolved(procedure.location.file) == target
-    )
-    broken = tuple(
-        failed
-        for failed in config.broken.values()
-        if failed.location.file is not None and _resolved(failed.location.file) == target
-    )
-    return LoadedFile(path, config, declared, broken)
-
-
-def _resolved(path: Path) -> Path:
-    return Path(path).resolve()
-
-
-def builtin_config_path() -> Path:
-    from pytest_ooda.fragments import builtin_root
-
-    return builtin_root() / "procedures" / "builtin.yml"
-
-
-def mentions_live(markexpr: str) -> bool:
-    return "live" in re.findall(r"[\w.-]+", markexpr or "")
-
-
-def live_requested(config: pytest.Config) -> bool:
-    """Whether ``-m`` names the ``live`` marker, so live items may run."""
-    return mentions_live(str(config.getoption("markexpr", "") or ""))
-
-
-def deselect_unrequested_live(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """``live``-marked items run only when ``-m`` names the ``live`` marker."""
-    if live_requested(config):
-        return
-    keep = [item for item in items if item.get_closest_marker("live") is None]
-    if len(keep) == len(items):
-        return
-    dropped = [item for item in items if item.get_closest_marker("live") is not None]
-    config.hook.pytest_deselected(items=dropped)
-    items[:] = keep

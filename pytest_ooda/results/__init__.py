@@ -8,7 +8,8 @@ through that declaration), :mod:`.builder` (:func:`build_record`, the one builde
 run's record), :mod:`.outcome` (how a run's outcome is decided: ``success``,
 ``failure`` or ``error``), :mod:`.log` (:class:`ResultsLog`, the one writer of a
 session's log), :mod:`.session` (the :class:`SessionStamp` its records carry),
-:mod:`.reading` (reading and merging logs, streamed), :mod:`.tally` (early stopping's
+:mod:`.reading` (reading and merging logs, streamed), :mod:`.resume` (which earlier
+run a run would make again, for ``--ooda-resume``), :mod:`.tally` (early stopping's
 shared counts), :mod:`.budget` (a session's budget and its shared spend), :mod:`.fired`
 (a run's named assertions), and :mod:`.inputs` (what the builder and the outcome rule read of a
 loop, a workspace and a scenario, as protocols).
@@ -42,6 +43,7 @@ from pytest_ooda.results.reading import (
     read_record,
     read_results,
 )
+from pytest_ooda.results.resume import RunKey, finished_runs
 from pytest_ooda.results.schema import (
     SCHEMA,
     SCHEMA_VERSION,
@@ -73,6 +75,7 @@ __all__ = [
     "Results",
     "ResultsFile",
     "ResultsLog",
+    "RunKey",
     "RunRecord",
     "SessionStamp",
     "Spend",
@@ -88,6 +91,7 @@ __all__ = [
     "ended_because",
     "expected_status",
     "failed_run",
+    "finished_runs",
     "read_record",
     "read_results",
     "session_stamp",

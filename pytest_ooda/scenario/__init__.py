@@ -38,7 +38,7 @@ from pytest_ooda.scenario.record import (
     needs_recording,
     scenario_from_result,
 )
-from pytest_ooda.scenario.replay import Replayed, replay_scenario
+from pytest_ooda.scenario.replay import Replayed, agent_cassette, replay_scenario
 from pytest_ooda.scenario.replay_check import (
     ReplayCheck,
     check_replay,
@@ -79,6 +79,7 @@ __all__ = [
     "ScenarioIteration",
     "TriggerCase",
     "Triggers",
+    "agent_cassette",
     "assert_expectations",
     "changed_sources",
     "check_drift",

@@ -20,6 +20,7 @@ from pytest_ooda.scenario.drift import check_drift
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from pytest_ooda._types import ReplayKind
     from pytest_ooda.backends import ReplayBackend
     from pytest_ooda.config import Config, RunSettings
     from pytest_ooda.judge import JudgeContext, Judged
@@ -176,3 +177,27 @@ def located_replay_error(
             line=line,
         )
     return exc.relocated(message=f"iterations[{index}]: {exc.message}", file=file, line=line)
+
+
+def agent_cassette(
+    scenario: Scenario, path: Path, forced: ReplayKind | None, *, record_hint: str
+) -> Path | None:
+    """Which replay a scenario gets: the cassette it replays the real agent with (``ooda
+    help agent-replay``), or ``None`` for a loop replay. ``forced`` (``--ooda-replay``)
+    beats the scenario's ``replay:``, which beats ``loop``; under ``agent`` a scenario
+    without a cassette replays the loop, while one that asks for ``replay: agent``
+    itself is a ``ScenarioError`` without one (``record_hint`` says how to record it)."""
+    from pytest_ooda.apireplay import cassette_path
+
+    cassette = cassette_path(path)
+    if (forced or scenario.replay or "loop") == "loop":
+        return None
+    if cassette.is_file():
+        return cassette
+    if scenario.replay != "agent":
+        return None  # --ooda-replay=agent: a scenario without one replays the loop
+    raise ScenarioError(
+        f"scenario {scenario.label!r} says replay: agent, but it has no cassette ({cassette.name})",
+        file=str(path),
+        hint=record_hint,
+    )

@@ -25,7 +25,7 @@ T = TypeVar("T", covariant=True)
 DEFAULT_RESULTS_DIR = (".ooda", "results")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Given:
     """A setting's value as a front end found it, before it is checked."""
 
@@ -40,9 +40,11 @@ class Given:
     base: Path | None = None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Setting(Generic[T]):
-    """One row of the table: a setting, where a user gives it and how it is checked."""
+    """One row of the table: a setting, where a user gives it and how it is checked.
+    A row is a declaration: two rows are the same setting when they are the same row
+    (``eq=False``), and ``settings[ROW]`` reads its value by the row's name."""
 
     name: str
     help: str
@@ -131,7 +133,7 @@ def choice(value: Any, label: str, choices: tuple[str, ...]) -> str:
     )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class SessionSettings:
     """What a pytest session or an ``ooda run`` decided for all its runs: each row's
     value by name (read typed with ``settings[ROW]``), and where each given one came

@@ -13,7 +13,7 @@ runs a comparison needs and their cost, from past runs).
 
 Above ``results/`` (it reads :class:`~pytest_ooda.results.RunRecord` and the outcome
 rule's words) and below ``report/`` and ``view/``, which it never imports; pytest's
-early stopping (``plugin/``) asks :class:`Sprt` and the gates here.
+early stopping (``plugin/``) asks :func:`settled_early` and the gates here.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from pytest_ooda.stats.aggregate import (
     drop_duplicates,
     early_verdict,
     gate_inconclusive,
+    settled_early,
     summarize,
 )
 from pytest_ooda.stats.comparison import (
@@ -121,6 +122,7 @@ __all__ = [
     "place_of",
     "plan_runs",
     "runs_needed",
+    "settled_early",
     "summarize",
     "variant_of",
     "wilson_interval",

@@ -363,6 +363,18 @@ def early_verdict(stats: ScenarioStats) -> bool | None:
     return sprt.decide(stats.successes, stats.failures)
 
 
+def settled_early(
+    min_success_rate: float | None, successes: int, failures: int, *, stop_early: bool
+) -> bool | None:
+    """Early stopping's verdict for a scenario from its valid runs so far: ``True``
+    (its ``success_rate`` gate passes whatever the remaining runs do), ``False`` (it
+    fails), ``None`` (unsettled, or a gate that does not stop early: ``stop_early`` off,
+    or a minimum of 0 or 1, which no sequential test decides before the end)."""
+    if min_success_rate is None or not stop_early or not 0 < min_success_rate < 1:
+        return None
+    return Sprt(min_success_rate).decide(successes, failures)
+
+
 def inconclusive(stats: ScenarioStats) -> str | None:
     """``inconclusive: 4 of 10 runs errored …`` when more of the scenario's runs were
     infrastructure errors (a crashed worker's runs among them) than its gates allow."""

@@ -35,8 +35,8 @@ SHOWN_SINKS: dict[str, tuple[str, ...]] = {
 NOT_SINKS: dict[str, str] = {
     "_util.py": "the atomic writers themselves; their callers are listed",
     "catalogue.py": "docs/procedures.md, from the built-in procedures",
-    "plugin/snapshot.py": "prompt snapshots: composed prompts, never a run's output",
-    "plugin/pacing.py": "a run's plan for a crashed worker's record: settings, no output",
+    "plugin/snapshots.py": "prompt snapshots: composed prompts, never a run's output",
+    "plugin/session_dir.py": "a run's plan for a crashed worker's record: settings, no output",
     "results/tally.py": "finished runs' outcome words for early stopping",
     "results/budget.py": "finished runs' cost and tokens, for the session's budget",
     "impact/gitref.py": "the project's files at a git revision, into a scratch directory",

@@ -185,7 +185,7 @@ def test_misuse_is_reported_at_the_test_line_without_plugin_frames(project: Proj
 def test_fixture_types_are_exported_for_annotations(project: Project) -> None:
     project.write(
         "test_typed.py",
-        "from pytest_ooda import LoopResult\n"
+        "from pytest_ooda.loop import LoopResult\n"
         "from pytest_ooda.plugin import HttpAIStub, Runner, ScriptFactory, WorkspaceFactory\n\n"
         "def test_typed(ooda_runner: Runner, ooda_script: ScriptFactory,\n"
         "               ooda_workspace: WorkspaceFactory, ooda_http_ai: HttpAIStub) -> None:\n"

@@ -1,8 +1,9 @@
-"""What a session loads. The plugin is part of the package, so loading it imports the
-library's namespace (``pytest_ooda/__init__``: config, compose, loop, errors); the rest
-(the YAML parser, the template engine, scenarios, lint, the collectors, the syrupy
-extension, the HTTP and secret-scanning libraries) loads only when a procedure file, a
-fixture or an option asks for it."""
+"""What a session loads. The plugin's entry point imports the settings table and the
+option and fixture modules, and the root package is the version and the error trees:
+a project without procedure files loads no layer of the library (the config, the
+loop, live runs, results, judges, sandboxes, the API replay, the executors) and none of
+the libraries they use. The first procedure file collected loads what collection needs;
+a replay never loads the live runs."""
 
 from __future__ import annotations
 
@@ -12,24 +13,48 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import pytest
 
+#: All a plain project loads of ours: the entry point, the table and the leaves.
+FOR_A_PLAIN_PROJECT = {
+    "pytest_ooda",
+    "pytest_ooda._types",
+    "pytest_ooda.errors",
+    "pytest_ooda.plugin",
+    "pytest_ooda.plugin.fixtures",
+    # Only where pytest-xdist is installed: the controller's collection line.
+    "pytest_ooda.plugin.xdist_collection",
+    "pytest_ooda.settings",
+    "pytest_ooda.settings.checks",
+    "pytest_ooda.settings.session",
+    "pytest_ooda.settings.table",
+}
+
 NOT_FOR_A_PLAIN_PROJECT = (
-    "pytest_ooda.gotemplate",
-    "pytest_ooda.scenario",
-    "pytest_ooda.lint",
+    "pytest_ooda.config",
+    "pytest_ooda.compose",
+    "pytest_ooda.loop",
     "pytest_ooda.live",
+    "pytest_ooda.agents",
     "pytest_ooda.results",
     "pytest_ooda.stats",
     "pytest_ooda.report",
     "pytest_ooda.view",
     "pytest_ooda.judge",
+    "pytest_ooda.sandbox",
+    "pytest_ooda.apireplay",
+    "pytest_ooda.executors",
+    "pytest_ooda.backends",
+    "pytest_ooda.gotemplate",
+    "pytest_ooda.scenario",
+    "pytest_ooda.lint",
+    "pytest_ooda.workspace",
+    "pytest_ooda.repository",
     "pytest_ooda.yamlload",
-    "pytest_ooda.plugin.nodes",
-    "pytest_ooda.plugin.snapshot",
-    "pytest_ooda.plugin.scenarios",
+    "pytest_ooda.plugin.collection",
+    "pytest_ooda.plugin.live_items",
+    "pytest_ooda.plugin.snapshots",
     "yaml",
     "jinja2",
     "requests",
-    "detect_secrets",
 )
 
 DUMP_MODULES = """
@@ -47,11 +72,16 @@ def _imported(pytester: pytest.Pytester, *args: str) -> set[str]:
     return set(json.loads((pytester.path / "modules.json").read_text()))
 
 
-def test_a_plain_project_imports_only_the_library_namespace(pytester: pytest.Pytester) -> None:
+def test_a_plain_project_loads_the_entry_point_and_the_settings_table(
+    pytester: pytest.Pytester,
+) -> None:
     pytester.makepyfile("def test_plain():\n    assert 1 + 1 == 2\n")
+    # The user's own live tests are deselected by the same entry point.
+    pytester.makepyfile(test_own="import pytest\n@pytest.mark.live\ndef test_agent(): pass\n")
     modules = _imported(pytester)
     assert "pytest_ooda.plugin" in modules  # the plugin did load
     assert sorted(m for m in modules if m.startswith(NOT_FOR_A_PLAIN_PROJECT)) == []
+    assert {m for m in modules if m.startswith("pytest_ooda")} <= FOR_A_PLAIN_PROJECT
 
 
 def test_a_procedure_file_loads_the_library(pytester: pytest.Pytester) -> None:
@@ -65,7 +95,7 @@ def test_a_procedure_file_loads_the_library(pytester: pytest.Pytester) -> None:
         },
     )
     modules = _imported(pytester, "--collect-only")
-    assert {"pytest_ooda.config", "pytest_ooda.plugin.nodes", "yaml"} <= modules
+    assert {"pytest_ooda.config", "pytest_ooda.plugin.collection", "yaml"} <= modules
 
 
 def test_own_live_tests_are_deselected_in_a_plain_project(pytester: pytest.Pytester) -> None:

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pytest_ooda.plugin.options import _glob_regex, collects
-from pytest_ooda.plugin.state import mentions_live
+from pytest_ooda.plugin import _glob_regex, collects, mentions_live
 from pytest_ooda.settings import session_settings
 
 

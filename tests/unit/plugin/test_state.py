@@ -5,14 +5,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from pytest_ooda.plugin.state import PluginState
-from pytest_ooda.settings import session_settings
 
 if TYPE_CHECKING:
     from pathlib import Path
 
 
 def test_scratch_directories_are_made_once_and_removed_at_close(tmp_path: Path) -> None:
-    state = PluginState(session_settings(tmp_path))
+    state = PluginState()
     empty, work = state.empty_dir(), state.work_dir()
     assert empty.is_dir()
     assert work.is_dir()

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from pytest_ooda.compose import Segment, annotated_diff
-from pytest_ooda.plugin.snapshot import (
+from pytest_ooda.plugin.snapshots import (
     PromptSnapshotExtension,
     prune_empty_dirs,
     safe_name,

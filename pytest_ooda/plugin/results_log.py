@@ -1,5 +1,6 @@
-"""Measuring live runs in a pytest session: a line per finished run, the results log,
-the per-scenario table, the aggregate expectations as a gate, and ``--ooda-shard``.
+"""The results log of a session's live runs: a line per finished run, the log written
+with each record as it arrives, the per-scenario table, and the aggregate expectations
+as a gate.
 
 :class:`LiveRuns` is registered in the process that sees every report — the only one,
 or pytest-xdist's controller, to which each worker sends its reports with the run's
@@ -14,33 +15,34 @@ The gate: once the run loop ends, every scenario with ``expect.success_rate`` /
 ``max_mean_iterations`` / ``max_mean_cost`` is judged over the valid runs this session
 made (with ``--ooda-resume``, and the earlier runs it did not make again); each one
 missed counts as a failure of the session (exit code 1), the way coverage gates work —
-the gated scenario's failed runs are ``xfail`` samples (:mod:`.pacing`). Under
+the gated scenario's failed runs are ``xfail`` samples (:mod:`.live_items`). Under
 ``--ooda-shard K/N`` with N > 1 a session holds only a share of each scenario's runs, so
 the gate is left to ``ooda report --check`` over the merged files.
 
-The same process keeps the session's shared state: the tally of finished runs per
-scenario that early stopping reads (:mod:`pytest_ooda.results.tally`), and, under
-pytest-xdist, the record of a run whose worker crashed (``pytest_handlecrashitem``).
+The same process counts each finished run for early stopping (:mod:`.early_stop`) and,
+under pytest-xdist, records a run whose worker crashed (``pytest_handlecrashitem``).
 """
 
 from __future__ import annotations
 
-import contextlib
-import re
 import sys
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 from pytest_ooda._util import display_path
+from pytest_ooda.plugin import SESSION
 from pytest_ooda.plugin.report import live_line
-from pytest_ooda.plugin.state import LIVE_ATTRIBUTE, PLUGIN_STATE, LiveReport
-from pytest_ooda.settings import RESUME, SHARD
+from pytest_ooda.plugin.session_dir import session_dir
+from pytest_ooda.plugin.state import LIVE_ATTRIBUTE, LiveReport
+from pytest_ooda.settings import SHARD
 
 if TYPE_CHECKING:
     from collections.abc import Generator
 
+    from pytest_ooda.plugin.early_stop import EarlyStop
+    from pytest_ooda.plugin.resume import Resume
     from pytest_ooda.results import ResultsLog, RunRecord
 
 
@@ -49,7 +51,7 @@ class LiveRuns:
 
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
-        self.settings = config.stash[PLUGIN_STATE].settings
+        self.settings = config.stash[SESSION]
         self.records: list[RunRecord] = []
         self.recorded: list[str] = []
         self.gate_lines: list[str] = []
@@ -64,25 +66,21 @@ class LiveRuns:
         self.no_agent: list[str] = []
         self.ran_live = 0
         self.no_agent_message: str | None = None
+        manager = config.pluginmanager
+        self.early_stop = cast("EarlyStop | None", manager.get_plugin("ooda-early-stop"))
         #: ``--ooda-resume``: earlier runs by id, and those that stand for this
         #: session's skipped items; the series the session continues.
+        resume = cast("Resume | None", manager.get_plugin("ooda-resume"))
         self._earlier: dict[str, RunRecord] = {}
         self.resumed: list[RunRecord] = []
         series: str | None = None
-        if self.settings[RESUME]:
-            from pytest_ooda.plugin.pacing import finished_runs, results_records
-
-            self._earlier = {record.id: record for record in finished_runs(config).values()}
-            held = results_records(config, warn=True)
-            if held:
-                # The session continues the measurement the directory's latest run is of.
-                latest = max(held, key=lambda record: record.finished_at)
-                series = latest.series or latest.session
-        from pytest_ooda.plugin.pacing import pacing
+        if resume is not None:
+            self._earlier = {record.id: record for record in resume.finished().values()}
+            series = resume.series()
         from pytest_ooda.results import SessionStamp
 
         self.stamp = SessionStamp.start(self.settings.root, started=self._started, series=series)
-        pacing(config).stamp = self.stamp
+        session_dir(config).stamp = self.stamp
 
     @property
     def measured(self) -> list[RunRecord]:
@@ -93,9 +91,9 @@ class LiveRuns:
     def pytest_configure_node(self, node: Any) -> None:
         """pytest-xdist: hand each worker the session directory (tallies, slots, runs)
         and the session's stamp."""
-        from pytest_ooda.plugin.pacing import WORKER_INPUT, WORKER_STAMP, pacing
+        from pytest_ooda.plugin.session_dir import WORKER_INPUT, WORKER_STAMP
 
-        node.workerinput[WORKER_INPUT] = str(pacing(self.config).directory)
+        node.workerinput[WORKER_INPUT] = str(session_dir(self.config).directory)
         node.workerinput[WORKER_STAMP] = self.stamp.to_json()
 
     @pytest.hookimpl(optionalhook=True)
@@ -103,11 +101,11 @@ class LiveRuns:
         """pytest-xdist: a worker died while running ``crashitem``. A live run of it is
         recorded as an infrastructure ``error`` and counted, and what it left is
         removed; pytest-xdist itself reports the item as failed."""
-        from pytest_ooda.plugin.pacing import crashed_run, pacing
+        from pytest_ooda.plugin.session_dir import crashed_run
 
         text = str(report.longrepr or "").strip().splitlines()
         message = text[-1] if text else "the worker running it crashed"
-        record = crashed_run(pacing(self.config), crashitem, message)
+        record = crashed_run(session_dir(self.config), crashitem, message)
         if record is not None:
             self._keep(record)
             self._progress(f"ooda: {live_line(record)}")
@@ -166,42 +164,24 @@ class LiveRuns:
 
     def _resumed(self, run_id: str) -> None:
         """A resumed item: the earlier run it names counts in this session's numbers."""
-        from pytest_ooda.plugin.pacing import pacing
-        from pytest_ooda.results import add_tally
-
         earlier = self._earlier.get(run_id)
         if earlier is None:
             return
         self.resumed.append(earlier)
         # Early stopping counts the resumed runs as well.
-        with contextlib.suppress(OSError):
-            add_tally(
-                pacing(self.config).tallies,
-                earlier.head.procedure,
-                earlier.scenario_key,
-                earlier.outcome,
-            )
+        if self.early_stop is not None:
+            self.early_stop.count(earlier)
 
     def _keep(self, record: RunRecord) -> None:
         """Count a finished run, and write its record as it arrived."""
         from dataclasses import replace
 
-        from pytest_ooda.plugin.pacing import pacing
-        from pytest_ooda.results import add_tally
-
         # The table and the gates read no transcript: the log keeps it, the session
         # does not (10,000 runs' transcripts would be most of a session's memory).
         self.records.append(replace(record, transcript=None))
         # Early stopping on any worker reads this before starting another run.
-        # Without the tally a run is only not skipped: nothing is lost.
-        with contextlib.suppress(OSError):
-            # Per variant, as the gates are.
-            add_tally(
-                pacing(self.config).tallies,
-                record.head.procedure,
-                record.scenario_key,
-                record.outcome,
-            )
+        if self.early_stop is not None:
+            self.early_stop.count(record)
         if self.log_error is not None:
             return
         log = self._results_log()
@@ -297,11 +277,11 @@ class LiveRuns:
             )
 
     def pytest_unconfigure(self) -> None:
-        from pytest_ooda.plugin.pacing import PACING
+        from pytest_ooda.plugin.session_dir import SESSION_DIR
 
         if self._log is not None:
             self._log.close()
-        state = self.config.stash.get(PACING, None)
+        state = self.config.stash.get(SESSION_DIR, None)
         left = state.close() if state is not None else None
         if left is not None:
             # After the summary: stderr, so a CI log keeps it.
@@ -335,43 +315,3 @@ def _skip_reason(report: pytest.TestReport) -> str | None:
         message = str(longrepr[2])
         return message.removeprefix("Skipped: ")
     return None
-
-
-# --------------------------------------------------------------------------- shards
-
-
-def _natural(nodeid: str) -> list[Any]:
-    """``live[x#10]`` after ``live[x#9]``: digit runs compare as numbers."""
-    return [int(part) if part.isdigit() else part for part in re.split(r"(\d+)", nodeid)]
-
-
-class Shard:
-    """Registered with ``--ooda-shard``: splits the live items after every other
-    selection (``-k``, ``-m``, ``--lf``) has been made, so all shards split the same
-    list."""
-
-    @pytest.hookimpl(trylast=True)
-    def pytest_collection_modifyitems(
-        self, config: pytest.Config, items: list[pytest.Item]
-    ) -> None:
-        select_shard(config, items)
-
-
-def select_shard(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Keep share K of N of the live items: the live items in node-id order, dealt out
-    round-robin, so every share gets runs of every scenario and the shares differ by at
-    most one item. Every machine given the same checkout and options computes the same
-    split. Other items are not split."""
-    shard = config.stash[PLUGIN_STATE].settings[SHARD]
-    if shard is None:
-        return
-    index, count = shard
-    live = sorted(
-        (item for item in items if item.get_closest_marker("live") is not None),
-        key=lambda item: _natural(item.nodeid),
-    )
-    dropped = {id(item) for position, item in enumerate(live) if position % count != index - 1}
-    if not dropped:
-        return
-    config.hook.pytest_deselected(items=[item for item in items if id(item) in dropped])
-    items[:] = [item for item in items if id(item) not in dropped]

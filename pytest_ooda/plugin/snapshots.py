@@ -1,4 +1,6 @@
-"""Prompt snapshots: a syrupy extension storing each composed prompt as its own ``.md``.
+"""Prompt snapshots: a syrupy extension storing each composed prompt as its own ``.md``,
+syrupy's default extension kept off our files, and (``--snapshot-update``) the snapshot
+directories deletions left empty removed.
 
 Layout: ``<config dir>/__snapshots__/<config stem>/<procedure>/<phase>.md`` (the
 ``__snapshots__`` name follows ``--snapshot-dirname``). The assembled prompt in rooda's
@@ -12,6 +14,7 @@ explained by :func:`annotated_diff`, which names the fragment files behind each 
 from __future__ import annotations
 
 import functools
+import os
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -393,3 +396,36 @@ def prune_empty_dirs(snapshot_root: Path) -> None:
                 procedure_dir.rmdir()
         if not any(stem_dir.iterdir()):
             stem_dir.rmdir()
+
+
+class PruneAfterUpdate:
+    """Registered with ``--snapshot-update``: after syrupy has deleted unused snapshots,
+    the snapshot directories that left empty go too."""
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_sessionfinish(self, session: pytest.Session) -> None:
+        prune_snapshot_dirs(session.config)
+
+
+def prune_snapshot_dirs(config: pytest.Config) -> None:
+    """After ``--snapshot-update``, drop snapshot directories left empty by deletions.
+
+    Runs where syrupy deletes (a single process, or the xdist controller, which never
+    collects), so the config directories come from the globs rather than collection.
+    """
+    from pytest_ooda.plugin import SESSION
+    from pytest_ooda.settings import CONFIG, PROCEDURE_FILES
+
+    if os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    settings = config.stash[SESSION]
+    state = config.stash.get(PLUGIN_STATE, None)
+    directories = {path.parent for path in state.collected_files} if state else set()
+    for glob in settings[PROCEDURE_FILES]:
+        directories.update(path.parent for path in settings.root.glob(glob))
+    config_file = settings[CONFIG]
+    if config_file is not None:
+        directories.add(config_file.parent)
+    directories.add(settings.root)
+    for directory in directories:
+        prune_empty_dirs(directory / str(PromptSnapshotExtension.snapshot_dirname))
