@@ -255,6 +255,18 @@ InfraErrorKind = Literal[
     "setup",
 ]
 INFRA_ERROR_KINDS: tuple[InfraErrorKind, ...] = get_args(InfraErrorKind)
+#: What an infrastructure error rests on: the harness saw it itself (an HTTP status it
+#: received, the API proxy's record of a failed upstream call, a signal that killed the
+#: agent, a sandbox that did not start), or only the agent says so (its ``API Error:
+#: 529`` line, its ``Not logged in``, its own silent non-zero exit).
+Evidence = Literal["agent", "harness"]
+EVIDENCE: tuple[Evidence, ...] = get_args(Evidence)
+#: How an error that rests on the agent's own word counts (``retry:``'s
+#: ``count_agent_reported_errors``): as the prompt's failure (the default: an agent
+#: cannot take its own failures out of the rate by saying the API failed), or as the
+#: infrastructure's error (retried, and left out of success rates).
+AgentReportedCount = Literal["as_failures", "as_errors"]
+AGENT_REPORTED_COUNTS: tuple[AgentReportedCount, ...] = get_args(AgentReportedCount)
 
 #: Words accepted for a boolean in ini keys, environment variables and option values.
 TRUE_WORDS: frozenset[str] = frozenset({"1", "true", "yes", "y", "on"})
@@ -274,8 +286,10 @@ def parse_bool(text: str) -> bool | None:
 __all__ = [
     "ABLATION_VERDICTS",
     "ACTIVATION_KINDS",
+    "AGENT_REPORTED_COUNTS",
     "CONTAINER_ENGINES",
     "DRIFT_MODES",
+    "EVIDENCE",
     "EXIT_CODES",
     "FAILURE_SIGNAL",
     "FALSE_WORDS",
@@ -314,9 +328,11 @@ __all__ = [
     "VERDICTS",
     "AblationVerdict",
     "ActivationKind",
+    "AgentReportedCount",
     "AiOutput",
     "ContainerEngine",
     "DriftMode",
+    "Evidence",
     "FileChange",
     "FingerprintField",
     "Fired",

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
+
+from pytest_ooda._types import Evidence
 
 if TYPE_CHECKING:
     from pytest_ooda._types import InfraErrorKind
@@ -27,8 +29,6 @@ __all__ = [
     "message_fault",
 ]
 
-#: Where a fault's classification comes from: the agent said so, or the harness saw it.
-Evidence = Literal["agent", "harness"]
 
 
 @dataclass(frozen=True)

@@ -220,6 +220,10 @@ class ApiProxy:
         self.problems: list[str] = []
         #: How many requests were forwarded to an upstream.
         self.forwarded = 0
+        #: How many of them the upstream failed, as the proxy saw it itself (a 429, 529 or
+        #: 5xx answer, or no connection): the harness's evidence when the agent says the
+        #: API failed (docs/evaluating.md).
+        self.upstream_failures = 0
         self._lock = threading.Lock()
         #: Requests being answered; close() and recording() wait for them (an answer is
         #: kept after the agent has it, so the agent may be done before the proxy is).
@@ -511,11 +515,15 @@ class ApiProxy:
             problem = f"the {provider} upstream {self.upstreams[provider]} is unreachable: {exc}"
             with self._lock:
                 self.problems.append(problem)
+                self.upstream_failures += 1
             self._send(
                 handler, 502, {"Content-Type": "application/json"}, _error_body(provider, problem)
             )
             connection.close()
             return
+        if response.status in TRANSIENT:
+            with self._lock:
+                self.upstream_failures += 1
         try:
             passed = {k: v for k, v in response.getheaders() if k.lower() not in _HOP}
             if response.getheader("Content-Type", "").startswith("text/event-stream"):

@@ -85,10 +85,10 @@ def backend_result(
     infra = report.infra_error if error is not None or exit_code != 0 else None
     evidence: Evidence | None = "agent" if infra is not None else None
     if infra is None and total_bytes == 0 and exit_code != 0 and not timed_out:
-        from pytest_ooda.backends.infra import died_silently
+        from pytest_ooda.backends.infra import died_silently, silence_evidence
 
         infra = died_silently(exit_code, term_signal)
-        evidence = "harness"
+        evidence = silence_evidence(term_signal)
     return BackendResult(
         output=kept.decode("utf-8", errors="replace"),
         exit_code=exit_code,

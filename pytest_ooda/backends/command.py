@@ -448,14 +448,15 @@ def _text_result(
     the infrastructure's when its own last words say so (the agent's to read: ``API
     Error: 529 …``, ``Not logged in``) or when it printed nothing; a successful exit
     never is, whatever it printed."""
-    from pytest_ooda.backends.infra import died_silently
+    from pytest_ooda.backends.infra import died_silently, silence_evidence
 
     output = buffer.getvalue().decode("utf-8", errors="replace")
-    infra = None
+    infra = evidence = None
     if rc != 0 and not timed_out and buffer.total == 0:
         infra = died_silently(rc, -rc if rc < 0 else None)
+        evidence = silence_evidence(-rc if rc < 0 else None)
     elif rc != 0 and not timed_out and (fault := agent_for(argv).fault(output[-2000:])):
-        infra = fault.reason
+        infra, evidence = fault.reason, fault.evidence
     return BackendResult(
         output=output,
         exit_code=rc,
@@ -467,6 +468,7 @@ def _text_result(
         total_bytes=buffer.total,
         broken_pipe=broken_pipe,
         infra_error=infra,
+        infra_evidence=evidence,
     )
 
 

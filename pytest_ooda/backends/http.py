@@ -205,6 +205,8 @@ class HttpBackend:
                 timed_out=timed_out,
                 error=error,
                 infra_error=infra,
+                # The harness's own request: it saw the status or the failed connection.
+                infra_evidence="harness" if infra is not None else None,
                 retry_after=retry_after,
             )
 

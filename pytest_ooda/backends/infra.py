@@ -16,7 +16,7 @@ from __future__ import annotations
 import email.utils
 import time
 
-from pytest_ooda._types import InfraErrorKind
+from pytest_ooda._types import Evidence, InfraErrorKind
 
 # The HTTP statuses and the reason format are the agents package's, shared with every
 # agent's reading of its own messages.
@@ -30,6 +30,7 @@ __all__ = [
     "kind_of",
     "kind_of_status",
     "parse_retry_after",
+    "silence_evidence",
 ]
 
 #: Kinds worth trying again: a command that cannot be started will not start on a
@@ -58,6 +59,14 @@ def died_silently(exit_code: int, term_signal: int | None) -> str:
             name = f"signal {term_signal}"
         return infra_reason("agent-died", f"killed by {name} before any output")
     return infra_reason("agent-died", f"exited with code {exit_code} before any output")
+
+
+def silence_evidence(term_signal: int | None) -> Evidence:
+    """What an agent that ended before any output rests on: a signal killed it — the
+    harness saw that (the OOM killer, a kill from outside) — or it exited non-zero on
+    its own, which is the agent's doing: by the policy of docs/evaluating.md it counts
+    as the agent's word (a failure, unless ``count_agent_reported_errors: as_errors``)."""
+    return "harness" if term_signal is not None else "agent"
 
 
 def parse_retry_after(value: str | None, *, now: float | None = None) -> float | None:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda._types import (
+        AgentReportedCount,
         AiOutput,
         IterationMode,
         LogLevel,
@@ -72,6 +73,11 @@ class RetrySettings:
     attempts: int = 2
     delay: float = 1.0
     max_delay: float = 60.0
+    #: An error that rests on the agent's own word (``count_agent_reported_errors``):
+    #: ``as_failures`` — an ordinary failed iteration, not tried again, counted toward
+    #: the failure threshold, the run a ``failure`` — or ``as_errors`` (tried again, and
+    #: an ``error`` left out of rates when the tries run out).
+    agent_reported: AgentReportedCount = "as_failures"
 
 
 @dataclass(frozen=True)

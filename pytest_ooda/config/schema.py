@@ -251,15 +251,19 @@ def _check_cost(value: Any) -> Any:
     return float(value)
 
 
-RETRY_KEYS = ("attempts", "delay", "max_delay")
+RETRY_KEYS = ("attempts", "delay", "max_delay", "count_agent_reported_errors")
 
 
 def check_retry(value: Any) -> Any:
-    """``retry: {attempts: 2, delay: 1, max_delay: 60}``, or ``retry: 3`` for the
-    attempts alone (0 turns retrying off)."""
+    """``retry: {attempts: 2, delay: 1, max_delay: 60, count_agent_reported_errors:
+    as_failures}``, or ``retry: 3`` for the attempts alone (0 turns retrying off)."""
+    from pytest_ooda._types import AGENT_REPORTED_COUNTS
     from pytest_ooda.config.model import RetrySettings
 
-    expected = "a mapping {attempts: N, delay: SECONDS, max_delay: SECONDS} or a number of attempts"
+    expected = (
+        "a mapping {attempts: N, delay: SECONDS, max_delay: SECONDS, "
+        "count_agent_reported_errors: as_failures|as_errors} or a number of attempts"
+    )
     if isinstance(value, int) and not isinstance(value, bool):
         if value < 0:
             raise _Invalid("a number of attempts >= 0")
@@ -283,7 +287,12 @@ def check_retry(value: Any) -> Any:
         ):
             raise _Invalid(f"retry.{key} to be a number of seconds >= 0")
         delays[key] = float(amount)
-    return RetrySettings(attempts=attempts, **delays)
+    counted = value.get("count_agent_reported_errors", "as_failures")
+    if counted not in AGENT_REPORTED_COUNTS:
+        raise _Invalid(
+            "retry.count_agent_reported_errors to be one of " + ", ".join(AGENT_REPORTED_COUNTS)
+        )
+    return RetrySettings(attempts=attempts, agent_reported=counted, **delays)
 
 
 def _check_alias_name(value: Any) -> Any:

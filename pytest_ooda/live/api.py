@@ -169,7 +169,9 @@ class ApiStep:
             sandbox=sandbox,
             pass_fds=access.pass_fds,
         )
-        return _StopsAtDivergence(agent, self.proxy) if self.api.mode == "replay" else agent
+        if self.api.mode == "replay":
+            return _StopsAtDivergence(agent, self.proxy)
+        return _Witnessed(agent, self.proxy)
 
     def close(self) -> None:
         self.proxy.close()
@@ -261,6 +263,44 @@ class _StopsAtDivergence:
             max_output=max_output,
             stream=stream,
         )
+
+
+class _Witnessed:
+    """The agent of a recording run, whose word that the API failed is checked against
+    the proxy's own record: when the proxy saw an upstream call fail during the
+    iteration, the iteration's infrastructure error rests on the harness's evidence."""
+
+    def __init__(self, agent: Backend, proxy: ApiProxy) -> None:
+        self.agent = agent
+        self.proxy = proxy
+
+    def __repr__(self) -> str:
+        return repr(self.agent)
+
+    def run(
+        self,
+        prompt: str,
+        *,
+        iteration: int,
+        workdir: Path,
+        timeout: float | None,
+        max_output: int,
+        stream: Callable[[bytes], None] | None,
+    ) -> BackendResult:
+        from dataclasses import replace
+
+        seen = self.proxy.upstream_failures
+        done = self.agent.run(
+            prompt,
+            iteration=iteration,
+            workdir=workdir,
+            timeout=timeout,
+            max_output=max_output,
+            stream=stream,
+        )
+        if done.infra_evidence == "agent" and self.proxy.upstream_failures > seen:
+            return replace(done, infra_evidence="harness")
+        return done
 
 
 def describe(

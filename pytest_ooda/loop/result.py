@@ -109,6 +109,9 @@ class IterationRecord:
     #: (when the last try was spoiled too) why.
     retries: int = 0
     infra_error: str | None = None
+    #: What ``infra_error`` rests on (``agent``: its own words or silent exit;
+    #: ``harness``: what pytest-ooda saw itself).
+    infra_evidence: str | None = None
     #: What fired besides the tool calls (skills, subagents, commands, hooks).
     activations: tuple[Activation, ...] = ()
 

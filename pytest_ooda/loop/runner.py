@@ -344,7 +344,12 @@ class _Loop:
                 self.infra_error = infra_reason("cannot-start", str(exc).splitlines()[0])
                 self.error = str(exc)
                 return None, tried
-            if out.infra_error is None or tried >= retry.attempts or not retryable(out.infra_error):
+            if (
+                out.infra_error is None
+                or self._agents_word(out)
+                or tried >= retry.attempts
+                or not retryable(out.infra_error)
+            ):
                 return out, tried
             tried += 1
             wait = backoff(retry, tried, retry_after=out.retry_after)
@@ -357,6 +362,14 @@ class _Loop:
                 )
             )
             self.sleep(wait)
+
+    def _agents_word(self, out: BackendResult) -> bool:
+        """Whether ``out``'s infrastructure error rests on the agent's word alone and
+        counts as a failure (``retry.count_agent_reported_errors``, the policy of
+        docs/evaluating.md): then it is an ordinary failed iteration — not tried again,
+        counted toward the failure threshold — and the agent cannot take its own failure
+        out of the measurement by saying the API failed."""
+        return out.infra_evidence == "agent" and self.settings.retry.agent_reported == "as_failures"
 
     def _finished(
         self, prompt: str, number: int, out: BackendResult, tried: int, duration: float
@@ -380,7 +393,7 @@ class _Loop:
         if out.usage is not None:
             self.spent = out.usage if self.spent is None else self.spent + out.usage
         self._warn(record, out)
-        if out.infra_error is not None and outcome.kind != "success":
+        if out.infra_error is not None and outcome.kind != "success" and not self._agents_word(out):
             # Retries did not help: the run measured the infrastructure, not the
             # procedure. It ends here rather than burn the failure threshold.
             self.status = "aborted"
@@ -496,5 +509,6 @@ def _iteration_record(
         tools_reported=out.tools_reported,
         retries=tried,
         infra_error=out.infra_error,
+        infra_evidence=out.infra_evidence if out.infra_error is not None else None,
         activations=out.activations,
     )

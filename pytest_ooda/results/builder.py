@@ -101,6 +101,7 @@ def _iteration(
         error=redactor(record.error) if record.error is not None else None,
         retries=record.retries,
         infra_error=redactor(record.infra_error) if record.infra_error is not None else None,
+        infra_evidence=record.infra_evidence,
     )
 
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._types import STATUSES
+from pytest_ooda._types import EVIDENCE, STATUSES
 
 if TYPE_CHECKING:
     from pytest_ooda._types import FileChange, RunOutcome
@@ -172,6 +172,9 @@ class IterationEntry:
     #: last try was spoiled too) why.
     retries: int = field(default=0, metadata=column(kinds=INT))
     infra_error: str | None = field(default=None, metadata=column(kinds=STR))
+    #: What ``infra_error`` rests on: ``agent`` (the agent's own words or its own
+    #: silent exit) or ``harness`` (what pytest-ooda saw itself).
+    infra_evidence: str | None = field(default=None, metadata=column(kinds=STR, choices=EVIDENCE))
 
     def to_json(self) -> dict[str, Any]:
         return encode(self)

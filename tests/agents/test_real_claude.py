@@ -186,6 +186,14 @@ def test_a_crash_mid_stream_is_a_failure_with_its_reason(
     killed = {"tool": "Bash", "input": {"command": "kill -KILL $PPID"}}
     mock = agent_mock([[WRITE, overloaded, {"text": "never"}], [killed, {"text": "never"}]])
     project = _project(tmp_path)
+    # The CLI's "API Error: 529" is its own word: taken here (as_errors), so the loop
+    # retries it as the infrastructure's fault (by default it would be a failure).
+    config = project / "ooda-config.yml"
+    config.write_text(
+        config.read_text().replace(
+            "loop:\n", "loop:\n  retry: {count_agent_reported_errors: as_errors}\n", 1
+        )
+    )
     done = _ooda(project, mock, "-n", "2", "--verbose", "--record", "crash.yml")
     assert done.returncode == 3, done.stderr  # max-iters: both failed, threshold not reached
     assert "Traceback" not in done.stderr

@@ -193,7 +193,23 @@ def test_the_apis_refusals_are_infrastructure_errors_in_codexs_words(
 ) -> None:
     server = standin([[{"text": "x", "fail": {"status": status, "times": 99, "message": message}}]])
     server.use(monkeypatch, project.path / "home")
-    project.scenario("codexed", SCENARIO)
+    # Codex's words, read as the infrastructure's: they rest on the agent's word, so by
+    # the default policy the run is a failure that says so ...
+    path = project.scenario("codexed", SCENARIO)
+    result = _live(project, "--ooda-retries=0")
+    assert result.ret != 0
+    [record] = _records(project)
+    assert record["outcome"] == "failure"
+    infra = [it for it in record["iterations"] if it["infra_error"]]
+    assert infra, record["iterations"]
+    assert str(infra[0]["infra_error"]).startswith(reason), infra[0]["infra_error"]
+    assert infra[0]["infra_evidence"] == "agent"
+    # ... and an error when the scenario takes the agent's word.
+    for log in (project.path / ".ooda/results").glob("*.jsonl"):
+        log.unlink()
+    path.write_text("retry: {count_agent_reported_errors: as_errors}\n" + path.read_text())
+    again = standin([[{"text": "x", "fail": {"status": status, "times": 99, "message": message}}]])
+    again.use(monkeypatch, project.path / "home")
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
     [record] = _records(project)

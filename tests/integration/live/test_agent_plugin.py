@@ -159,13 +159,34 @@ def test_an_agent_of_an_entry_point_is_claimed_read_and_classified(
     [iteration] = record["iterations"]  # type: ignore[misc]
     assert [call["name"] for call in iteration["tool_calls"]] == ["run"]
 
-    # Its own words for an exhausted quota: the infrastructure's, not the prompt's.
+    # Its own words for an exhausted quota: read as the infrastructure's (a rate
+    # limit), resting on the agent's word — a failure by the default policy, an error
+    # when the scenario takes the agent's word (count_agent_reported_errors: as_errors).
     (project.path / ".ooda/results").rename(tmp_path / "first-results")
     monkeypatch.setenv("DEMO_QUOTA", "gone")
     failed = project.run(
         "-m", "live", "-k", "made", "--ooda-ai-cmd", "demo-agent --jsonl", "--ooda-retries=0"
     )
     assert failed.ret != 0
+    [record] = _records(project)
+    assert record["outcome"] == "failure"
+    iteration = record["iterations"][0]  # type: ignore[index]
+    assert (iteration["infra_error"], iteration["infra_evidence"]) == (
+        "rate-limit: DEMO: quota exhausted",
+        "agent",
+    )
+    (project.path / ".ooda/results").rename(tmp_path / "second-results")
+    scenario = project.path / "scenarios/greet/made.yml"
+    scenario.write_text(
+        scenario.read_text().replace(
+            "procedure: greet\n",
+            "procedure: greet\nretry: {count_agent_reported_errors: as_errors}\n",
+        )
+    )
+    taken = project.run(
+        "-m", "live", "-k", "made", "--ooda-ai-cmd", "demo-agent --jsonl", "--ooda-retries=0"
+    )
+    assert taken.ret != 0
     [record] = _records(project)
     assert record["outcome"] == "error"
     assert record["error_reason"] == "rate-limit: DEMO: quota exhausted"

@@ -41,8 +41,9 @@ if TYPE_CHECKING:
     from pytest_ooda.live import LiveRun, RunPlan
 
 # Prints what it received, as JSON (inside a Claude Code json report with --claude-json);
-# --count=FILE adds a line per start, --die stops like an overloaded API, --hang sleeps
-# past any iteration timeout, --succeed-at=N says SUCCESS on the Nth start (with --count).
+# --count=FILE adds a line per start, --die is killed before a word (a signal: an
+# infrastructure error the harness sees, retried), --hang sleeps past any iteration
+# timeout, --succeed-at=N says SUCCESS on the Nth start (with --count).
 AGENT = """\
 import json, os, sys, time
 prompt = sys.stdin.read()
@@ -55,8 +56,8 @@ for arg in args:
         with open(arg.partition("=")[2]) as counter:
             starts = len(counter.read().splitlines())
 if "--die" in args:
-    sys.stderr.write("API Error: 529 overloaded\\n")
-    sys.exit(1)
+    import signal
+    os.kill(os.getpid(), signal.SIGKILL)
 if "--hang" in args:
     time.sleep(30)
 dump = json.dumps({

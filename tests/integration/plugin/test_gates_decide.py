@@ -13,8 +13,10 @@ import pytest
 if TYPE_CHECKING:
     from ooda_project import Project
 
-# Start k (counted in a file next to the script) fails when k is in FAIL, dies without a
-# word when k is in DIE, kills its pytest worker when k is in CRASH.
+# Start k (counted in a file next to the script) fails when k is in FAIL, is killed
+# without a word when k is in DIE (a signal: the harness sees it, an infrastructure
+# error; an agent's own silent exit would be the agent's word, a failure), kills its
+# pytest worker when k is in CRASH.
 AGENT = """\
 import fcntl, json, os, signal, sys
 from pathlib import Path
@@ -33,7 +35,7 @@ with open(here / "cwd.log", "a") as log:
 if k in plan.get("crash", []):
     os.kill(os.getppid(), signal.SIGKILL)
 if plan.get("die") == "all" or k in plan.get("die", []):
-    sys.exit(3)
+    os.kill(os.getpid(), signal.SIGKILL)
 if k in plan.get("fail", []):
     print("could not do it")
 else:
@@ -114,7 +116,7 @@ def test_errors_are_not_counted_and_a_gate_needs_enough_valid_runs(project: Proj
             "gate FAILED greet/s: inconclusive: 4 of 4 runs errored (agent-died 4), more than "
             "max_error_rate 20% allows",
             "SKIPPED [[]4[]] *: infrastructure error, not counted in the success rate: "
-            "agent-died: exited with code 3 before any output (after 1 retry)",
+            "agent-died: killed by SIGKILL before any output (after 1 retry)",
         ],
         consecutive=False,
     )

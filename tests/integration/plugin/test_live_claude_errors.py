@@ -1,8 +1,12 @@
 """Infrastructure errors with the real Claude Code CLI (driven offline by the shared
-agent mock, whose steps answer 529 ``times: N``): an API that fails past the CLI's own
-retries makes the iteration an ``error``, which the loop retries and then counts; an
-API that always fails gives ``error`` runs only, and a gate that fails for want of
-valid runs."""
+agent mock, whose steps answer 529 ``times: N``). Claude Code's ``API Error: 529`` is the
+agent's own word: by default (``count_agent_reported_errors: as_failures``) the
+iteration is an ordinary failure, not retried; when the API proxy saw the 529 itself
+(``--ooda-record-api``), it is the infrastructure's, retried and then counted; and with
+``as_errors`` the agent's word is taken: an API that fails past the CLI's own retries
+makes the iteration an ``error``, which the loop retries and then counts, and an API
+that always fails gives ``error`` runs only, and a gate that fails for want of valid
+runs."""
 
 from __future__ import annotations
 
@@ -119,7 +123,7 @@ def test_an_api_failing_past_the_cli_retries_is_retried_then_counted(
     project.scenario(
         "hello",
         "procedure: greet\nmax_iterations: 2\nfailure_threshold: 1\n"
-        "retry: {attempts: 2, delay: 0.05}\n"
+        "retry: {attempts: 2, delay: 0.05, count_agent_reported_errors: as_errors}\n"
         "expect: {status: success, files: {hello.py: {contains: hello}}}\niterations: []\n",
     )
     result = project.run("-m", "live", "--ooda-ai-cmd", CLAUDE)
@@ -147,7 +151,8 @@ def test_an_api_that_always_fails_gives_error_runs_and_a_gate_without_valid_runs
     mock_api({"sessions": [[{**DONE, "fail": {"status": 529, "times": 1000}}]]})
     project.scenario(
         "hello",
-        "procedure: greet\nmax_iterations: 2\nrepeat: 2\nretry: {attempts: 1, delay: 0.05}\n"
+        "procedure: greet\nmax_iterations: 2\nrepeat: 2\n"
+        "retry: {attempts: 1, delay: 0.05, count_agent_reported_errors: as_errors}\n"
         "expect: {status: success, success_rate: {min: 0.5}}\niterations: []\n",
     )
     result = project.run("-m", "live", "--ooda-ai-cmd", CLAUDE)
@@ -166,3 +171,39 @@ def test_an_api_that_always_fails_gives_error_runs_and_a_gate_without_valid_runs
         ],
         consecutive=False,
     )
+
+
+REFUSED = {**DONE, "fail": {"status": 529, "times": 5}}
+FIVE_529 = {"after_last": "repeat_last", "sessions": [[REFUSED], [WRITE, DONE]]}
+HELLO = (
+    "procedure: greet\nmax_iterations: 2\nfailure_threshold: 1\n"
+    "retry: {attempts: 2, delay: 0.05}\n"
+    "expect: {status: success, files: {hello.py: {contains: hello}}}\niterations: []\n"
+)
+
+
+def test_the_agents_own_529_is_a_failure_by_default(
+    project: Project, mock_api: Callable[[Any], Path]
+) -> None:
+    mock_api(FIVE_529)
+    project.scenario("hello", HELLO)
+    result = project.run("-m", "live", "--ooda-ai-cmd", CLAUDE)
+    result.assert_outcomes(failed=1, deselected=7)
+    [record] = _records(project)
+    # Not tried again, not left out of the rate: the agent's word is no evidence.
+    assert (record["outcome"], record["status"], record["retries"]) == ("failure", "aborted", 0)
+    [iteration] = record["iterations"]
+    assert iteration["infra_error"].startswith("overloaded: API Error: 529")
+    assert iteration["infra_evidence"] == "agent"
+
+
+def test_a_529_the_proxy_saw_is_the_infrastructures_and_retried(
+    project: Project, mock_api: Callable[[Any], Path]
+) -> None:
+    mock_api(FIVE_529)
+    project.scenario("hello", HELLO)
+    # Through the API proxy (recording a cassette), which saw the upstream answer 529.
+    result = project.run("-m", "live", "--ooda-ai-cmd", CLAUDE, "--ooda-record-api=all")
+    result.assert_outcomes(passed=1, deselected=7)
+    [record] = _records(project)
+    assert (record["outcome"], record["retries"]) == ("success", 1)

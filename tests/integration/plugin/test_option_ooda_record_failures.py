@@ -16,8 +16,9 @@ if TYPE_CHECKING:
     from ooda_project import Project
 
 EMPTY = "procedure: greet\nmax_iterations: 2\nretry: 0\nexpect: {status: success}\niterations: []\n"
-# Dies before a word: the infrastructure's fault (agent-died), an ``error`` run.
-DIES = "import sys\nsys.stdin.read()\nsys.exit(3)\n"
+# Killed before a word (a signal the harness sees): the infrastructure's fault
+# (agent-died), an ``error`` run.
+DIES = "import os, signal, sys\nsys.stdin.read()\nos.kill(os.getpid(), signal.SIGKILL)\n"
 # Answers, but never says it is done: the loop runs out (max-iters), a ``failure``.
 STALLS = "import sys\nsys.stdin.read()\nprint('still looking')\n"
 SUCCEEDS = "import sys\nsys.stdin.read()\nprint('Greeted.\\n<promise>SUCCESS</promise>')\n"

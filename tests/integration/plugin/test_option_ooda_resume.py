@@ -110,8 +110,9 @@ def test_error_runs_are_run_again_and_the_report_counts_each_run_once(
 
     flaky = project.write(
         "agent/flaky.py",
-        "import sys\nfrom pathlib import Path\nsys.stdin.read()\n"
-        "if not Path(__file__).with_name('healthy').exists():\n    sys.exit(7)\n"
+        "import os, signal, sys\nfrom pathlib import Path\nsys.stdin.read()\n"
+        "if not Path(__file__).with_name('healthy').exists():\n"
+        "    os.kill(os.getpid(), signal.SIGKILL)\n"
         "print('done <promise>SUCCESS</promise>')\n",
     )
     agent = f"{sys.executable} {flaky}"

@@ -180,14 +180,16 @@ def write_session(project: Project) -> list[str]:
     project.scenario(
         "retried",
         "procedure: greet\nworkspace: rooms/retried\nmax_iterations: 1\n"
-        "retry: {attempts: 2, delay: 0.01, max_delay: 0.01}\n"
+        "retry: {attempts: 2, delay: 0.01, max_delay: 0.01,\n"
+        "        count_agent_reported_errors: as_errors}\n"
         "expect:\n  status: success\niterations: []\n",
     )
     _room(project, "down", {"stderr": "API Error: 529 overloaded\n", "exit": 1})
     project.scenario(
         "down",
         "procedure: greet\nworkspace: rooms/down\nmax_iterations: 1\n"
-        "retry: {attempts: 1, delay: 0.01, max_delay: 0.01}\n"
+        "retry: {attempts: 1, delay: 0.01, max_delay: 0.01,\n"
+        "        count_agent_reported_errors: as_errors}\n"
         "expect:\n  status: success\niterations: []\n",
     )
     _room(project, "judged", {"secret": True, "stdout": "Hello Ada.\n" + SUCCESS})
@@ -276,6 +278,10 @@ def as_version_3(record: dict[str, Any]) -> dict[str, Any]:
     if record.get("judge") is not None:
         for name, value in ADDED_TO_JUDGE.items():
             record["judge"].setdefault(name, value)
+    # What an iteration's infrastructure error rests on (issue 39): every one of these
+    # runs' is the agent's own "API Error: 529" line.
+    for iteration in record["iterations"]:
+        iteration.setdefault("infra_evidence", "agent" if iteration["infra_error"] else None)
     return record
 
 
