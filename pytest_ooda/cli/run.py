@@ -121,6 +121,22 @@ def _lint_gate(config: Config, procedure: str) -> None:
         )
 
 
+def _known(config: Config, name: str) -> None:
+    """A procedure the config does not define at all is a usage mistake (exit 1, as in
+    rooda), pointing at ``ooda list``; one it defines badly is its own located error."""
+    from pytest_ooda._util import closest
+
+    if name in config.procedures or name in config.broken:
+        config.procedure(name)
+        return
+    near = closest(name, [*config.procedures, *config.broken])
+    raise UsageError(
+        f"unknown procedure {name!r}",
+        hint=(f"did you mean {near!r}? " if near else "")
+        + "Run `ooda list` to see the available procedures",
+    )
+
+
 def command(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         return _run(args, stack)
@@ -144,7 +160,7 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         show_ai_output=True if args.verbose else None,
     )
     config = load_from_args(args, settings)
-    config.procedure(args.procedure)
+    _known(config, args.procedure)
     if args.replay:
         return _replay(args, settings, config, stack)
     try:

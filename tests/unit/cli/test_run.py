@@ -160,8 +160,11 @@ def test_command_not_found_aborts(workspace: Path, capsys: pytest.CaptureFixture
 
 
 def test_unknown_procedure(workspace: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "biuld", "--ai-cmd", "x"]) == 2
-    assert "did you mean" in capsys.readouterr().err
+    # A usage mistake, as in rooda (exit 1), pointing at `ooda list`.
+    assert main(["run", "biuld", "--ai-cmd", "x"]) == 1
+    err = capsys.readouterr().err
+    assert "did you mean 'build'?" in err
+    assert "Run `ooda list` to see the available procedures" in err
 
 
 @pytest.mark.parametrize(
