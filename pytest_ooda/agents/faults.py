@@ -30,7 +30,6 @@ __all__ = [
 ]
 
 
-
 @dataclass(frozen=True)
 class Fault:
     """One classified failure: its kind, the detail, and the evidence."""
