@@ -7,6 +7,7 @@ a sandbox may hold another installation than the host.
 
 from __future__ import annotations
 
+import os
 import shutil
 from typing import TYPE_CHECKING, Any
 
@@ -18,7 +19,7 @@ if TYPE_CHECKING:
 __all__ = ["agent_version"]
 
 #: Versions asked in this process: (agent, the command that prints it, the program it
-#: resolves to, where it runs) -> the first line it printed.
+#: resolves to and its file's time and size, where it runs) -> the first line it printed.
 _VERSIONS: dict[tuple[Any, ...], str | None] = {}
 
 
@@ -35,7 +36,14 @@ def agent_version(
     if not argv:
         return None
     words = agent.version_argv(argv)
-    key = (agent.name, tuple(words), shutil.which(argv[0]) or argv[0], where)
+    program = shutil.which(argv[0]) or argv[0]
+    try:
+        # An upgrade in place (another file at the same path) is asked again.
+        found = os.stat(program)
+        stamp: tuple[int, int] | None = (found.st_mtime_ns, found.st_size)
+    except OSError:
+        stamp = None
+    key = (agent.name, tuple(words), program, stamp, where)
     if key not in _VERSIONS:
         _VERSIONS[key] = agent.version(argv, launch=launch)
     return _VERSIONS[key]

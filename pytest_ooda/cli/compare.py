@@ -1,7 +1,9 @@
 """``ooda compare BASE NEW``: did a prompt change make each scenario better or worse?
 Per scenario the change in success rate with the two-sided p-value of Fisher's exact
 test (infrastructure errors left out), what the samples could detect, and the change in
-mean iterations and cost; exit 1 on a significant regression."""
+mean iterations and cost; exit 1 on a significant regression. Runs made by another
+agent, version, model or configuration than the other side's (their fingerprints) are
+not compared: the command refuses, naming the difference (``--allow-drift FIELD``)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ooda._types import FINGERPRINT_FIELDS
 from pytest_ooda.cli.common import (
     EXIT_OK,
     append_step_summary,
@@ -24,8 +27,38 @@ if TYPE_CHECKING:
     import argparse
     from collections.abc import Callable
 
+    from pytest_ooda.stats import ScenarioDrift
+
 #: A scenario's success rate fell significantly.
 EXIT_REGRESSED = 1
+#: The comparison cannot be made: its runs were made by different agents (fingerprints),
+#: or a positive control failed (the harness could not observe the behaviour).
+EXIT_CANNOT_COMPARE = 2
+
+
+def refused(drifted: list[ScenarioDrift]) -> bool:
+    """Say why runs cannot be compared (stderr); whether the comparison is refused (a
+    scenario whose runs differ in their fingerprints), not merely unchecked (runs
+    recorded before fingerprints, which are compared, said as a warning)."""
+    for item in drifted:
+        if item.unchecked is not None:
+            note("warning: " + item.lines()[0] + ": the agents cannot be compared")
+    drifts = [item for item in drifted if item.unchecked is None]
+    if not drifts:
+        return False
+    note(
+        "ooda compare: refused: the runs compared were not made by the same agent, "
+        "configured the same way"
+    )
+    for item in drifts:
+        for line in item.lines():
+            note(line)
+    fields = sorted({each.field for item in drifts for each in item.drifts})
+    note(
+        "compare what you meant to compare, or name the fields to let differ: "
+        + " ".join(f"--allow-drift {field}" for field in fields)
+    )
+    return True
 
 
 def add_parser(subparsers: Any) -> None:
@@ -41,7 +74,8 @@ def add_parser(subparsers: Any) -> None:
         "shards, several machines). With $GITHUB_STEP_SUMMARY set, a Markdown summary is "
         "appended to it.",
         epilog="exit codes: 0 no scenario regressed significantly, 1 at least one did (or "
-        "a usage error), 2 a results file cannot be read.",
+        "a usage error), 2 a results file cannot be read, or the comparison cannot be made "
+        "(the runs' agents differ in their fingerprints, or a positive control failed).",
     )
     parser.add_argument("base", metavar="BASE", help="results before the change")
     parser.add_argument(
@@ -96,6 +130,16 @@ def add_parser(subparsers: Any) -> None:
     )
     parser.add_argument("--title", default="ooda compare", help="heading of the Markdown summary")
     add_by_variant_option(parser)
+    parser.add_argument(
+        "--allow-drift",
+        action="append",
+        default=[],
+        choices=FINGERPRINT_FIELDS,
+        metavar="FIELD",
+        help="let the runs compared differ in this field of their agent's fingerprint "
+        f"(repeatable: {', '.join(FINGERPRINT_FIELDS)}); without it a comparison whose "
+        "runs were made by another agent, version, model or configuration is refused",
+    )
     parser.set_defaults(func=command)
 
 
@@ -112,7 +156,7 @@ def add_by_variant_option(parser: argparse.ArgumentParser) -> None:
 def command_by_variant(args: argparse.Namespace) -> int:
     """``ooda compare --by variant RESULTS...``: the ranking and the pairwise tests."""
     from pytest_ooda.report import render_variants_html, variant_markdown, variant_table
-    from pytest_ooda.stats import compare_variants
+    from pytest_ooda.stats import compare_variants, variant_drift
 
     if args.detect is not None:
         raise UsageError(
@@ -123,6 +167,8 @@ def command_by_variant(args: argparse.Namespace) -> int:
     _check_html_path(args.html)
     paths = [args.base, *([args.new] if args.new else []), *args.more_base, *args.more_new]
     results = read_results_noting(paths, summary=True)
+    if refused(variant_drift(results.records, allowed=args.allow_drift)):
+        return EXIT_CANNOT_COMPARE
     comparison = compare_variants(results.records, alpha=args.alpha)
     markdown = variant_markdown(comparison, title=args.title)
     if args.markdown:
@@ -139,7 +185,7 @@ def command_by_variant(args: argparse.Namespace) -> int:
                 comparison, results.records, title=args.title, generated=generated
             ),
         )
-    return EXIT_OK
+    return EXIT_CANNOT_COMPARE if any(pair.blind for pair in comparison.pairs) else EXIT_OK
 
 
 def command(args: argparse.Namespace) -> int:
@@ -148,13 +194,15 @@ def command(args: argparse.Namespace) -> int:
     if args.new is None:
         raise UsageError("ooda compare: give BASE and NEW (or --by variant RESULTS)")
     from pytest_ooda.report import compare_markdown, compare_table, render_compare_html
-    from pytest_ooda.stats import compare, drop_duplicates
+    from pytest_ooda.stats import compare, drop_duplicates, fingerprint_drift
 
     _check_html_path(args.html)
     base = read_results_noting([args.base, *args.more_base], summary=True)
     new = read_results_noting([args.new, *args.more_new], summary=True)
     base_records, _ = drop_duplicates(base.records)
     new_records, _ = drop_duplicates(new.records)
+    if refused(fingerprint_drift(base_records, new_records, allowed=args.allow_drift)):
+        return EXIT_CANNOT_COMPARE
     comparison = compare(base_records, new_records, alpha=args.alpha, k=args.k, detect=args.detect)
     markdown = compare_markdown(comparison, title=args.title)
     if args.markdown:
@@ -178,6 +226,8 @@ def command(args: argparse.Namespace) -> int:
                 whole_new=new.whole,
             ),
         )
+    if comparison.blind:
+        return EXIT_CANNOT_COMPARE
     return EXIT_REGRESSED if comparison.regressed else EXIT_OK
 
 

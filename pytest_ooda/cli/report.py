@@ -130,6 +130,7 @@ def command(args: argparse.Namespace) -> int:
         ablation_lines,
         ablation_markdown,
         ablation_view,
+        fingerprint_lines,
         notes,
         report_markdown,
         stats_table,
@@ -173,7 +174,7 @@ def command(args: argparse.Namespace) -> int:
         print(f"{args.title}: {len(stats)} scenario(s), {runs} run(s) from {files} file(s)")
         print()
         print("\n".join(stats_table(stats, args.k)))
-        for line in [*gates, *notes(stats)]:
+        for line in [*gates, *notes(stats), *fingerprint_lines(stats)]:
             print(line)
         for found in ablations:
             print("\n" + "\n".join(ablation_lines(found)))

@@ -340,6 +340,8 @@ class RunPlan(Portable):
             replaces=self.replaces,
             changed=self.changed,
             trigger=self.trigger,
+            variant_keys=tuple(self.variant.to_yaml()) if self.variant is not None else (),
+            control=self.scenario.control,
         )
 
 

@@ -2,7 +2,8 @@
 the scenario's workspace and the agent material the plan installs (one commit, so the
 agent's changes are the only ones), then the scenario's ``setup:`` commands, run where
 the agent will run and left uncommitted (a change for ``/commit`` to find, a fixture
-started)."""
+started); and the scenario the run is held to (``expect.protect`` has nothing to put
+back from when the run worked in place)."""
 
 from __future__ import annotations
 
@@ -12,13 +13,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
+    from pytest_ooda.errors import OodaWarning
     from pytest_ooda.live.plan import RunPlan
     from pytest_ooda.loop import LoopResult
     from pytest_ooda.results import AssertionEntry
     from pytest_ooda.sandbox import SandboxRun
-    from pytest_ooda.scenario import Assessment, CommandOutcome, MaterialDir
+    from pytest_ooda.scenario import Assessment, CommandOutcome, MaterialDir, Scenario
 
-__all__ = ["fired_fields", "fresh_workspace", "no_loop", "run_setup"]
+__all__ = ["fired_fields", "fresh_workspace", "no_loop", "run_setup", "scenario_to_assess"]
 
 
 def fresh_workspace(source: Path | None, material: Sequence[MaterialDir], target: Path) -> Path:
@@ -86,3 +88,25 @@ def fired_fields(
 
     labels = tuple(activation.label for activation in result.activations)
     return assertion_entries(assessment.assertions), labels, setup
+
+
+def scenario_to_assess(scenario: Scenario, in_place: bool, warnings: list[OodaWarning]) -> Scenario:
+    """The scenario whose expectations the run is held to. A run ``in_place`` (``ooda
+    run`` in the user's own tree) has no source to put protected paths back from: its
+    ``expect.protect`` is left out, and a warning says so."""
+    from dataclasses import replace
+
+    from pytest_ooda.errors import ScenarioWarning
+
+    expect = scenario.expect
+    if not in_place or expect is None or not expect.protect:
+        return scenario
+    warnings.append(
+        ScenarioWarning(
+            f"scenario {scenario.label}: expect.protect ({', '.join(expect.protect)}) is not "
+            "applied: the run worked in the directory itself, so there is no copy to put "
+            "the protected paths back from (pytest -m live runs in a copy)",
+            file=str(scenario.path) if scenario.path is not None else None,
+        )
+    )
+    return replace(scenario, expect=replace(expect, protect=()))

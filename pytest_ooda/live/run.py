@@ -50,6 +50,7 @@ if TYPE_CHECKING:
     from pytest_ooda._types import InfraErrorKind, RunOutcome
     from pytest_ooda.backends import Backend
     from pytest_ooda.config import RedactSettings
+    from pytest_ooda.facts import Fingerprint
     from pytest_ooda.judge import Judged, JudgeInputs
     from pytest_ooda.live.api import ApiOutcome, ApiStep
     from pytest_ooda.live.plan import RunPlan
@@ -408,6 +409,7 @@ class _Ran:
     api: ApiStep | None = None
     #: What the scenario's ``setup:`` commands did before the agent started.
     setup: tuple[CommandOutcome, ...] = ()
+    fingerprint: Fingerprint | None = None
 
 
 class Held(Protocol):
@@ -499,8 +501,9 @@ def _run(
     sandbox and the stack that stops it), or in a fresh sandbox
     (``expect.fresh_sandbox``). ``backend``: the agent as the API step starts it
     (``None``: as the settings say)."""
+    from pytest_ooda.live.fingerprint import take_fingerprint
     from pytest_ooda.live.judging import judge_inputs
-    from pytest_ooda.live.prepare import no_loop, run_setup
+    from pytest_ooda.live.prepare import no_loop, run_setup, scenario_to_assess
     from pytest_ooda.loop import run_loop
 
     agent_box, sandbox = boxes
@@ -517,9 +520,12 @@ def _run(
     )
     started = time.time()
     setup, refused = run_setup(plan, workdir, sandbox, redactor)
+    fingerprint = None
     if refused is not None:
         result = no_loop(plan, workdir, refused, f"the scenario's setup failed: {refused}")
     else:
+        # What the agent is about to load, where it runs (the sandbox's fresh HOME).
+        fingerprint = take_fingerprint(plan, workdir, sandbox)
         result = run_loop(
             plan.procedure,
             plan.settings,
@@ -537,7 +543,7 @@ def _run(
     )
     # Protected paths are put back from the workspace's source first; the commands'
     # output is redacted whole.
-    assessment = _scenario_to_assess(plan.scenario, plan.workdir is not None, warnings).assess(
+    assessment = scenario_to_assess(plan.scenario, plan.workdir is not None, warnings).assess(
         result,
         workdir,
         sandbox=checker,
@@ -558,6 +564,7 @@ def _run(
         queued=None,
         infra_error=infra_error or refused,
         setup=setup,
+        fingerprint=fingerprint,
     )
 
 
@@ -595,28 +602,6 @@ def _checker(
     except SandboxError as error:
         text = f"the fresh sandbox for the verification commands did not start: {error.message}"
         return None, infra_reason("sandbox", text)
-
-
-def _scenario_to_assess(
-    scenario: Scenario, in_place: bool, warnings: list[OodaWarning]
-) -> Scenario:
-    """The scenario whose expectations the run is held to. A run ``in_place`` (``ooda
-    run`` in the user's own tree) has no source to put protected paths back from: its
-    ``expect.protect`` is left out, and a warning says so."""
-    from dataclasses import replace
-
-    expect = scenario.expect
-    if not in_place or expect is None or not expect.protect:
-        return scenario
-    warnings.append(
-        ScenarioWarning(
-            f"scenario {scenario.label}: expect.protect ({', '.join(expect.protect)}) is not "
-            "applied: the run worked in the directory itself, so there is no copy to put "
-            "the protected paths back from (pytest -m live runs in a copy)",
-            file=str(scenario.path) if scenario.path is not None else None,
-        )
-    )
-    return replace(scenario, expect=replace(expect, protect=()))
 
 
 def _finish(
@@ -681,6 +666,7 @@ def _finish(
         started_at=ran.started,
         finished_at=time.time(),
         fired=fired_fields(ran.assessment, result, ran.setup),
+        fingerprint=ran.fingerprint,
     )
     return LiveRun(
         scenario=plan.label,

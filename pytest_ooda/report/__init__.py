@@ -43,6 +43,11 @@ from pytest_ooda.report.render_ablation import (
     ablation_view,
     render_ablation_html,
 )
+from pytest_ooda.report.render_fingerprint import (
+    fingerprint_lines,
+    fingerprint_text,
+    fingerprint_view,
+)
 from pytest_ooda.report.render_history import (
     history_lines,
     history_markdown,
@@ -76,6 +81,9 @@ __all__ = [
     "ablation_view",
     "compare_markdown",
     "compare_table",
+    "fingerprint_lines",
+    "fingerprint_text",
+    "fingerprint_view",
     "gate_lines",
     "history_lines",
     "history_markdown",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from pytest_ooda.report.render_fingerprint import fingerprint_lines
 from pytest_ooda.report.render_text import (
     COMPARE_HEADERS,
     COMPARE_NUMERIC,
@@ -64,7 +65,7 @@ def report_markdown(stats: Sequence[ScenarioStats], *, k: int, title: str) -> st
                 lines.append(f"- :x: **{_cell(item.label)}**: " + _cell("; ".join(problems)))
             else:
                 lines.append(f"- :white_check_mark: {_cell(item.label)}: {item.gates.describe()}")
-    remarks = notes(stats)
+    remarks = [*notes(stats), *fingerprint_lines(stats)]
     if remarks:
         lines += ["", *(f"> {_cell(remark)}" for remark in remarks)]
     return "\n".join(lines) + "\n"
@@ -116,10 +117,13 @@ def variant_markdown(comparison: VariantComparison, *, title: str) -> str:
         for pair in comparison.pairs:
             winner = pair.winner(alpha)
             lift = lift_text(pair).partition(": ")[2]
+            verdict = f"`{winner}` better" if winner else "no difference"
+            if pair.blind is not None:
+                verdict = f"inconclusive: {_cell(pair.blind)}"
             out.append(
                 f"| {pair.label} | {lift} | `{pair.a}` "
                 f"{pair.tally_a.successes}/{pair.tally_a.runs} | "
                 f"`{pair.b}` {pair.tally_b.successes}/{pair.tally_b.runs} | {pair.p_value:.3g} | "
-                f"{pair.adjusted:.3g} | {f'`{winner}` better' if winner else 'no difference'} |"
+                f"{pair.adjusted:.3g} | {verdict} |"
             )
     return "\n".join(out) + "\n"

@@ -275,6 +275,10 @@ def power_lines(comparison: Comparison) -> list[str]:
     for item in comparison.scenarios:
         if item.verdict != "inconclusive":
             continue
+        if item.harness is not None:
+            # Not a matter of sample size: the harness did not see the agent work.
+            lines.append(f"{item.label}: inconclusive: {item.harness}")
+            continue
         if item.detectable is None:
             seen = "no difference inside 0–100% is detectable with these runs"
         else:
@@ -365,6 +369,8 @@ def variant_table(comparison: VariantComparison) -> list[str]:
     for pair in comparison.pairs:
         winner = pair.winner(alpha)
         verdict = f"{winner} better" if winner else "no significant difference"
+        if pair.blind is not None:
+            verdict = f"inconclusive: {pair.blind}"
         lines.append(
             f"  {pair.label}: {lift_text(pair)}; {pair.a} "
             f"{pair.tally_a.successes}/{pair.tally_a.runs} vs "

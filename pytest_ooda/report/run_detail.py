@@ -2,14 +2,16 @@
 its title (``scenario · variant · run k of n``), its verdict and why, each iteration's
 outcome as the loop decided it, the transcript (the agent's output, tool calls with
 input and result, diffs), the verification commands, the protected paths the agent
-changed, and the judge section built for reading — the rubric, a table of votes,
-agreement, the judge's tokens and cost, and whether the votes came from the cache.
+changed, the judge section built for reading — the rubric, a table of votes,
+agreement, the judge's tokens and cost, and whether the votes came from the cache — and
+the agent's fingerprint (its version, model, settings, environment and what it loaded).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from pytest_ooda.report.render_fingerprint import fingerprint_view
 from pytest_ooda.report.render_text import money, seconds
 from pytest_ooda.results import expected_status, shown
 
@@ -233,6 +235,7 @@ def run_view(
         "protected": _protected(record),
         # The record's labelled fields (their columns' ``label``), as declared.
         "facts": shown(record),
+        "fingerprint": fingerprint_view(record.fingerprint),
         "cost": money(record.cost),
         "tokens": "-" if record.usage is None else f"{record.usage.total_tokens:,}",
         "time": seconds(record.elapsed_s),

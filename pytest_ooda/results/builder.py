@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda._types import FileChange, RunOutcome
     from pytest_ooda.config import RunSettings
-    from pytest_ooda.facts import CommandOutcome, ToolCall
+    from pytest_ooda.facts import CommandOutcome, Fingerprint, ToolCall
     from pytest_ooda.redact import Redactor
     from pytest_ooda.results.inputs import IterationFacts, LoopFacts, WorkspaceFacts
     from pytest_ooda.results.schema import AssertionEntry, RecordHead
@@ -148,6 +148,7 @@ def build_record(
         (),
         (),
     ),
+    fingerprint: Fingerprint | None = None,
 ) -> RunRecord:
     """The results record of one finished run: the one builder of records, called once
     a run's outcome is decided (:func:`.classify_outcome`).
@@ -156,7 +157,8 @@ def build_record(
     commands' outcomes, ``judge`` the grading, ``sandbox`` the sandbox's identity,
     ``queued`` the seconds the run waited for a slot, ``protected_changes`` the paths
     under ``expect.protect`` the agent changed, ``fired`` the run's assertions, what
-    fired and its ``setup:`` commands (:mod:`.fired`). Every string that comes from the run is
+    fired and its ``setup:`` commands (:mod:`.fired`), ``fingerprint`` the agent's (with
+    the model its API reported added here). Every string that comes from the run is
     redacted with ``redactor`` (the transcript is redacted as it is built), each tool
     call's texts with ``redact_call`` (``backends.redacted_call``). ``result`` and
     ``changes`` are the loop's and the workspace's own values, read through the
@@ -208,4 +210,24 @@ def build_record(
         ),
         activations=tuple(fired[1]),
         setup=tuple(_command(command, redactor) for command in fired[2]),
+        fingerprint=_fingerprint(fingerprint, models[0] if models else None, redactor),
+    )
+
+
+def _fingerprint(
+    fingerprint: Fingerprint | None, model: str | None, redactor: Redactor
+) -> Fingerprint | None:
+    """The agent's fingerprint with the model its API reported, its version and the
+    names of what it loaded redacted (they come from files and programs of the user's)."""
+    if fingerprint is None:
+        return None
+    return replace(
+        fingerprint.with_model(model),
+        version=redactor(fingerprint.version) if fingerprint.version is not None else None,
+        loaded=MappingProxyType(
+            {
+                kind: tuple(replace(item, name=redactor(item.name)) for item in items)
+                for kind, items in fingerprint.loaded.items()
+            }
+        ),
     )

@@ -18,10 +18,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda._types import FILE_CHANGES, RUN_OUTCOMES
+from pytest_ooda._types import FILE_CHANGES, LOADED_KINDS, LOADED_SCOPES, RUN_OUTCOMES
 from pytest_ooda._util import json_kinds, type_name
 from pytest_ooda.errors import ResultsError, ResultsNestingError, ResultsWarning
-from pytest_ooda.facts import CommandOutcome, ToolCall, Usage
+from pytest_ooda.facts import CommandOutcome, Fingerprint, LoadedItem, ToolCall, Usage
 from pytest_ooda.reader import MAX_DEPTH, Reader, deeper_than
 from pytest_ooda.results.schema import (
     BOOL,
@@ -379,6 +379,50 @@ class RecordReader(Reader):
         if shared is not None:
             self.shared[shared] = fragments
         return fragments
+
+    def read_fingerprint(self, data: dict[str, Any], slot: Slot, where: str) -> Fingerprint | None:
+        """The agent's fingerprint: its name, version, model, settings hash and
+        environment, and what it loaded by kind (each ``{name, scope, sha256}``)."""
+        value = data.get(slot.key)
+        if value is None:
+            return None
+        at = slot.key
+        block = self.mapping(value, None, at)
+        env = block.get("env") or []
+        if not isinstance(env, list) or not all(type(name) is str for name in env):
+            raise self.fail(f"field '{at}.env': expected a list of strings")
+        loaded = self.mapping(block.get("loaded") or {}, None, f"{at}.loaded")
+        kinds: dict[Any, tuple[LoadedItem, ...]] = {}
+        for kind, items in loaded.items():
+            if kind not in LOADED_KINDS:
+                raise self.fail(
+                    f"field '{at}.loaded': expected kinds among {', '.join(LOADED_KINDS)}, "
+                    f"got {kind!r}"
+                )
+            kinds[kind] = tuple(
+                LoadedItem(
+                    self.field(item, "name", STR, here),
+                    self.field(item, "sha256", STR, here),
+                    self._scope(item, here),
+                )
+                for item, here in self.objects(items, f"{at}.loaded.{kind}")
+            )
+        return Fingerprint(
+            agent=self.field(block, "agent", STR, at),
+            version=self.optional_field(block, "version", STR, at),
+            model=self.optional_field(block, "model", STR, at),
+            settings=self.optional_field(block, "settings", STR, at),
+            env=tuple(env),
+            loaded=MappingProxyType(kinds),
+        )
+
+    def _scope(self, item: dict[str, Any], where: str) -> Any:
+        scope = self.field(item, "scope", STR, where)
+        if scope not in LOADED_SCOPES:
+            raise self.fail(
+                f"field '{where}.scope': expected one of {', '.join(LOADED_SCOPES)}, got {scope!r}"
+            )
+        return scope
 
     def read_commands(
         self, data: dict[str, Any], slot: Slot, where: str

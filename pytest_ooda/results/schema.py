@@ -39,7 +39,7 @@ from pytest_ooda._types import EVIDENCE, STATUSES
 
 if TYPE_CHECKING:
     from pytest_ooda._types import FileChange, RunOutcome
-    from pytest_ooda.facts import CommandOutcome, ToolCall, Usage
+    from pytest_ooda.facts import CommandOutcome, Fingerprint, ToolCall, Usage
     from pytest_ooda.results.session import SessionStamp
 
 __all__ = [
@@ -250,6 +250,11 @@ class RecordHead:
     changed: Mapping[str, Any] | None = field(
         default=None, metadata=column(kinds=DICT, codec="kept")
     )
+    #: The keys the run's variant sets (``ai_cmd``, ``claude``): what it changes on
+    #: purpose, which ``ooda compare --by variant`` lets differ between two variants.
+    variant_keys: tuple[str, ...] = field(default=(), metadata=column(kinds=LIST, codec="strings"))
+    #: ``control: true``: the scenario is a positive control (``stats.controls``).
+    control: bool = field(default=False, metadata=column(kinds=BOOL))
 
 
 @dataclass(frozen=True)
@@ -309,6 +314,10 @@ class RunRecord:
     )
     activations: tuple[str, ...] = field(default=(), metadata=column(kinds=LIST, codec="strings"))
     setup: tuple[CommandOutcome, ...] = field(default=(), metadata=column(codec="commands"))
+    #: Which agent made the run, configured how: its version, the model its API
+    #: reported, its settings' hash, its environment, what it loaded (``None``: an HTTP
+    #: API, a run that never started its agent, or a line written before fingerprints).
+    fingerprint: Fingerprint | None = field(default=None, metadata=column(codec="fingerprint"))
 
     @property
     def valid(self) -> bool:
@@ -408,6 +417,7 @@ WRITERS: dict[str, Writer] = {
     "kept": lambda value, key: {key: dict(value) if value is not None else None},
     "sandbox": lambda value, key: {key: dict(value) if value is not None else None},
     "strings": lambda value, key: {key: list(value)},
+    "fingerprint": lambda value, key: {key: value.as_dict() if value is not None else None},
 }
 
 

@@ -60,6 +60,7 @@ _TOP_KEYS = (
     "prompt",
     "setup",
     "triggers",
+    "control",
 )
 _EXPECT_KEYS = (
     "status",
@@ -539,6 +540,10 @@ class Scenario:
     setup: tuple[CommandCheck, ...] = ()
     #: ``triggers:``: prompts that should (not) fire a skill or subagent, each a run.
     triggers: Triggers | None = None
+    #: ``control: true``: a positive control — a scenario that succeeds whenever the
+    #: harness can observe the agent at all; when it fails, the session's gates and
+    #: comparisons are inconclusive, not the prompts' failures (docs/evaluating.md).
+    control: bool = False
 
     @property
     def label(self) -> str:
@@ -608,6 +613,8 @@ class Scenario:
             out["max_tokens"] = self.max_tokens
         if self.repeat is not None:
             out["repeat"] = self.repeat
+        if self.control:
+            out["control"] = True
         if self.workspace is not None:
             out["workspace"] = self.workspace
         if self.prompt is not None:

@@ -96,6 +96,7 @@ def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario
     recorded = read("recorded", partial(read_recorded, check), None)
     expect = read("expect", partial(read_expect, check), None)
     repeat = read("repeat", partial(_repeat, check), None)
+    control = read("control", partial(_flag, check, "control"), False)
     sandbox = read("sandbox", lambda value, mark: _sandbox(check, root, path), None)
     judged = read("judged", partial(_judged, check), None)
     variants = read("variants", partial(_variants, check), ())
@@ -142,6 +143,7 @@ def _scenario(check: Reader, doc: Any, path: Path | None, name: str) -> Scenario
         material=material or None,
         setup=setup,
         triggers=triggers,
+        control=control,
     )
 
 
@@ -183,6 +185,10 @@ def _integer(check: Reader, where: str, minimum: int, value: Any, mark: Mark) ->
 
 def _positive(check: Reader, where: str, value: Any, mark: Mark) -> float:
     return check.positive(value, mark, where)
+
+
+def _flag(check: Reader, where: str, value: Any, mark: Mark) -> bool:
+    return check.flag(value, mark, where)
 
 
 def _choice(check: Reader, where: str, choices: tuple[str, ...], value: Any, mark: Mark) -> str:

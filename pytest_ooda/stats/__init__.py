@@ -4,7 +4,10 @@
 detectable difference and the runs needed, the SPRT of early stopping, the defaults),
 :mod:`.aggregate` (per-scenario statistics over valid runs, infrastructure errors
 apart; aggregate expectations with their minimum of valid runs and early verdicts — the
-gates), :mod:`.comparison` (A/B: regressed / improved / inconclusive) and
+gates), :mod:`.controls` (positive controls: a failed one makes the other scenarios'
+gates and comparisons inconclusive), :mod:`.fingerprints` (whether the runs compared
+were made by the same agent, configured alike), :mod:`.comparison` (A/B: regressed /
+improved / inconclusive) and
 :mod:`.variant_comparison` (``--by variant``: pairwise, Holm-corrected, ranked),
 :mod:`.flakiness` (a scenario across sessions: stable-pass, flaky or stable-fail, and
 change points), :mod:`.leave_one_out` (leave-one-out arms against the full prompt: keep,
@@ -32,6 +35,15 @@ from pytest_ooda.stats.comparison import (
     Comparison,
     ScenarioComparison,
     compare,
+)
+from pytest_ooda.stats.controls import CONTROL_FAILED, harness_blind
+from pytest_ooda.stats.fingerprints import (
+    Drift,
+    ScenarioDrift,
+    drift,
+    fingerprint_drift,
+    variant_drift,
+    varied_fields,
 )
 from pytest_ooda.stats.fired import AssertionStats, TriggerStats
 from pytest_ooda.stats.flakiness import (
@@ -78,6 +90,7 @@ from pytest_ooda.stats.variant_comparison import (
 )
 
 __all__ = [
+    "CONTROL_FAILED",
     "DEFAULT_ALPHA",
     "DEFAULT_K",
     "DEFAULT_MARGIN",
@@ -91,11 +104,13 @@ __all__ = [
     "AssertionStats",
     "ChangePoint",
     "Comparison",
+    "Drift",
     "Gates",
     "HistoryPoint",
     "PairTest",
     "RunsPlan",
     "ScenarioComparison",
+    "ScenarioDrift",
     "ScenarioHistory",
     "ScenarioStats",
     "Sprt",
@@ -108,10 +123,13 @@ __all__ = [
     "compare",
     "compare_variants",
     "difference_interval",
+    "drift",
     "drop_duplicates",
     "early_verdict",
+    "fingerprint_drift",
     "fisher_exact",
     "gate_inconclusive",
+    "harness_blind",
     "history",
     "looks",
     "mcnemar_exact",
@@ -124,6 +142,8 @@ __all__ = [
     "runs_needed",
     "settled_early",
     "summarize",
+    "variant_drift",
     "variant_of",
+    "varied_fields",
     "wilson_interval",
 ]

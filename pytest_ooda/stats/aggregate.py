@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._types import RUN_OUTCOMES, STATUSES
 from pytest_ooda.results import UNMET, ended_because as outcome_because
+from pytest_ooda.stats.controls import apply_controls, harness_blind
 from pytest_ooda.stats.fired import AssertionStats, TriggerStats, assertion_stats, trigger_stats
 from pytest_ooda.stats.inference import (
     CONFIDENCE,
@@ -196,6 +197,12 @@ class ScenarioStats:
     assertions: tuple[AssertionStats, ...] = ()
     #: A trigger set's recall and precision (``None``: not a trigger set).
     triggers: TriggerStats | None = None
+    #: ``control: true``: a positive control (:mod:`.controls`); why it failed, if it
+    #: did; and, for any other scenario, the failed controls of its variant that make
+    #: its gates and comparisons inconclusive.
+    control: bool = False
+    control_failed: str | None = None
+    blocked_by: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -320,6 +327,7 @@ def _stats(procedure: str, scenario: str, records: Sequence[RunRecord], k: int) 
         planned=max(record.head.runs for record in records),
         assertions=assertion_stats(records),
         triggers=trigger_stats(records),
+        control=any(record.head.control for record in records),
     )
 
 
@@ -330,12 +338,14 @@ def summarize(records: Iterable[RunRecord], *, k: int = DEFAULT_K) -> list[Scena
         raise ValueError(f"k must be >= 1, got {k}")
     groups = sorted(_group(records).items())
     spent = spent_sessions(record for _, group in groups for record in group)
-    return [
+    found = [
         replace(_stats(procedure, scenario, group, k), budget_spent=shortfall(group, spent))
         if spent
         else _stats(procedure, scenario, group, k)
         for (procedure, scenario), group in groups
     ]
+    # A failed positive control makes the other scenarios of its variant inconclusive.
+    return apply_controls(found, check_gates)
 
 
 def _exact(rate: float, limit: float) -> str:
@@ -400,12 +410,14 @@ def gate_inconclusive(stats: ScenarioStats) -> str | None:
 
 def check_gates(stats: ScenarioStats) -> list[str]:
     """Every aggregate expectation ``stats`` misses, as a sentence. A gate that cannot
-    be judged (too many infrastructure errors, too few valid runs, a cost limit when no
-    run reported a cost) is missed, not passed: a CI gate must never pass for want of
-    data."""
+    be judged (a positive control of the session failed, too many infrastructure
+    errors, too few valid runs, a cost limit when no run reported a cost) is missed,
+    not passed: a CI gate must never pass for want of data."""
     gates = stats.gates
     if gates is None:
         return []
+    if stats.blocked_by:
+        return [f"inconclusive: {harness_blind(stats)}"]
     errored = inconclusive(stats)
     if errored is not None:
         return [errored]

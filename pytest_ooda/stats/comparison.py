@@ -7,7 +7,9 @@ cost, and which fragments differ between the two prompt versions. A scenario
 *regressed* when its rate fell and the p-value is below ``alpha``, *improved* when it
 rose so; otherwise the comparison is *inconclusive* — never "unchanged", since too few
 runs show no difference either way — and says the smallest difference these sample
-sizes could have detected, and how many runs per side a wanted difference needs.
+sizes could have detected, and how many runs per side a wanted difference needs. A
+scenario the harness could not observe on a side — a positive control of that side
+failed (:mod:`.controls`) — is *inconclusive* too, saying so, never a regression.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from pytest_ooda.stats.aggregate import ScenarioStats, summarize
+from pytest_ooda.stats.controls import harness_blind
 from pytest_ooda.stats.inference import (
     DEFAULT_ALPHA,
     DEFAULT_K,
@@ -53,6 +56,9 @@ class ScenarioComparison:
     #: Why a side made fewer runs than planned for its session's budget: an
     #: inconclusive comparison is then *inconclusive: budget spent*.
     budget_spent: str | None = None
+    #: Why the harness could not observe the scenario on a side (a positive control
+    #: failed there): the verdict is then ``inconclusive``, whatever the rates say.
+    harness: str | None = None
 
     @property
     def verdict_text(self) -> str:
@@ -108,6 +114,11 @@ class Comparison:
     def regressed(self) -> tuple[ScenarioComparison, ...]:
         return tuple(item for item in self.scenarios if item.verdict == "regressed")
 
+    @property
+    def blind(self) -> tuple[ScenarioComparison, ...]:
+        """The scenarios the harness could not observe on a side (a control failed)."""
+        return tuple(item for item in self.scenarios if item.harness is not None)
+
 
 def _fragments(stats: ScenarioStats) -> dict[str, set[str]]:
     """Per fragment place (``observe[0] prompts/look.md``) the hashes it had."""
@@ -123,6 +134,15 @@ def _changed_fragments(base: ScenarioStats, new: ScenarioStats) -> tuple[str, ..
     return tuple(
         key for key in sorted(before.keys() | after.keys()) if before.get(key) != after.get(key)
     )
+
+
+def _blind(base: ScenarioStats, new: ScenarioStats) -> str | None:
+    """Why the harness could not observe a side (its control failed), naming the side."""
+    for side, stats in (("base", base), ("new", new)):
+        why = harness_blind(stats)
+        if why is not None:
+            return f"{why} ({side})"
+    return None
 
 
 def _verdict(base: ScenarioStats, new: ScenarioStats, p_value: float, alpha: float) -> Verdict:
@@ -155,6 +175,7 @@ def compare(
             items.append(ScenarioComparison(key[0], key[1], old, now, None, verdict))
             continue
         p_value = fisher_exact(old.successes, old.failures, now.successes, now.failures)
+        blind = _blind(old, now)
         items.append(
             ScenarioComparison(
                 key[0],
@@ -162,13 +183,14 @@ def compare(
                 old,
                 now,
                 p_value,
-                _verdict(old, now, p_value, alpha),
+                "inconclusive" if blind else _verdict(old, now, p_value, alpha),
                 _changed_fragments(old, now),
                 detectable=min_detectable_difference(
                     old.valid_runs, now.valid_runs, old.rate, alpha=alpha
                 ),
                 needed=None if detect is None else runs_needed(old.rate, detect, alpha=alpha),
                 budget_spent=old.budget_spent or now.budget_spent,
+                harness=blind,
             )
         )
     return Comparison(tuple(items), alpha, detect)

@@ -47,8 +47,17 @@ MIN_HISTORY_RUNS = 5
 
 
 def agent_of(record: RunRecord) -> str | None:
-    """What ran the scenario, as precisely as the record says: the model an agent CLI
-    reported, else the HTTP API's ``provider:model``, else the command line."""
+    """What ran the scenario, as precisely as the record says: its fingerprint's agent,
+    version and model (``claude 2.1.197 (Claude Code), claude-opus-4-8``), else the model
+    an agent CLI reported, else the HTTP API's ``provider:model``, else the command
+    line."""
+    fingerprint = record.fingerprint
+    if fingerprint is not None:
+        return ", ".join(
+            part
+            for part in (f"{fingerprint.agent} {fingerprint.version or ''}".strip(), record.model)
+            if part
+        )
     return record.model or record.head.ai.api or record.head.ai.command
 
 

@@ -21,6 +21,8 @@ from itertools import combinations
 from typing import TYPE_CHECKING
 
 from pytest_ooda._types import PHASES
+from pytest_ooda.stats.aggregate import summarize
+from pytest_ooda.stats.controls import harness_blind
 from pytest_ooda.stats.inference import (
     DEFAULT_ALPHA,
     difference_interval,
@@ -77,6 +79,9 @@ class PairTest:
     tally_b: Tally
     p_value: float
     adjusted: float = 1.0
+    #: Why the harness could not observe one of the two (a control of its variant
+    #: failed): no winner then, whatever the rates say.
+    blind: str | None = None
 
     @property
     def label(self) -> str:
@@ -91,8 +96,9 @@ class PairTest:
         return difference, difference_interval(a.successes, a.runs, b.successes, b.runs)
 
     def winner(self, alpha: float) -> str | None:
-        """The better variant when the difference is significant after correction."""
-        if self.adjusted >= alpha or self.tally_a.rate == self.tally_b.rate:
+        """The better variant when the difference is significant after correction (and
+        the harness could observe both)."""
+        if self.blind or self.adjusted >= alpha or self.tally_a.rate == self.tally_b.rate:
             return None
         return self.a if (self.tally_a.rate or 0) > (self.tally_b.rate or 0) else self.b
 
@@ -132,6 +138,20 @@ def holm(p_values: Sequence[float]) -> list[float]:
     return adjusted
 
 
+def _blind(records: Sequence[RunRecord]) -> dict[tuple[str, str, str], str]:
+    """Why the harness could not observe a scenario under a variant (a positive control
+    of that variant failed), by procedure, scenario and variant."""
+    found: dict[tuple[str, str, str], str] = {}
+    for stats in summarize(records):
+        why = harness_blind(stats)
+        if why is not None and stats.records:
+            head = stats.records[0].head
+            found[(head.procedure, head.scenario, head.variant or NO_VARIANT)] = (
+                f"{why} ({head.variant or NO_VARIANT})"
+            )
+    return found
+
+
 def compare_variants(
     records: Iterable[RunRecord], *, alpha: float = DEFAULT_ALPHA
 ) -> VariantComparison:
@@ -139,6 +159,8 @@ def compare_variants(
     variants ranked (see the module docstring)."""
     if not 0 < alpha < 1:
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
+    records = list(records)
+    blind = _blind(records)
     tallies: dict[tuple[str, str], dict[str, Tally]] = {}
     pooled: dict[str, Tally] = {}
     with_material: set[tuple[str, str, str]] = set()
@@ -163,7 +185,8 @@ def compare_variants(
             p = fisher_exact(
                 ta.successes, ta.runs - ta.successes, tb.successes, tb.runs - tb.successes
             )
-            raw.append(PairTest(procedure, scenario, a, b, ta, tb, p))
+            why = blind.get((procedure, scenario, a)) or blind.get((procedure, scenario, b))
+            raw.append(PairTest(procedure, scenario, a, b, ta, tb, p, blind=why))
     adjusted = holm([pair.p_value for pair in raw])
     pairs = tuple(
         PairTest(
@@ -175,6 +198,7 @@ def compare_variants(
             pair.tally_b,
             pair.p_value,
             value,
+            pair.blind,
         )
         for pair, value in zip(raw, adjusted, strict=True)
     )

@@ -255,6 +255,19 @@ ADDED_IN_VERSION_3 = {
     "budget": None,
     "ablation": None,
     "changed": None,
+    "control": False,
+}
+#: The keys each variant of the session sets (``variant_keys``, issue 36).
+VARIANT_KEYS = {None: [], "json": ["ai_output"]}
+#: The fingerprint (issue 36) of a run of the session's agent command: the catch-all
+#: ``command`` agent, which loads nothing and is never asked its version; its settings
+#: hash covers the command line, which names the project's directory.
+COMMAND_FINGERPRINT = {
+    "agent": "command",
+    "version": None,
+    "settings": "<volatile>",
+    "env": ["*"],
+    "loaded": {},
 }
 #: Keys added within version 3 to a judged run's ``judge``, with their value for the
 #: ``judged`` scenario: the rubric the judge was asked and who judged (issue 30).
@@ -275,6 +288,9 @@ def as_version_3(record: dict[str, Any]) -> dict[str, Any]:
     # Fields added within version 3 since the copy was taken, with their value here.
     for name, value in ADDED_IN_VERSION_3.items():
         record.setdefault(name, value)
+    record.setdefault("variant_keys", VARIANT_KEYS[record["variant"]])
+    fingerprint = {**COMMAND_FINGERPRINT, "model": record["model"]}
+    record.setdefault("fingerprint", fingerprint if record["ai_command"] else None)
     if record.get("judge") is not None:
         for name, value in ADDED_TO_JUDGE.items():
             record["judge"].setdefault(name, value)
@@ -288,6 +304,9 @@ def as_version_3(record: dict[str, Any]) -> dict[str, Any]:
 def session_records(project: Project) -> list[dict[str, Any]]:
     [log] = (project.path / "results").glob("*.jsonl")
     records = [json.loads(line) for line in log.read_text().splitlines()]
+    for record in records:
+        if record.get("fingerprint"):
+            record["fingerprint"]["settings"] = "<volatile>"
     return [normalised(record, project.path) for record in records]
 
 
