@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
+import sys
 from typing import TYPE_CHECKING
 
 from ooda_project import greet_project
@@ -100,6 +102,13 @@ def test_another_agent_version_is_refused_unless_allowed(
     assert "refused" not in err
     assert main(["compare", str(base), str(new), "--allow-drift", "versoin"]) == 1
     assert "invalid choice: 'versoin'" in capsys.readouterr().err
+    # The same through the command in its own process.
+    command = [sys.executable, "-m", "pytest_ooda", "compare", str(base), str(new)]
+    done = subprocess.run(command, capture_output=True, text=True, check=False)
+    assert done.returncode == 2, done.stderr
+    assert "  version: 9.9.1 (Fake Code) (base) vs 9.9.2 (Fake Code) (new)" in done.stderr
+    done = subprocess.run([*command, *allowed], capture_output=True, text=True, check=False)
+    assert done.returncode == 0, done.stderr
 
 
 def test_runs_recorded_before_fingerprints_are_compared_with_a_warning(

@@ -1,16 +1,16 @@
 """The record's ``fingerprint`` (and its head's ``variant_keys`` and ``control``): written
 and read back the same, built with the model the API reported and what came from the
 user's files redacted, every wrong part named at its line, an older line without it
-read as ``None``; shown with its run in the HTML report."""
+read as ``None``; shown with its run in the HTML report and on ``ooda view``'s run page."""
 
 from __future__ import annotations
 
 import json
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
-from sample_records import changed, record
+from sample_records import changed, record, write
 
 from pytest_ooda.errors import ResultsError
 from pytest_ooda.facts import Fingerprint, LoadedItem
@@ -19,6 +19,9 @@ from pytest_ooda.report import fingerprint_text, render_html
 from pytest_ooda.results import decode_record
 from pytest_ooda.results.builder import _fingerprint
 from pytest_ooda.stats import summarize
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 PRINT = Fingerprint(
     agent="claude",
@@ -123,3 +126,20 @@ def test_the_html_report_shows_each_runs_fingerprint() -> None:
         "claude 2.1.197 (Claude Code) · model claude-opus-4-8 · settings 555555555555 · "
         "env LANG, PATH · loaded: skills greet (project); hooks PreToolUse:Write (user)"
     )
+
+
+def test_ooda_views_run_page_shows_the_fingerprint_read_from_the_log(tmp_path: Path) -> None:
+    from pytest_ooda.view import ResultsIndex, Viewer
+
+    shown = changed(record(True), id="with-print", fingerprint=PRINT)
+    write(tmp_path / "20250101T000000Z.jsonl", [shown, changed(record(True), id="without")])
+    viewer = Viewer(ResultsIndex([tmp_path]), k=3)
+    page = viewer.respond("/run/with-print")
+    assert page.status == 200
+    html = page.body.decode("utf-8")
+    assert 'class="fingerprint"' in html
+    assert "<code>2.1.197 (Claude Code)</code>" in html
+    hook = "<td><code>PreToolUse:Write</code></td><td>user</td><td><code>bbbbbbbbbbbb</code>"
+    assert hook in html
+    # A run recorded without one (an HTTP API, an older line) shows none.
+    assert 'class="fingerprint"' not in viewer.respond("/run/without").body.decode("utf-8")
