@@ -38,7 +38,9 @@ def add_parser(subparsers: Any) -> None:
         "comparisons of two sessions or two variants. A session writing into a directory "
         "shows up and fills in while the page is open. The URL is the first line printed.",
         epilog="The pages are the ones `ooda report --html` writes, served by Python's "
-        "http.server; nothing outside the directories is served, and nothing is written.",
+        "http.server; nothing outside the directories is served, and nothing is written. "
+        "Only requests addressed to the server (Host: 127.0.0.1 or localhost and its port) "
+        "are answered.",
     )
     parser.add_argument(
         "dirs",
@@ -50,10 +52,17 @@ def add_parser(subparsers: Any) -> None:
     parser.add_argument(
         "--host",
         default="127.0.0.1",
-        help="the address to listen on (default 127.0.0.1: this machine only)",
+        help="the address to listen on (default 127.0.0.1: this machine only); any other "
+        "address makes a token, printed once in the URL, without which no page is served",
     )
     parser.add_argument(
         "--port", type=_port, default=8000, help="the port (default 8000; 0 picks a free one)"
+    )
+    parser.add_argument(
+        "--token",
+        action="store_true",
+        help="ask for a token on 127.0.0.1 too (other users of this machine reach it); "
+        "printed once in the URL, a cookie after the first visit",
     )
     parser.add_argument(
         "--open",
@@ -90,12 +99,14 @@ def _directories(given: list[str]) -> list[str]:
 
 
 def command(args: argparse.Namespace) -> int:
-    from pytest_ooda.view import ResultsIndex, Viewer, make_server
+    from pytest_ooda.view import ResultsIndex, Viewer, exposure_warning, make_server
 
     directories = _directories(args.dirs)
     index = ResultsIndex(directories)
     try:
-        server = make_server(Viewer(index, k=args.k, title=args.title), args.host, args.port)
+        server, access = make_server(
+            Viewer(index, k=args.k, title=args.title), args.host, args.port, token=args.token
+        )
     except OSError as exc:
         raise UsageError(
             f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc} "
@@ -105,12 +116,15 @@ def command(args: argparse.Namespace) -> int:
     name = host.decode() if isinstance(host, bytes) else str(host)
     shown = f"[{name}]" if ":" in name else name
     url = f"http://{shown}:{port}/"
-    print(url, flush=True)
+    print(access.url(url), flush=True)
     note(f"ooda view: {', '.join(directories)} read-only; Ctrl-C stops it")
+    warning = exposure_warning(name)
+    if warning is not None:
+        note(f"ooda view: {warning}")
     try:
         index.refresh()
         if args.open:
-            open_in_browser(url)
+            open_in_browser(access.url(url))
         server.serve_forever()
     except KeyboardInterrupt:
         note("ooda view: stopped")

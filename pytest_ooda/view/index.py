@@ -184,7 +184,9 @@ class Session:
 
 class ResultsIndex:
     """Every session under ``roots``, refreshed on demand (thread-safe: the server
-    answers requests on threads)."""
+    answers requests on threads). A refresh holds :attr:`lock` and only adds: a new
+    session replaces the :attr:`sessions` mapping, a session's new runs are appended, so
+    a page renders from what it reads without the lock."""
 
     def __init__(self, roots: Sequence[str | Path]) -> None:
         self.roots = [(Path(root).resolve(), str(root)) for root in roots]
@@ -212,7 +214,10 @@ class ResultsIndex:
                     key = self._key(position, root, path)
                     if key not in self.sessions:
                         reader = ResultsFile(path, summary=True, shared=self._shared)
-                        self.sessions[key] = Session(key, root, path, shown, reader)
+                        found = Session(key, root, path, shown, reader)
+                        # A new mapping, not an insertion: pages rendering meanwhile
+                        # iterate the one they took.
+                        self.sessions = {**self.sessions, key: found}
                         changed = True
             for session in self.sessions.values():
                 changed = session.refresh() or changed
