@@ -173,7 +173,14 @@ def test_codex_failures_are_reasons() -> None:
 
 def test_text_is_passed_through_and_the_vocabulary_is_complete() -> None:
     assert parse("plain <promise>SUCCESS</promise>", "text").text.endswith("</promise>")
-    assert output_formats() == ("text", "claude-json", "claude-stream-json", "codex-json")
+    assert output_formats() == (
+        "text",
+        "claude-json",
+        "claude-stream-json",
+        "codex-json",
+        "gemini-stream-json",
+        "gemini-json",
+    )
 
 
 def test_summaries_are_short_single_lines() -> None:

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         (["claude", "-p"], "claude"),
         (["/usr/local/bin/claude"], "claude"),
         (["codex", "exec", "--json", "-"], "codex"),
+        (["/usr/bin/gemini", "-o", "json"], "gemini"),
         (["copilot", "--yolo"], "copilot"),
         (["kiro-cli", "chat"], "kiro-cli"),
         (["python3", "agent.py"], "command"),
@@ -49,8 +50,16 @@ def test_a_command_line_is_claimed_by_its_agent(argv: list[str], agent: str) -> 
 
 
 def test_formats_aliases_and_apis_come_from_the_agents() -> None:
-    assert output_formats() == ("text", "claude-json", "claude-stream-json", "codex-json")
-    assert tool_formats() == ("claude-stream-json", "codex-json")
+    assert output_formats() == (
+        "text",
+        "claude-json",
+        "claude-stream-json",
+        "codex-json",
+        "gemini-stream-json",
+        "gemini-json",
+    )
+    assert tool_formats() == ("claude-stream-json", "codex-json", "gemini-stream-json")
+    assert not output_format("gemini-json").reports_tools
     assert output_format("codex-json").reports_tools
     assert not output_format("claude-json").reports_tools
     assert output_format("claude-json").reports_cost
@@ -61,9 +70,10 @@ def test_formats_aliases_and_apis_come_from_the_agents() -> None:
         "copilot": "copilot --yolo",
         "cursor-agent": "cursor-agent -p -f --output-format text",
     }
-    assert {"anthropic", "openai"} <= set(model_apis())
+    assert {"anthropic", "openai", "gemini"} <= set(model_apis())
+    assert model_apis()["gemini"].base_url_env == "GOOGLE_GEMINI_BASE_URL"
     assert model_apis()["openai"].url_suffix == "/v1"
-    assert {"Bash", "shell"} <= shell_tools()
+    assert {"Bash", "shell", "run_shell_command"} <= shell_tools()
     assert agent_names(plugins=False)[-1] == "command"
 
 

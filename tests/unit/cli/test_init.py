@@ -108,7 +108,12 @@ def test_every_agent_set_up_loads_lint_clean(tmp_path: Path, agent: str) -> None
     lint = _ooda(tmp_path, "lint")
     assert lint.returncode == 0, lint.stdout + lint.stderr
     provenance = _ooda(tmp_path, "show", "hello", "--provenance").stdout
-    expected = {"claude": "claude -p", "codex": "codex exec --json", "command": None}[agent]
+    expected = {
+        "claude": "claude -p",
+        "codex": "codex exec --json",
+        "gemini": "gemini --output-format stream-json",
+        "command": None,
+    }[agent]
     if expected is None:
         assert "my-agent" not in provenance
     else:

@@ -1,0 +1,161 @@
+"""The real Gemini CLI (``@google/gemini-cli``, pinned in .ci/run) as a live run's agent,
+driven offline by a stand-in of the Gemini API on 127.0.0.1 (``gemini_standin.py``):
+``gemini --output-format stream-json --yolo`` writes a file and runs a command in the
+workspace for real, under no sandbox and inside bwrap; its tool calls and tokens reach
+the record; the API's 429 and 401 are infrastructure errors (``rate-limit``, ``auth``)
+read from the CLI's own words, never the prompt's failure; its model calls are recorded
+into a cassette and served back offline through the real CLI.
+
+The CLI reads its base URL from ``GOOGLE_GEMINI_BASE_URL`` and its key from
+``GEMINI_API_KEY``, once ``~/.gemini/settings.json`` selects that way of logging in."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from ooda_project import greet_project
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from ooda_project import Project
+
+STANDIN = Path(__file__).with_name("gemini_standin.py")
+VERSION = "0.61.0"
+GEMINI = "gemini --output-format stream-json --yolo"
+#: The CLI's settings: log in with an API key, trust the workspace without asking.
+SETTINGS = {
+    "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}
+}
+#: Writes hello.py and runs it: three answers, two tool calls, known token counts.
+STEPS: list[dict[str, Any]] = [
+    {"write": {"file_path": "hello.py", "content": "print(6 * 7)\n"}},
+    {"shell": "python3 hello.py > out.txt"},
+    {"text": "Wrote and ran hello.py.\n<promise>SUCCESS</promise>",
+     "usage": {"prompt": 3000, "output": 150}},
+]  # fmt: skip
+SCENARIO = (
+    "procedure: greet\nmax_iterations: 1\nexpect:\n  status: success\n"
+    "  files: {out.txt: {contains: '42'}}\n"
+    "  tools: {called: [write_file, run_shell_command], bash_matches: 'python3 hello.py',"
+    " max_calls: 2}\n"
+    "iterations: []\n"
+)
+
+
+def require_gemini() -> None:
+    if shutil.which("gemini") is None:
+        message = f"Gemini CLI is not installed: npm install -g @google/gemini-cli@{VERSION}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+class Standin:
+    """One stand-in of the Gemini API serving ``sessions``, on a port of its own."""
+
+    def __init__(self, directory: Path, sessions: list[list[dict[str, Any]]]) -> None:
+        script = directory / "script.json"
+        script.write_text(json.dumps({"sessions": sessions}))
+        port_file = directory / "port"
+        self.process = subprocess.Popen(
+            [sys.executable, str(STANDIN), str(script), str(port_file)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 15
+        while not (port_file.exists() and port_file.read_text().strip()):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("the Gemini API stand-in did not start")
+            time.sleep(0.02)
+        self.port = int(port_file.read_text())
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def log(self) -> list[dict[str, Any]]:
+        import urllib.request
+
+        with urllib.request.urlopen(f"{self.url}/_standin/log") as answer:
+            return [json.loads(line) for line in answer.read().decode().splitlines()]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+    def use(self, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+        """A ``HOME`` whose Gemini CLI settings log in with the key, and the stand-in as
+        the API."""
+        (home / ".gemini").mkdir(parents=True, exist_ok=True)
+        (home / ".gemini" / "settings.json").write_text(json.dumps(SETTINGS))
+        monkeypatch.setenv("HOME", str(home))
+        for name in ("GEMINI_CLI_HOME", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("GEMINI_API_KEY", "standin-gemini-key")
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", self.url)
+
+
+@pytest.fixture
+def standin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Standin]]:
+    require_gemini()
+    started: list[Standin] = []
+
+    def start(sessions: list[list[dict[str, Any]]]) -> Standin:
+        server = Standin(tmp_path_factory.mktemp("gemini-standin"), sessions)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
+    return greet_project(pytester, monkeypatch)
+
+
+def _records(project: Project) -> list[dict[str, Any]]:
+    [results] = (project.path / ".ooda/results").glob("*.jsonl")
+    return [json.loads(line) for line in results.read_text().splitlines()]
+
+
+def _live(project: Project, *args: str, command: str = GEMINI) -> pytest.RunResult:
+    return project.run("-m", "live", "-k", "geminied", f"--ooda-ai-cmd={command}", *args)
+
+
+def _check_the_run(project: Project, server: Standin) -> None:
+    [record] = _records(project)
+    assert record["outcome"] == "success", record.get("error_reason")
+    [iteration] = record["iterations"]
+    calls = iteration["tool_calls"]
+    assert [call["name"] for call in calls] == ["write_file", "run_shell_command"]
+    assert calls[0]["summary"] == "hello.py"
+    assert calls[1]["summary"] == "python3 hello.py > out.txt"
+    assert all(call["ok"] for call in calls)
+    # The CLI sums every call's usage, its router's included; it reports no cost.
+    assert record["usage"]["input_tokens"] == 200 + 1000 + 1000 + 3000
+    assert record["usage"]["output_tokens"] == 10 + 50 + 50 + 150
+    assert record["usage"]["cost"] is None
+    served = [entry["served"] for entry in server.log()]
+    assert served == ["router", "tool:write", "tool:shell", "text"]
+
+
+def test_gemini_writes_and_runs_in_the_workspace_with_no_sandbox(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = standin([STEPS])
+    server.use(monkeypatch, project.path / "home")
+    project.scenario("geminied", SCENARIO)
+    result = _live(project)
+    result.assert_outcomes(passed=1, deselected=7)
+    _check_the_run(project, server)
+    # Read as gemini-stream-json from its own flags: no ai_output was set.
+    assert "tokens=5200in/260out" in result.stdout.str()
