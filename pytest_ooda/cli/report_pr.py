@@ -2,7 +2,9 @@
 scenario the change touched, its verdict with the interval of the difference and what
 the runs could detect, cost and token deltas, the prompt diff by fragment, the
 history's word on it and a link to the HTML report; exit 1 on a significant
-regression, as ``ooda compare`` does."""
+regression, as ``ooda compare`` does. Where the two sides' runs were made by different
+agents (their fingerprints), the comment says so beside the scenario instead of
+refusing as ``ooda compare`` does: the comment is what a reviewer sees."""
 
 from __future__ import annotations
 
@@ -16,7 +18,7 @@ if TYPE_CHECKING:
     import argparse
 
     from pytest_ooda.results import Results, RunRecord
-    from pytest_ooda.stats import Comparison
+    from pytest_ooda.stats import Comparison, ScenarioDrift
 
 #: A touched scenario regressed significantly.
 EXIT_REGRESSED = 1
@@ -24,7 +26,7 @@ EXIT_REGRESSED = 1
 
 def command(args: argparse.Namespace) -> int:
     from pytest_ooda.report import pr_markdown
-    from pytest_ooda.stats import compare, drop_duplicates, history
+    from pytest_ooda.stats import compare, drop_duplicates, fingerprint_drift, history
 
     base_path, new_path = args.pr
     base = read_results_noting([base_path], summary=True)
@@ -39,6 +41,7 @@ def command(args: argparse.Namespace) -> int:
     markdown = pr_markdown(
         comparison,
         histories=histories,
+        drift=_drift(fingerprint_drift(base_records, new_records)),
         report_url=args.report_url,
         whole_base=base.whole,
         whole_new=new.whole,
@@ -62,6 +65,15 @@ def command(args: argparse.Namespace) -> int:
         )
         return EXIT_REGRESSED
     return EXIT_OK
+
+
+def _drift(found: list[ScenarioDrift]) -> dict[str, str]:
+    """By scenario, how its two sides' agents differ, in words."""
+    return {
+        item.label: "; ".join(each.describe(item.names) for each in item.drifts)
+        for item in found
+        if item.drifts
+    }
 
 
 def _write_html(path: Path, comparison: Comparison, base: Results, new: Results) -> None:

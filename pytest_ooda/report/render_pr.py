@@ -1,7 +1,9 @@
 """One pull-request comment (``ooda report --pr BASE NEW``): per scenario the change
 touched, the verdict with the interval of the difference and the smallest change the
 runs could detect, the cost and token deltas, the prompt diff by fragment (folded),
-what the scenario's history says of it, and a link to the HTML report.
+what the scenario's history says of it, and a link to the HTML report. A scenario whose
+two sides were not made by the same agent (their fingerprints differ) or whose positive
+control failed says so: its verdict measures that too, or nothing.
 
 The comment starts with :data:`MARKER`, a hidden HTML comment: the action that posts it
 finds its own comment by it and edits it on the next push instead of adding another.
@@ -161,6 +163,7 @@ def pr_markdown(
     untouched: Collection[str] = (),
     histories: Mapping[str, ScenarioHistory] | None = None,
     budget: Mapping[str, str] | None = None,
+    drift: Mapping[str, str] | None = None,
     report_url: str | None = None,
     whole_base: Callable[[RunRecord], RunRecord] = _same,
     whole_new: Callable[[RunRecord], RunRecord] = _same,
@@ -169,8 +172,9 @@ def pr_markdown(
     """The comment's Markdown. ``touched``: the scenarios the change touched (``None``:
     every scenario compared); ``untouched``: the ones that replayed; ``histories``: by
     label, the base side's history; ``budget``: by label, why a budget left its runs
-    short."""
+    short; ``drift``: by label, how the two sides' agents differ (``stats.fingerprint_drift``)."""
     budget = budget or {}
+    drift = drift or {}
     histories = histories or {}
     confidence = 1 - comparison.alpha
     items = [item for item in comparison.scenarios if touched is None or item.label in set(touched)]
@@ -196,7 +200,14 @@ def pr_markdown(
         lines.append("")
     for item in items:
         notes = []
-        if item.verdict == "inconclusive" and item.detectable is not None:
+        if item.label in drift:
+            notes.append(
+                f"not the same agent on both sides ({drift[item.label]}): the difference "
+                "measures that too, not the prompt alone"
+            )
+        if item.harness is not None:
+            notes.append(f"inconclusive: {item.harness}")
+        elif item.verdict == "inconclusive" and item.detectable is not None:
             notes.append(
                 f"these runs could only detect a change of {item.detectable * 100:.0f} pp or more"
             )

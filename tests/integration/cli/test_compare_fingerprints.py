@@ -4,7 +4,8 @@ refused with the difference named (exit 2) unless ``--allow-drift`` lets it diff
 runs recorded before fingerprints are compared with a warning. ``--by variant`` lets
 two variants differ in what their keys change (another agent command, the material a
 lift installs) and nothing else. A failed positive control makes the comparison
-inconclusive, not a regression."""
+inconclusive, not a regression. ``ooda report --pr`` compares both, saying so beside the
+scenario."""
 
 from __future__ import annotations
 
@@ -102,6 +103,13 @@ def test_another_agent_version_is_refused_unless_allowed(
     assert "refused" not in err
     assert main(["compare", str(base), str(new), "--allow-drift", "versoin"]) == 1
     assert "invalid choice: 'versoin'" in capsys.readouterr().err
+    # The pull-request comment compares them, saying beside the scenario what differs.
+    assert main(["report", "--pr", str(base), str(new)]) == 0
+    assert (
+        "- not the same agent on both sides (version: 9.9.1 (Fake Code) (base) vs 9.9.2 "
+        "(Fake Code) (new); skills: planted (user) only in new): the difference measures "
+        "that too, not the prompt alone"
+    ) in capsys.readouterr().out.splitlines()
     # The same through the command in its own process.
     command = [sys.executable, "-m", "pytest_ooda", "compare", str(base), str(new)]
     done = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -180,6 +188,9 @@ def test_a_failed_control_makes_the_comparison_inconclusive_not_a_regression(
     assert f"greet/happy: inconclusive: {why}" in out.splitlines()
     assert f"greet/smoke: inconclusive: {why}" in out.splitlines()
     assert "no scenario regressed significantly" in out
+    # The pull-request comment says the same, and blocks nothing.
+    assert main(["report", "--pr", str(base), str(new)]) == 0
+    assert f"- inconclusive: {why}" in capsys.readouterr().out.splitlines()
     # Without the control, the same runs are a regression.
     for side in (base, new):
         [log] = side.glob("*.jsonl")
