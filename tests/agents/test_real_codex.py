@@ -141,6 +141,12 @@ def _check_the_run(project: Project, server: Standin) -> None:
     assert record["usage"]["output_tokens"] == 80 + 80 + 150
     assert record["usage"]["cost"] is None
     assert [entry["served"] for entry in server.log()] == ["tool:exec", "tool:exec", "text"]
+    # Its fingerprint: the agent, its version as the CLI says it, the model it was served.
+    fingerprint = record["fingerprint"]
+    assert fingerprint["agent"] == "codex"
+    assert fingerprint["version"] == f"codex-cli {VERSION}"
+    assert fingerprint["model"] == record["model"]
+    assert len(fingerprint["settings"]) == 64
 
 
 def test_codex_writes_and_runs_in_the_workspace_with_no_sandbox(
@@ -174,6 +180,9 @@ def test_codex_in_bwrap_with_its_config_and_key_passed_in(
     _check_the_run(project, server)
     [record] = _records(project)
     assert record["sandbox"]["kind"] == "bwrap"
+    # What the agent was given of the environment: the allow-list, its key among it.
+    assert "OPENAI_API_KEY" in record["fingerprint"]["env"]
+    assert "*" not in record["fingerprint"]["env"]
 
 
 @pytest.mark.parametrize(
