@@ -368,8 +368,16 @@ class _Loop:
         counts as a failure (``retry.count_agent_reported_errors``, the policy of
         docs/evaluating.md): then it is an ordinary failed iteration — not tried again,
         counted toward the failure threshold — and the agent cannot take its own failure
-        out of the measurement by saying the API failed."""
-        return out.infra_evidence == "agent" and self.settings.retry.agent_reported == "as_failures"
+        out of the measurement by saying the API failed. An ``auth`` error is the
+        exception: an agent with no credentials stops before it reads the prompt, so no
+        prompt can make it say so, and the run measured nothing (issue 36: an ``error``)."""
+        from pytest_ooda.backends.infra import kind_of
+
+        return (
+            out.infra_evidence == "agent"
+            and self.settings.retry.agent_reported == "as_failures"
+            and kind_of(out.infra_error) != "auth"
+        )
 
     def _finished(
         self, prompt: str, number: int, out: BackendResult, tried: int, duration: float

@@ -149,22 +149,38 @@ def test_a_verifier_outside_the_protected_paths_is_a_located_error(
     )  # fmt: skip
 
 
-# Leaves a process behind that keeps rewriting the protected tests into no-ops (the
-# same names, so the count holds), after they are put back.
+# Leaves a process behind that swaps the protected tests for no-ops (the same names, so
+# the count holds) once they are put back. The restored files are the harness's, not
+# the agent's to write, but the directory holding them is the agent's: the process
+# renames the restored tests away and writes its own. The agent rewrites them first, so
+# the process knows the restore by the original text coming back.
 LINGERING = """\
 import subprocess, sys
 sys.stdin.read()
 noop = "def test_add(): pass\\\\ndef test_zero(): pass\\\\n"
+open("tests/test_app.py", "w").write(noop.replace("\\\\n", "\\n"))
 loop = (
-    "import time\\n"
-    "for _ in range(2400):\\n"
-    f"    open('tests/test_app.py', 'w').write('{noop}')\\n"
-    "    time.sleep(0.05)\\n"
+    "import os, time\\n"
+    "for _ in range(6000):\\n"
+    "    try:\\n"
+    "        if 'assert' in open('tests/test_app.py').read():\\n"
+    "            os.rename('tests', '.restored-tests')\\n"
+    "            os.mkdir('tests')\\n"
+    f"            open('tests/test_app.py', 'w').write('{noop}')\\n"
+    "            break\\n"
+    "    except OSError:\\n"
+    "        pass\\n"
+    "    time.sleep(0.02)\\n"
 )
 subprocess.Popen([sys.executable, "-c", loop], start_new_session=True,
                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 print("All tests pass.\\n<promise>SUCCESS</promise>")
 """
+
+
+# The verification gives a process still running the time to act (up to 5 s): on a
+# loaded machine the verifier could otherwise start first.
+WAIT_FOR_SWAP = "for i in $(seq 100); do [ -d .restored-tests ] && break; sleep 0.05; done"
 
 
 def test_a_process_the_agent_left_decides_only_without_a_fresh_sandbox(
@@ -181,7 +197,7 @@ def test_a_process_the_agent_left_decides_only_without_a_fresh_sandbox(
             f"procedure: greet\nmax_iterations: 1\nworkspace: {name}-repo\n"
             f"sandbox: {{kind: docker, image: '{image}', network: none}}\n"
             f"expect:\n  status: success\n  protect: [tests/]\n{fresh}"
-            "  commands: [{pytest: tests/}]\niterations: []\n",
+            f"  commands: ['{WAIT_FOR_SWAP}', {{pytest: tests/}}]\niterations: []\n",
         )
     project.run("-m", "live", "ooda-config.yml", "--ooda-ai-cmd", "python3 agent.py")
     records = _records(project)

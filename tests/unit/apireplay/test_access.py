@@ -109,12 +109,15 @@ def test_the_sandbox_lets_the_base_urls_through_and_shows_python_to_the_relay() 
     )
     assert docker is not None
     assert docker.options["env"] == (
-        "ANTHROPIC_BASE_URL", "A", "OPENAI_BASE_URL", "ANTHROPIC_API_KEY", "OPENAI_API_KEY",
+        "ANTHROPIC_BASE_URL", "A", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL",
+        "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "OPENAI_API_KEY",
     )  # fmt: skip
     assert "expose" not in docker.options
     relayed = sandbox_for_api(parse_spec({"kind": "bwrap", "network": "none"}), "record", {})
     assert relayed is not None
-    assert relayed.options["env"] == ("ANTHROPIC_BASE_URL", "OPENAI_BASE_URL")
+    assert relayed.options["env"] == (
+        "ANTHROPIC_BASE_URL", "OPENAI_BASE_URL", "GOOGLE_GEMINI_BASE_URL",
+    )  # fmt: skip
     assert sys.base_prefix in relayed.options["expose"]
     assert sandbox_for_api(None, "record") is None
 
