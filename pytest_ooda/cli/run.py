@@ -211,7 +211,7 @@ def _plan(args: argparse.Namespace, settings: SessionSettings, config: Config) -
         scenario.check_writable(target, create=not args.dry_run)
         base = scenario.Scenario(procedure=args.procedure, name=target.stem, path=target)
         if target.exists():
-            base = scenario.load_scenario(target)
+            base = _one_run(scenario.load_scenario(target), "--record")
             if base.procedure != args.procedure:
                 raise UsageError(
                     f"{target} records procedure {base.procedure!r}, not {args.procedure!r}"
@@ -226,6 +226,17 @@ def _plan(args: argparse.Namespace, settings: SessionSettings, config: Config) -
         )
         plan = dataclasses.replace(plan, scenario=recorded)
     return plan
+
+
+def _one_run(loaded: Scenario, flag: str) -> Scenario:
+    """``loaded``, when it is one run to record or replay; a trigger set is one live run
+    per prompt, which ``pytest -m live`` makes (an item each), never recorded."""
+    if loaded.triggers is None:
+        return loaded
+    raise UsageError(
+        f"{flag} {loaded.path}: scenario {loaded.label} is a trigger set (one live run per "
+        f"prompt, never recorded): run it with  pytest -m live -k {loaded.name}"
+    )
 
 
 def _dry_run(args: argparse.Namespace, plan: RunPlan, *, replay: Scenario | None = None) -> int:
@@ -374,7 +385,7 @@ def _replay(
     from pytest_ooda import live, scenario
     from pytest_ooda.settings import SANDBOX
 
-    replay = scenario.load_scenario(args.replay)
+    replay = _one_run(scenario.load_scenario(args.replay), "--replay")
     if replay.procedure != args.procedure:
         raise UsageError(
             f"{args.replay} records procedure {replay.procedure!r}, not {args.procedure!r}"

@@ -443,10 +443,11 @@ def plan_run(
         run=run,
         runs=runs,
         nodeid=nodeid,
-        record_mode=session[RECORD_MODE],
+        # A trigger set's prompt is never recorded: the set's file holds no one run.
+        record_mode=session[RECORD_MODE] if case is None else "none",
         record_failures=session[RECORD_FAILURES],
         record_to=record_to,
-        api=api if api is not None else _api(session, scenario, record_to),
+        api=api if api is not None or case is not None else _api(session, scenario, record_to),
         read_only=read_only,
         watch_workspace=workdir is None or session[RECORD_MODE] != "none",
         stamp=stamp,

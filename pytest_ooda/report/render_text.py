@@ -176,9 +176,10 @@ def notes(stats: Sequence[ScenarioStats]) -> list[str]:
             )
         if item.retries:
             out.append(f"note: {item.label}: {item.retries} retried iteration(s) after errors")
-        if len(item.prompt_versions) > 1:
+        versions = _prompt_versions(item)
+        if versions > 1:
             out.append(
-                f"note: {item.label} mixes {len(item.prompt_versions)} prompt versions "
+                f"note: {item.label} mixes {versions} prompt versions "
                 "(results from before and after a prompt change?); compare them with "
                 "`ooda compare BASE NEW`"
             )
@@ -187,6 +188,17 @@ def notes(stats: Sequence[ScenarioStats]) -> list[str]:
 
     # A session comparing variants (a skill's two versions) leads with their lift.
     return lift_lines(stats) + out + [line for item in stats for line in fired_lines(item)]
+
+
+def _prompt_versions(stats: ScenarioStats) -> int:
+    """How many prompt versions the scenario's runs mix: per prompt of a trigger set,
+    whose prompts differ by design (the most any of them had)."""
+    seen: dict[object, set[str]] = {}
+    for record in stats.records:
+        case = record.head.trigger.get("case") if record.head.trigger is not None else None
+        if record.prompt_sha256:
+            seen.setdefault(case, set()).add(record.prompt_sha256)
+    return max(map(len, seen.values()), default=0)
 
 
 def _mixed(stats: ScenarioStats) -> list[str]:

@@ -328,6 +328,25 @@ def test_replay_of_other_procedure(workspace: Path) -> None:
     assert main(["run", "build", "--replay", str(path)]) == 1
 
 
+@pytest.mark.parametrize("flag", ["--record", "--replay"])
+def test_a_trigger_set_is_neither_recorded_nor_replayed(
+    workspace: Path, capsys: pytest.CaptureFixture[str], flag: str
+) -> None:
+    """A trigger set is a live run per prompt (``pytest -m live``): ``ooda run`` says so
+    before running anything, and leaves the file as it was."""
+    path = workspace / "scenarios" / "build" / "hi.yml"
+    path.parent.mkdir(parents=True)
+    text = "procedure: build\ntriggers: {skill: greet, should: [Greet Ada]}\niterations: []\n"
+    path.write_text(text)
+    cmd = agent_cmd(workspace, SUCCESS)
+    extra = ["--ai-cmd", cmd] if flag == "--record" else []
+    assert main(["run", "build", flag, str(path), *extra]) == 1
+    err = capsys.readouterr().err
+    assert f"{flag} {path}: scenario build/hi is a trigger set" in err
+    assert "pytest -m live -k hi" in err
+    assert path.read_text() == text
+
+
 # --------------------------------------------------------------------------- interruption
 
 

@@ -247,3 +247,21 @@ def test_a_trigger_case_runs_its_prompt_and_records_what_it_asserted(tmp_path: P
     assert again.head.trigger == run.record.head.trigger
     with pytest.raises(ScenarioError, match="no trigger case 'should-9'"):
         plan_run(settings, "greet", scenario, collected=config, trigger="should-9")
+
+
+def test_a_trigger_case_is_never_recorded_into_its_sets_file(tmp_path: Path) -> None:
+    """The set's file holds many prompts, not one run: asked to record everything (the
+    agent's output and its API traffic), a case's run records neither; the scenario
+    itself still would."""
+    text = "procedure: greet\ntriggers: {skill: greet, should: [hi]}\niterations: []\n"
+    config, path = _project(tmp_path, text)
+    settings = session_settings(
+        tmp_path, ai_cmd=_agent({"print": "hello"}), record_mode="all", record_api="all"
+    )
+    scenario = load_scenario(path)
+    whole = plan_run(settings, "greet", scenario, collected=config)
+    assert (whole.record_mode, whole.api is not None) == ("all", True)
+    case = plan_run(settings, "greet", scenario, collected=config, trigger="should-1")
+    assert (case.record_mode, case.api) == ("none", None)
+    run_live(case)
+    assert path.read_text() == text

@@ -5,20 +5,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
-from sample_records import record, sample
+from sample_records import changed, record, sample
 
 from pytest_ooda.report import (
     compare_markdown,
     compare_table,
     gate_lines,
     money,
+    notes,
     render_html,
     report_markdown,
     seconds,
     stats_table,
 )
 from pytest_ooda.stats import compare, summarize
+
+if TYPE_CHECKING:
+    from pytest_ooda.results import RunRecord
 
 
 def test_cells() -> None:
@@ -131,3 +136,17 @@ def test_the_outcomes_column_is_the_same_in_every_rendering() -> None:
         assert words == said.replace(",", "").split()
         assert '<span class="verdict verdict-failure">failure 3</span>' in cell
     assert "loop ended" not in html
+
+
+def test_a_trigger_sets_prompts_are_no_mix_of_prompt_versions() -> None:
+    """Each prompt of a trigger set is its own prompt version by design; only a prompt
+    run under two versions (the skill edited between sessions) is a mix."""
+
+    def case(name: str, prompt: str) -> RunRecord:
+        entry = {"target": "skill greet", "case": name, "should_fire": True, "prompt": "hi"}
+        return changed(record(True, prompt=prompt), trigger=entry)
+
+    cases = [case("should-1", "a" * 64), case("should-2", "b" * 64)]
+    assert not [line for line in notes(summarize(cases)) if "prompt versions" in line]
+    edited = [*cases, case("should-1", "c" * 64)]
+    assert "note: build/happy mixes 2 prompt versions" in "\n".join(notes(summarize(edited)))
