@@ -8,6 +8,8 @@ Per procedure (ids under the config file)::
     <procedure>::live[<name>]        the same scenario against the real AI (marker ``live``)
     <procedure>::live[<name>@<v>#k]  run k of its repeats under variant v (``variants:``,
                                      ``--ooda-variant``)
+    <procedure>::live[<name>/<case>] one prompt of its trigger set (``should-1``; with
+                                     variants and repeats ``live[<name>/<case>@<v>#k]``)
 
 A config file that does not load is one failing ``config`` item; one that declares no
 procedure is one passing ``config`` item carrying its warnings. A procedure whose own
@@ -24,6 +26,7 @@ a skip reported at the item's file.
 
 from __future__ import annotations
 
+from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -209,9 +212,10 @@ class ProcedureNode(pytest.Collector):
                     self, name=f"scenario[{name}]", scenario=paths[0], clash=clash
                 )
             )
-            runs, variants = (1, ()) if clash else self.live_plan(paths[0])
-            for variant in variants or (None,):
-                at = f"{name}@{variant.name}" if variant is not None else name
+            runs, variants, cases = (1, (), ()) if clash else self.live_plan(paths[0])
+            # An item per trigger set's prompt (live[name/should-1]), variant and run.
+            for variant, case in product(variants or (None,), cases or (None,)):
+                at = name + (f"/{case}" if case else "") + (f"@{variant.name}" if variant else "")
                 for run in range(1, runs + 1):
                     live = LiveItem.from_parent(
                         self,
@@ -221,14 +225,17 @@ class ProcedureNode(pytest.Collector):
                         run=run,
                         runs=runs,
                         variant=variant,
+                        trigger=case,
                     )
                     live.add_marker("live")
                     items.append(live)
         return items
 
-    def live_plan(self, path: Path) -> tuple[int, tuple[Variant, ...]]:
-        """The repeats of the scenario at ``path`` and the variants each runs under
-        (its own ``variants:``, then ``--ooda-variant``'s; none: the session's settings).
+    def live_plan(self, path: Path) -> tuple[int, tuple[Variant, ...], tuple[str, ...]]:
+        """The repeats of the scenario at ``path``, the variants each runs under (its
+        own ``variants:``, then ``--ooda-variant``'s; none: the session's settings) and
+        its trigger set's prompts (``should-1``, ``should-not-1``; none: not a trigger
+        set) — an item per prompt, variant and run.
 
         Reading the scenario costs a parse, so it is only read when live items can run
         (``-m live``); otherwise its one item is deselected anyway. A file that does not
@@ -236,15 +243,17 @@ class ProcedureNode(pytest.Collector):
         """
         settings = self.config.stash[SESSION]
         if not live_requested(self.config):
-            return 1, ()
+            return 1, (), ()
         from pytest_ooda.scenario import load_scenario
         from pytest_ooda.variants import merged
 
         try:
             scenario = load_scenario(path)
         except OodaError:
-            return 1, ()
-        return settings.runs_for(scenario.repeat), merged(scenario.variants, settings[VARIANT])
+            return 1, (), ()
+        variants = merged(scenario.variants, settings[VARIANT])
+        cases = scenario.triggers.cases() if scenario.triggers is not None else ()
+        return settings.runs_for(scenario.repeat), variants, tuple(case.id for case in cases)
 
     def scenario_dir(self) -> Path:
         root = self.config.stash[SESSION][SCENARIO_DIR] or self.file_node.path.parent / "scenarios"

@@ -1,10 +1,11 @@
-"""Live items (``live[<name>]``, ``live[<name>@<variant>#k]``): a scenario against the
-real agent, planned with :func:`pytest_ooda.live.plan_run` and run with
-:func:`pytest_ooda.live.run_live` where the item runs — or, under ``--ooda-executor``,
-waited for from the cluster. Here a run's warnings are issued at the scenario file, its
-recording and cassette written, and the item's verdict decided: with an aggregate gate a
-failed run is a sample (``xfail``) and an infrastructure ``error`` is not counted
-(``skip``); without one both fail the item, as a failed run always has.
+"""Live items (``live[<name>]``, ``live[<name>@<variant>#k]``, a trigger set's prompt
+``live[<name>/should-1]``): a scenario against the real agent, planned with
+:func:`pytest_ooda.live.plan_run` and run with :func:`pytest_ooda.live.run_live` where
+the item runs — or, under ``--ooda-executor``, waited for from the cluster. Here a
+run's warnings are issued at the scenario file, its recording and cassette written, and
+the item's verdict decided: with an aggregate gate a failed run is a sample (``xfail``)
+and an infrastructure ``error`` is not counted (``skip``); without one both fail the
+item, as a failed run always has.
 
 :class:`LiveReports`, registered when ``-m live`` selects live items, attaches each
 run's record to its item's call report (:class:`~pytest_ooda.plugin.state.LiveReport`),
@@ -62,15 +63,23 @@ class Cluster(Protocol):
 
 class LiveItem(ScenarioItem):
     """The scenario against the real AI command, in a fresh git-initialised workspace:
-    run ``run_index`` of the scenario's ``run_count`` repeats, under ``variant``."""
+    run ``run_index`` of the scenario's ``run_count`` repeats, under ``variant`` — of
+    its trigger set's prompt ``trigger`` (``should-2``), when it has one."""
 
     def __init__(
-        self, *, run: int = 1, runs: int = 1, variant: Variant | None = None, **kwargs: Any
+        self,
+        *,
+        run: int = 1,
+        runs: int = 1,
+        variant: Variant | None = None,
+        trigger: str | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(**kwargs)
         self.run_index = run
         self.run_count = runs
         self.variant = variant
+        self.trigger = trigger
 
     def plan(self) -> RunPlan:
         """This item's run, decided (:func:`pytest_ooda.live.plan_run`) from the
@@ -97,6 +106,7 @@ class LiveItem(ScenarioItem):
                 stamp=shared.stamp,
                 slots_dir=shared.slots,
                 runs_dir=run_dir(self.config, self.nodeid),
+                trigger=self.trigger,
             )
         except NoAICommandError as missing:
             self.stash[SKIP_AT_ITEM] = True

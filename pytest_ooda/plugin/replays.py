@@ -132,6 +132,15 @@ def present_replay(
     — saying how to record it again when what it replays is a recorded failed run."""
     for warning in checked.warnings:
         issue_at(warning, path)
+    triggers = checked.scenario.triggers
+    if checked.unrecorded and triggers is not None:
+        node = live_nodeid(checked.scenario).rpartition("::")[0] if live_nodeid else ""
+        pytest.skip(
+            f"scenario {checked.scenario.label} is a trigger set: it runs live only, each of "
+            f"its {len(triggers.cases())} prompts an item:  pytest -m live "
+            + (f"{shlex.quote(node)} " if node else "")
+            + f"-k {shlex.quote(checked.scenario.name)}"
+        )
     if checked.unrecorded:
         live = shlex.quote(live_nodeid(checked.scenario)) if live_nodeid is not None else ""
         pytest.skip(

@@ -34,7 +34,9 @@ if TYPE_CHECKING:
 #: The user property a live item leaves when it recorded its scenario (the path); the
 #: run itself travels as its results record (``measure.REPORT_ATTRIBUTE``).
 RECORDED_PROPERTY = "ooda_recorded"
-_REPEAT_SUFFIX = re.compile(r"#\d+\]\Z")
+#: What tells a scenario's live items apart: a trigger set's prompt (``/should-1``),
+#: the variant (``@two``) and the run (``#3``).
+_RUN_PARTS = re.compile(r"/[^@#\]]*|@[^#\]]*|#\d+(?=\]\Z)")
 
 
 class ItemFailure(Exception):
@@ -75,8 +77,9 @@ def count_nodeids(nodeids: Iterable[str]) -> tuple[int, int, int]:
             continue  # agent material (claude[greeter]), not a procedure
         procedures.add((file, procedure))
         if kind == "live":
-            # The runs of a repeated scenario, live[name#1] … live[name#N], are one scenario.
-            rest = _REPEAT_SUFFIX.sub("]", rest)
+            # The runs of a repeated scenario, live[name#1] … live[name#N], its
+            # variants' and its trigger set's prompts' (live[name/should-1@two]): one.
+            rest = _RUN_PARTS.sub("", rest)
         if kind in ("scenario", "live"):
             scenarios.add((file, procedure, rest))
     return len(procedures), len(scenarios), len(files)

@@ -20,7 +20,7 @@ from claude_mock import CLAUDE
 
 from pytest_ooda.agents import MATERIAL_SECTIONS
 from pytest_ooda.cli import main as ooda
-from pytest_ooda.stats import difference_interval
+from pytest_ooda.stats import difference_interval, wilson_interval
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -139,3 +139,166 @@ def test_the_lift_of_a_skill_edit_with_its_interval(
     assert ooda(["compare", "--by", "variant", str(root / ".ooda" / "results")]) == 0
     out = capsys.readouterr().out
     assert f"greet/ada: lift of edited over before: {lift}" in out
+
+
+TRIGGERS = """\
+procedure: greet
+triggers:
+  skill: greet
+  should:
+    - Say hello to Ada for me
+    - Could you welcome our new colleague Bob?
+    - Greet the team
+  should_not:
+    - Write a farewell note for Carol
+    - What does GREETING.md contain?
+iterations: []
+"""
+
+
+def test_a_trigger_sets_recall_and_precision(
+    pytester: pytest.Pytester,
+    agent_mock: Callable[..., AgentMock],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Each prompt of the set is its own live item; the scripted model fires the skill
+    for two of the three that should (the third starts the reviewer instead) and for one
+    of the two that should not."""
+    skill = {"tool": "Skill", "input": {"skill": "greeter:greet", "args": ""}}
+    reviewer = {
+        "tool": "Agent",
+        "input": {"description": "Review", "prompt": "Review", "subagent_type": "greeter:reviewer"},
+    }
+    mock = agent_mock(
+        [
+            [skill, {"text": "Greeted Ada."}],  # should-1: fired
+            [skill, {"text": "Welcomed Bob."}],  # should-2: fired
+            [reviewer, {"text": "Reviewed."}],  # should-3: missed, the reviewer instead
+            [{"text": "Farewell, Carol."}],  # should-not-1: rightly not
+            [skill, {"text": "It greets."}],  # should-not-2: a false alarm
+        ]
+    )
+    mock.use(monkeypatch)
+    monkeypatch.setenv("OODA_CONFIG_HOME", str(pytester.path / ".no-global-config"))
+    shutil.copytree(GREETER, pytester.path / "greeter")
+    (pytester.path / "ooda-config.yml").write_text(
+        f"{SECTION}: [greeter]\n"
+        "procedures:\n  greet:\n    prompt_format: raw\n    act: [{content: Hello}]\n"
+    )
+    (pytester.path / "scenarios" / "greet").mkdir(parents=True)
+    (pytester.path / "scenarios" / "greet" / "greetings.yml").write_text(TRIGGERS)
+    # Plain pytest: the set loads; its replay item is skipped (a trigger set runs live).
+    plain = pytester.runpytest("-p", "no:cacheprovider", "-k", "greetings", "-rs")
+    plain.assert_outcomes(skipped=1, deselected=plain.parseoutcomes().get("deselected", 0))
+    plain.stdout.fnmatch_lines(
+        [
+            "SKIPPED * scenario greet/greetings is a trigger set: it runs live only, each of "
+            "its 5 prompts an item:  pytest -m live ooda-config.yml::greet -k greetings"
+        ]
+    )
+    # Asked to record everything: a trigger set's runs are not one run to record.
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "-m", "live", "--ooda-ai-cmd", CLAUDE, "-W", "ignore", "-v",
+        "--ooda-record-mode=all",
+    )  # fmt: skip
+    result.assert_outcomes(
+        passed=3, failed=2, deselected=result.parseoutcomes().get("deselected", 0)
+    )
+    assert (pytester.path / "scenarios" / "greet" / "greetings.yml").read_text() == TRIGGERS
+    result.stdout.fnmatch_lines(
+        [
+            "*::live?greetings/should-1? PASSED*",
+            "*::live?greetings/should-3? FAILED*",
+            "*::live?greetings/should-not-2? FAILED*",
+        ]
+    )
+    recall, precision = wilson_interval(2, 3), wilson_interval(2, 3)
+    result.stdout.fnmatch_lines(
+        [
+            "greet/greetings: triggers of skill greet: "
+            f"recall 2/3 67% ({recall[0]:.0%}–{recall[1]:.0%}), "
+            f"precision 2/3 67% ({precision[0]:.0%}–{precision[1]:.0%}); "
+            "fired instead: subagent:greeter:reviewer 1"
+        ]
+    )
+    # Each prompt is its own prompt version, by design: no note of mixed versions.
+    result.stdout.no_fnmatch_line("*mixes * prompt versions*")
+    records = [
+        json.loads(line)
+        for path in (pytester.path / ".ooda" / "results").glob("*.jsonl")
+        for line in path.read_text().splitlines()
+    ]
+    cases = sorted((r["trigger"]["case"], r["outcome"]) for r in records)
+    assert cases == [
+        ("should-1", "success"),
+        ("should-2", "success"),
+        ("should-3", "failure"),
+        ("should-not-1", "success"),
+        ("should-not-2", "failure"),
+    ]
+
+
+def test_each_prompt_variant_and_run_of_a_trigger_set_is_its_own_item_under_xdist(
+    pytester: pytest.Pytester,
+    agent_mock: Callable[..., AgentMock],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two prompts × two variants × ``--ooda-repeat 2``: eight items, run by two xdist
+    workers in any order (the model fires the skill every time, so the ``should`` items
+    pass and the ``should_not`` ones fail whichever session serves them), and each
+    variant's summary line counts its own four runs."""
+    mock = agent_mock(
+        [[{"tool": "Skill", "input": {"skill": "greeter:greet", "args": ""}}, {"text": "Hi."}]]
+    )
+    mock.use(monkeypatch)
+    monkeypatch.setenv("OODA_CONFIG_HOME", str(pytester.path / ".no-global-config"))
+    shutil.copytree(GREETER, pytester.path / "greeter")
+    (pytester.path / "ooda-config.yml").write_text(
+        f"{SECTION}: [greeter]\n"
+        "procedures:\n  greet:\n    prompt_format: raw\n    act: [{content: Hello}]\n"
+    )
+    (pytester.path / "scenarios" / "greet").mkdir(parents=True)
+    (pytester.path / "scenarios" / "greet" / "pair.yml").write_text(
+        "procedure: greet\n"
+        "triggers: {skill: greet, should: [Greet Ada], should_not: [Thank Ada]}\n"
+        "variants: {one: , two: }\n"
+        "iterations: []\n"
+    )
+    ids = pytester.runpytest(
+        "-p", "no:cacheprovider", "-m", "live", "--ooda-repeat", "2", "--collect-only", "-q",
+    )  # fmt: skip
+    ids.stdout.fnmatch_lines(
+        [
+            f"ooda-config.yml::greet::live[pair/{case}@{variant}#{run}]"
+            for variant in ("one", "two")
+            for case in ("should-1", "should-not-1")
+            for run in (1, 2)
+        ]
+    )
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "-m", "live", "--ooda-repeat", "2", "-n", "2",
+        "--ooda-ai-cmd", CLAUDE, "-W", "ignore",
+    )  # fmt: skip
+    result.assert_outcomes(passed=4, failed=4)
+    result.stdout.fnmatch_lines(["ooda: 1 procedure, 1 scenario in 1 config file"])
+    low, high = wilson_interval(2, 4)
+    for variant in ("one", "two"):
+        result.stdout.fnmatch_lines(
+            [
+                f"greet/pair@{variant}: triggers of skill greet: recall 2/2 100% (*), "
+                f"precision 2/4 50% ({low:.0%}–{high:.0%})"
+            ]
+        )
+    result.stdout.fnmatch_lines(["FAILED *live?pair/should-not-1@one#1?*"])
+    records = [
+        json.loads(line)
+        for path in (pytester.path / ".ooda" / "results").glob("*.jsonl")
+        for line in path.read_text().splitlines()
+    ]
+    runs = sorted((r["variant"], r["trigger"]["case"], r["run"]) for r in records)
+    assert runs == [
+        (variant, case, run)
+        for variant in ("one", "two")
+        for case in ("should-1", "should-not-1")
+        for run in (1, 2)
+    ]

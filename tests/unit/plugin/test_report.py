@@ -149,6 +149,17 @@ def test_the_runs_of_a_repeated_scenario_count_once() -> None:
     assert count_nodeids(ids) == (1, 2, 1)
 
 
+def test_the_prompts_and_variants_of_a_trigger_set_count_as_its_one_scenario() -> None:
+    ids = [
+        "ooda-config.yml::greet::live[hi/should-1]",
+        "ooda-config.yml::greet::live[hi/should-not-2#3]",
+        "ooda-config.yml::greet::live[hi/should-1@one#2]",
+        "ooda-config.yml::greet::live[hi/should-1@two]",
+        "ooda-config.yml::greet::scenario[hi]",
+    ]
+    assert count_nodeids(ids) == (1, 1, 1)
+
+
 def test_live_line_names_the_run_of_a_repeated_scenario() -> None:
     record = _record(
         run=3,
