@@ -10,7 +10,6 @@ from typing import TYPE_CHECKING, Any
 from pytest_ooda.cli.common import (
     EXIT_OK,
     add_settings,
-    amount,
     fraction,
     load_from_args,
     note,
@@ -51,10 +50,6 @@ def add_parser(subparsers: Any) -> None:
         default=DEFAULT_ROUNDS,
         metavar="N",
         help=f"rounds at most: runs of each arm (default {DEFAULT_ROUNDS})",
-    )
-    parser.add_argument("--budget", type=amount, metavar="USD", help="stop before passing this")
-    parser.add_argument(
-        "--budget-tokens", type=positive_int, metavar="N", help="the same, in tokens"
     )
     parser.add_argument(
         "--phase",
@@ -100,6 +95,7 @@ def command(args: argparse.Namespace) -> int:
     from pytest_ooda.report import ablation_lines, money, render_ablation_html
     from pytest_ooda.results import Budget
     from pytest_ooda.scenario import load_scenario
+    from pytest_ooda.settings import BUDGET, BUDGET_TOKENS
 
     settings = read_settings(args)
     if args.results:
@@ -108,7 +104,7 @@ def command(args: argparse.Namespace) -> int:
     scenario = load_scenario(Path(args.scenario))
     procedure = config.procedure(scenario.procedure)
     places = ablation_arms(procedure, args.phase)
-    budget = Budget(args.budget, args.budget_tokens)
+    budget = Budget(settings[BUDGET], settings[BUDGET_TOKENS])
     note(
         f"ooda ablate: {scenario.label}: the full prompt and {len(places)} arm(s) "
         f"({', '.join(places)}), {args.runs} round(s) at most"

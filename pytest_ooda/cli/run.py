@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from pytest_ooda.live import RunPlan
     from pytest_ooda.loop import LoopEvent
     from pytest_ooda.scenario import Scenario
-    from pytest_ooda.settings import SessionSettings
+    from pytest_ooda.settings import Given, SessionSettings
 
 
 #: ``ooda run``'s exit codes, as ``ooda run --help`` and ``ooda --help`` print them.
@@ -154,11 +154,12 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
     if args.replay and args.record:
         raise UsageError("--replay and --record cannot be combined")
     # The flags decided as the pytest plugin decides its options (the settings table).
-    settings = read_settings(
-        args,
-        typed={"record_mode": Given("all" if args.record else "none", "cli", "--record")},
-        show_ai_output=True if args.verbose else None,
-    )
+    typed = {"record_mode": Given("all" if args.record else "none", "cli", "--record")}
+    show = True if args.verbose else None
+    settings = read_settings(args, typed=typed, show_ai_output=show)
+    limits = _budget_as_limits(settings)
+    if limits:
+        settings = read_settings(args, typed={**typed, **limits}, show_ai_output=show)
     config = load_from_args(args, settings)
     _known(config, args.procedure)
     if args.replay:
@@ -194,6 +195,21 @@ def _run(args: argparse.Namespace, stack: contextlib.ExitStack) -> int:
         else:
             note(f"warning: not recorded: {done.not_recorded}")
     return done.result.exit_code
+
+
+def _budget_as_limits(settings: SessionSettings) -> dict[str, Given]:
+    """``--budget``/``--budget-tokens`` as the run's ``--max-cost``/``--max-tokens``
+    where smaller: ``ooda run`` makes one run, and a session's first run always starts,
+    so its budget is held the one way a single run can be — it stops at the iteration
+    that reaches it."""
+    from pytest_ooda.settings import BUDGET, BUDGET_TOKENS, MAX_COST, MAX_TOKENS, Given
+
+    limits: dict[str, Given] = {}
+    for budget, limit in ((BUDGET, MAX_COST), (BUDGET_TOKENS, MAX_TOKENS)):
+        cap, own = settings[budget], settings[limit]
+        if cap is not None and (own is None or cap < own):
+            limits[limit.name] = Given(cap, "cli", settings.label(budget.name))
+    return limits
 
 
 def _plan(args: argparse.Namespace, settings: SessionSettings, config: Config) -> RunPlan:

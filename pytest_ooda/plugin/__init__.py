@@ -31,6 +31,8 @@ from pytest_ooda.settings import (
     AI_CMD,
     AI_CMD_ALIAS,
     AI_OUTPUT,
+    BUDGET,
+    BUDGET_TOKENS,
     BUILTIN,
     CONFIG,
     DRIFT,
@@ -336,6 +338,10 @@ def register_features(config: pytest.Config, settings: SessionSettings) -> None:
             from pytest_ooda.plugin import results_log
 
             manager.register(results_log.LiveRuns(config), "ooda-results-log")
+        if settings[BUDGET] is not None or settings[BUDGET_TOKENS] is not None:
+            from pytest_ooda.plugin import budget
+
+            manager.register(budget.SessionBudget(config), "ooda-budget")
     if settings[SHARD] is not None:
         from pytest_ooda.plugin import shard
 

@@ -153,6 +153,9 @@ class ClusterRuns:
         from pytest_ooda.executors import job_for
 
         item = self.items[key]
+        budget = self.config.pluginmanager.get_plugin("ooda-budget")
+        if budget is not None and budget.refusal() is not None:
+            return None  # its item says why: not run, budget spent
         plan = item.stash.get(PLANNED, None)
         if plan is None:
             try:
@@ -199,6 +202,7 @@ class ClusterRuns:
         with capture.global_and_fixture_disabled() if capture else contextlib.nullcontext():
             self._live_runs().add(done.record, shown)
         self._stop_early(settled.key, plan)
+        self._stop_for_budget()
 
     def _live_runs(self) -> LiveRuns:
         runs = self.config.pluginmanager.get_plugin("ooda-results-log")
@@ -215,6 +219,14 @@ class ClusterRuns:
         for other in self.dispatcher.pending():
             if self.scenarios[other] == same:
                 self.dispatcher.cancel(other)
+
+    def _stop_for_budget(self) -> None:
+        """Once the session's budget is spent, cancel every run not begun."""
+        budget = self.config.pluginmanager.get_plugin("ooda-budget")
+        if self.dispatcher is None or budget is None or budget.refusal() is None:
+            return
+        for other in self.dispatcher.pending():
+            self.dispatcher.cancel(other)
 
     # ------------------------------------------------------------------ the items
 
@@ -248,6 +260,9 @@ class ClusterRuns:
             raise settled.error
         if settled.cancelled:
             item.stash[SKIP_AT_ITEM] = True
+            budget = self.config.pluginmanager.get_plugin("ooda-budget")
+            if budget is not None:
+                budget.before(item, plan)  # not run: budget spent
             pytest.skip("cancelled before it began: its scenario's gate was settled")
         done, recorded = self.done.pop(key)
         if settled.failed:

@@ -47,6 +47,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from pytest_ooda.live import LiveRun, RunPlan
+    from pytest_ooda.plugin.budget import SessionBudget
     from pytest_ooda.plugin.early_stop import EarlyStop
     from pytest_ooda.plugin.resume import Resume
     from pytest_ooda.variants import Variant
@@ -155,6 +156,9 @@ def before_run(item: LiveItem, plan: RunPlan) -> RunPlan:
     early = cast("EarlyStop | None", manager.get_plugin("ooda-early-stop"))
     if early is not None:
         early.before(item, plan)
+    budget = cast("SessionBudget | None", manager.get_plugin("ooda-budget"))
+    if budget is not None:
+        budget.before(item, plan)
     return plan
 
 

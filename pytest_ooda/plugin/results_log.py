@@ -77,9 +77,11 @@ class LiveRuns:
         if resume is not None:
             self._earlier = {record.id: record for record in resume.finished().values()}
             series = resume.series()
+        from pytest_ooda.plugin.budget import stamped
         from pytest_ooda.results import SessionStamp
 
         self.stamp = SessionStamp.start(self.settings.root, started=self._started, series=series)
+        self.stamp = stamped(self.stamp, self.settings)
         session_dir(config).stamp = self.stamp
 
     @property
@@ -182,6 +184,9 @@ class LiveRuns:
         # Early stopping on any worker reads this before starting another run.
         if self.early_stop is not None:
             self.early_stop.count(record)
+        budget = self.config.pluginmanager.get_plugin("ooda-budget")
+        if budget is not None:
+            budget.count(record)
         if self.log_error is not None:
             return
         log = self._results_log()
@@ -253,7 +258,10 @@ class LiveRuns:
                 terminalreporter.write_line(line)
         for line in self.gate_lines:
             failed = line.startswith("FAILED")
-            terminalreporter.write_line(f"gate {line}", red=failed, green=not failed)
+            unjudged = line.startswith("inconclusive")
+            terminalreporter.write_line(
+                f"gate {line}", red=failed, yellow=unjudged, green=not (failed or unjudged)
+            )
         missed = sum(1 for line in self.gate_lines if line.startswith("FAILED"))
         if missed:
             _last_line_says(terminalreporter, missed)

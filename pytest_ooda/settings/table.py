@@ -133,6 +133,32 @@ MAX_TOKENS: Setting[int | None] = Setting(
     ini="ooda_max_tokens",
     run="max_tokens",
 )
+BUDGET: Setting[float | None] = Setting(
+    "budget",
+    "budget of the whole session in US dollars: no live run starts once the next, at "
+    "the mean cost of those finished, would pass it; what it leaves unrun is reported "
+    "`not run: budget spent` and makes its scenarios' gates and comparisons inconclusive, "
+    "never failed",
+    checks.amount,
+    metavar="USD",
+    pytest="--ooda-budget",
+    ooda=("--budget",),
+    ooda_help="budget of the session in US dollars: no run starts once the next would pass "
+    "it (ooda run's one run stops at the iteration that reaches it, as --max-cost)",
+    ini="ooda_budget",
+    env="OODA_BUDGET",
+)
+BUDGET_TOKENS: Setting[int | None] = Setting(
+    "budget_tokens",
+    "budget of the whole session in tokens (input, output and cache): as --ooda-budget",
+    checks.positive,
+    metavar="N",
+    pytest="--ooda-budget-tokens",
+    ooda=("--budget-tokens",),
+    ooda_help="the same in tokens (ooda run's one run: as --max-tokens)",
+    ini="ooda_budget_tokens",
+    env="OODA_BUDGET_TOKENS",
+)
 RECORD_MODE: Setting[RecordMode] = Setting(
     "record_mode",
     "record live runs into scenario files: none (default), once (only scenarios "
@@ -391,6 +417,8 @@ SETTINGS: tuple[Setting[Any], ...] = (
     CONTEXT,
     MAX_COST,
     MAX_TOKENS,
+    BUDGET,
+    BUDGET_TOKENS,
     RECORD_MODE,
     RECORD_FAILURES,
     RECORD_API,

@@ -308,6 +308,52 @@ CASES_TABLE = (
         ooda=("--max-tokens=900",),
     ),
     Setting(
+        "budget (the session's)",
+        ({"skipped": 2}, 1),
+        plan=None,
+        # $0.001 a run: a second would pass $0.0015, so one of the three runs is made.
+        agent=lambda run: (
+            {key: n for key, n in run.outcomes().items() if key == "skipped"},
+            len(run.runs),
+        ),
+        scenario="repeat: 3\n",
+        pytest=(
+            "--ooda-ai-cmd={agent} --claude-json",
+            "--ooda-ai-output=claude-json",
+            "--ooda-budget=0.0015",
+        ),
+        agent_flag=False,
+    ),
+    Setting(
+        "budget_tokens (ini)",
+        ({"skipped": 2}, 1),
+        plan=None,
+        # 10 tokens a run: a second would pass 15.
+        agent=lambda run: (
+            {key: n for key, n in run.outcomes().items() if key == "skipped"},
+            len(run.runs),
+        ),
+        scenario="repeat: 3\n",
+        ini="[pytest]\nooda_budget_tokens = 15\n",
+        pytest=("--ooda-ai-cmd={agent} --claude-json", "--ooda-ai-output=claude-json"),
+        agent_flag=False,
+    ),
+    Setting(
+        "budget (ooda run's one run)",
+        0.5,
+        # ooda run makes one run: its budget holds it as --max-cost does.
+        plan=lambda plan: plan.settings.max_cost,
+        agent=lambda run: run.done.result.max_cost,
+        ooda=("--budget=0.5", "--max-cost=2"),
+    ),
+    Setting(
+        "budget_tokens (ooda run's one run)",
+        900,
+        plan=lambda plan: plan.settings.max_tokens,
+        agent=lambda run: run.done.result.max_tokens,
+        ooda=("--budget-tokens=900",),
+    ),
+    Setting(
         "show_ai_output",
         True,
         plan=lambda plan: plan.settings.show_ai_output,
