@@ -34,6 +34,7 @@ from pytest_ooda.settings import (
     BUDGET,
     BUDGET_TOKENS,
     BUILTIN,
+    CHANGED,
     CONFIG,
     DRIFT,
     EXECUTOR,
@@ -342,6 +343,10 @@ def register_features(config: pytest.Config, settings: SessionSettings) -> None:
             from pytest_ooda.plugin import budget
 
             manager.register(budget.SessionBudget(config), "ooda-budget")
+    if settings[CHANGED] is not None:
+        from pytest_ooda.plugin import changed
+
+        manager.register(changed.ChangedSelection(config), "ooda-changed")
     if settings[SHARD] is not None:
         from pytest_ooda.plugin import shard
 

@@ -167,6 +167,9 @@ class ClusterRuns:
             if planned is None:
                 return None
             plan = planned
+            changed = self.config.pluginmanager.get_plugin("ooda-changed")
+            if changed is not None:
+                plan = changed.before(plan)  # why it runs live, in its record
             item.stash[PLANNED] = plan
         self.plans[key] = plan
         return job_for(plan), plan.settings.retry.attempts

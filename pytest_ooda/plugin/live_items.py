@@ -48,6 +48,7 @@ if TYPE_CHECKING:
 
     from pytest_ooda.live import LiveRun, RunPlan
     from pytest_ooda.plugin.budget import SessionBudget
+    from pytest_ooda.plugin.changed import ChangedSelection
     from pytest_ooda.plugin.early_stop import EarlyStop
     from pytest_ooda.plugin.resume import Resume
     from pytest_ooda.variants import Variant
@@ -159,6 +160,9 @@ def before_run(item: LiveItem, plan: RunPlan) -> RunPlan:
     budget = cast("SessionBudget | None", manager.get_plugin("ooda-budget"))
     if budget is not None:
         budget.before(item, plan)
+    changed = cast("ChangedSelection | None", manager.get_plugin("ooda-changed"))
+    if changed is not None:
+        plan = changed.before(plan)
     return plan
 
 

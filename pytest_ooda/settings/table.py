@@ -298,6 +298,14 @@ RESUME: Setting[bool] = Setting(
     pytest="--ooda-resume",
     ini="ooda_resume",
 )
+CHANGED: Setting[str | None] = Setting(
+    "changed",
+    "run live only the scenarios a change since this git revision touched (their prompts "
+    "or workspace differ: `ooda changed REF` prints the selection); the others replay",
+    checks.text,
+    metavar="REF",
+    pytest="--ooda-changed",
+)
 STOP_EARLY: Setting[bool] = Setting(
     "stop_early",
     "skip a gated scenario's remaining runs once a sequential test has settled its "
@@ -432,6 +440,7 @@ SETTINGS: tuple[Setting[Any], ...] = (
     EXECUTOR,
     SHIP,
     RESUME,
+    CHANGED,
     STOP_EARLY,
     FRAGMENT_COVERAGE,
     LINT_SEVERITY,

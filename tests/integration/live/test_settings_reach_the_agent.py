@@ -308,6 +308,16 @@ CASES_TABLE = (
         ooda=("--max-tokens=900",),
     ),
     Setting(
+        "changed",
+        "--ooda-changed: git rev-parse: fatal: not a git repository (or any of the parent "
+        "directories): .git",
+        plan=None,
+        # Where it acts, the revision is read from git: this project is no repository
+        # (tests/integration/plugin/test_option_ooda_changed.py runs the selection).
+        agent=_usage_error,
+        pytest=("--ooda-changed=main",),
+    ),
+    Setting(
         "budget (the session's)",
         ({"skipped": 2}, 1),
         plan=None,
