@@ -366,3 +366,6 @@ __all__ = [
     "Verdict",
     "parse_bool",
 ]
+
+#: What a procedure config or scenario file's name ends with: they are YAML.
+SCENARIO_SUFFIXES = (".yml", ".yaml")

@@ -4,7 +4,8 @@ the config's ``scenarios/`` folder (or of the files named), found in one pass.
 A scenario file is read by the same loader pytest uses, in its collecting mode, so a
 file with three mistakes is three findings; a ``procedure:`` naming no procedure of the
 config gets the closest name; a folder that names no procedure is one finding at its
-first file, since its scenarios would never run.
+first file, since its scenarios would never run; so is a scenario file left loose in the
+root, beside the folders.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from pytest_ooda._types import SCENARIO_SUFFIXES
 from pytest_ooda._util import closest
 from pytest_ooda.errors import OodaError
 
@@ -21,9 +23,6 @@ if TYPE_CHECKING:
     from pytest_ooda.lint.findings import Collector
 
 __all__ = ["SCENARIO_SUFFIXES", "lint_scenarios", "scenario_files"]
-
-#: What a scenario file's name ends with.
-SCENARIO_SUFFIXES = (".yml", ".yaml")
 
 
 def scenario_files(root: Path) -> dict[str, list[Path]]:
@@ -71,9 +70,17 @@ def lint_scenarios(
     config's procedures (``None`` when the config did not load: each file is then
     checked on its own)."""
     from pytest_ooda.errors import ScenarioError
-    from pytest_ooda.scenario import load_for, load_scenario, workspace_of
+    from pytest_ooda.scenario import (
+        load_for,
+        load_scenario,
+        loose_scenario_error,
+        loose_scenario_files,
+        workspace_of,
+    )
 
     targets: list[tuple[Path, str | None]] = [(Path(file), None) for file in files]
+    for path in loose_scenario_files(root) if root is not None else ():
+        _add(out, loose_scenario_error(path, f"{path.parent.name}/{path.name}"), None)
     for name, paths in (scenario_files(root) if root is not None else {}).items():
         if known is None:
             targets.extend((path, None) for path in paths)

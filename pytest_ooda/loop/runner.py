@@ -371,7 +371,7 @@ class _Loop:
         out of the measurement by saying the API failed. An ``auth`` error is the
         exception: an agent with no credentials stops before it reads the prompt, so no
         prompt can make it say so, and the run measured nothing (issue 36: an ``error``)."""
-        from pytest_ooda.backends.infra import kind_of
+        from pytest_ooda.backends import kind_of
 
         return (
             out.infra_evidence == "agent"

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from pytest_ooda import settings as ooda_settings
+from pytest_ooda._types import SCENARIO_SUFFIXES
 from pytest_ooda.errors import OodaError, UsageError
 from pytest_ooda.plugin.fixtures import HttpAIStub, Runner, ScriptFactory, WorkspaceFactory
 from pytest_ooda.settings import (
@@ -57,8 +58,6 @@ if TYPE_CHECKING:
     from pytest_ooda.settings import SessionSettings, Setting
 
 
-#: Procedure config and scenario files are YAML.
-SCENARIO_SUFFIXES = (".yml", ".yaml")
 #: The session's settings, decided once at ``pytest_configure``.
 SESSION = pytest.StashKey["SessionSettings"]()
 

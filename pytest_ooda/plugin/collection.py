@@ -32,10 +32,10 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from pytest_ooda._types import PROMPT_PARTS
+from pytest_ooda._types import PROMPT_PARTS, SCENARIO_SUFFIXES
 from pytest_ooda._util import closest, display_path
 from pytest_ooda.errors import OodaError, ScenarioError
-from pytest_ooda.plugin import SCENARIO_SUFFIXES, SESSION, live_requested
+from pytest_ooda.plugin import SESSION, live_requested
 from pytest_ooda.plugin.items import (
     BrokenConfigItem,
     ConfigItem,
@@ -326,6 +326,7 @@ def fail_orphan_scenarios(config: pytest.Config, items: list[pytest.Item]) -> No
     for root, names in declared.items():
         if root in broken_roots or not root.is_dir():
             continue
+        _fail_loose_scenarios(config, root, owner[root], items)
         for folder in sorted(root.iterdir()):
             if folder.name in names or folder.name.startswith(".") or not folder.is_dir():
                 continue
@@ -351,6 +352,20 @@ def fail_orphan_scenarios(config: pytest.Config, items: list[pytest.Item]) -> No
                     owner[root], name=f"scenarios[{folder.name}]", error=error
                 )
             )
+
+
+def _fail_loose_scenarios(
+    config: pytest.Config, root: Path, owner: ConfigFile, items: list[pytest.Item]
+) -> None:
+    """An item that fails for each scenario file left directly in ``root``, beside the
+    procedures' folders: the folder names a scenario's procedure, so it never runs."""
+    from pytest_ooda.scenario import loose_scenario_error, loose_scenario_files
+
+    for path in loose_scenario_files(root):
+        error = loose_scenario_error(path, display_path(path, config.rootpath))
+        items.append(
+            OrphanScenariosItem.from_parent(owner, name=f"scenarios[{path.name}]", error=error)
+        )
 
 
 def load_collected(path: Path, overrides: dict[str, Any] | None = None) -> LoadedFile:

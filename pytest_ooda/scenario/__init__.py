@@ -22,7 +22,12 @@ from pytest_ooda.scenario.drift import (
 )
 from pytest_ooda.scenario.drive import TriggerCase, Triggers
 from pytest_ooda.scenario.fired import Assertion
-from pytest_ooda.scenario.locate import load_for, workspace_of
+from pytest_ooda.scenario.locate import (
+    load_for,
+    loose_scenario_error,
+    loose_scenario_files,
+    workspace_of,
+)
 from pytest_ooda.scenario.model import (
     MAX_REPEAT,
     Assessment,
@@ -91,6 +96,8 @@ __all__ = [
     "load_for",
     "load_scenario",
     "load_scenario_text",
+    "loose_scenario_error",
+    "loose_scenario_files",
     "material_files",
     "materialize",
     "needs_recording",

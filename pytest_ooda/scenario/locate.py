@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pytest_ooda._types import SCENARIO_SUFFIXES
 from pytest_ooda._util import closest
 from pytest_ooda.errors import ScenarioError
 
@@ -15,7 +16,31 @@ if TYPE_CHECKING:
 
     from pytest_ooda.scenario.model import Scenario
 
-__all__ = ["load_for", "workspace_of"]
+__all__ = ["load_for", "loose_scenario_error", "loose_scenario_files", "workspace_of"]
+
+
+def loose_scenario_files(root: Path) -> list[Path]:
+    """The scenario files directly in ``root``, beside the procedures' folders: none of
+    them runs, since the folder a scenario is in names its procedure."""
+    if not root.is_dir():
+        return []
+    return sorted(
+        path
+        for path in root.iterdir()
+        if path.suffix in SCENARIO_SUFFIXES and path.is_file() and not path.name.startswith(".")
+    )
+
+
+def loose_scenario_error(path: Path, shown: str) -> ScenarioError:
+    """The error for a loose scenario file (``shown``: its path as the user reads it)."""
+    return ScenarioError(
+        f"{shown} never runs: a scenario file belongs in the folder of the procedure it "
+        "tests, not beside the folders",
+        file=str(path),
+        line=1,
+        column=1,
+        hint=f"move it to {path.parent.name}/<procedure>/{path.name}",
+    )
 
 
 def load_for(procedure: str, path: Path, *, known: Collection[str] = ()) -> Scenario:

@@ -237,6 +237,8 @@ def scenario_project(root: Path) -> None:
     (folder / "typo.yml").write_text("procedure: gret\niterations: []\n", encoding="utf-8")
     (root / "scenarios" / "gret").mkdir()
     (root / "scenarios" / "gret" / "x.yml").write_text("procedure: gret\n", encoding="utf-8")
+    # Beside the folders, not in one: it would never run.
+    (root / "scenarios" / "loose.yml").write_text("procedure: greet\n", encoding="utf-8")
 
 
 def test_scenarios_every_mistake_in_one_pass(
@@ -260,7 +262,10 @@ def test_scenarios_every_mistake_in_one_pass(
         "scenarios/gret/x.yml:1:1: OODA004 error: gret/ holds 1 scenario file(s) that never "
         "run: no procedure is named 'gret'",
         "  did you mean 'greet'? (rename the folder)",
-        "5 findings: 5 errors, 0 warnings, 0 infos (1 procedure, 3 scenarios checked)",
+        "scenarios/loose.yml:1:1: OODA004 error: scenarios/loose.yml never runs: a scenario "
+        "file belongs in the folder of the procedure it tests, not beside the folders",
+        "  move it to scenarios/<procedure>/loose.yml",
+        "6 findings: 6 errors, 0 warnings, 0 infos (1 procedure, 3 scenarios checked)",
     ]
     assert code == 1
     # Named files: only those are read.

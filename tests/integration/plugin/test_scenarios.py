@@ -270,21 +270,30 @@ def test_two_files_with_one_scenario_name_fail_instead_of_clashing(project: Proj
 def test_scenarios_under_a_misspelt_procedure_folder_are_reported(project: Project) -> None:
     project.scenario("case", "procedure: greet\n" + TWO_STEPS, procedure="gret")
     project.write("scenarios/fixtures/repo/README.md", "not a scenario folder\n")
+    project.write("scenarios/loose.yml", "procedure: greet\n" + TWO_STEPS)
     result = project.run("-k", "not prompt")
     # An error in an item of its own, not only a warning: the session fails.
-    result.assert_outcomes(passed=1, failed=1, deselected=5)
+    result.assert_outcomes(passed=1, failed=2, deselected=5)
     result.stdout.fnmatch_lines(
         [
             "scenarios/gret/case.yml:1: scenarios/gret/ holds 1 scenario file(s) that never "
             "run: no collected procedure is named 'gret'",
             "  did you mean 'greet'? (rename the folder)",
-            "*FAILED ooda-config.yml::scenarios[[]gret[]]*",
         ]
     )
+    result.stdout.fnmatch_lines(
+        [
+            "scenarios/loose.yml:1:1: scenarios/loose.yml never runs: a scenario file belongs "
+            "in the folder of the procedure it tests, not beside the folders",
+            "  move it to scenarios/<procedure>/loose.yml",
+        ]
+    )
+    result.stdout.fnmatch_lines(["*FAILED ooda-config.yml::scenarios[[]gret[]]*"])
+    result.stdout.fnmatch_lines(["*FAILED ooda-config.yml::scenarios[[]loose.yml[]]*"])
     # Naming a file runs part of the tree: the folder may belong to what was left out.
-    assert "scenarios[gret]" not in project.run("ooda-config.yml").stdout.str()
-    # Under xdist every worker collects the same item.
-    project.run("-k", "not prompt", "-n", "2").assert_outcomes(passed=1, failed=1)
+    assert "scenarios[" not in project.run("ooda-config.yml").stdout.str()
+    # Under xdist every worker collects the same items.
+    project.run("-k", "not prompt", "-n", "2").assert_outcomes(passed=1, failed=2)
 
 
 def test_control_characters_in_outputs_are_shown_escaped(project: Project) -> None:
