@@ -41,6 +41,7 @@ from pytest_ooda.agents.fingerprint import Configuration, from_sources
 from pytest_ooda.agents.material import (
     MATERIAL_HELP,
     MATERIAL_SECTIONS,
+    WORKSPACE_MATERIAL,
     agent_argv,
     install,
     install_argv,
@@ -94,6 +95,7 @@ __all__ = [
     "RUN_TOOL_TEXT",
     "SUMMARY_WIDTH",
     "TOOL_TEXT_LIMIT",
+    "WORKSPACE_MATERIAL",
     "Activation",
     "Agent",
     "AgentReport",

@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 __all__ = [
     "MATERIAL_HELP",
     "MATERIAL_SECTIONS",
+    "WORKSPACE_MATERIAL",
     "agent_argv",
     "install",
     "install_argv",
@@ -36,6 +37,11 @@ MATERIAL_SECTIONS: Mapping[str, Callable[[Path], Material]] = MappingProxyType(
 )
 #: The ``ooda help`` topic that explains each section's material.
 MATERIAL_HELP: Mapping[str, str] = MappingProxyType({"claude": "claude-code"})
+#: Where a workspace holds each section's material of its own: the agent loads the
+#: working directory's ``.claude/`` as the project's, so a scenario's ``workspace:``
+#: holding one is material the run uses (part of the prompt's identity) though nothing
+#: installs it.
+WORKSPACE_MATERIAL: Mapping[str, str] = MappingProxyType({"claude": ".claude"})
 
 
 def install(section: str, path: Path, workspace: Path) -> None:

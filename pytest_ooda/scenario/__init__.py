@@ -56,6 +56,7 @@ from pytest_ooda.scenario.runs import (
     materialize,
     run_material,
     scenario_config,
+    workspace_material,
 )
 from pytest_ooda.scenario.schema import (
     load_scenario,
@@ -108,5 +109,6 @@ __all__ = [
     "scenario_config",
     "scenario_from_result",
     "sha256_text",
+    "workspace_material",
     "workspace_of",
 ]

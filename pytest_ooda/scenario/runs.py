@@ -27,6 +27,7 @@ __all__ = [
     "materialize",
     "run_material",
     "scenario_config",
+    "workspace_material",
 ]
 
 
@@ -38,13 +39,15 @@ class MaterialDir:
     section: str
     path: Path
     rev: str | None = None
+    #: Part of the scenario's ``workspace:`` (copied with it, never installed).
+    in_workspace: bool = False
 
     @property
     def label(self) -> str:
         """How reports name its files: the directory's own name (``.claude``, a
         plugin's folder) — the same at every revision, so a comparison of two lists the
-        files that differ."""
-        return self.path.name
+        files that differ; ``workspace/.claude`` for the workspace's own."""
+        return f"workspace/{self.path.name}" if self.in_workspace else self.path.name
 
 
 #: A variant's value that installs none of a section's material.
@@ -79,6 +82,24 @@ def run_material(
             where = Path(variant.source).parent if variant.source is not None else Path.cwd()
             found.append(MaterialDir(section, (where / value).resolve()))
     return tuple(found)
+
+
+def workspace_material(scenario: Scenario) -> tuple[MaterialDir, ...]:
+    """The agent material ``scenario``'s ``workspace:`` holds itself (its ``.claude/``):
+    the run's copy of the workspace carries it and the agent loads it as the project's,
+    so its files are part of the prompt's identity as installed material is — an edited
+    SKILL.md there drifts a replay — though nothing installs it, and a ``without``
+    variant keeps it (it is the workspace's)."""
+    from pytest_ooda.agents import WORKSPACE_MATERIAL
+
+    workspace = scenario.workspace_dir()
+    if workspace is None:
+        return ()
+    return tuple(
+        MaterialDir(section, workspace / WORKSPACE_MATERIAL[section], in_workspace=True)
+        for section in material_keys()
+        if section in WORKSPACE_MATERIAL and (workspace / WORKSPACE_MATERIAL[section]).is_dir()
+    )
 
 
 def materialize(entry: MaterialDir, into: Path) -> Path:
@@ -141,8 +162,10 @@ def scenario_config(
 ) -> Config:
     """``config`` with ``scenario``'s procedure as the scenario runs it: its ``prompt:``
     passed through (a ``raw`` procedure of that one text, one iteration unless the
-    scenario says more) and the material its runs install (part of the prompt's
-    identity). ``config`` itself when the scenario changes neither."""
+    scenario says more) and the material its runs use (part of the prompt's identity):
+    ``material``, what they install, then what its workspace holds itself
+    (:func:`workspace_material`). ``config`` itself when the scenario changes neither."""
+    material = (*material, *material_files(workspace_material(scenario)))
     if scenario.prompt is None and not material:
         return config
     from pytest_ooda.config import FragmentAction, Location

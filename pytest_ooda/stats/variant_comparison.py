@@ -166,7 +166,11 @@ def compare_variants(
     with_material: set[tuple[str, str, str]] = set()
     for record in records:
         variant = variant_of(record)
-        if any(fragment.phase not in PHASES for fragment in record.head.fragments):
+        # Installed material only: a workspace's own ``.claude/`` is in every variant.
+        if any(
+            fragment.phase not in PHASES and not fragment.source.startswith("workspace/")
+            for fragment in record.head.fragments
+        ):
             with_material.add((record.head.procedure, record.head.scenario, variant))
         per = tallies.setdefault((record.head.procedure, record.head.scenario), {})
         per[variant] = per.get(variant, Tally()).add(record)

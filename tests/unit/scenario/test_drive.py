@@ -265,3 +265,35 @@ def test_a_scenario_s_variant_names_material_by_its_key(tmp_path: Path) -> None:
     )
     assert [dict(v.material) for v in scenario.variants] == [{SECTION: "without"}, {}]
     assert scenario.variants[0].to_yaml() == {SECTION: "without"}
+
+
+def test_a_workspace_s_own_claude_directory_is_part_of_the_prompt_s_identity(
+    tmp_path: Path,
+) -> None:
+    from pytest_ooda.scenario import check_replay, workspace_material
+    from pytest_ooda.variants import parse_option
+
+    config = _config(tmp_path)
+    skill = _material(tmp_path / "scenarios/hello/ws") / "skills/greet/SKILL.md"
+    path = tmp_path / "scenarios/hello/s.yml"
+    text = "procedure: hello\nworkspace: ws\niterations:\n  - output: done\n"
+    scenario = load_scenario_text(text, path=path)
+    # Copied with the workspace and loaded by the agent as the project's, never installed.
+    assert run_material(config, scenario) == ()
+    (own,) = workspace_material(scenario)
+    assert (own.label, own.in_workspace) == ("workspace/.claude", True)
+    procedure = scenario_config(config, scenario).procedure("hello")
+    assert [f.source for f in procedure.material] == ["workspace/.claude/skills/greet/SKILL.md"]
+    # A variant without the installed material still runs in this workspace.
+    bare = parse_option(f"bare:{SECTION}=without")
+    installed = material_files(run_material(config, scenario, bare))
+    without = scenario_config(config, scenario, installed)
+    assert without.procedure("hello").material == procedure.material
+    recorded = prompt_sha256(procedure, "/hello world")
+    path.write_text(text.replace("done\n", f"done\n    prompt_sha256: {recorded}\n"))
+    assert check_replay(config, "hello", path, drift="fail", root=tmp_path).failure is None
+    skill.write_text("---\ndescription: Greets loudly. Use when asked.\n---\nGREET.\n")
+    drifted = check_replay(config, "hello", path, drift="fail", root=tmp_path).failure
+    assert drifted is not None
+    assert f"prompt of iteration 1 drifted from the recording (sha256 {recorded[:12]}" in drifted
+    assert workspace_material(load_scenario_text("procedure: hello\n", path=path)) == ()
