@@ -176,7 +176,8 @@ def test_a_trigger_sets_recall_and_precision(
             [reviewer, {"text": "Reviewed."}],  # should-3: missed, the reviewer instead
             [{"text": "Farewell, Carol."}],  # should-not-1: rightly not
             [skill, {"text": "It greets."}],  # should-not-2: a false alarm
-        ]
+        ],
+        dump=True,
     )
     mock.use(monkeypatch)
     monkeypatch.setenv("OODA_CONFIG_HOME", str(pytester.path / ".no-global-config"))
@@ -236,6 +237,30 @@ def test_a_trigger_sets_recall_and_precision(
         ("should-not-1", "success"),
         ("should-not-2", "failure"),
     ]
+    # Measured without injecting the skill: each run sends its prompt alone, the model
+    # chooses from the listing line, and the SKILL.md's text reaches it only once the
+    # Skill tool was called.
+    conversations = [body.get("messages", []) for body in mock.bodies()]
+    sent = [json.dumps(messages) for messages in conversations]
+    listed = [text for text in sent if "greeter:greet: Writes a warm greeting" in text]
+    assert len(listed) >= 5
+    for prompt in ("Say hello to Ada for me", "Write a farewell note for Carol"):
+        assert any(prompt in text for text in listed)
+    with_body = [
+        messages
+        for messages, text in zip(conversations, sent, strict=True)
+        if "Write GREETING.md with one line" in text
+    ]
+    assert len(with_body) >= 3
+    for messages in with_body:
+        calls = [
+            block.get("name")
+            for message in messages
+            if message.get("role") == "assistant" and isinstance(message.get("content"), list)
+            for block in message["content"]
+            if block.get("type") == "tool_use"
+        ]
+        assert "Skill" in calls
 
 
 def test_each_prompt_variant_and_run_of_a_trigger_set_is_its_own_item_under_xdist(
