@@ -1,8 +1,9 @@
 """What the plugin costs a project that has no procedure files.
 
-Loading the plugin imports the library's namespace (``pytest_ooda/__init__``: config,
-compose, loop, errors) and the plugin's option, state and fixture modules; nothing else
-(no YAML parser, templates, scenarios or HTTP and secret-scanning libraries).
+Loading the plugin imports the root package (the version and the error trees), the
+settings table its options are made from (with its checks and the vocabularies,
+``_types``) and the plugin's entry point and fixture modules; nothing of the library
+(``tests/integration/plugin/test_import_cost.py`` holds it to that list).
 
 ``pytest --collect-only -q`` of a plain project (one trivial test file) with the plugin
 active, against the same command with ``-p no:ooda``, both as fresh subprocesses and
