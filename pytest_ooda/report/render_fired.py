@@ -63,10 +63,15 @@ def lift_text(pair: PairTest) -> str:
 def lift_lines(stats: Sequence[ScenarioStats]) -> list[str]:
     """``greet/ada: lift of edited over before: +100 pp (95% CI +40 to +100 pp)`` for
     each pair of variants a scenario ran under (the run without agent material as the
-    baseline): what a session comparing two versions of a skill leads with."""
+    baseline): what a session comparing two versions of a skill leads with; a pair
+    with a side whose positive control failed says so (the lift measures nothing)."""
     records = [record for item in stats for record in item.records if record.head.variant]
     if len({record.head.variant for record in records}) < 2:
         return []
     from pytest_ooda.stats import compare_variants
 
-    return [f"{pair.label}: {lift_text(pair)}" for pair in compare_variants(records).pairs]
+    return [
+        f"{pair.label}: {lift_text(pair)}"
+        + (f" — inconclusive: {pair.blind}" if pair.blind else "")
+        for pair in compare_variants(records).pairs
+    ]

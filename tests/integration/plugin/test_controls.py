@@ -81,3 +81,7 @@ def test_only_the_variant_whose_control_failed_is_held_back(
         ],
         consecutive=False,
     )
+    # The pair's lift leads the summary, and says it measures nothing.
+    result.stdout.fnmatch_lines(
+        [f"greet/happy: lift of * — inconclusive: {BLIND.format('greet/smoke@bad')} (bad)"]
+    )
