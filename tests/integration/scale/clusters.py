@@ -242,12 +242,15 @@ class RayCluster:
 
     def start(self) -> RayCluster:
         self.directory.mkdir(parents=True, exist_ok=True)
-        self.holder = subprocess.Popen(
-            ["unshare", "--net", "sh", "-c", "ip link set lo up && exec sleep 86400"],
-            start_new_session=True,
-        )
+        with (self.directory / "namespace.log").open("wb") as said:
+            self.holder = subprocess.Popen(
+                ["unshare", "--net", "sh", "-c", "ip link set lo up && exec sleep 86400"],
+                stdout=said,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         deadline = time.monotonic() + 10
-        while os.readlink(self.namespace) == os.readlink("/proc/self/ns/net"):
+        while not self._in_namespace():
             if time.monotonic() > deadline:
                 raise RuntimeError("the network namespace was not made")
             time.sleep(0.05)
@@ -269,6 +272,20 @@ class RayCluster:
         # The second node's raylet is known by this resource (kill_second).
         self._ray("second", f"--address={self.address}", '--resources={"ooda_second": 1}', *common)
         return self
+
+    def _in_namespace(self) -> bool:
+        """Whether the holder has entered its own network namespace; a holder that
+        exited (unshare or ip refused) is said so with its words, not as a missing
+        /proc entry."""
+        assert self.holder is not None
+        try:
+            return os.readlink(self.namespace) != os.readlink("/proc/self/ns/net")
+        except FileNotFoundError:
+            pass
+        code = self.holder.wait(timeout=10)
+        raise RuntimeError(
+            f"the network namespace holder exited ({code}): " + self.log("namespace")
+        )
 
     def pids(self) -> list[int]:
         """Every process in the cluster's namespace but the one holding it open."""
