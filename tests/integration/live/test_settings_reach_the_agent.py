@@ -11,8 +11,9 @@ streamed output), the value is read where the loop applied it; for a setting tha
 where no run is planned (collection, replays, the session), where it acted.
 
 Every row of the settings table (:data:`pytest_ooda.settings.SETTINGS`) has a case on
-each front end it has; a setting both have builds the same run from both; and a setting
-added to the table as one row reaches the plan from both.
+each front end it has; a setting both have builds the same run from both (a row both
+have and no case of builds fails the coverage test); and a setting added to the table as
+one row reaches the plan from its pytest flag, ini key and variable and ooda run's flag.
 """
 
 from __future__ import annotations
@@ -735,14 +736,27 @@ def _run(
     return Run(list(watched), dumps, stdout, counted, project.path, result)
 
 
+#: Rows both front ends have that mean something else on each, so their runs differ by
+#: design: a session's budget caps the session; ``ooda run`` makes one run, which its
+#: budget caps as ``--max-cost`` (``--max-tokens``) does.
+NOT_THE_SAME_RUN = {"budget", "budget_tokens"}
+
+
 def test_every_row_of_the_settings_table_is_covered_on_each_of_its_front_ends() -> None:
     pytest_rows = {case.row for case in CASES_TABLE if case.pytest is not None}
     ooda_rows = {case.row for case in CASES_TABLE if case.ooda is not None}
+    both = {case.name for case in CASES_TABLE if case.pytest is not None and case.ooda}
     for row in SETTINGS:
         if row.pytest is not None or row.ini is not None or row.env is not None:
             assert row.name in pytest_rows, f"no pytest case for {row.name}"
         if row.ooda:
             assert row.name in ooda_rows, f"no ooda run case for {row.name}"
+        if row.pytest is not None and row.ooda and row.name not in NOT_THE_SAME_RUN:
+            # test_both_front_ends_build_the_same_run takes it: one case, both surfaces.
+            assert row.name in both, f"no case of {row.name} on both front ends"
+    assert {case.name for case in BOTH_CASES} == {
+        row.name for row in SETTINGS if row.pytest and row.ooda and row.name not in NOT_THE_SAME_RUN
+    }
 
 
 @pytest.mark.parametrize(("setting", "surface"), CASES)
@@ -767,11 +781,15 @@ def test_a_setting_has_at_the_agent_the_value_the_plan_decided(
         assert run.dumps[0]["prompt"] == _prompt(run.plan)
 
 
-BOTH = [
-    pytest.param(setting, id=setting.name)
+BOTH_CASES = [
+    setting
     for setting in CASES_TABLE
-    if setting.name in ROWS and ROWS[setting.name].pytest and ROWS[setting.name].ooda
+    if setting.name in ROWS
+    and ROWS[setting.name].pytest
+    and ROWS[setting.name].ooda
+    and setting.name not in NOT_THE_SAME_RUN
 ]
+BOTH = [pytest.param(setting, id=setting.name) for setting in BOTH_CASES]
 
 
 @pytest.mark.parametrize("setting", BOTH)
@@ -809,23 +827,42 @@ AGENT_TIMEOUT: Row[int | None] = Row(
     pytest="--ooda-agent-timeout",
     ooda=("--agent-timeout",),
     ini="ooda_agent_timeout",
+    env="OODA_AGENT_TIMEOUT",
     run="iteration_timeout",
 )
 
 
 @pytest.mark.parametrize(
-    ("surface", "flag"),
-    [("pytest", "--ooda-agent-timeout=1"), ("ooda run", "--agent-timeout=1")],
+    ("surface", "where", "provenance"),
+    [
+        ("pytest", "--ooda-agent-timeout=1", "cli (--ooda-agent-timeout)"),
+        ("pytest", "ini:ooda_agent_timeout = 1", "ini (ini option ooda_agent_timeout)"),
+        ("pytest", "env:OODA_AGENT_TIMEOUT=1", "env (environment variable OODA_AGENT_TIMEOUT)"),
+        ("ooda run", "--agent-timeout=1", "cli (--agent-timeout)"),
+    ],
 )
 def test_a_new_setting_is_one_row_of_the_table(
     project: Project,
     surface: str,
-    flag: str,
+    where: str,
+    provenance: str,
     monkeypatch: pytest.MonkeyPatch,
     capfd: pytest.CaptureFixture[str],
     watched: list[tuple[RunPlan, LiveRun]],
 ) -> None:
+    """The row alone gives it a pytest flag, an ini key, an environment variable and an
+    ``ooda run`` flag, each checked by the row and reaching the run where it acts."""
     monkeypatch.setattr(settings, "SETTINGS", (*SETTINGS, AGENT_TIMEOUT))
+    flags: tuple[str, ...] = ()
+    ini = ""
+    env: tuple[tuple[str, str], ...] = ()
+    if where.startswith("ini:"):
+        ini = "[pytest]\n" + where.removeprefix("ini:") + "\n"
+    elif where.startswith("env:"):
+        name, _, value = where.removeprefix("env:").partition("=")
+        env = ((name, value),)
+    else:
+        flags = (where,)
     setting = Setting(
         "agent_timeout",
         1,
@@ -834,11 +871,50 @@ def test_a_new_setting_is_one_row_of_the_table(
         agent=lambda run: next(
             (round(r.duration) for r in run.done.result.records if r.timed_out), "not timed out"
         ),
-        pytest=("--ooda-ai-cmd={agent} --hang", flag),
-        ooda=("--ai-cmd={agent} --hang", flag),
+        pytest=("--ooda-ai-cmd={agent} --hang", *flags),
+        ooda=("--ai-cmd={agent} --hang", *flags),
+        ini=ini,
+        env=env,
         agent_flag=False,
     )
     run = _run(project, setting, surface, monkeypatch, capfd, watched)
     assert run.plan.settings.iteration_timeout == 1
-    assert str(run.plan.settings.provenance["iteration_timeout"]) == f"cli ({flag.split('=')[0]})"
+    assert str(run.plan.settings.provenance["iteration_timeout"]) == provenance
     assert setting.agent(run) == 1
+
+
+@pytest.mark.parametrize(
+    ("front", "where", "message"),
+    [
+        ("pytest", "--ooda-agent-timeout=0", "--ooda-agent-timeout: expected"),
+        ("pytest", "env:OODA_AGENT_TIMEOUT=soon", "environment variable OODA_AGENT_TIMEOUT:"),
+        ("ooda", "--agent-timeout=0", "--agent-timeout: expected"),
+    ],
+)
+def test_a_new_settings_wrong_value_is_refused_by_its_row(
+    project: Project,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    front: str,
+    where: str,
+    message: str,
+) -> None:
+    monkeypatch.setattr(settings, "SETTINGS", (*SETTINGS, AGENT_TIMEOUT))
+    if front == "pytest":
+        # The help lists it, with the row's metavar.
+        assert "--ooda-agent-timeout=S" in project.run("--help").stdout.str()
+    args: list[str] = []
+    if where.startswith("env:"):
+        monkeypatch.setenv(*where.removeprefix("env:").split("="))
+    else:
+        args.append(where)
+    if front == "pytest":
+        result = project.run("--collect-only", *args)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        assert result.stderr.lines[0].startswith(f"ERROR: {message}")
+        return
+    from pytest_ooda.cli import main
+
+    monkeypatch.chdir(project.path)
+    assert main(["run", "greet", *args]) == 1
+    assert capsys.readouterr().err.splitlines()[0].startswith(f"ooda: error: {message}")
