@@ -175,6 +175,10 @@ VERDICTS: tuple[Verdict, ...] = get_args(Verdict)
 #: or too few runs to say.
 HistoryState = Literal["stable-pass", "flaky", "stable-fail", "too-few-runs"]
 HISTORY_STATES: tuple[HistoryState, ...] = get_args(HistoryState)
+#: What a scenario's history says of a new side's runs: significantly below its rate
+#: (broke), not significantly different (within noise), significantly above (better).
+HistoryCall = Literal["broke", "within noise", "better"]
+HISTORY_CALLS: tuple[HistoryCall, ...] = get_args(HistoryCall)
 
 #: What ``ooda ablate`` concludes about one fragment: removing it costs success (keep),
 #: removing it costs less than the margin (cut), or the runs cannot tell yet.
@@ -297,6 +301,7 @@ __all__ = [
     "FINGERPRINT_FIELDS",
     "FIRED",
     "FRONTS",
+    "HISTORY_CALLS",
     "HISTORY_STATES",
     "INFRA_ERROR_KINDS",
     "ITERATION_MODES",
@@ -337,6 +342,7 @@ __all__ = [
     "FingerprintField",
     "Fired",
     "Front",
+    "HistoryCall",
     "HistoryState",
     "InfraErrorKind",
     "IterationMode",

@@ -1,7 +1,8 @@
 """One pull-request comment (``ooda report --pr BASE NEW``): per scenario the change
 touched, the verdict with the interval of the difference and the smallest change the
 runs could detect, the cost and token deltas, the prompt diff by fragment (folded),
-what the scenario's history says of it, and a link to the HTML report. A scenario whose
+what the scenario's history says of it (and of this change's runs: broke, or within
+its noise), and a link to the HTML report. A scenario whose
 two sides were not made by the same agent (their fingerprints differ) or whose positive
 control failed says so: its verdict measures that too, or nothing.
 
@@ -138,12 +139,22 @@ def _diff_block(
     return out
 
 
-def _history_note(label: str, item: ScenarioComparison, history: ScenarioHistory) -> str:
+def _history_note(item: ScenarioComparison, history: ScenarioHistory, alpha: float) -> str:
+    """What the base side's history says of the scenario, then of this change's runs:
+    broke (below its rate), within its noise, or better (``ScenarioHistory.judge``)."""
     text = f"history ({len(history.points)} session(s) on the base side): {history.note()}"
-    if history.state == "flaky" and item.verdict != "improved":
-        text += "; a failure within this rate is noise, not news"
-    elif history.state == "stable-pass" and item.verdict == "regressed":
-        text += "; it never failed before: this is new"
+    new = item.new
+    judged = history.judge(new.successes, new.valid_runs, alpha=alpha) if new else None
+    if judged is not None:
+        runs = f"{judged.successes}/{judged.valid} ({judged.rate:.0%}) here"
+        p_value = f"p {judged.p_value:.3g}"
+        if judged.call == "broke":
+            below = "and it never failed before" if history.state == "stable-pass" else "below it"
+            text += f"; this broke: {runs}, {below} ({p_value})"
+        elif judged.call == "better":
+            text += f"; better than its history: {runs} ({p_value})"
+        elif judged.successes < judged.valid:
+            text += f"; within its noise: {runs} ({p_value}), a failure at this rate is not news"
     change = history.change_point
     if change is not None:
         before, after = change.rates
@@ -217,7 +228,7 @@ def pr_markdown(
             notes.append(item.budget_spent)
         history = histories.get(item.label)
         if history is not None:
-            notes.append(_history_note(item.label, item, history))
+            notes.append(_history_note(item, history, comparison.alpha))
         block = _diff_block(item, whole_base, whole_new)
         if not notes and not block:
             continue

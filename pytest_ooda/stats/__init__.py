@@ -49,6 +49,7 @@ from pytest_ooda.stats.fired import AssertionStats, TriggerStats
 from pytest_ooda.stats.flakiness import (
     MIN_HISTORY_RUNS,
     ChangePoint,
+    HistoryJudgement,
     HistoryPoint,
     ScenarioHistory,
     agent_of,
@@ -106,6 +107,7 @@ __all__ = [
     "Comparison",
     "Drift",
     "Gates",
+    "HistoryJudgement",
     "HistoryPoint",
     "PairTest",
     "RunsPlan",

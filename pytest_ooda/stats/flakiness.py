@@ -13,7 +13,11 @@ change point:
 - ``flaky``: some did and some did not — a failure is within its noise;
 - ``too-few-runs``: fewer valid runs than that.
 
-Its rate and Wilson interval say how flaky. A **change point** is where the runs of one
+Its rate and Wilson interval say how flaky. Against it a new side's runs (a pull
+request's) are judged: significantly below its rate, **broke**; not significantly
+different, **within noise** — a failure a flaky scenario was going to have anyway;
+significantly above, **better** (Fisher's exact test, the history's runs against the
+new ones). A **change point** is where the runs of one
 prompt version, in session order, split into a before and an after whose rates differ
 (Fisher's exact test on the pooled runs of each side, Bonferroni-corrected over the
 possible splits): the prompt did not change, so something under it did — the model, the
@@ -30,12 +34,13 @@ from pytest_ooda.stats.inference import CONFIDENCE, DEFAULT_ALPHA, fisher_exact,
 if TYPE_CHECKING:
     from collections.abc import Iterable, Sequence
 
-    from pytest_ooda._types import HistoryState
+    from pytest_ooda._types import HistoryCall, HistoryState
     from pytest_ooda.results import RunRecord
 
 __all__ = [
     "MIN_HISTORY_RUNS",
     "ChangePoint",
+    "HistoryJudgement",
     "HistoryPoint",
     "ScenarioHistory",
     "agent_of",
@@ -106,6 +111,21 @@ class ChangePoint:
 
 
 @dataclass(frozen=True)
+class HistoryJudgement:
+    """What a scenario's history says of a new side's runs."""
+
+    call: HistoryCall
+    successes: int
+    valid: int
+    #: Fisher's exact test of the history's current regime against the new runs.
+    p_value: float
+
+    @property
+    def rate(self) -> float:
+        return self.successes / self.valid
+
+
+@dataclass(frozen=True)
 class ScenarioHistory:
     """A scenario (``procedure/scenario@variant``) over every session that ran it."""
 
@@ -135,6 +155,23 @@ class ScenarioHistory:
             for index in range(1, len(self.points))
             if self.points[index].prompt != self.points[index - 1].prompt
         )
+
+    def judge(
+        self, successes: int, valid: int, *, alpha: float = DEFAULT_ALPHA
+    ) -> HistoryJudgement | None:
+        """``successes`` of ``valid`` new runs against the current regime: broke (its
+        rate significantly lower), within noise, or better; ``None`` when either side
+        has too few valid runs to say (the history fewer than :data:`MIN_HISTORY_RUNS`)."""
+        if not valid or self.state == "too-few-runs":
+            return None
+        p_value = fisher_exact(
+            self.successes, self.valid - self.successes, successes, valid - successes
+        )
+        call: HistoryCall = "within noise"
+        if p_value < alpha:
+            assert self.rate is not None
+            call = "broke" if successes / valid < self.rate else "better"
+        return HistoryJudgement(call, successes, valid, p_value)
 
     def note(self) -> str:
         """One sentence for a reader deciding whether a failure is news:

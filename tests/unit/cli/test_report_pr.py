@@ -14,6 +14,8 @@ from pytest_ooda.report import MARKER
 if TYPE_CHECKING:
     from pathlib import Path
 
+    from pytest_ooda.results import RunRecord
+
 
 @pytest.fixture(autouse=True)
 def _no_step_summary(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -38,6 +40,44 @@ def test_a_regression_exits_1_with_the_comment_written(
     assert "history (2 session(s) on the base side): flaky: 98% (39/40" in text
     assert "regressed significantly: build/happy" in capsys.readouterr().err
     assert "<title>base against this change</title>" in html.read_text()
+
+
+def test_the_history_tells_a_change_that_broke_from_one_within_its_noise(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Ten runs a side cannot tell 10/10 from 7/10 (inconclusive), but sixty earlier runs
+    # that never failed can: this broke. A scenario that always failed a third of its
+    # runs failing a third here is within its noise.
+    def sides(scenario: str, before: int, base: int, new: int) -> list[list[RunRecord]]:
+        older = [
+            sample(before, 20, scenario=scenario, session=f"o{day}", finished_at=f"2025-01-0{day}")
+            for day in (1, 2, 3)
+        ]
+        return [
+            [record for session in older for record in session],
+            sample(base, 10, scenario=scenario, session="b", finished_at="2025-02"),
+            sample(new, 10, scenario=scenario, session="n", prompt="q" * 64),
+        ]
+
+    steady = sides("steady", 20, 10, 7)
+    flaky = sides("flaky", 13, 7, 6)
+    older, base, new = (
+        write(tmp_path / f"{name}.jsonl", steady[index] + flaky[index])
+        for index, name in enumerate(("older", "base", "new"))
+    )
+    argv = ["report", "--pr", str(base), str(new), "--history", str(older)]
+    assert ooda(argv) == 0
+    out = capsys.readouterr().out
+    assert "| build/steady | :grey_question: inconclusive | 10/10 100% | 7/10 70% |" in out
+    notes = [line for line in out.splitlines() if line.startswith("- history")]
+    assert len(notes) == 2
+    flaky_note, steady_note = notes
+    assert steady_note.startswith(
+        "- history (4 session(s) on the base side): stable-pass: 100% (70/70"
+    )
+    assert "; this broke: 7/10 (70%) here, and it never failed before (p 0.00" in steady_note
+    assert flaky_note.startswith("- history (4 session(s) on the base side): flaky: 66% (46/70")
+    assert "; within its noise: 6/10 (60%) here (p 0.7" in flaky_note
 
 
 def test_no_regression_prints_the_comment_and_exits_0(

@@ -121,7 +121,12 @@ def test_the_comment_is_one_marked_comment_with_a_row_per_touched_scenario() -> 
     assert "<summary>prompt diff: 1 fragment(s)" in details[0]
     assert "1 untouched: replayed, not run" in markdown
     assert "it never failed before" not in markdown  # 18/20 is flaky, not stable
-    assert "a failure within this rate is noise" in markdown  # steady: flaky history
+    notes = [line for line in markdown.splitlines() if line.startswith("- history")]
+    # happy: 18/20 before, 6/20 here — below its history, not noise.
+    assert "; this broke: 6/20 (30%) here, below it (p 0.000244)" in notes[0]
+    assert "noise" not in notes[0]
+    # steady: 10/20 before, 11/20 here — a failure at this rate is not news.
+    assert "; within its noise: 11/20 (55%) here (p 1), a failure at this rate" in notes[1]
     assert markdown.rstrip().endswith("significant regression: **greet/happy**")
 
 
@@ -129,7 +134,7 @@ def test_a_stable_scenario_that_regresses_is_news_and_nothing_touched_says_so() 
     base = side(20, 20, scenario="happy", fragment="a", text="x", session="b", cost=0.01)
     new = side(5, 20, scenario="happy", fragment="b", text="y", session="n", cost=0.01)
     markdown = pr_markdown(compare(base, new), histories={i.label: i for i in history(base)})
-    assert "it never failed before: this is new" in markdown
+    assert "; this broke: 5/20 (25%) here, and it never failed before (p 7.71e-07)" in markdown
     empty = pr_markdown(compare(base, new), touched=set())
     assert "nothing was run live" in empty
     assert empty.rstrip().endswith("no touched scenario regressed significantly")

@@ -105,3 +105,27 @@ def test_errors_are_left_out_and_few_runs_say_so() -> None:
     assert item.points[0].valid == 3
     assert item.state == "too-few-runs"
     assert item.note() == "too few runs to say (3 valid over 1 session(s))"
+
+
+def test_a_new_side_is_judged_against_the_history_broke_noise_or_better() -> None:
+    # 66 %, 69 %, 74 %: a flaky scenario; 6 of 10 is within its noise, 1 of 10 broke it.
+    records = [*session("s1", 1, 23, 35), *session("s2", 2, 24, 35), *session("s3", 3, 26, 35)]
+    (flaky,) = history(records)
+    noise = flaky.judge(6, 10)
+    assert noise is not None
+    assert (noise.call, noise.successes, noise.valid) == ("within noise", 6, 10)
+    assert noise.p_value > 0.05
+    broke = flaky.judge(1, 10)
+    assert broke is not None
+    assert broke.call == "broke"
+    assert broke.p_value < 0.05
+    assert broke.rate == 0.1
+    # A stable failure that now passes is better; nothing new, or too little history,
+    # says nothing.
+    (failing,) = history([*session("s1", 1, 0, 10), *session("s2", 2, 0, 10)])
+    better = failing.judge(9, 10)
+    assert better is not None
+    assert better.call == "better"
+    assert failing.judge(0, 0) is None
+    (few,) = history(session("s1", 1, 2, 3))
+    assert few.judge(0, 10) is None
