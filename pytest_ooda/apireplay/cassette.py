@@ -30,7 +30,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from pytest_ooda.apireplay.canonical import digest, part_names
+from pytest_ooda.apireplay.canonical import PART_FIELDS, PART_LISTS, digest, part_names
 from pytest_ooda.errors import ScenarioError
 from pytest_ooda.reader import MAX_DEPTH, deeper_than
 
@@ -63,6 +63,9 @@ MAX_BYTES = 64 * 1024 * 1024
 #: a stored header can never become extra header lines of a replayed response.
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}\Z")
 _HEADER_VALUE = re.compile(r"[^\r\n\x00]{0,8192}\Z")
+#: A surrogate escaped in JSON text (``\ud83d``): a pair is a character, one alone is
+#: no text at all (it cannot be hashed, matched or sent), so a line with one is looked at.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 NOTE = (
     "model API traffic recorded by pytest-ooda (`ooda help agent-replay`); "
     "one part or exchange per line"
@@ -147,12 +150,59 @@ def _fail(path: Path, line: int, message: str, *, column: int | None = None) -> 
     )
 
 
+def _no_number(constant: str) -> Any:
+    raise ValueError(f"{constant} is no JSON number")
+
+
+def _parse(path: Path, line: int, raw: str) -> dict[str, Any]:
+    """The JSON object on one line; a located error for one that is not JSON (``NaN``,
+    an integer of thousands of digits), nests deeper than :data:`MAX_DEPTH`, or holds a
+    string that is no text (a lone surrogate)."""
+    deep = _fail(path, line, f"nesting deeper than {MAX_DEPTH} levels")
+    try:
+        item = json.loads(raw, parse_constant=_no_number)
+    except json.JSONDecodeError as exc:
+        raise _fail(path, line, f"not JSON: {exc.msg}", column=exc.colno) from None
+    except RecursionError:
+        raise deep from None
+    except ValueError as exc:
+        # NaN or Infinity, or an integer longer than Python reads (4,300 digits).
+        message = str(exc).split(";")[0]
+        raise _fail(path, line, f"not JSON: {message}") from None
+    if deeper_than(item, MAX_DEPTH):
+        # No request or answer nests this deep: a damaged or planted line.
+        raise deep
+    if not isinstance(item, dict):
+        raise _fail(path, line, "each line must be a JSON object")
+    if _SURROGATE_ESCAPE.search(raw):
+        try:
+            json.dumps(item, ensure_ascii=False).encode()
+        except UnicodeEncodeError:
+            raise _fail(path, line, "a string holds a lone surrogate (\\ud800-\\udfff)") from None
+    return item
+
+
 def _exchange(path: Path, line: int, item: dict[str, Any]) -> Exchange:
     for name, kind in (("endpoint", str), ("status", int)):
         if not isinstance(item.get(name), kind) or isinstance(item.get(name), bool):
             raise _fail(path, line, f"exchange has no {name} ({kind.__name__})")
+    number = item.get("exchange")
+    if number is not None and (not isinstance(number, int) or isinstance(number, bool)):
+        raise _fail(path, line, "exchange must be a number (the exchange's place in the run)")
     if "request" not in item:
         raise _fail(path, line, "exchange has no request")
+    request = item["request"]
+    if isinstance(request, dict) and any(
+        (name in PART_FIELDS and not isinstance(request[name], str))
+        or (
+            name in PART_LISTS
+            and isinstance(request[name], list)
+            and not all(isinstance(n, str) for n in request[name])
+        )
+        for name in request
+    ):
+        fields = ", ".join(PART_FIELDS + PART_LISTS)
+        raise _fail(path, line, f"a request's {fields} must name parts (strings)")
     events = item.get("events")
     if events is not None and not (
         isinstance(events, list)
@@ -180,7 +230,7 @@ def _exchange(path: Path, line: int, item: dict[str, Any]) -> Exchange:
     if body is not None and not isinstance(body, str):
         raise _fail(path, line, "body must be a string")
     return Exchange(
-        number=int(item.get("exchange") or 0),
+        number=number or 0,
         endpoint=item["endpoint"],
         request=item["request"],
         status=item["status"],
@@ -204,17 +254,7 @@ def read_cassette(path: Path) -> Cassette:
     for number, raw in enumerate(text.splitlines(), start=1):
         if not raw.strip():
             continue
-        try:
-            item = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise _fail(path, number, f"not JSON: {exc.msg}", column=exc.colno) from None
-        except RecursionError:
-            item = None
-        if item is None or deeper_than(item, MAX_DEPTH):
-            # No request or answer nests this deep: a damaged or planted line.
-            raise _fail(path, number, f"nesting deeper than {MAX_DEPTH} levels")
-        if not isinstance(item, dict):
-            raise _fail(path, number, "each line must be a JSON object")
+        item = _parse(path, number, raw)
         if not seen_header:
             if item.get("ooda_cassette") != VERSION:
                 raise _fail(

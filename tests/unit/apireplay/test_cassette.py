@@ -181,6 +181,47 @@ def test_a_line_nested_too_deep_is_a_located_error_not_a_traceback(
     assert "digest" in shallow.message
 
 
+_EXCHANGE = json.dumps(_GOOD)[:-1]  # an exchange line to which fields are added
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        (_EXCHANGE + ', "exchange": "abc"}', "exchange must be a number"),
+        (_EXCHANGE + ', "exchange": [1]}', "exchange must be a number"),
+        (_EXCHANGE + ', "exchange": NaN}', "not JSON: NaN is no JSON number"),
+        (_EXCHANGE + ', "status": Infinity}', "not JSON: Infinity is no JSON number"),
+        (_EXCHANGE + ', "exchange": ' + "9" * 5000 + "}", "not JSON: Exceeds the limit"),
+        (_EXCHANGE + ', "endpoint": "anthropic POST /\\ud800"}', "a lone surrogate"),
+        (_EXCHANGE + ', "request": {"model": "\\udfff"}}', "a lone surrogate"),
+        ('{"part": "x", "value": "\\ud83d"}', "a lone surrogate"),
+        (_EXCHANGE + ', "request": {"messages": [[]]}}', "must name parts (strings)"),
+        (_EXCHANGE + ', "request": {"system": {"a": 1}}}', "must name parts (strings)"),
+        ("null", "each line must be a JSON object"),
+    ],
+)
+def test_a_line_no_reader_could_use_is_a_located_error_not_a_traceback(
+    tmp_path: Path, line: str, message: str
+) -> None:
+    # Each of these was a ValueError, TypeError or UnicodeEncodeError from reading the
+    # cassette or starting the proxy over it (hashing, matching, expanding a request).
+    error = _broken(tmp_path, HEADER, line)
+    assert error.line == 2
+    assert message in error.message
+    assert "sys.set_int_max_str_digits" not in error.message
+
+
+def test_an_escaped_pair_is_a_character_and_a_request_s_text_input_is_no_part(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "fine.cassette.jsonl"
+    fine = _EXCHANGE + ', "request": {"input": "plain text", "model": "\\ud83d\\ude00"}}'
+    path.write_text(HEADER + "\n" + fine + "\n")
+    (exchange,) = read_cassette(path).exchanges
+    assert exchange.request == {"input": "plain text", "model": "\U0001f600"}
+    assert Matcher(read_cassette(path)).take([exchange.key]) is not None
+
+
 def test_a_cassette_over_its_size_is_refused_before_it_is_parsed(tmp_path: Path) -> None:
     path = tmp_path / "big.cassette.jsonl"
     with path.open("w") as handle:
