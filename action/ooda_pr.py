@@ -6,8 +6,10 @@ only, beside the installed ``ooda`` and ``pytest``).
   any, a live session of them on the pull request's head (``pytest -m live
   --ooda-changed=BASE``) and one on its base, in a git worktree of the base commit
   (``--ooda-changed=HEAD``: the same scenarios, from the other side); then the comment's
-  Markdown and the HTML report (``ooda report --pr``). Step outputs: ``touched``,
-  ``regressed``, ``report``, ``comment``.
+  Markdown and the HTML report (``ooda report --pr``), each scenario's history read from
+  the base session and the earlier results ``--history`` names (globs, one a line; kept
+  in ``history.json`` for the comment step). Step outputs: ``touched``, ``regressed``,
+  ``report``, ``comment``.
 - ``comment``: the Markdown again with the report's link, posted as ONE comment on the
   pull request: the comment this action posted before (found by its hidden marker) is
   edited, else a new one is made. Step output: ``comment-url``.
@@ -19,6 +21,7 @@ request is the event's (``$GITHUB_EVENT_PATH``), the repository ``$GITHUB_REPOSI
 from __future__ import annotations
 
 import argparse
+import glob
 import json
 import os
 import shlex
@@ -67,10 +70,25 @@ def git(*args: str, cwd: Path) -> str:
     return done.stdout.strip()
 
 
+def history_paths(given: str, *, cwd: Path) -> list[str]:
+    """The earlier results ``given`` names (globs, one a line or space-separated,
+    relative to ``cwd``); one that matches nothing is said and left out (a first run has
+    no history yet)."""
+    found: list[str] = []
+    for pattern in shlex.split(given or ""):
+        matched = sorted(glob.glob(pattern, root_dir=cwd, recursive=True))
+        if not matched:
+            say(f"history: nothing at {pattern} (the history is the base session alone)")
+        found += [str((cwd / path).resolve()) for path in matched]
+    return found
+
+
 def sessions(args: argparse.Namespace) -> int:
     here = Path.cwd()
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
+    history = history_paths(args.history, cwd=here)
+    (out / "history.json").write_text(json.dumps(history), encoding="utf-8")
     base = git("rev-parse", "--verify", f"{args.base}^{{commit}}", cwd=here)
     head = git("rev-parse", "HEAD", cwd=here)
     changed = subprocess.run(
@@ -115,10 +133,13 @@ def sessions(args: argparse.Namespace) -> int:
 
 
 def report(out: Path, *, url: str | None) -> int:
-    """``ooda report --pr`` over the two sides: the comment's Markdown (and the HTML
-    report); its exit code (1: a scenario regressed)."""
+    """``ooda report --pr`` over the two sides, with the history ``sessions`` found: the
+    comment's Markdown (and the HTML report); its exit code (1: a scenario regressed)."""
     argv = [*OODA, "report", "--pr", str(out / "base"), str(out / "new")]
     argv += ["--output", str(out / "comment.md"), "--html", str(out / "report.html")]
+    kept = out / "history.json"
+    for path in json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else ():
+        argv += ["--history", str(path)]
     if url:
         argv += ["--report-url", url]
     return run(argv, cwd=Path.cwd(), ok=(0, REGRESSED))
@@ -215,6 +236,7 @@ def main(argv: list[str] | None = None) -> int:
     first.add_argument("--out", required=True, help="where the results and reports go")
     first.add_argument("--pytest-args", default="", help="more pytest arguments, one string")
     first.add_argument("--budget", default="", help="each session's budget in US dollars")
+    first.add_argument("--history", default="", help="earlier results for the history (globs)")
     first.set_defaults(func=sessions)
     second = commands.add_parser("comment", help="post or update the one comment")
     second.add_argument("--out", required=True, help="where `sessions` wrote")

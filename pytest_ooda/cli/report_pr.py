@@ -16,6 +16,7 @@ from pytest_ooda.cli.common import EXIT_OK, append_step_summary, note, read_resu
 
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
 
     from pytest_ooda.results import Results, RunRecord
     from pytest_ooda.stats import Comparison, ScenarioDrift
@@ -35,8 +36,9 @@ def command(args: argparse.Namespace) -> int:
     new_records = drop_duplicates(new.records)[0]
     comparison = compare(base_records, new_records, alpha=args.alpha)
     past: list[RunRecord] = list(base_records)
-    if args.history:
-        past += drop_duplicates(read_results_noting(args.history, summary=True).records)[0]
+    earlier = _earlier(args.history or ())
+    if earlier:
+        past += drop_duplicates(read_results_noting(earlier, summary=True).records)[0]
     histories = {item.label: item for item in history(past)}
     markdown = pr_markdown(
         comparison,
@@ -65,6 +67,23 @@ def command(args: argparse.Namespace) -> int:
         )
         return EXIT_REGRESSED
     return EXIT_OK
+
+
+def _earlier(paths: Sequence[str]) -> list[str]:
+    """The ``--history`` paths that hold results. One that is missing, or a directory
+    with none, is said and left out: a history is kept in a CI cache that a first run
+    has not filled yet, and the comment must still be written (the history is then the
+    base side alone). A file that is there but unreadable is still an error."""
+    kept = []
+    for path in paths:
+        given = Path(path)
+        if not given.exists():
+            note(f"ooda report: no history from {path}: not found")
+        elif given.is_dir() and not any(given.rglob("*.jsonl")):
+            note(f"ooda report: no history from {path}: no results files (*.jsonl) in it")
+        else:
+            kept.append(path)
+    return kept
 
 
 def _drift(found: list[ScenarioDrift]) -> dict[str, str]:

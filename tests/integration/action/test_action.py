@@ -77,6 +77,9 @@ def test_one_comment_per_pull_request_edited_on_each_push_and_a_regression_fails
         "base": base,
         "pytest-args": f"'{option}' --ooda-repeat=8",  # one string, split as a shell does
         "github-token": TOKEN,
+        # The recording session's results (ignored by git, kept in the checkout) and a
+        # glob that matches nothing yet, as a first run's cache would.
+        "history": ".ooda/results\nnightly/*.jsonl",
     }
     state.add(7, "LGTM", user="reviewer")
 
@@ -94,6 +97,9 @@ def test_one_comment_per_pull_request_edited_on_each_push_and_a_regression_fails
     assert "count/numbers" in mine["body"]
     assert "greet/hello" not in mine["body"]
     assert f"[HTML report]({ARTIFACT_URL})" in mine["body"]
+    # The history: the recording session and the base session, one run and eight.
+    assert "history (2 session(s) on the base side): stable-pass: 100% (9/9" in mine["body"]
+    assert "history: nothing at nightly/*.jsonl" in first.log
     assert first.outputs["comment"]["comment-url"] == mine["html_url"]
     assert ("upload", "success") in first.steps
 
@@ -109,6 +115,7 @@ def test_one_comment_per_pull_request_edited_on_each_push_and_a_regression_fails
     [again] = [c for c in state.on(7) if c["body"].startswith(MARKER)]
     assert again["id"] == mine["id"]
     assert ":x: regressed" in again["body"]
+    assert "this broke: 0/8 (0%) here, and it never failed before" in again["body"]
     assert [method for method, _ in state.requests].count("PATCH") == 1
     assert "POST" not in [method for method, _ in state.requests]
     assert [c["body"] for c in state.on(7) if not c["body"].startswith(MARKER)] == ["LGTM"]

@@ -4,6 +4,7 @@ hidden marker, past a page of other comments), nobody else's comment is touched.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import subprocess
 import sys
@@ -95,6 +96,42 @@ def test_one_comment_made_then_edited(github: tuple[GitHubStandIn, str], tmp_pat
     others = [c for c in state.on(7) if not c["body"].startswith(MARKER)]
     assert len(others) == 121
     assert others[0]["body"] == "LGTM"
+
+
+def test_the_comment_step_keeps_the_history_sessions_found(
+    github: tuple[GitHubStandIn, str], tmp_path: Path
+) -> None:
+    # `sessions` wrote history.json (what --history matched); the comment step renders the
+    # Markdown again with the report's link, and the history must still be there.
+    state, _ = github
+    out = tmp_path / "ooda"
+    older = write(tmp_path / "older/s.jsonl", sample(20, 20, session="o", finished_at="2025-01"))
+    write(out / "base/s.jsonl", sample(10, 10, session="b", finished_at="2025-02"))
+    write(out / "new/s.jsonl", sample(6, 10, session="n", prompt="q" * 64))
+    (out / "history.json").write_text(json.dumps([str(older)]))
+    comment(out, github, tmp_path, url="https://ci.example/artifact/3")
+    [mine] = [c for c in state.on(7) if c["body"].startswith(MARKER)]
+    assert "history (2 session(s) on the base side): stable-pass: 100% (30/30" in mine["body"]
+    assert "this broke: 6/10 (60%) here, and it never failed before" in mine["body"]
+
+
+def test_history_globs_that_match_nothing_are_said_and_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name in ("results/s1.jsonl", "results/s2.jsonl", "nightly/a b/s3.jsonl"):
+        write(tmp_path / name, sample(1, 1))
+    spec = importlib.util.spec_from_file_location("ooda_pr", ROOT / "action/ooda_pr.py")
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    found = module.history_paths("results/*.jsonl\n'nightly/a b'\ncache/none", cwd=tmp_path)
+    assert found == [
+        str(tmp_path / "results/s1.jsonl"),
+        str(tmp_path / "results/s2.jsonl"),
+        str(tmp_path / "nightly/a b"),
+    ]
+    assert "history: nothing at cache/none" in capsys.readouterr().err
 
 
 def test_a_refused_token_fails_the_step(github: tuple[GitHubStandIn, str], tmp_path: Path) -> None:

@@ -89,6 +89,24 @@ def test_no_regression_prints_the_comment_and_exits_0(
     assert capsys.readouterr().out.startswith(MARKER + "\n## pytest-ooda: prompt changes measured")
 
 
+def test_a_history_not_kept_yet_is_said_and_the_comment_written_all_the_same(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base = write(tmp_path / "base/s.jsonl", sample(10, 10, session="b"))
+    new = write(tmp_path / "new/s.jsonl", sample(10, 10, session="n"))
+    (tmp_path / "empty").mkdir()
+    argv = ["report", "--pr", str(base), str(new)]
+    argv += ["--history", str(tmp_path / "cache"), "--history", str(tmp_path / "empty")]
+    assert ooda(argv) == 0
+    out, err = capsys.readouterr()
+    assert "history (1 session(s) on the base side): stable-pass: 100% (10/10" in out
+    assert f"no history from {tmp_path / 'cache'}: not found" in err
+    assert f"no history from {tmp_path / 'empty'}: no results files (*.jsonl) in it" in err
+    # A file that is there but is no results is still a mistake.
+    (tmp_path / "broken.jsonl").write_text("{not json\n")
+    assert ooda([*argv[:4], "--history", str(tmp_path / "broken.jsonl")]) == 2
+
+
 def test_options_that_belong_to_one_mode(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
