@@ -401,7 +401,8 @@ def restore_protected(
     changed: set[str] = set()
     for path in paths:
         held = _tree(source, path) if source is not None else {}
-        found = _tree(workspace, path)
+        # The workspace's files are read only where the source has one of the same size.
+        found = _tree(workspace, path, like=held)
         if found == held:
             continue
         # Under a directory the agent locked nothing could be read: it stands for all.
@@ -424,9 +425,12 @@ def restore_protected(
     return tuple(sorted(changed))
 
 
-def _tree(root: Path, path: str) -> dict[str, _Kind]:
+def _tree(root: Path, path: str, like: Mapping[str, _Kind] | None = None) -> dict[str, _Kind]:
     """What ``root/path`` holds, walked without following a link (an ancestor of
-    ``path`` that is not a real directory holds ``path`` as "displaced")."""
+    ``path`` that is not a real directory holds ``path`` as "displaced"). With ``like``
+    (the tree it is compared with), a file is read only when ``like`` has a file of its
+    size there: one of another size differs whatever it holds (a sparse file of
+    terabytes the agent left is never read)."""
     here = root
     for part in path.split("/")[:-1]:
         here = here / part
@@ -450,14 +454,34 @@ def _tree(root: Path, path: str) -> dict[str, _Kind]:
                 found[relative] = ("dir",)
                 stack.extend(f"{relative}/{entry.name}" for entry in os.scandir(full))
             elif stat.S_ISREG(info.st_mode):
-                digest = hashlib.sha256(full.read_bytes()).hexdigest()
-                found[relative] = ("file", digest, str(bool(info.st_mode & 0o111)))
+                size = str(info.st_size)
+                other = like.get(relative, ()) if like is not None else None
+                if other is not None and other[-1:] != (size,):
+                    found[relative] = ("file", "", str(bool(info.st_mode & 0o111)), size)
+                else:
+                    found[relative] = _file_kind(full, info.st_mode, size)
             else:
                 found[relative] = ("special", _special(info.st_mode))
-        except PermissionError:
-            # Locked by the agent (chmod 000): changed, whatever it holds.
+        except OSError:
+            # Locked by the agent (chmod 000), or swapped or removed under the walk by a
+            # process it left running: changed, whatever it holds.
             found[relative] = ("unreadable",)
     return found
+
+
+def _file_kind(full: Path, mode: int, size: str) -> _Kind:
+    """A regular file's kind: its digest, read in blocks from a descriptor that follows
+    no link and does not wait on a pipe put in the file's place since it was looked at;
+    its executable bit; its size."""
+    descriptor = os.open(full, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    with os.fdopen(descriptor, "rb") as handle:
+        now = os.fstat(handle.fileno()).st_mode
+        if not stat.S_ISREG(now):
+            return ("special", _special(now))
+        digest = hashlib.sha256()
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return ("file", digest.hexdigest(), str(bool(mode & 0o111)), size)
 
 
 def _clear(workspace: Path, path: str) -> Path:

@@ -132,3 +132,66 @@ def test_a_locked_directory_is_unlocked_and_restored(
     monkeypatch.undo()
     assert (workspace / "tests" / "check.sh").read_text() == "#!/bin/sh\npytest -q\n"
     assert (workspace / "tests" / "data.txt").read_text() == "expected\n"
+
+
+def test_a_file_of_the_sources_size_is_compared_by_content_any_other_is_never_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_ooda import workspace as module
+
+    source = _source(tmp_path)
+    workspace = _copy(source, tmp_path)
+    # Same size, other content: only its digest tells.
+    (workspace / "tests" / "data.txt").write_text("EXPECTED\n")
+    # A sparse file of a tebibyte in a protected file's place: read, it would take the
+    # session's memory (read whole) or hours (in blocks).
+    with (workspace / "tests" / "check.sh").open("r+b") as handle:
+        handle.truncate(1 << 40)
+    read: list[str] = []
+    real = module._file_kind
+
+    def reading(full: Path, *rest: Any) -> Any:
+        read.append(full.name)
+        return real(full, *rest)
+
+    monkeypatch.setattr(module, "_file_kind", reading)
+    changed = restore_protected(workspace, source, ["tests"])
+    assert changed == ("tests/check.sh", "tests/data.txt")
+    assert "check.sh" in read  # the source's own, to know what it holds
+    assert read.count("check.sh") == 1  # never the workspace's
+    assert (workspace / "tests" / "check.sh").read_text() == "#!/bin/sh\npytest -q\n"
+    assert (workspace / "tests" / "data.txt").read_text() == "expected\n"
+
+
+def test_a_pipe_put_in_a_files_place_is_not_waited_on(tmp_path: Path) -> None:
+    from pytest_ooda.workspace import _file_kind
+
+    # Between the walk's look (a regular file) and its read, a process the agent left
+    # running puts a pipe with no writer there: opening it must not block the session.
+    pipe = tmp_path / "check.sh"
+    os.mkfifo(pipe)
+    kind = _file_kind(pipe, 0o644, "12")
+    assert kind[0] == "special"
+
+
+def test_a_protected_file_gone_under_the_walk_is_changed_not_a_crash(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pytest_ooda import workspace as module
+
+    source = _source(tmp_path)
+    workspace = _copy(source, tmp_path)
+    real = module._file_kind
+
+    def vanishing(full: Path, *rest: Any) -> Any:
+        # A process the agent left running removes the file between look and read.
+        if full.is_relative_to(workspace):
+            raise FileNotFoundError(2, "No such file or directory", str(full))
+        return real(full, *rest)
+
+    monkeypatch.setattr(module, "_file_kind", vanishing)
+    assert restore_protected(workspace, source, ["tests"]) == (
+        "tests/check.sh",
+        "tests/data.txt",
+    )
+    assert (workspace / "tests" / "data.txt").read_text() == "expected\n"
