@@ -39,14 +39,63 @@ __all__ = ["material_nodes"]
 
 
 def material_nodes(parent: pytest.Collector, loaded: LoadedFile) -> list[MaterialNode]:
-    """A collector per material directory ``loaded``'s config names."""
-    return [
+    """A collector per material directory ``loaded``'s config names, then one per
+    ``.claude/`` directory a scenario's workspace holds itself."""
+    named = [
         MaterialNode.from_parent(
             parent, name=f"{section}[{path.name}]", section=section, root=path, loaded=loaded
         )
         for section, paths in loaded.config.material.items()
         for path in paths
     ]
+    return [*named, *_workspace_nodes(parent, loaded)]
+
+
+def _workspace_nodes(parent: pytest.Collector, loaded: LoadedFile) -> list[MaterialNode]:
+    """A collector per agent material directory the ``workspace:`` of a scenario of
+    ``loaded``'s procedures holds (``.claude/``: the agent loads it as the project's, so
+    it is checked and snapshot like named material), named by its path from the config
+    file (``claude[scenarios/hello/repo/.claude]``); once each, and not when the
+    config's section names it already."""
+    import os
+
+    from pytest_ooda._types import SCENARIO_SUFFIXES
+    from pytest_ooda.agents import WORKSPACE_MATERIAL
+    from pytest_ooda.scenario import declared_workspace
+    from pytest_ooda.settings import SCENARIO_DIR
+
+    seen = {
+        found
+        for paths in loaded.config.material.values()
+        for path in paths
+        for found in (path.resolve(), (path / ".claude").resolve())
+    }
+    base = loaded.path.parent
+    root = parent.config.stash[SESSION][SCENARIO_DIR] or base / "scenarios"
+    nodes: list[MaterialNode] = []
+    for procedure in loaded.declared:
+        directory = root / procedure.name
+        files = sorted(directory.iterdir()) if directory.is_dir() else []
+        for file in files:
+            if file.suffix not in SCENARIO_SUFFIXES or file.name.startswith("."):
+                continue
+            workspace = declared_workspace(file)
+            for section, name in WORKSPACE_MATERIAL.items():
+                held = workspace / name if workspace is not None else None
+                if held is None or held in seen or not held.is_dir():
+                    continue
+                seen.add(held)
+                shown = Path(os.path.relpath(held, base)).as_posix()
+                nodes.append(
+                    MaterialNode.from_parent(
+                        parent,
+                        name=f"{section}[{shown}]",
+                        section=section,
+                        root=held,
+                        loaded=loaded,
+                    )
+                )
+    return nodes
 
 
 class MaterialNode(pytest.Collector):

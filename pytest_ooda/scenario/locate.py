@@ -16,7 +16,13 @@ if TYPE_CHECKING:
 
     from pytest_ooda.scenario.model import Scenario
 
-__all__ = ["load_for", "loose_scenario_error", "loose_scenario_files", "workspace_of"]
+__all__ = [
+    "declared_workspace",
+    "load_for",
+    "loose_scenario_error",
+    "loose_scenario_files",
+    "workspace_of",
+]
 
 
 def loose_scenario_files(root: Path) -> list[Path]:
@@ -129,3 +135,28 @@ def workspace_of(scenario: Scenario, *, root: Path | None = None) -> Path | None
         hint="workspace is relative to the scenario file's directory",
         **where,
     )
+
+
+def declared_workspace(path: Path) -> Path | None:
+    """The directory the scenario file at ``path`` names in its top-level ``workspace:``
+    (resolved against the file's directory), read from that one line without loading the
+    file: collection asks it of every scenario (a workspace's own ``.claude/`` is
+    collected as material), and a recorded scenario can be large. ``None`` when it names
+    none, or when the line or the file cannot be read — its scenario item says why."""
+    import yaml
+
+    try:
+        with path.open(encoding="utf-8") as handle:
+            line = next((text for text in handle if text.startswith("workspace:")), None)
+    except (OSError, UnicodeDecodeError):
+        return None
+    if line is None:
+        return None
+    try:
+        value = yaml.safe_load(line)
+    except yaml.YAMLError:
+        return None
+    found = value.get("workspace") if isinstance(value, dict) else None
+    if not isinstance(found, str) or not found.strip():
+        return None
+    return (path.parent / found).resolve()

@@ -113,3 +113,43 @@ def test_a_section_naming_no_material_fails_one_item(project: Project) -> None:
     result = project.run("-p", "no:syrupy")
     result.assert_outcomes(failed=1)
     result.stdout.fnmatch_lines(["*neither a Claude Code plugin*"])
+
+
+def test_a_scenario_workspace_s_own_claude_directory_is_collected_once(project: Project) -> None:
+    project.write(
+        "ooda-config.yml",
+        "procedures:\n  ship:\n    prompt_format: raw\n    act:\n      - content: /deploy now\n",
+    )
+    command = project.write(
+        "scenarios/ship/repo/.claude/commands/deploy.md",
+        "---\ndescription: Deploy the service\nallowed-tools: Bash(make deploy)\n---\n"
+        "Run `make deploy` ($ARGUMENTS).\n",
+    )
+    # Two scenarios in the one workspace, one written with quotes and a comment.
+    project.scenario("first", "procedure: ship\nworkspace: repo\niterations: []\n", "ship")
+    project.scenario("again", "procedure: ship\nworkspace: 'repo'  # same\n", "ship")
+    project.scenario("bare", "procedure: ship\niterations: []\n", "ship")
+    node = f"ooda-config.yml::{SECTION}[scenarios/ship/repo/.claude]"
+    listed = project.run("--collect-only", "-q")
+    assert [line for line in listed.outlines if line.startswith(f"ooda-config.yml::{SECTION}")] == [
+        f"{node}::config",
+        f"{node}::config[command/deploy]",
+        f"{node}::prompt[command/deploy]",
+        f"{node}::prompt[command/deploy@ship]",
+    ]
+    project.run("--snapshot-update", "-k", SECTION).assert_outcomes(passed=4)
+    stored = project.path / "__snapshots__" / "ooda-config"
+    (site,) = [path for path in stored.iterdir() if path.name.startswith(SECTION)]
+    invoked = (site / "command.deploy@ship.md").read_text()
+    assert "Run `make deploy` (now)." in invoked
+    project.run("-k", SECTION).assert_outcomes(passed=4)
+    command.write_text(command.read_text().replace("make deploy`", "make release`"))
+    changed = project.run("-k", SECTION, "-p", "no:cacheprovider")
+    changed.assert_outcomes(passed=2, failed=2)
+    changed.stdout.fnmatch_lines(["*-Run `make deploy` (now).*", "*+Run `make release` (now).*"])
+    command.write_text("---\ndescription: [broken\n---\nRun it.\n")
+    broken = project.run("-k", f"{SECTION} and not prompt", "-p", "no:syrupy")
+    broken.assert_outcomes(passed=1, failed=1)
+    broken.stdout.fnmatch_lines(
+        ["scenarios/ship/repo/.claude/commands/deploy.md:3:1: OODA005 error: front matter *"]
+    )
