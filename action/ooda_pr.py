@@ -137,6 +137,10 @@ def report(out: Path, *, url: str | None) -> int:
     comment's Markdown (and the HTML report); its exit code (1: a scenario regressed)."""
     argv = [*OODA, "report", "--pr", str(out / "base"), str(out / "new")]
     argv += ["--output", str(out / "comment.md"), "--html", str(out / "report.html")]
+    if (out / "changed.json").exists():
+        # The selection: the comment names why each scenario was touched, counts the
+        # untouched ones, and says so when none was (the two sides are then empty).
+        argv += ["--changed", str(out / "changed.json")]
     kept = out / "history.json"
     for path in json.loads(kept.read_text(encoding="utf-8")) if kept.exists() else ():
         argv += ["--history", str(path)]

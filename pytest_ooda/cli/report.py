@@ -108,6 +108,13 @@ def add_parser(subparsers: Any) -> None:
     pr.add_argument("--pr", nargs=2, metavar=("BASE", "NEW"), help="the two sides' results")
     pr.add_argument("--report-url", metavar="URL", help="with --pr: where the HTML report is")
     pr.add_argument(
+        "--changed",
+        metavar="FILE",
+        help="with --pr: the selection `ooda changed REF --format json` wrote — the comment "
+        "reports the touched scenarios with why, counts the untouched ones, and says so when "
+        "nothing was touched (a side may then hold no results)",
+    )
+    pr.add_argument(
         "--history",
         action="append",
         metavar="PATH",
@@ -146,7 +153,7 @@ def command(args: argparse.Namespace) -> int:
         from pytest_ooda.cli.report_pr import command as pr_command
 
         return pr_command(args)
-    for flag in ("report_url", "history", "output"):
+    for flag in ("report_url", "history", "output", "changed"):
         if getattr(args, flag):
             raise UsageError(f"--{flag.replace('_', '-')} goes with --pr BASE NEW")
     html_path = Path(args.html) if args.html else None

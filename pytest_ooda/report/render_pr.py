@@ -172,6 +172,7 @@ def pr_markdown(
     *,
     touched: Collection[str] | None = None,
     untouched: Collection[str] = (),
+    reasons: Mapping[str, str] | None = None,
     histories: Mapping[str, ScenarioHistory] | None = None,
     budget: Mapping[str, str] | None = None,
     drift: Mapping[str, str] | None = None,
@@ -181,14 +182,17 @@ def pr_markdown(
     title: str = "pytest-ooda: prompt changes measured",
 ) -> str:
     """The comment's Markdown. ``touched``: the scenarios the change touched (``None``:
-    every scenario compared); ``untouched``: the ones that replayed; ``histories``: by
-    label, the base side's history; ``budget``: by label, why a budget left its runs
-    short; ``drift``: by label, how the two sides' agents differ (``stats.fingerprint_drift``)."""
+    every scenario compared); ``untouched``: the ones that replayed; ``reasons``: by
+    label, why the change touched it; ``histories``: by label, the base side's history;
+    ``budget``: by label, why a budget left its runs short; ``drift``: by label, how the
+    two sides' agents differ (``stats.fingerprint_drift``)."""
     budget = budget or {}
+    reasons = reasons or {}
     drift = drift or {}
     histories = histories or {}
     confidence = 1 - comparison.alpha
     items = [item for item in comparison.scenarios if touched is None or item.label in set(touched)]
+    unmeasured = sorted(set(touched or ()) - {item.label for item in items})
     counts = {verdict: sum(item.verdict == verdict for item in items) for verdict in _ICONS}
     head = ", ".join(
         f"**{count} {verdict}**" if verdict == "regressed" else f"{count} {verdict}"
@@ -196,7 +200,7 @@ def pr_markdown(
         if count or verdict in ("regressed", "improved", "inconclusive")
     )
     lines = [MARKER, f"## {_cell(title)}", ""]
-    where = f"{len(items)} scenario(s) touched by this change"
+    where = f"{len(items) + len(unmeasured)} scenario(s) touched by this change"
     if untouched:
         where += f" ({len(untouched)} untouched: replayed, not run)"
     test = f"two-sided Fisher's exact test, alpha {comparison.alpha:g}"
@@ -204,13 +208,20 @@ def pr_markdown(
         f"{head} of {where} · {test}" + (f" · [HTML report]({report_url})" if report_url else "")
     )
     lines.append("")
-    if not items:
+    if not items and not unmeasured:
         lines += ["No scenario's prompt or workspace changed: nothing was run live.", ""]
-    else:
+    elif items:
         lines += _table([_row(item, budget, confidence) for item in items])
         lines.append("")
+    if unmeasured:
+        names = ", ".join(
+            f"{_cell(label)} ({_cell(reasons.get(label, ''))})" for label in unmeasured
+        )
+        lines += [f"Touched, but no run on either side to compare: {names}.", ""]
     for item in items:
         notes = []
+        if reasons.get(item.label):
+            notes.append(f"touched: {reasons[item.label]}")
         if item.label in drift:
             notes.append(
                 f"not the same agent on both sides ({drift[item.label]}): the difference "

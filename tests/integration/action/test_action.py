@@ -83,6 +83,21 @@ def test_one_comment_per_pull_request_edited_on_each_push_and_a_regression_fails
     }
     state.add(7, "LGTM", user="reviewer")
 
+    # Push 0: an edit no prompt reads touches nothing — nothing runs, the check passes
+    # and the comment says so.
+    write(project, "NOTES.md", "Nothing to do with prompts.\n")
+    git(project, "add", "NOTES.md")
+    git(project, "commit", "-q", "-m", "notes")
+    (tmp_path / "run0").mkdir()
+    nothing = run_action(project, inputs, env, tmp_path / "run0")
+    assert not nothing.failed, nothing.log
+    assert nothing.outputs["sessions"]["touched"] == "0"
+    assert nothing.outputs["sessions"]["regressed"] == "false"
+    [mine] = [c for c in state.on(7) if c["body"].startswith(MARKER)]
+    assert "nothing was run live" in mine["body"]
+    assert "0 scenario(s) touched by this change (3 untouched: replayed, not run)" in mine["body"]
+    assert len((agent.parent / "starts.txt").read_text().splitlines()) == 3
+
     # Push 1: a harmless edit of count/numbers' private fragment.
     write(project, "prompts/count.md", "Find the numbers, all of them.\n")
     git(project, "commit", "-q", "-am", "count: all of them")
@@ -96,6 +111,8 @@ def test_one_comment_per_pull_request_edited_on_each_push_and_a_regression_fails
     [mine] = [c for c in state.on(7) if c["body"].startswith(MARKER)]
     assert "count/numbers" in mine["body"]
     assert "greet/hello" not in mine["body"]
+    assert "- touched: observe[0] prompts/count.md" in mine["body"]
+    assert "1 scenario(s) touched by this change (2 untouched: replayed, not run)" in mine["body"]
     assert f"[HTML report]({ARTIFACT_URL})" in mine["body"]
     # The history: the recording session and the base session, one run and eight.
     assert "history (2 session(s) on the base side): stable-pass: 100% (9/9" in mine["body"]

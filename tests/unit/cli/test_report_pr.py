@@ -3,6 +3,7 @@ of a regression and the mistakes."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 import pytest
@@ -105,6 +106,69 @@ def test_a_history_not_kept_yet_is_said_and_the_comment_written_all_the_same(
     # A file that is there but is no results is still a mistake.
     (tmp_path / "broken.jsonl").write_text("{not json\n")
     assert ooda([*argv[:4], "--history", str(tmp_path / "broken.jsonl")]) == 2
+
+
+def test_the_selection_names_why_counts_the_rest_and_nothing_touched_is_no_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    selection = {
+        "ref": "main",
+        "commit": "c" * 40,
+        "scenarios": [
+            {
+                "label": "build/happy",
+                "file": "scenarios/build/happy.yml",
+                "touched": True,
+                "reasons": ["observe[0] prompts/shared.md"],
+            },
+            {
+                "label": "build/other",
+                "file": "s/o.yml",
+                "touched": True,
+                "reasons": ["new scenario"],
+            },
+            {"label": "build/quiet", "file": "s/q.yml", "touched": False, "reasons": []},
+        ],
+    }
+    changed = tmp_path / "changed.json"
+    changed.write_text(json.dumps(selection))
+    # The untouched scenario's regression on these sides is not this change's.
+    base = write(
+        tmp_path / "base/s.jsonl",
+        sample(10, 10, session="b") + sample(10, 10, session="b", scenario="quiet"),
+    )
+    new = write(
+        tmp_path / "new/s.jsonl",
+        sample(9, 10, session="n") + sample(0, 10, session="n", scenario="quiet"),
+    )
+    assert ooda(["report", "--pr", str(base), str(new), "--changed", str(changed)]) == 0
+    out = capsys.readouterr().out
+    assert "2 scenario(s) touched by this change (1 untouched: replayed, not run)" in out
+    assert "| build/happy |" in out
+    assert "build/quiet" not in out
+    assert "- touched: observe[0] prompts/shared.md" in out
+    assert "Touched, but no run on either side to compare: build/other (new scenario)." in out
+    # Nothing touched: the sides hold nothing, and the comment says so.
+    selection["scenarios"] = [selection["scenarios"][2]]
+    changed.write_text(json.dumps(selection))
+    (tmp_path / "empty/base").mkdir(parents=True)
+    (tmp_path / "empty/new").mkdir()
+    argv = ["report", "--pr", str(tmp_path / "empty/base"), str(tmp_path / "empty/new")]
+    assert ooda([*argv, "--changed", str(changed)]) == 0
+    out = capsys.readouterr().out
+    assert "0 scenario(s) touched by this change (1 untouched: replayed, not run)" in out
+    assert "No scenario's prompt or workspace changed: nothing was run live." in out
+    assert out.rstrip().endswith("no touched scenario regressed significantly")
+    missing = ["report", "--pr", str(tmp_path / "no/base"), str(tmp_path / "no/new")]
+    assert ooda([*missing, "--changed", str(changed)]) == 0
+    assert "nothing was run live" in capsys.readouterr().out
+    # Without the selection empty sides are still a mistake; a wrong file is one too.
+    assert ooda(argv) == 2
+    changed.write_text("[1, 2]")
+    assert ooda([*argv, "--changed", str(changed)]) == 1
+    assert f"--changed {changed}: not a selection" in capsys.readouterr().err
+    assert ooda(["report", str(base), "--changed", str(changed)]) == 1
+    assert "--changed goes with --pr BASE NEW" in capsys.readouterr().err
 
 
 def test_options_that_belong_to_one_mode(
