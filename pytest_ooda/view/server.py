@@ -11,6 +11,8 @@ lie inside the directories (symlinks out of them are not followed). A path with 
 from __future__ import annotations
 
 import contextlib
+import io
+import math
 import selectors
 import socket
 import sys
@@ -40,6 +42,9 @@ MAX_WAITING = 1024
 IDLE_S = 10.0
 #: Each read and write of a request being answered.
 IO_TIMEOUT_S = 10.0
+#: A request's line and headers, however slowly they come: a client that sends a byte
+#: now and then (each read in time) holds a thread no longer than this.
+REQUEST_S = 10.0
 BUSY = (
     b"HTTP/1.0 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
     b"Retry-After: 1\r\nContent-Length: 5\r\n\r\nbusy\n"
@@ -177,6 +182,27 @@ class _Server(HTTPServer):
         super().server_close()
 
 
+class _Arriving(io.RawIOBase):
+    """A connection's reading side held to a deadline for the whole of a request's head
+    (:data:`REQUEST_S`), not only for each read: a client dripping one byte at a time
+    would otherwise hold one of the :data:`WORKERS` threads for as long as it likes."""
+
+    def __init__(self, conn: socket.socket) -> None:
+        super().__init__()
+        self.conn = conn
+        self.until = math.inf
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer: Any) -> int:
+        left = self.until - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the request did not arrive in time")
+        self.conn.settimeout(min(left, IO_TIMEOUT_S))
+        return self.conn.recv_into(buffer)
+
+
 def make_server(
     viewer: Viewer, host: str, port: int, *, token: bool = False
 ) -> tuple[HTTPServer, Access]:
@@ -188,9 +214,27 @@ def make_server(
     class Handler(BaseHTTPRequestHandler):
         server_version = "ooda-view"
         timeout = IO_TIMEOUT_S
+        arriving: _Arriving
 
         def log_message(self, format: str, *args: Any) -> None:
             return
+
+        def setup(self) -> None:
+            super().setup()
+            self.rfile.close()
+            self.arriving = _Arriving(self.connection)
+            self.rfile = io.BufferedReader(self.arriving)
+
+        def handle_one_request(self) -> None:
+            self.arriving.until = time.monotonic() + REQUEST_S
+            super().handle_one_request()
+
+        def parse_request(self) -> bool:
+            parsed = super().parse_request()
+            # The head is in: the answer's writes get the ordinary bound again.
+            self.arriving.until = math.inf
+            self.connection.settimeout(IO_TIMEOUT_S)
+            return parsed
 
         def _send(
             self, response: Response, *, body: bool, headers: tuple[tuple[str, str], ...] = ()

@@ -2,11 +2,14 @@
 the user starts it (a real process on 127.0.0.1): a request whose Host names another
 site (DNS rebinding) is refused; with ``--token`` the printed URL's token signs a real
 Chromium in and its pages (and their polling) work; 300 half-open connections and 2,000
-page requests leave it answering; clients that hang up do not print tracebacks."""
+page requests leave it answering, and so do clients that drip their request a byte at a
+time; clients that hang up do not print tracebacks."""
 
 from __future__ import annotations
 
+import contextlib
 import http.client
+import select
 import socket
 import struct
 import threading
@@ -142,6 +145,50 @@ def test_half_open_connections_and_a_flood_of_requests_leave_it_answering(
             for conn in idle:
                 conn.close()
         assert _get(port, "/")[0] == 200
+
+
+def test_clients_that_drip_their_request_are_cut_off_and_others_answered(
+    tmp_path: Path,
+) -> None:
+    # More clients than the server has threads, each sending its request line a byte a
+    # second (every read in time): they may hold a thread only while their request is
+    # due, not for as long as they keep dripping.
+    with ViewServer(_results(tmp_path)) as server:
+        port = _port(server)
+        drippers = [socket.create_connection(("127.0.0.1", port), timeout=60) for _ in range(12)]
+        cut: list[int] = []
+        done = threading.Event()
+
+        def drip() -> None:
+            line = b"GET /run/run-1 HTTP/1.1 " + b"x" * 10_000
+            for sent in range(1, 600):
+                for number, conn in enumerate(drippers):
+                    if number in cut:
+                        continue
+                    ready, _, _ = select.select([conn], [], [], 0)
+                    if ready and conn.recv(1) == b"":
+                        cut.append(number)
+                    else:
+                        with contextlib.suppress(OSError):
+                            conn.sendall(line[sent : sent + 1])
+                if len(cut) == len(drippers) or done.wait(1):
+                    return
+
+        for conn in drippers:
+            conn.sendall(b"G")
+        dripping = threading.Thread(target=drip)
+        dripping.start()
+        try:
+            status, html, _ = _get(port, "/run/run-1")
+            assert status == 200
+            assert "build/happy" in html
+            dripping.join(timeout=300)
+            assert sorted(cut) == list(range(len(drippers)))
+        finally:
+            done.set()
+            dripping.join()
+            for conn in drippers:
+                conn.close()
 
 
 def test_clients_that_hang_up_print_nothing(tmp_path: Path) -> None:
