@@ -229,3 +229,33 @@ def test_ooda_init_then_record_each_command_and_skill_then_replay(
     assert "fired:" in scenario.read_text()
     replayed = pytester.runpytest("-p", "no:cacheprovider", "-W", "ignore")
     replayed.assert_outcomes(passed=33)
+
+
+def test_ooda_init_in_the_plugin_s_own_directory_records_and_replays_green(
+    pytester: pytest.Pytester,
+    agent_mock: Callable[..., AgentMock],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The issue's own words: ``ooda init --claude-plugin .`` in a plugin's repository.
+    The config, the scenarios the runs are recorded into, the snapshots and the results
+    are beside the plugin's files, not part of them: recording one scenario changes no
+    other's prompt, and every replay is green."""
+    import shutil
+
+    from pytest_ooda.cli import main
+
+    mock = agent_mock([[{"text": "Done."}]] * 3)
+    mock.use(monkeypatch)
+    monkeypatch.setenv("OODA_CONFIG_HOME", str(pytester.path / ".no-global-config"))
+    shutil.copytree(GREETER, pytester.path, dirs_exist_ok=True)
+    monkeypatch.chdir(pytester.path)
+    assert main(["init", f"--{SECTION}-plugin", "."]) == 0
+    assert f"{SECTION}: [.]" in (pytester.path / "ooda-config.yml").read_text()
+    pytester.runpytest("-p", "no:cacheprovider").assert_outcomes(passed=30, skipped=3)
+    recorded = pytester.runpytest(
+        "-p", "no:cacheprovider", "-m", "live", "--ooda-record-mode=once", "-W", "ignore",
+        "--ooda-ai-cmd", CLAUDE,
+    )  # fmt: skip
+    recorded.assert_outcomes(passed=3, deselected=recorded.parseoutcomes().get("deselected", 0))
+    replayed = pytester.runpytest("-p", "no:cacheprovider", "-W", "ignore")
+    replayed.assert_outcomes(passed=33)

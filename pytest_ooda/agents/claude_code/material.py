@@ -51,8 +51,27 @@ MaterialKind = Literal["plugin", "project"]
 #: The manifest that makes a directory a plugin.
 PLUGIN_MANIFEST = Path(".claude-plugin") / "plugin.json"
 MARKETPLACE = Path(".claude-plugin") / "marketplace.json"
-#: Files of a material directory never installed nor hashed (editor and VCS litter).
-_SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv"})
+#: Files of a material directory never installed nor hashed: VCS and tool litter, and
+#: what pytest-ooda itself keeps there (results, runs, prompt snapshots).
+_SKIPPED_DIRS = frozenset(
+    {
+        ".git",
+        "node_modules",
+        "__pycache__",
+        ".venv",
+        ".ooda",
+        "__snapshots__",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+    }
+)
+#: The config files that make a directory a pytest-ooda project: a plugin tested in its
+#: own repository (``ooda init --claude-plugin .``) holds one at its root, beside the
+#: ``scenarios/`` it records into. Neither is the plugin's: a recording written there
+#: must not change the prompt it recorded.
+_HARNESS_CONFIGS = ("ooda-config.yml", "rooda-config.yml")
+_HARNESS_TOP = frozenset({*_HARNESS_CONFIGS, "scenarios"})
 #: No SKILL.md or command a person wrote is larger.
 MAX_FILE_BYTES = 1024 * 1024
 
@@ -221,10 +240,18 @@ def _walk(root: Path, parts: Sequence[str] | None = None) -> Iterator[str]:
             elif top.is_dir() and not top.is_symlink():
                 yield from (f"{part}/{rel}" for rel in _walk(top))
         return
+    harness = any((root / name).is_file() for name in _HARNESS_CONFIGS)
     for directory, dirs, files in os.walk(root):
-        dirs[:] = sorted(name for name in dirs if name not in _SKIPPED_DIRS)
+        top = harness and directory == str(root)
+        dirs[:] = sorted(
+            name
+            for name in dirs
+            if name not in _SKIPPED_DIRS and not (top and name in _HARNESS_TOP)
+        )
         base = Path(directory)
         for name in sorted(files):
+            if top and name in _HARNESS_TOP:
+                continue
             path = base / name
             if path.is_symlink() or not path.is_file():
                 continue

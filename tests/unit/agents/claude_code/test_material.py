@@ -126,3 +126,30 @@ def test_symbolic_links_and_vcs_folders_are_not_material_files(tmp_path: Path) -
     (root / ".claude/.git/HEAD").write_text("ref")
     (root / ".claude/link.md").symlink_to(tmp_path / "elsewhere.md")
     assert load_material(root).files == ("skills/a/SKILL.md",)
+
+
+def test_pytest_ooda_s_own_files_beside_a_plugin_are_not_its_material(tmp_path: Path) -> None:
+    """``ooda init --claude-plugin .`` puts a config, scenarios and snapshots in the
+    plugin's own directory, and runs leave results there: a recording written into
+    ``scenarios/`` must not change the material (the prompt) it recorded."""
+    plugin = {
+        ".claude-plugin/plugin.json": '{"name": "p"}',
+        "skills/a/SKILL.md": front("x\n", description="a"),
+        "dist/cli.js": "x\n",
+    }
+    harness = {
+        "ooda-config.yml": "claude: [.]\n",
+        "scenarios/skill-p-a/first-live.yml": "procedure: skill-p-a\n",
+        "__snapshots__/ooda-config/claude[p]/skill.p~a.md": "# /p:a\n",
+        ".ooda/results/session.jsonl": "{}\n",
+        ".pytest_cache/v/cache/lastfailed": "{}\n",
+    }
+    root = tree(tmp_path / "p", {**plugin, **harness})
+    assert load_material(root).files == (
+        ".claude-plugin/plugin.json",
+        "dist/cli.js",
+        "skills/a/SKILL.md",
+    )
+    # Without a config beside it, a plugin's own scenarios/ folder is its own.
+    (root / "ooda-config.yml").unlink()
+    assert "scenarios/skill-p-a/first-live.yml" in load_material(root).files
