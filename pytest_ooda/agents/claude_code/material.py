@@ -242,15 +242,15 @@ def _walk(root: Path, parts: Sequence[str] | None = None) -> Iterator[str]:
         return
     harness = any((root / name).is_file() for name in _HARNESS_CONFIGS)
     for directory, dirs, files in os.walk(root):
-        top = harness and directory == str(root)
+        at_root = harness and directory == str(root)
         dirs[:] = sorted(
             name
             for name in dirs
-            if name not in _SKIPPED_DIRS and not (top and name in _HARNESS_TOP)
+            if name not in _SKIPPED_DIRS and not (at_root and name in _HARNESS_TOP)
         )
         base = Path(directory)
         for name in sorted(files):
-            if top and name in _HARNESS_TOP:
+            if at_root and name in _HARNESS_TOP:
                 continue
             path = base / name
             if path.is_symlink() or not path.is_file():
