@@ -338,14 +338,16 @@ LINT_SEVERITY: Setting[tuple[str, ...]] = Setting(
 )
 PROMPT_FORMAT: Setting[PromptFormat | None] = Setting(
     "prompt_format",
-    "prompt layout of prompt items, scenarios and live runs: ooda (ours) or rooda "
-    "(rooda's, byte for byte); default: each procedure's prompt_format",
+    "prompt layout of prompt items, scenarios and live runs: ooda (ours), rooda "
+    "(rooda's, byte for byte) or raw (the fragments' text alone); default: each "
+    "procedure's prompt_format",
     checks.same,
     choices=_types.PROMPT_FORMATS,
     pytest="--ooda-prompt-format",
     ooda=("--prompt-format",),
-    ooda_help="prompt layout: ooda (ours) or rooda (rooda's, byte for byte); default: "
-    "the procedure's prompt_format, else loop.prompt_format, else ooda",
+    ooda_help="prompt layout: ooda (ours), rooda (rooda's, byte for byte) or raw (the "
+    "fragments' text alone); default: the procedure's prompt_format, else "
+    "loop.prompt_format, else ooda",
     ini="ooda_prompt_format",
     config="prompt_format",
 )

@@ -3,14 +3,17 @@ closest option or value, and the same words ``ooda run`` says for the same mista
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from pytest_ooda.cli import main
+from pytest_ooda.settings import SETTINGS
 
 if TYPE_CHECKING:
     from ooda_project import Project
+
+    from pytest_ooda.settings import Setting
 
 
 @pytest.mark.parametrize("args", [["--ooda-repeats=5"], ["--ooda-repeats", "5"]])
@@ -83,30 +86,74 @@ def test_a_wrong_value_names_the_closest_choice(
     assert result.stderr.lines[0] == message
 
 
-@pytest.mark.parametrize(
-    ("flag", "value"),
-    [
-        ("ai-output", "claude-jsn"),
-        ("sandbox", "bwarp"),
-        ("max-cost", "cheap"),
-        ("max-tokens", "0"),
-        ("prompt-format", "roda"),
-        ("ai-cmd", "agent 'unclosed"),
-    ],
-)
+#: A wrong value for every row both front ends have (not a bare flag), and the words
+#: each says of it after the flag's name. A row added to the table with both flags and
+#: no value here fails test_every_row_both_front_ends_have_is_tried.
+WRONG_VALUES = {
+    "config": ("nope.yml", "config file not found: "),
+    "ai_cmd": ("agent 'unclosed", "cannot split "),
+    # Checked where it acts (the config may name more aliases): a live item fails.
+    "ai_cmd_alias": ("claud", "unknown AI command alias 'claud'"),
+    "ai_output": ("claude-jsn", "expected one of text, "),
+    "max_cost": ("cheap", "expected an amount in US dollars > 0, got 'cheap'"),
+    "max_tokens": ("0", "expected an integer >= 1, got '0'"),
+    "budget": ("cheap", "expected an amount in US dollars > 0, got 'cheap'"),
+    "budget_tokens": ("0", "expected an integer >= 1, got '0'"),
+    "prompt_format": ("roda", "invalid choice: 'roda' (choose from 'ooda', 'rooda'"),
+    "sandbox": ("bwarp", "unknown sandbox kind 'bwarp'"),
+}
+
+#: The rows a user gives a value to on both front ends.
+ON_BOTH = [row for row in SETTINGS if row.pytest and row.ooda and row.kind != "flag"]
+
+
+def test_every_row_both_front_ends_have_is_tried() -> None:
+    assert sorted(WRONG_VALUES) == sorted(row.name for row in ON_BOTH)
+
+
+@pytest.mark.parametrize("row", ON_BOTH, ids=[row.name for row in ON_BOTH])
 def test_pytest_and_ooda_run_say_the_same_of_a_wrong_value(
     project: Project,
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
-    flag: str,
-    value: str,
+    row: Setting[Any],
 ) -> None:
-    result = project.run("--collect-only", f"--ooda-{flag}={value}")
-    assert result.ret == pytest.ExitCode.USAGE_ERROR
-    from_pytest = result.stderr.lines[0].removeprefix(f"ERROR: --ooda-{flag}: ")
+    value, words = WRONG_VALUES[row.name]
+    assert row.pytest is not None
+    if row.name == "ai_cmd_alias":
+        project.scenario("hello", "procedure: greet\n")
+        result = project.run("-m", "live", f"{row.pytest}={value}")
+        result.assert_outcomes(failed=1)
+        said = result.stdout.lines
+        start = said.index(next(line for line in said if line.startswith(f"{row.pytest}: ")))
+        from_pytest = "\n".join(said[start : start + 3]).removeprefix(f"{row.pytest}: ")
+    else:
+        result = project.run("--collect-only", f"{row.pytest}={value}")
+        assert result.ret == pytest.ExitCode.USAGE_ERROR
+        from_pytest = result.stderr.lines[0].removeprefix(f"ERROR: {row.pytest}: ")
+    assert from_pytest.startswith(words)
     monkeypatch.chdir(project.path)
     capsys.readouterr()
-    assert main(["run", "greet", f"--{flag}={value}"]) == 1
-    from_ooda = capsys.readouterr().err.splitlines()[0].removeprefix(f"ooda: error: --{flag}: ")
-    assert from_ooda == from_pytest
-    assert "did you mean" in from_pytest or flag in ("max-cost", "max-tokens", "ai-cmd")
+    assert main(["run", "greet", f"{row.ooda[0]}={value}"]) != 0
+    said = capsys.readouterr().err.splitlines()
+    start = said.index(next(line for line in said if line.startswith("ooda: error: ")))
+    lines = 3 if row.name == "ai_cmd_alias" else 1
+    from_ooda = "\n".join(said[start : start + lines])
+    assert from_ooda.removeprefix(f"ooda: error: {row.ooda[0]}: ") == from_pytest
+    if row.choices or row.name in ("ai_output", "sandbox", "ai_cmd_alias"):
+        # A closed vocabulary (or a registry of them): the near miss is offered.
+        assert "did you mean" in from_pytest
+
+
+@pytest.mark.parametrize(
+    "row",
+    [row for row in SETTINGS if row.choices and row.pytest],
+    ids=[row.name for row in SETTINGS if row.choices and row.pytest],
+)
+def test_every_choice_option_offers_the_near_miss(project: Project, row: Setting[Any]) -> None:
+    """``--ooda-record-mode=oncex``: did you mean 'once'? — for every row with choices."""
+    meant = max(row.choices, key=len)
+    result = project.run("--collect-only", f"{row.pytest}={meant}x")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert result.stderr.lines[0].startswith(f"ERROR: {row.pytest}: invalid choice: '{meant}x'")
+    assert result.stderr.lines[0].endswith(f"did you mean {meant!r}?")
