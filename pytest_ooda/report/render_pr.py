@@ -153,6 +153,8 @@ def _history_note(item: ScenarioComparison, history: ScenarioHistory, alpha: flo
             text += f"; this broke: {runs}, {below} ({p_value})"
         elif judged.call == "better":
             text += f"; better than its history: {runs} ({p_value})"
+        elif history.state == "stable-fail":
+            text += f"; as before: {runs} ({p_value}), it never passed"
         elif judged.successes < judged.valid:
             text += f"; within its noise: {runs} ({p_value}), a failure at this rate is not news"
     change = history.change_point
