@@ -47,6 +47,7 @@ _BUILTIN = {
     "claude": "pytest_ooda.agents.claude_code.agent:ClaudeAgent",
     "codex": "pytest_ooda.agents.codex_cli.agent:CodexAgent",
     "gemini": "pytest_ooda.agents.gemini_cli.agent:GeminiAgent",
+    "qwen": "pytest_ooda.agents.qwen_code.agent:QwenAgent",
     "kiro-cli": "pytest_ooda.agents.plain:KiroAgent",
     "copilot": "pytest_ooda.agents.plain:CopilotAgent",
     "cursor-agent": "pytest_ooda.agents.plain:CursorAgent",

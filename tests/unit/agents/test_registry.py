@@ -39,6 +39,7 @@ if TYPE_CHECKING:
         (["/usr/local/bin/claude"], "claude"),
         (["codex", "exec", "--json", "-"], "codex"),
         (["/usr/bin/gemini", "-o", "json"], "gemini"),
+        (["qwen", "-o", "stream-json", "--yolo"], "qwen"),
         (["copilot", "--yolo"], "copilot"),
         (["kiro-cli", "chat"], "kiro-cli"),
         (["python3", "agent.py"], "command"),
@@ -57,8 +58,14 @@ def test_formats_aliases_and_apis_come_from_the_agents() -> None:
         "codex-json",
         "gemini-stream-json",
         "gemini-json",
+        "qwen-stream-json",
     )
-    assert tool_formats() == ("claude-stream-json", "codex-json", "gemini-stream-json")
+    assert tool_formats() == (
+        "claude-stream-json",
+        "codex-json",
+        "gemini-stream-json",
+        "qwen-stream-json",
+    )
     assert not output_format("gemini-json").reports_tools
     assert output_format("codex-json").reports_tools
     assert not output_format("claude-json").reports_tools

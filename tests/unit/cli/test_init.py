@@ -112,6 +112,7 @@ def test_every_agent_set_up_loads_lint_clean(tmp_path: Path, agent: str) -> None
         "claude": "claude -p",
         "codex": "codex exec --json",
         "gemini": "gemini --output-format stream-json",
+        "qwen": "qwen --output-format stream-json",
         "command": None,
     }[agent]
     if expected is None:

@@ -825,7 +825,8 @@ def test_dry_run_shows_format_and_budget_with_their_sources(
         (
             ["--ai-output", "claude-jsn"],
             "--ai-output: expected one of text, claude-json, claude-stream-json, codex-json, "
-            "gemini-stream-json, gemini-json, got 'claude-jsn'; did you mean 'claude-json'?",
+            "gemini-stream-json, gemini-json, qwen-stream-json, got 'claude-jsn'; did you mean "
+            "'claude-json'?",
         ),
         (["--sandbox", "bwarp"], "--sandbox: unknown sandbox kind 'bwarp'; did you mean 'bwrap'?"),
     ],

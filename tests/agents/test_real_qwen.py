@@ -1,0 +1,230 @@
+"""The real Qwen Code CLI (``@qwen-code/qwen-code``, pinned in .ci/run) as a live run's
+agent, driven offline by a stand-in of the OpenAI chat-completions API on 127.0.0.1
+(``chat_standin.py``): ``qwen --output-format stream-json --yolo`` writes a file and runs
+a command in the workspace for real, under no sandbox and inside bwrap; its tool calls,
+tokens and fingerprint reach the record; the API's 401 and a missing key are ``auth``
+errors read from the CLI's own words, never the prompt's failure.
+
+The CLI reads its base URL from ``OPENAI_BASE_URL``, its key from ``OPENAI_API_KEY`` and
+its model from ``OPENAI_MODEL``, once ``~/.qwen/settings.json`` selects that way of
+logging in."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from ooda_project import greet_project
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+
+    from ooda_project import Project
+
+STANDIN = Path(__file__).with_name("chat_standin.py")
+VERSION = "0.24.4"
+QWEN = "qwen --output-format stream-json --yolo"
+MODEL = "qwen3-coder-standin"
+#: The CLI's settings: log in with an OpenAI-compatible key; no memory-extraction side
+#: calls after each run (they would be model calls outside the scenario).
+SETTINGS = {
+    "security": {"auth": {"selectedType": "openai"}},
+    "memory": {"enableManagedAutoMemory": False},
+}
+#: Writes hello.py and runs it: three answers, two tool calls, known token counts.
+STEPS: list[dict[str, Any]] = [
+    {"write": {"file_path": "hello.py", "content": "print(6 * 7)\n"}},
+    {"shell": "python3 hello.py > out.txt"},
+    {"text": "Wrote and ran hello.py.\n<promise>SUCCESS</promise>",
+     "usage": {"prompt": 3000, "output": 150}},
+]  # fmt: skip
+SCENARIO = (
+    "procedure: greet\nmax_iterations: 1\nexpect:\n  status: success\n"
+    "  files: {out.txt: {contains: '42'}}\n"
+    "  tools: {called: [write_file, run_shell_command], bash_matches: 'python3 hello.py',"
+    " max_calls: 2}\n"
+    "iterations: []\n"
+)
+
+
+def require_qwen() -> None:
+    if shutil.which("qwen") is None:
+        message = f"Qwen Code is not installed: npm install -g @qwen-code/qwen-code@{VERSION}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+
+
+class Standin:
+    """One stand-in of the chat-completions API serving ``sessions``, on its own port."""
+
+    def __init__(self, directory: Path, sessions: list[list[dict[str, Any]]]) -> None:
+        script = directory / "script.json"
+        script.write_text(json.dumps({"sessions": sessions}))
+        port_file = directory / "port"
+        self.process = subprocess.Popen(
+            [sys.executable, str(STANDIN), str(script), str(port_file)],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 15
+        while not (port_file.exists() and port_file.read_text().strip()):
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                pytest.fail("the chat-completions stand-in did not start")
+            time.sleep(0.02)
+        self.port = int(port_file.read_text())
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+
+    def log(self) -> list[dict[str, Any]]:
+        import urllib.request
+
+        url = self.url.removesuffix("/v1") + "/_standin/log"
+        with urllib.request.urlopen(url) as answer:
+            return [json.loads(line) for line in answer.read().decode().splitlines()]
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
+
+    def use(self, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
+        """A ``HOME`` whose Qwen Code settings log in with the key, and the stand-in as
+        the API."""
+        (home / ".qwen").mkdir(parents=True, exist_ok=True)
+        (home / ".qwen" / "settings.json").write_text(json.dumps(SETTINGS))
+        monkeypatch.setenv("HOME", str(home))
+        monkeypatch.delenv("QWEN_HOME", raising=False)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-standin-qwen")
+        monkeypatch.setenv("OPENAI_BASE_URL", self.url)
+        monkeypatch.setenv("OPENAI_MODEL", MODEL)
+        monkeypatch.setenv("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1")
+
+
+@pytest.fixture
+def standin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Standin]]:
+    require_qwen()
+    started: list[Standin] = []
+
+    def start(sessions: list[list[dict[str, Any]]]) -> Standin:
+        server = Standin(tmp_path_factory.mktemp("chat-standin"), sessions)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
+    return greet_project(pytester, monkeypatch)
+
+
+def _records(project: Project) -> list[dict[str, Any]]:
+    [results] = (project.path / ".ooda/results").glob("*.jsonl")
+    return [json.loads(line) for line in results.read_text().splitlines()]
+
+
+def _live(project: Project, *args: str) -> pytest.RunResult:
+    return project.run("-m", "live", "-k", "qwened", f"--ooda-ai-cmd={QWEN}", *args)
+
+
+def _check_the_run(project: Project, server: Standin) -> dict[str, Any]:
+    [record] = _records(project)
+    assert record["outcome"] == "success", record.get("error_reason")
+    [iteration] = record["iterations"]
+    calls = iteration["tool_calls"]
+    assert [call["name"] for call in calls] == ["write_file", "run_shell_command"]
+    assert calls[0]["summary"].endswith("/hello.py")
+    assert calls[1]["summary"] == "python3 hello.py > out.txt"
+    assert all(call["ok"] for call in calls)
+    # The CLI sums the three answers' usage; it reports no cost.
+    assert record["usage"]["input_tokens"] == 1000 + 1000 + 3000
+    assert record["usage"]["output_tokens"] == 50 + 50 + 150
+    assert record["usage"]["cost"] is None
+    log = server.log()
+    assert [entry["served"] for entry in log] == ["tool:write", "tool:shell", "text"]
+    assert {entry["key"] for entry in log} == {"sk-standin-qwen"}
+    # Its fingerprint: the agent, its version as the CLI says it, the model it was served.
+    fingerprint = record["fingerprint"]
+    assert fingerprint["agent"] == "qwen"
+    assert fingerprint["version"] == VERSION
+    assert fingerprint["model"] == MODEL
+    assert len(fingerprint["settings"]) == 64
+    return record
+
+
+def test_qwen_writes_and_runs_in_the_workspace_with_no_sandbox(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = standin([STEPS])
+    server.use(monkeypatch, project.path / "home")
+    project.scenario("qwened", SCENARIO)
+    result = _live(project)
+    result.assert_outcomes(passed=1, deselected=7)
+    _check_the_run(project, server)
+    # Read as qwen-stream-json from its own flags: no ai_output was set.
+    assert "tokens=5000in/250out" in result.stdout.str()
+
+
+def test_qwen_in_bwrap_with_its_settings_and_key_passed_in(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sandbox_images import require_bwrap
+
+    require_bwrap()
+    server = standin([STEPS])
+    server.use(monkeypatch, project.path / "home")
+    config = project.path / "ooda-config.yml"
+    config.write_text(
+        "loop:\n  sandbox: {kind: bwrap,"
+        " env: [OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, QWEN_CODE_SUPPRESS_YOLO_WARNING],"
+        " home_files: [~/.qwen/settings.json]}\n" + config.read_text()
+    )
+    project.scenario("qwened", SCENARIO)
+    _live(project).assert_outcomes(passed=1, deselected=7)
+    record = _check_the_run(project, server)
+    assert record["sandbox"]["kind"] == "bwrap"
+    # What the agent was given of the environment: the allow-list, its key among it.
+    assert "OPENAI_API_KEY" in record["fingerprint"]["env"]
+    assert "*" not in record["fingerprint"]["env"]
+
+
+def test_a_key_the_api_refuses_is_an_auth_error_in_qwens_words(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refused = {"status": 401, "times": 99, "message": "Incorrect API key provided"}
+    server = standin([[{"text": "x", "fail": refused}]])
+    server.use(monkeypatch, project.path / "home")
+    project.scenario("qwened", SCENARIO)
+    result = _live(project, "--ooda-retries=0")
+    assert result.ret != 0
+    [record] = _records(project)
+    # An agent with no credentials measured nothing: an error, whatever the policy.
+    assert record["outcome"] == "error", record
+    assert str(record["error_reason"]).startswith("auth: [API Error: 401 Incorrect API key")
+    assert "Incorrect API key provided" in result.stdout.str()
+    assert {entry["served"] for entry in server.log()} == {"error:401"}
+
+
+def test_a_missing_key_is_an_auth_error_before_any_request(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = standin([STEPS])
+    server.use(monkeypatch, project.path / "home")
+    monkeypatch.delenv("OPENAI_API_KEY")
+    project.scenario("qwened", SCENARIO)
+    result = _live(project, "--ooda-retries=0")
+    assert result.ret != 0
+    [record] = _records(project)
+    assert record["outcome"] == "error", record
+    assert str(record["error_reason"]).startswith("auth: "), record["error_reason"]
+    assert "OPENAI_API_KEY" in result.stdout.str()
+    assert server.log() == []
