@@ -15,7 +15,12 @@ if TYPE_CHECKING:
     from pytest_ooda.config import Config
     from pytest_ooda.lint.findings import Collector
 
-__all__ = ["lint_material_dir", "lint_material_sections", "material_items"]
+__all__ = [
+    "lint_material_dir",
+    "lint_material_sections",
+    "lint_workspace_material",
+    "material_items",
+]
 
 
 def _add(out: Collector, problem: Problem) -> None:
@@ -51,6 +56,18 @@ def lint_material_sections(out: Collector, config: Config) -> int:
         for section, paths in config.material.items()
         for path in paths
     )
+
+
+def lint_workspace_material(out: Collector, workspace: Path, seen: set[Path]) -> None:
+    """The findings of the agent material a scenario's ``workspace`` holds itself (its
+    ``.claude/``: the agent loads it as the project's), each directory once (``seen``)."""
+    from pytest_ooda.agents import WORKSPACE_MATERIAL
+
+    for section, name in WORKSPACE_MATERIAL.items():
+        held = (workspace / name).resolve()
+        if held.is_dir() and held not in seen:
+            seen.add(held)
+            lint_material_dir(out, section, held)
 
 
 def material_items(config: Config) -> int:

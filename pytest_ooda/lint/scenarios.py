@@ -79,6 +79,7 @@ def lint_scenarios(
     )
 
     targets: list[tuple[Path, str | None]] = [(Path(file), None) for file in files]
+    seen: set[Path] = set()
     for path in loose_scenario_files(root) if root is not None else ():
         _add(out, loose_scenario_error(path, f"{path.parent.name}/{path.name}"), None)
     for name, paths in (scenario_files(root) if root is not None else {}).items():
@@ -119,7 +120,13 @@ def lint_scenarios(
                         line=1,
                         hint=f"did you mean {close!r}?" if close else None,
                     )
-            workspace_of(scenario, root=project)
+            workspace = workspace_of(scenario, root=project)
         except OodaError as error:
             _add(out, error, folder)
+            continue
+        if workspace is not None:
+            # The agent material the workspace holds itself (its .claude/), once each.
+            from pytest_ooda.lint.material import lint_workspace_material
+
+            lint_workspace_material(out, workspace, seen)
     return len(targets)

@@ -56,3 +56,24 @@ def test_a_material_section_naming_no_directory_is_a_config_error(tmp_path: Path
     assert finding.id == "OODA001"
     assert "'missing' is not a directory" in finding.message
     assert (finding.line, finding.column) == (1, 10)
+
+
+def test_a_scenario_workspace_s_own_claude_directory_is_linted_once(tmp_path: Path) -> None:
+    agents = tmp_path / "scenarios" / "p" / "repo" / ".claude" / "agents"
+    agents.mkdir(parents=True)
+    (agents / "r.md").write_text("---\nname: r\n---\nReview.\n")
+    (tmp_path / "ooda-config.yml").write_text(
+        "procedures:\n  p:\n    act:\n"
+        "      - content: Done? <promise>SUCCESS</promise> else <promise>FAILURE</promise>\n"
+    )
+    for name in ("one", "two"):
+        (tmp_path / "scenarios" / "p" / f"{name}.yml").write_text(
+            "procedure: p\nworkspace: repo\niterations: []\n"
+        )
+    report = lint_path(None, cwd=tmp_path)
+    found = [
+        (f.id, f.location(relative_to=tmp_path))
+        for f in report.findings
+        if "repo" in (f.file or "")
+    ]
+    assert found == [("OODA005", "scenarios/p/repo/.claude/agents/r.md:2:1")]
