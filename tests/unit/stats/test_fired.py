@@ -115,6 +115,21 @@ def test_the_variant_report_leads_with_the_lift_of_the_material() -> None:
     )
 
 
+def test_a_workspace_s_own_material_is_not_the_material_the_lift_is_of() -> None:
+    # Both variants run in a workspace holding its own .claude/ (in every run's prompt
+    # identity); only one installs the plugin: it is still the one with the material.
+    own = FragmentHash("claude", 1, "workspace/.claude/commands/c.md", "c" * 64)
+    records = [
+        *(
+            changed(r, fragments=(*r.head.fragments, own))
+            for r in _lift_runs("a-with", 9, 10, True)
+        ),
+        *(changed(r, fragments=(own,)) for r in _lift_runs("b-without", 3, 10, False)),
+    ]
+    (pair,) = compare_variants(records).pairs
+    assert (pair.a, pair.b) == ("b-without", "a-with")
+
+
 def test_the_html_report_shows_what_fired() -> None:
     from pytest_ooda.report import render_html
 
