@@ -327,3 +327,68 @@ def test_each_prompt_variant_and_run_of_a_trigger_set_is_its_own_item_under_xdis
         for case in ("should-1", "should-not-1")
         for run in (1, 2)
     ]
+
+
+#: What Claude Code needs inside bwrap: the mock's address and its own settings.
+BWRAP_ENV = (
+    "[ANTHROPIC_BASE_URL, ANTHROPIC_API_KEY, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC, "
+    "DISABLE_AUTOUPDATER, DISABLE_TELEMETRY, DISABLE_ERROR_REPORTING, "
+    "CLAUDE_CODE_MAX_RETRIES, IS_SANDBOX=1, SHELL=/usr/bin/bash]"
+)
+
+
+def test_a_trigger_set_in_bwrap_never_sees_the_user_s_own_skills(
+    pytester: pytest.Pytester,
+    agent_mock: Callable[..., AgentMock],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The same measurement in bwrap, with a skill of the user's own that describes
+    itself as the target does: the model is shown the plugin's skill and never the
+    user's (a fresh home), so nothing of the user's can fire instead, and the runs'
+    fingerprints load the plugin alone."""
+    from sandbox_images import require_bwrap
+
+    require_bwrap()
+    skill = {"tool": "Skill", "input": {"skill": "greeter:greet", "args": ""}}
+    mock = agent_mock([[skill, {"text": "Greeted Ada."}], [{"text": "Thanked."}]], dump=True)
+    mock.use(monkeypatch)
+    monkeypatch.setenv("OODA_CONFIG_HOME", str(pytester.path / ".no-global-config"))
+    own = Path(mock.env()["CLAUDE_CONFIG_DIR"]) / "skills" / "hello-anyone"
+    own.mkdir(parents=True)
+    (own / "SKILL.md").write_text(
+        "---\ndescription: Greets anyone by name. Use when asked to say hello.\n---\nHi.\n"
+    )
+    shutil.copytree(GREETER, pytester.path / "greeter")
+    (pytester.path / "ooda-config.yml").write_text(
+        f"{SECTION}: [greeter]\n"
+        f"loop:\n  sandbox: {{kind: bwrap, network: host, env: {BWRAP_ENV}}}\n"
+        "procedures:\n  greet:\n    prompt_format: raw\n    act: [{content: Hello}]\n"
+    )
+    (pytester.path / "scenarios" / "greet").mkdir(parents=True)
+    (pytester.path / "scenarios" / "greet" / "pair.yml").write_text(
+        "procedure: greet\n"
+        "triggers: {skill: greet, should: [Say hello to Ada], should_not: [Thank Ada]}\n"
+        "iterations: []\n"
+    )
+    result = pytester.runpytest(
+        "-p", "no:cacheprovider", "-m", "live", "--ooda-ai-cmd", CLAUDE, "-W", "ignore",
+    )  # fmt: skip
+    result.assert_outcomes(passed=2, deselected=result.parseoutcomes().get("deselected", 0))
+    result.stdout.fnmatch_lines(
+        ["greet/pair: triggers of skill greet: recall 1/1 100% (*), precision 1/1 100% (*)"]
+    )
+    result.stdout.no_fnmatch_line("*ran without a sandbox*")
+    sent = [json.dumps(body.get("messages", [])) for body in mock.bodies()]
+    assert any("greeter:greet: Writes a warm greeting" in text for text in sent)
+    assert not any("hello-anyone" in text for text in sent)
+    records = [
+        json.loads(line)
+        for path in (pytester.path / ".ooda" / "results").glob("*.jsonl")
+        for line in path.read_text().splitlines()
+    ]
+    assert len(records) == 2
+    for record in records:
+        skills = record["fingerprint"]["loaded"]["skills"]
+        assert [(item["name"], item["scope"]) for item in skills] == [
+            ("greeter:greet", "command-line")
+        ]
