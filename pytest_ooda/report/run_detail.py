@@ -209,6 +209,16 @@ def judge_view(judge: Mapping[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
+def _why_live(record: RunRecord) -> list[tuple[str, str]]:
+    """Why ``--ooda-changed=REF`` ran the run live: what changed since the revision."""
+    why = record.head.changed
+    if not why:
+        return []
+    commit = str(why.get("commit") or "")[:8]
+    reasons = "; ".join(str(reason) for reason in why.get("reasons") or ()) or "-"
+    return [(f"live: changed since {why.get('ref')} ({commit})", reasons)]
+
+
 def _protected(record: RunRecord) -> list[tuple[str, str]]:
     """The protected paths the agent changed (``expect.protect``), put back before the
     run was checked."""
@@ -234,7 +244,7 @@ def run_view(
         "judge": judge_view(record.judge),
         "protected": _protected(record),
         # The record's labelled fields (their columns' ``label``), as declared.
-        "facts": shown(record),
+        "facts": [*shown(record), *_why_live(record)],
         "fingerprint": fingerprint_view(record.fingerprint),
         "cost": money(record.cost),
         "tokens": "-" if record.usage is None else f"{record.usage.total_tokens:,}",

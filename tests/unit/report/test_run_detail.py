@@ -177,3 +177,19 @@ def test_a_run_view_has_the_title_and_the_judge() -> None:
     assert view["title"] == "build/happy · run 2 of 3"
     assert view["judge"]["verdict"] == "fail"
     assert [item["story"][0] for item in view["iterations"]] == ["bad"]
+
+
+def test_a_run_the_change_selection_ran_live_says_why() -> None:
+    why = {
+        "ref": "main",
+        "commit": "3f2a1c0d" + "0" * 32,
+        "reasons": ["observe[0] prompts/shared.md", "workspace: guests.txt"],
+        "untouched": 2,
+    }
+    view = run_view(changed(record(True), changed=why), anchor="a", full=False)
+    assert (
+        "live: changed since main (3f2a1c0d)",
+        "observe[0] prompts/shared.md; workspace: guests.txt",
+    ) in view["facts"]
+    plain = run_view(record(True), anchor="a", full=False)
+    assert not [label for label, _ in plain["facts"] if label.startswith("live:")]
