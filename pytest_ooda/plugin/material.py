@@ -64,11 +64,12 @@ def _workspace_nodes(parent: pytest.Collector, loaded: LoadedFile) -> list[Mater
     from pytest_ooda.scenario import declared_workspace
     from pytest_ooda.settings import SCENARIO_DIR
 
+    # A section may name the workspace's directory, or the workspace holding it.
     seen = {
         found
-        for paths in loaded.config.material.values()
+        for section, paths in loaded.config.material.items()
         for path in paths
-        for found in (path.resolve(), (path / ".claude").resolve())
+        for found in (path.resolve(), (path / WORKSPACE_MATERIAL.get(section, "")).resolve())
     }
     base = loaded.path.parent
     root = parent.config.stash[SESSION][SCENARIO_DIR] or base / "scenarios"
