@@ -9,7 +9,6 @@ a question is not answered by a built-in one (a plugin's agent, format or model 
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import entry_points
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -59,7 +58,10 @@ _loaded: dict[str, Agent] = {}
 
 def _plugins() -> dict[str, Any]:
     """The group's entry points by name (read each time, as the sandbox registry does:
-    a distribution installed since is seen)."""
+    a distribution installed since is seen). ``importlib.metadata`` is imported here,
+    where it is used: it costs more than the built-in agents together."""
+    from importlib.metadata import entry_points
+
     return {
         ep.name: ep for ep in entry_points(group=AGENT_ENTRY_POINT_GROUP) if ep.name not in _BUILTIN
     }

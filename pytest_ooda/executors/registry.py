@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass
-from importlib.metadata import entry_points
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda._util import did_you_mean
@@ -64,6 +63,10 @@ class ExecutorSpec:
 
 
 def _plugins() -> dict[str, Any]:
+    """The group's entry points by name (``importlib.metadata`` imported where it is
+    used, as the agent and sandbox registries do: a local session never needs it)."""
+    from importlib.metadata import entry_points
+
     return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
