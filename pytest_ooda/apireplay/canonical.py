@@ -79,7 +79,11 @@ def _replace_names(text: str, name: str, placeholder: str) -> str:
     out = [pieces[0]]
     for piece in pieces[1:]:
         before = out[-1][-1:] if out[-1] else ""
-        whole = before not in _NAME and (not piece or piece[0] not in _NAME)
+        # In JSON text a path on a line of its own follows the escape ``\n``: its ``n``
+        # ends an escape sequence (an odd number of backslashes before it), not a name.
+        head = out[-1][:-1]
+        escaped = (len(head) - len(head.rstrip("\\"))) % 2 == 1
+        whole = (before not in _NAME or escaped) and (not piece or piece[0] not in _NAME)
         out.append(placeholder if whole else name)
         out.append(piece)
     return "".join(out)

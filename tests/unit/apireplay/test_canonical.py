@@ -112,6 +112,16 @@ def test_paths_are_replaced_only_as_whole_names_longest_first(tmp_path: Path) ->
     )
 
 
+def test_a_path_after_an_escaped_line_break_in_json_is_a_whole_name(tmp_path: Path) -> None:
+    # Gemini CLI lists the workspace's tree on a line of its own in its system prompt.
+    workspace = tmp_path / "workspace"
+    normaliser = Normaliser.for_run(workspace=workspace)
+    text = json.dumps({"text": f"Structure:\n{workspace}/\n└──.git/\nnot{workspace}"})
+    stored = json.loads(normaliser.response(text))["text"]
+    assert stored == f"Structure:\n<ooda:workspace>/\n└──.git/\nnot{workspace}"
+    assert normaliser.response(f"a\\\\n{workspace}") == f"a\\\\n{workspace}"
+
+
 def test_a_path_in_json_is_found_escaped_and_put_back_escaped(tmp_path: Path) -> None:
     odd = tmp_path / 'with "quote"'
     normaliser = Normaliser.for_run(workspace=odd)
