@@ -66,6 +66,21 @@ def test_stream_json_gives_text_tools_tokens_and_the_main_model() -> None:
     assert report.infra_error is None
 
 
+def test_the_clis_bracketed_words_on_stderr_are_not_broken_json() -> None:
+    # 0.61 prints this on stderr now and then (seen inside bwrap), between the events.
+    startup = "[STARTUP] Phase 'cleanup_ops' was started but never ended. Skipping metrics."
+    lines = STREAM.split("\n")
+    lines.insert(4, startup)
+    stream = parse_gemini_stream_json("\n".join(lines))
+    report = stream.report()
+    assert report.error is None
+    assert report.text == "Done.\n<promise>SUCCESS</promise>"
+    assert len(report.tool_calls) == 2
+    broken = parse_gemini_stream_json(STREAM + '\n{"type": "result", "stat').report()
+    assert broken.error is not None
+    assert "is not JSON" in broken.error
+
+
 def test_a_cut_stream_and_the_wrong_flags_are_reasons() -> None:
     cut = parse_gemini_stream_json(STREAM.rsplit("\n", 1)[0]).report()
     assert cut.error is not None

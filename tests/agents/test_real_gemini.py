@@ -159,3 +159,111 @@ def test_gemini_writes_and_runs_in_the_workspace_with_no_sandbox(
     _check_the_run(project, server)
     # Read as gemini-stream-json from its own flags: no ai_output was set.
     assert "tokens=5200in/260out" in result.stdout.str()
+
+
+def test_gemini_in_bwrap_with_its_settings_and_key_passed_in(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sandbox_images import require_bwrap
+
+    require_bwrap()
+    server = standin([STEPS])
+    server.use(monkeypatch, project.path / "home")
+    config = project.path / "ooda-config.yml"
+    config.write_text(
+        "loop:\n  sandbox: {kind: bwrap, env: [GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL],"
+        " home_files: [~/.gemini/settings.json]}\n" + config.read_text()
+    )
+    project.scenario("geminied", SCENARIO)
+    _live(project).assert_outcomes(passed=1, deselected=7)
+    _check_the_run(project, server)
+    [record] = _records(project)
+    assert record["sandbox"]["kind"] == "bwrap"
+
+
+#: A quota of none left (the API's free tier words it so): the CLI gives up at once.
+QUOTA = (
+    "You exceeded your current quota. Quota exceeded for metric: "
+    "generate_content_free_tier_requests, limit: 0, model: gemini-3.8-flash"
+)
+
+
+@pytest.mark.parametrize(
+    ("status", "message", "reason"),
+    [
+        (429, QUOTA, "rate-limit: [API Error: You exceeded your current quota."),
+        (401, "API key not valid.", "auth: API Error 401: API key not valid."),
+    ],
+)
+def test_the_apis_refusals_are_infrastructure_errors_in_the_clis_words(
+    project: Project,
+    standin: Callable[..., Standin],
+    monkeypatch: pytest.MonkeyPatch,
+    status: int,
+    message: str,
+    reason: str,
+) -> None:
+    failing = [[{"text": "x", "fail": {"status": status, "times": 99, "message": message}}]]
+    server = standin(failing)
+    server.use(monkeypatch, project.path / "home")
+    # The CLI's words, read as the infrastructure's: they rest on the agent's word, so by
+    # the default policy the run is a failure that says so ...
+    path = project.scenario("geminied", SCENARIO)
+    result = _live(project, "--ooda-retries=0")
+    assert result.ret != 0
+    [record] = _records(project)
+    assert record["outcome"] == "failure"
+    infra = [it for it in record["iterations"] if it["infra_error"]]
+    assert infra, record["iterations"]
+    assert str(infra[0]["infra_error"]).startswith(reason), infra[0]["infra_error"]
+    assert infra[0]["infra_evidence"] == "agent"
+    assert [entry["served"] for entry in server.log()][-1] == f"error:{status}"
+    # ... and an error when the scenario takes the agent's word.
+    for log in (project.path / ".ooda/results").glob("*.jsonl"):
+        log.unlink()
+    path.write_text("retry: {count_agent_reported_errors: as_errors}\n" + path.read_text())
+    standin(failing).use(monkeypatch, project.path / "home")
+    result = _live(project, "--ooda-retries=0")
+    assert result.ret != 0
+    [record] = _records(project)
+    assert record["outcome"] == "error"
+    assert str(record["error_reason"]).startswith(reason), record["error_reason"]
+    assert reason.split(": ", 1)[1] in result.stdout.str()
+
+
+def test_geminis_model_calls_are_recorded_and_replayed_offline_with_the_real_cli(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.unit.apireplay.helpers import Gone
+
+    server = standin([STEPS])
+    # The stand-in is the proxy's upstream (GOOGLE_GEMINI_BASE_URL); the CLI is pointed
+    # at the proxy.
+    server.use(monkeypatch, project.path / "home")
+    path = project.scenario("geminied", SCENARIO)
+    recorded = _live(project, "--ooda-record-mode=once", "--ooda-record-api")
+    recorded.assert_outcomes(passed=1, deselected=7)
+    cassette = path.with_name("geminied.cassette.jsonl")
+    lines = [json.loads(line) for line in cassette.read_text().splitlines()]
+    endpoints = [line["endpoint"] for line in lines if "exchange" in line]
+    assert endpoints[0].startswith("gemini POST /v1beta/models/")
+    assert endpoints[0].endswith(":generateContent")
+    assert len(endpoints) == 4
+    assert all(point.endswith(":streamGenerateContent?alt=sse") for point in endpoints[1:])
+    assert "standin-gemini-key" not in cassette.read_text()
+    served = len(server.log())
+    server.stop()
+    # Offline: the stand-in stopped, its address a port that answers nothing, no key.
+    gone = Gone()
+    monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gone.url)
+    monkeypatch.delenv("GEMINI_API_KEY")
+    try:
+        for _ in range(2):
+            replayed = project.run(
+                "-k", "geminied", f"--ooda-ai-cmd={GEMINI}", "--ooda-replay=agent"
+            )  # fmt: skip
+            replayed.assert_outcomes(passed=1, deselected=7)
+    finally:
+        gone.close()
+    assert served == 4
+    assert gone.connections == 0

@@ -24,6 +24,7 @@ from pytest_ooda.agents.gemini_cli.stream import (
     GeminiStream,
     gemini_fault,
 )
+from pytest_ooda.replay_rules import ReplayRule
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -35,6 +36,18 @@ if TYPE_CHECKING:
 __all__ = ["GeminiAgent", "parse_gemini_json", "parse_gemini_stream_json"]
 
 _OUTPUT_OPTIONS = ("--output-format", "-o")
+#: What Gemini CLI tells its model that differs from run to run (0.61): the project's
+#: temporary directory, ``~/.gemini/tmp/NAME`` where NAME is the workspace's name, with
+#: ``-1``, ``-2`` … once another directory of that name has had one; and the id it gives
+#: a function call the API sent without one, ``NAME_<milliseconds since 1970>_<index>``;
+#: and the process group its shell tool reports.
+_REPLAY_RULES = (
+    ReplayRule(
+        r"(\.gemini/tmp/)[^/\s\"'`]+", r"\1<ooda:project>", "both", "gemini: project temp dir"
+    ),
+    ReplayRule(r"^(\w+?)_\d{12,}_(\d+)$", r"\1_<ooda:time>_\2", "both", "gemini: call ids"),
+    ReplayRule(r"(Process Group PGID: )\d+", r"\1<ooda:pid>", "both", "gemini: shell pids"),
+)
 
 
 def parse_gemini_stream_json(text: str) -> GeminiStream:
@@ -85,6 +98,7 @@ class GeminiAgent(Agent):
             key_env="GEMINI_API_KEY",
             other_credentials=("GOOGLE_API_KEY",),
             credential_headers=("x-goog-api-key", "authorization"),
+            replay_rules=_REPLAY_RULES,
         ),
     )
     credentials = ("GEMINI_API_KEY", "GOOGLE_API_KEY")

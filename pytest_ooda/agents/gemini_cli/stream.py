@@ -161,6 +161,16 @@ class GeminiStream(AgentStream):
         self._result: dict[str, Any] | None = None
         self._model: str | None = None
 
+    def feed(self, line: str) -> str | None:
+        # Every event is an object: a line opening with "[" is the CLI's own words on
+        # the shared stderr ("[STARTUP] Phase … never ended", "[API Error: …]").
+        stripped = line.strip()
+        if stripped[:1] != "[":
+            return super().feed(line)
+        self._line += 1
+        self._foreign.append(one_line(stripped, 300))
+        return line.rstrip("\n")
+
     def _event(self, event: dict[str, Any]) -> str | None:
         kind = event.get("type")
         if kind == "init" and isinstance(event.get("model"), str):
