@@ -186,49 +186,84 @@ QUOTA = (
     "You exceeded your current quota. Quota exceeded for metric: "
     "generate_content_free_tier_requests, limit: 0, model: gemini-3.8-flash"
 )
+RATE_LIMIT = "rate-limit: [API Error: You exceeded your current quota."
 
 
-@pytest.mark.parametrize(
-    ("status", "message", "reason"),
-    [
-        (429, QUOTA, "rate-limit: [API Error: You exceeded your current quota."),
-        (401, "API key not valid.", "auth: API Error 401: API key not valid."),
-    ],
-)
-def test_the_apis_refusals_are_infrastructure_errors_in_the_clis_words(
-    project: Project,
-    standin: Callable[..., Standin],
-    monkeypatch: pytest.MonkeyPatch,
-    status: int,
-    message: str,
-    reason: str,
+def _refused(status: int, message: str) -> list[list[dict[str, Any]]]:
+    return [[{"text": "x", "fail": {"status": status, "times": 99, "message": message}}]]
+
+
+def _forget_runs(project: Project) -> None:
+    for log in (project.path / ".ooda/results").glob("*.jsonl"):
+        log.unlink()
+
+
+def test_a_429_in_the_clis_words_is_a_failure_unless_witnessed_or_taken_as_an_error(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    failing = [[{"text": "x", "fail": {"status": status, "times": 99, "message": message}}]]
-    server = standin(failing)
+    server = standin(_refused(429, QUOTA))
     server.use(monkeypatch, project.path / "home")
-    # The CLI's words, read as the infrastructure's: they rest on the agent's word, so by
-    # the default policy the run is a failure that says so ...
+    # The CLI's words, read as a rate limit: they rest on the agent's word, so by the
+    # default policy the run is a failure that says so ...
     path = project.scenario("geminied", SCENARIO)
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
     [record] = _records(project)
     assert record["outcome"] == "failure"
-    infra = [it for it in record["iterations"] if it["infra_error"]]
-    assert infra, record["iterations"]
-    assert str(infra[0]["infra_error"]).startswith(reason), infra[0]["infra_error"]
-    assert infra[0]["infra_evidence"] == "agent"
-    assert [entry["served"] for entry in server.log()][-1] == f"error:{status}"
-    # ... and an error when the scenario takes the agent's word.
-    for log in (project.path / ".ooda/results").glob("*.jsonl"):
-        log.unlink()
+    [iteration] = record["iterations"]
+    assert str(iteration["infra_error"]).startswith(RATE_LIMIT), iteration["infra_error"]
+    assert iteration["infra_evidence"] == "agent"
+    assert [entry["served"] for entry in server.log()][-1] == "error:429"
+    # ... an error when the API proxy saw the upstream call fail (recording) ...
+    _forget_runs(project)
+    standin(_refused(429, QUOTA)).use(monkeypatch, project.path / "home")
+    result = _live(project, "--ooda-retries=0", "--ooda-record-mode=all", "--ooda-record-api")
+    assert result.ret != 0
+    [record] = _records(project)
+    assert record["outcome"] == "error", record["iterations"]
+    assert str(record["error_reason"]).startswith(RATE_LIMIT), record["error_reason"]
+    assert record["iterations"][-1]["infra_evidence"] == "harness"
+    # ... and when the scenario takes the agent's word.
+    _forget_runs(project)
     path.write_text("retry: {count_agent_reported_errors: as_errors}\n" + path.read_text())
-    standin(failing).use(monkeypatch, project.path / "home")
+    standin(_refused(429, QUOTA)).use(monkeypatch, project.path / "home")
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
     [record] = _records(project)
     assert record["outcome"] == "error"
-    assert str(record["error_reason"]).startswith(reason), record["error_reason"]
-    assert reason.split(": ", 1)[1] in result.stdout.str()
+    assert str(record["error_reason"]).startswith(RATE_LIMIT), record["error_reason"]
+    assert "You exceeded your current quota." in result.stdout.str()
+
+
+@pytest.mark.parametrize(
+    ("status", "message"),
+    [
+        (401, "API key not valid. Please pass a valid API key."),
+        (403, "Method doesn't allow unregistered callers. Please use API Key."),
+    ],
+)
+def test_a_refused_key_is_an_auth_error_with_the_clis_words_whatever_the_policy(
+    project: Project,
+    standin: Callable[..., Standin],
+    monkeypatch: pytest.MonkeyPatch,
+    status: int,
+    message: str,
+) -> None:
+    server = standin(_refused(status, message))
+    server.use(monkeypatch, project.path / "home")
+    project.scenario("geminied", SCENARIO)
+    # The default policy counts the agent's word as a failure, but not a login refused:
+    # no prompt can make the CLI say that, and the run measured nothing.
+    result = _live(project, "--ooda-retries=0")
+    assert result.ret != 0
+    [record] = _records(project)
+    assert record["outcome"] == "error", record["iterations"]
+    reason = str(record["error_reason"])
+    assert reason.startswith(f"auth: API Error {status}: {message}"), reason
+    assert record["iterations"][-1]["infra_evidence"] == "agent"
+    assert [entry["served"] for entry in server.log()][-1] == f"error:{status}"
+    # The CLI's words are in the terminal summary, without -s.
+    assert message in result.stdout.str()
 
 
 def test_geminis_model_calls_are_recorded_and_replayed_offline_with_the_real_cli(
