@@ -199,6 +199,10 @@ def test_a_run_installs_its_material_and_runs_its_setup_before_the_agent(
     # material's files are fragments of the prompt's identity.
     fragments = {fragment.source for fragment in run.record.head.fragments}
     assert ".claude/skills/greet/SKILL.md" in fragments
+    # The setup is recorded with the run: what ran, its exit code.
+    assert [(c.run, c.exit_code, c.passed) for c in run.record.setup] == [
+        ("echo change > CHANGED.txt", 0, True)
+    ]
 
 
 def test_a_failing_setup_is_an_infrastructure_error_and_no_agent_runs(tmp_path: Path) -> None:
@@ -209,6 +213,7 @@ def test_a_failing_setup_is_an_infrastructure_error_and_no_agent_runs(tmp_path: 
     assert run.error_reason is not None
     assert run.error_reason.startswith("setup: command 'exit 3'")
     assert not marker.exists()
+    assert [(c.run, c.exit_code, c.passed) for c in run.record.setup] == [("exit 3", 3, False)]
     assert run.result.iterations == 0
 
 
