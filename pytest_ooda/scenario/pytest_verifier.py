@@ -7,9 +7,9 @@ with ``addopts = --co``, a ``pytest.py`` that shadows pytest (``python -m`` puts
 working directory first on ``sys.path``), a module the tests import that calls
 ``os._exit(0)``. The verifier runs pytest with its own configuration instead:
 
-- ``python -I -B -m pytest``: isolated mode, so the working directory, ``PYTHON*``
-  variables and the user's site directory are not on the path of pytest and its
-  plugins; nothing is written into ``__pycache__``;
+- ``python -I -B run_pytest.py`` (pytest, started as below): isolated mode, so the
+  working directory, ``PYTHON*`` variables and the user's site directory are not on
+  the path of pytest and its plugins; nothing is written into ``__pycache__``;
 - ``-c FILE``: the configuration is the protected ``ini:`` named, or none
   (``/dev/null``): a ``pytest.ini``, ``tox.ini``, ``setup.cfg`` or ``pyproject.toml``
   the agent wrote is not read; ``-p no:cacheprovider``; ``PYTEST_ADDOPTS`` and
@@ -19,7 +19,12 @@ working directory first on ``sys.path``), a module the tests import that calls
   protected: a directory under ``expect.protect``, or one whose ``conftest.py`` is);
 - the workspace reaches the tests' imports through pytest's ``pythonpath`` (``.`` by
   default), which pytest applies after it has started: the agent's modules can be
-  imported by the tests, never in place of pytest.
+  imported by the tests, never in place of pytest;
+- pytest is started by a script of the verifier's own (``run_pytest.py``) that moves
+  the ``pythonpath`` folders to the end of ``sys.path`` (pytest puts them first, where a
+  ``pdb.py`` of the workspace was the ``pdb`` pytest imports in ``pytest_configure``),
+  with ``--import-mode=append`` for the directory above a test package: a module of
+  the workspace never stands in for one of the standard library or an installed one.
 
 What is inherent: a test that imports the agent's code runs it inside the verifier's
 process, and that code can end the process (``os._exit(0)``) or skip the test. The
@@ -81,6 +86,33 @@ VERIFY_DIR = ".ooda-verify"
 #: The configuration written for a verifier that names no ``ini:`` (a file of the
 #: verifier's own directory: ``pythonpath`` is relative to it).
 _OWN_INI = f"{VERIFY_DIR}/pytest.ini"
+#: How pytest is started: a script of the verifier's own directory (``python -I`` puts
+#: no directory of a script on the path) that runs pytest with the folders its
+#: configuration's ``pythonpath`` adds moved to the end of ``sys.path``.
+_BOOT = f"{VERIFY_DIR}/run_pytest.py"
+_BOOT_TEXT = '''"""pytest as pytest-ooda's pytest verifier runs it: the folders the configuration's
+pythonpath adds (the workspace) go to the END of sys.path, after the standard library
+and the installed packages, once pytest's plugins are loaded. pytest itself puts them
+first, where a pdb.py the agent left in the workspace would stand in for the pdb that
+pytest imports later, and rewrite its report."""
+
+import sys
+
+import pytest
+
+_BEFORE = list(sys.path)
+
+
+class _WorkspaceLast:
+    # Between pytest's own hook, which inserts the pythonpath folders (tryfirst), and
+    # the one loading the conftest files (trylast), which may import from them.
+    def pytest_load_initial_conftests(self) -> None:
+        added = [entry for entry in sys.path if entry not in _BEFORE]
+        sys.path[:] = [entry for entry in sys.path if entry in _BEFORE] + added
+
+
+raise SystemExit(pytest.main(plugins=[_WorkspaceLast()]))
+'''
 #: Variables of the session that would configure pytest from outside the scenario.
 _DROPPED_ENV = ("PYTEST_ADDOPTS", "PYTEST_PLUGINS", "PYTHONPATH", "PYTHONSTARTUP")
 #: A JUnit report larger than this is not read (a test run of this project's size
@@ -222,7 +254,7 @@ class PytestCheck(CommandCheck):
         report to ``report`` (``None``: collecting only)."""
         chosen = list(paths or self.paths)
         cut = _cut(chosen[0], protect)
-        argv = [self.python, "-I", "-B", "-m", "pytest", "-p", "no:cacheprovider"]
+        argv = [self.python, "-I", "-B", _BOOT, "-p", "no:cacheprovider", "--import-mode=append"]
         argv += ["--rootdir=.", "-c", self.ini or _OWN_INI, f"--confcutdir={cut}"]
         if report is None:
             argv += ["--collect-only", "-q", "--continue-on-collection-errors"]
@@ -322,9 +354,11 @@ class PytestCheck(CommandCheck):
         return _Collected(tuple(nodeids), tuple(unimportable))
 
     def _own_ini(self, root: Path) -> None:
-        """Write the verifier's own configuration under ``root`` when no ``ini:`` is
-        named: nothing but ``pythonpath`` (the workspace by default)."""
+        """Write the script pytest is started by under ``root``, and the verifier's own
+        configuration when no ``ini:`` is named: nothing but ``pythonpath`` (the
+        workspace by default)."""
         (root / VERIFY_DIR).mkdir(exist_ok=True)
+        (root / _BOOT).write_text(_BOOT_TEXT, encoding="utf-8")
         if self.ini is not None:
             return
         entries = " ".join("../" + entry for entry in self.pythonpath or (".",))

@@ -45,8 +45,9 @@ def test_every_key_read_and_the_command_line_shown() -> None:
         ("-x",), "ci/pytest.ini", True, 60.0
     )  # fmt: skip
     assert check.run == (
-        "/opt/py/bin/python -I -B -m pytest -p no:cacheprovider --rootdir=. -c ci/pytest.ini "
-        "--confcutdir=tests --junitxml=.ooda-verify/junit-0.xml -x tests/unit tests/web"
+        "/opt/py/bin/python -I -B .ooda-verify/run_pytest.py -p no:cacheprovider "
+        "--import-mode=append --rootdir=. -c ci/pytest.ini --confcutdir=tests "
+        "--junitxml=.ooda-verify/junit-0.xml -x tests/unit tests/web"
     )
     assert check.to_yaml() == {
         "pytest": ["tests/unit", "tests/web"],
@@ -118,11 +119,15 @@ def test_junit_names_are_pytests_own() -> None:
     )
 
 
-def _workspace(tmp_path: Path, app: str, extra: dict[str, str] | None = None) -> Path:
+def _workspace(
+    tmp_path: Path, app: str, extra: dict[str, str] | None = None, kept: str | None = None
+) -> Path:
     source = tmp_path / "source"
     (source / "tests").mkdir(parents=True)
     (source / "app.py").write_text("def add(a, b):\n    return 0\n")
     (source / "tests" / "test_app.py").write_text(TESTS)
+    if kept is not None:  # a protected configuration: the scenario's own
+        (source / "tests" / "pytest.ini").write_text(kept)
     workspace = tmp_path / "workspace"
     shutil.copytree(source, workspace)
     (workspace / "app.py").write_text(app)
@@ -134,7 +139,8 @@ def _workspace(tmp_path: Path, app: str, extra: dict[str, str] | None = None) ->
 
 
 def _verify(tmp_path: Path, app: str, **keys: object) -> str | None:
-    workspace = _workspace(tmp_path, app, keys.pop("extra", None))  # type: ignore[arg-type]
+    extra, kept = keys.pop("extra", None), keys.pop("kept", None)
+    workspace = _workspace(tmp_path, app, extra, kept)  # type: ignore[arg-type]
     keys.setdefault("python", sys.executable)
     check = PytestCheck("", paths=("tests",), **keys).shown(("tests",))  # type: ignore[arg-type]
     outcome = check.verify(workspace, source=tmp_path / "source", protect=("tests",))
@@ -181,6 +187,58 @@ def test_the_workspaces_configuration_is_not_read(tmp_path: Path) -> None:
     assert problem is not None
     assert "exited 1, expected 0" in problem
     assert "did not run" not in problem  # every test ran, and failed
+
+
+#: A module of the workspace named like one pytest imports once it has started (pdb, in
+#: pytest_configure): loaded in its place, it makes every test's report a pass.
+SHADOW = """\
+import importlib, os, sys
+import _pytest.reports
+
+made = _pytest.reports.TestReport.from_item_and_call.__func__
+
+
+def passed(cls, item, call):
+    report = made(cls, item, call)
+    report.outcome, report.longrepr = "passed", None
+    return report
+
+
+_pytest.reports.TestReport.from_item_and_call = classmethod(passed)
+here = os.path.dirname(os.path.abspath(__file__))
+path = sys.path[:]
+sys.path[:] = [p for p in path if os.path.abspath(p or ".") != here]
+del sys.modules["pdb"]
+real = importlib.import_module("pdb")
+sys.path[:] = path
+"""
+
+
+@pytest.mark.parametrize("ini", [None, "tests/pytest.ini"])
+def test_a_module_of_the_workspace_cannot_stand_in_for_one_pytest_imports(
+    tmp_path: Path, ini: str | None
+) -> None:
+    # pytest puts its pythonpath folders first on sys.path: the workspace's pdb.py was
+    # the pdb pytest imported next, and every test passed (found in this round's audit).
+    # The verifier moves them last, yours (ini:) too; the tests still import app.py.
+    extra = {"pdb.py": SHADOW}
+    kept = "[pytest]\npythonpath = ..\n" if ini else None
+    wrong = "def add(a, b):\n    return 0\n"
+    problem = _verify(tmp_path, wrong, extra=extra, ini=ini, kept=kept)
+    assert problem is not None
+    assert "exited 1, expected 0" in problem
+    assert "did not run" not in problem  # every test ran, and failed
+    right = "def add(a, b):\n    return a + b\n"
+    assert _verify(tmp_path / "right", right, extra=extra, ini=ini, kept=kept) is None
+
+
+def test_a_test_package_does_not_put_the_workspace_first_either(tmp_path: Path) -> None:
+    # With tests/__init__.py pytest's default import mode inserts the workspace itself
+    # at the head of sys.path when it collects the package; --import-mode=append.
+    extra = {"pdb.py": SHADOW, "tests/__init__.py": ""}
+    problem = _verify(tmp_path, "def add(a, b):\n    return 0\n", extra=extra)
+    assert problem is not None
+    assert "exited 1, expected 0" in problem
 
 
 def test_a_python_that_does_not_start_is_a_located_problem(tmp_path: Path) -> None:
