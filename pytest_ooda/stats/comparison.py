@@ -9,7 +9,9 @@ rose so; otherwise the comparison is *inconclusive* — never "unchanged", since
 runs show no difference either way — and says the smallest difference these sample
 sizes could have detected, and how many runs per side a wanted difference needs. A
 scenario the harness could not observe on a side — a positive control of that side
-failed (:mod:`.controls`) — is *inconclusive* too, saying so, never a regression.
+failed (:mod:`.controls`) — is *inconclusive* too, saying so, never a regression; and
+so is one a side's spent budget left with fewer runs than planned, or none at all
+(:mod:`.spending`): *inconclusive: budget spent*, never "base-only".
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from pytest_ooda.results import BUDGET_SPENT
 from pytest_ooda.stats.aggregate import ScenarioStats, summarize
 from pytest_ooda.stats.controls import harness_blind
 from pytest_ooda.stats.inference import (
@@ -27,6 +30,7 @@ from pytest_ooda.stats.inference import (
     min_detectable_difference,
     runs_needed,
 )
+from pytest_ooda.stats.spending import spent_sessions
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -165,13 +169,27 @@ def compare(
         raise ValueError(f"alpha must be between 0 and 1, got {alpha}")
     if detect is not None and not 0 < detect < 1:
         raise ValueError(f"detect must be between 0 and 1, got {detect}")
+    base, new = list(base), list(new)
     before = {(s.procedure, s.scenario): s for s in summarize(base, k=k)}
     after = {(s.procedure, s.scenario): s for s in summarize(new, k=k)}
+    # A side whose budget ran out before a scenario's first run has none of it: that
+    # is inconclusive: budget spent, not a scenario the other side lacks.
+    spent = {"base": spent_sessions(base), "new": spent_sessions(new)}
     items = []
     for key in sorted(before.keys() | after.keys()):
         old, now = before.get(key), after.get(key)
         if old is None or now is None:
             verdict: Verdict = "new-only" if old is None else "base-only"
+            side = "base" if old is None else "new"
+            why = next(iter(spent[side].values()), None)
+            if why is not None:
+                made = f"{BUDGET_SPENT}: no run of it on the {side} side ({why})"
+                items.append(
+                    ScenarioComparison(
+                        key[0], key[1], old, now, None, "inconclusive", budget_spent=made
+                    )
+                )
+                continue
             items.append(ScenarioComparison(key[0], key[1], old, now, None, verdict))
             continue
         p_value = fisher_exact(old.successes, old.failures, now.successes, now.failures)

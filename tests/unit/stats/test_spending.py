@@ -100,3 +100,21 @@ def test_a_comparison_short_of_runs_for_the_budget_is_inconclusive_budget_spent(
     [clear] = compare(base, worse).scenarios
     assert clear.verdict == "regressed"
     assert clear.verdict_text == "regressed"
+
+
+def test_a_scenario_a_spent_side_never_reached_is_inconclusive_not_base_only() -> None:
+    base = sample(18, 20, cost=0.10, gates=GATE) + sample(20, 20, scenario="later", cost=0.10)
+    # The new side's budget ran out on the first scenario: the second never ran there.
+    new = budgeted(1, 2, 20, Budget(usd=0.15), session="n")
+    first, later = compare(base, new).scenarios
+    assert first.verdict == "inconclusive"
+    assert (later.label, later.verdict, later.new) == ("build/later", "inconclusive", None)
+    assert later.verdict_text == BUDGET_SPENT
+    assert later.budget_spent is not None
+    assert later.budget_spent.startswith(
+        f"{BUDGET_SPENT}: no run of it on the new side (budget spent: $0.2000 of $0.15"
+    )
+    # With money left, a scenario one side lacks is only that.
+    [_, lacking] = compare(base, budgeted(1, 2, 20, Budget(usd=100.0), session="m")).scenarios
+    assert lacking.verdict == "base-only"
+    assert lacking.budget_spent is None
