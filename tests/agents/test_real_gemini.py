@@ -161,19 +161,24 @@ def test_gemini_writes_and_runs_in_the_workspace_with_no_sandbox(
     assert "tokens=5200in/260out" in result.stdout.str()
 
 
-def test_gemini_in_bwrap_with_its_settings_and_key_passed_in(
-    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _in_bwrap(project: Project) -> None:
+    """The project's runs in bwrap, with the CLI's settings, key and base URL passed in."""
     from sandbox_images import require_bwrap
 
     require_bwrap()
-    server = standin([STEPS])
-    server.use(monkeypatch, project.path / "home")
     config = project.path / "ooda-config.yml"
     config.write_text(
         "loop:\n  sandbox: {kind: bwrap, env: [GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL],"
         " home_files: [~/.gemini/settings.json]}\n" + config.read_text()
     )
+
+
+def test_gemini_in_bwrap_with_its_settings_and_key_passed_in(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = standin([STEPS])
+    server.use(monkeypatch, project.path / "home")
+    _in_bwrap(project)
     project.scenario("geminied", SCENARIO)
     _live(project).assert_outcomes(passed=1, deselected=7)
     _check_the_run(project, server)
@@ -266,15 +271,21 @@ def test_a_refused_key_is_an_auth_error_with_the_clis_words_whatever_the_policy(
     assert message in result.stdout.str()
 
 
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
 def test_geminis_model_calls_are_recorded_and_replayed_offline_with_the_real_cli(
-    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+    project: Project,
+    standin: Callable[..., Standin],
+    monkeypatch: pytest.MonkeyPatch,
+    sandbox: str,
 ) -> None:
     from tests.unit.apireplay.helpers import Gone
 
     server = standin([STEPS])
     # The stand-in is the proxy's upstream (GOOGLE_GEMINI_BASE_URL); the CLI is pointed
-    # at the proxy.
+    # at the proxy (inside bwrap too: the sandbox says how it reaches it).
     server.use(monkeypatch, project.path / "home")
+    if sandbox == "bwrap":
+        _in_bwrap(project)
     path = project.scenario("geminied", SCENARIO)
     recorded = _live(project, "--ooda-record-mode=once", "--ooda-record-api")
     recorded.assert_outcomes(passed=1, deselected=7)
