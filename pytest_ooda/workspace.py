@@ -588,19 +588,22 @@ def _release(workspace: Path, path: str) -> None:
 
 
 def remove_tree(path: Path) -> str | None:
-    """Remove ``path`` (a run's directory) and everything under it: ``None`` when it is
-    gone, else what was left and why, for a message that names it. What an agent did to
-    keep a file — a directory it locked (``chmod 000``), an immutable or append-only
-    file (``chattr +i``, as root under ``sandbox: none``) — is undone where this process
-    may, and the removal tried again."""
+    """Remove ``path`` (a run's directory, or whatever an agent put in a place we write:
+    a file, a link, never followed) and everything under it: ``None`` when it is gone,
+    else what was left and why, for a message that names it. What an agent did to keep
+    a file — a directory it locked (``chmod 000``), an immutable or append-only file or
+    directory (``chattr +i``, as root under ``sandbox: none``), its parent's included —
+    is undone where this process may, and the removal tried again."""
     if not os.path.lexists(path):
         return None
+    remove = os.unlink if os.path.islink(path) or not os.path.isdir(path) else shutil.rmtree
     with contextlib.suppress(OSError):
-        shutil.rmtree(path)
+        remove(path)
         return None
+    _unpin(str(path.parent))
     _unpin_tree(path)
     try:
-        shutil.rmtree(path)
+        remove(path)
     except OSError as exc:
         return f"{exc.filename or path}: {exc.strerror or exc}"
     return None

@@ -300,8 +300,15 @@ class PytestCheck(CommandCheck):
         except OodaError as exc:
             problem = f"command {self.run!r}: could not be started: {exc.message}"
             return CommandOutcome(self.run, -1, self.exit_code, 0.0, problem=problem)
+        except OSError as exc:
+            # What the agent left in the verifier's way (a directory pinned under a
+            # mount): the check cannot run, so it fails — never an error it could choose.
+            where = exc.filename or scratch
+            problem = f"command {self.run!r}: could not be started: {where}: {exc.strerror}"
+            return CommandOutcome(self.run, -1, self.exit_code, 0.0, problem=problem)
         finally:
-            _clear(scratch)
+            with contextlib.suppress(OodaError):
+                _clear(scratch)
         output = "\n".join(done.output for done in runs)
         if redact is not None:
             output = redact(output)
@@ -452,13 +459,14 @@ def _few(items: list[str]) -> str:
 
 def _clear(path: Path) -> None:
     """Remove ``path`` whatever it is (a link the agent put there is removed, never
-    followed)."""
-    if path.is_symlink() or (os.path.lexists(path) and not path.is_dir()):
-        path.unlink()
-    elif path.is_dir():
-        with contextlib.suppress(OSError):
-            os.chmod(path, 0o700)
-        shutil.rmtree(path, ignore_errors=True)
+    followed; what it locked or made immutable is undone first); a ``WorkspaceError``
+    naming what stays (a mount over it)."""
+    from pytest_ooda.errors import WorkspaceError
+    from pytest_ooda.workspace import remove_tree
+
+    left = remove_tree(path)
+    if left is not None:
+        raise WorkspaceError(f"the verifier's own directory could not be emptied: {left}")
 
 
 def _owned_like(workspace: Path, top: Path) -> None:

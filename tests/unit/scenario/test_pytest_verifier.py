@@ -5,11 +5,14 @@ and its pristine source."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import subprocess
 import sys
 from typing import TYPE_CHECKING
 
 import pytest
+from external_tools import require
 
 from pytest_ooda.scenario import load_scenario_text
 from pytest_ooda.scenario.pytest_verifier import PytestCheck, _collected, _cut, _mangled
@@ -239,6 +242,38 @@ def test_a_test_package_does_not_put_the_workspace_first_either(tmp_path: Path) 
     problem = _verify(tmp_path, "def add(a, b):\n    return 0\n", extra=extra)
     assert problem is not None
     assert "exited 1, expected 0" in problem
+
+
+def test_the_verifiers_directory_the_agent_pinned_or_linked_is_cleared(tmp_path: Path) -> None:
+    require(os.geteuid() == 0, "root (chattr +i needs it)", "run the tests as root")
+    require(shutil.which("chattr") is not None, "chattr", "apt-get install -y e2fsprogs")
+    # As root under sandbox: none the agent makes .ooda-verify immutable with a report
+    # of its own inside: writing the verifier's files raised PermissionError out of
+    # the check (found in this round's audit). The directory is unpinned and emptied,
+    # and the tests run against the agent's (wrong) work.
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "keep.txt").write_text("mine\n")
+    wrong = "def add(a, b):\n    return 0\n"
+    for name, plant in (("pinned", "dir"), ("linked", "link")):
+        workspace = _workspace(tmp_path / name, wrong)
+        scratch = workspace / ".ooda-verify"
+        if plant == "link":
+            scratch.symlink_to(outside)
+        else:
+            scratch.mkdir()
+            (scratch / "junit-0.xml").write_text("<testsuites/>\n")
+            subprocess.run(["chattr", "+i", str(scratch / "junit-0.xml")], check=True)
+            subprocess.run(["chattr", "+i", str(scratch)], check=True)
+        check = PytestCheck("", paths=("tests",), python=sys.executable).shown(("tests",))
+        try:
+            outcome = check.verify(workspace, source=tmp_path / name / "source", protect=("tests",))
+        finally:
+            subprocess.run(["chattr", "-R", "-i", str(workspace)], capture_output=True, check=False)
+        assert outcome.problem is not None, name
+        assert "exited 1, expected 0" in outcome.problem, name
+        assert not os.path.lexists(scratch), name
+    assert (outside / "keep.txt").read_text() == "mine\n"  # the link was not followed
 
 
 def test_a_python_that_does_not_start_is_a_located_problem(tmp_path: Path) -> None:
