@@ -21,7 +21,8 @@ text is served: the next request starts the next session. A step is one answer:
 Which step a request gets is the number of function responses its ``contents`` hold (a
 retried request gets the same step). A session that runs out of steps answers
 ``Done.``. ``GET /_standin/log`` returns one line per request (session, step, what was
-served, the model asked).
+served, the model asked, and — when the script names a ``"watch"`` string — whether the
+request held it).
 
 Run: ``python gemini_standin.py SCRIPT.json PORT_FILE``.
 """
@@ -53,7 +54,9 @@ class Script:
     """The steps of each invocation, and which invocation a request belongs to."""
 
     def __init__(self, path: Path) -> None:
-        self.sessions: list[list[dict[str, Any]]] = json.loads(path.read_text())["sessions"]
+        script = json.loads(path.read_text())
+        self.sessions: list[list[dict[str, Any]]] = script["sessions"]
+        self.watch: str | None = script.get("watch")
         self.session = 0
         self.failed: dict[tuple[int, int], int] = {}
         self.log: list[dict[str, Any]] = []
@@ -160,6 +163,8 @@ class Handler(BaseHTTPRequestHandler):
         with self.script.lock:
             number, index, step = self.script.step(body)
             entry: dict[str, Any] = {"session": number, "step": index, "model": model}
+            if self.script.watch:
+                entry["watched"] = self.script.watch in raw.decode("utf-8", "replace")
             responses = [
                 part["functionResponse"]
                 for content in body.get("contents") or ()

@@ -62,9 +62,11 @@ def require_gemini() -> None:
 class Standin:
     """One stand-in of the Gemini API serving ``sessions``, on a port of its own."""
 
-    def __init__(self, directory: Path, sessions: list[list[dict[str, Any]]]) -> None:
+    def __init__(
+        self, directory: Path, sessions: list[list[dict[str, Any]]], watch: str | None = None
+    ) -> None:
         script = directory / "script.json"
-        script.write_text(json.dumps({"sessions": sessions}))
+        script.write_text(json.dumps({"sessions": sessions, "watch": watch}))
         port_file = directory / "port"
         self.process = subprocess.Popen(
             [sys.executable, str(STANDIN), str(script), str(port_file)],
@@ -107,8 +109,8 @@ def standin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., 
     require_gemini()
     started: list[Standin] = []
 
-    def start(sessions: list[list[dict[str, Any]]]) -> Standin:
-        server = Standin(tmp_path_factory.mktemp("gemini-standin"), sessions)
+    def start(sessions: list[list[dict[str, Any]]], watch: str | None = None) -> Standin:
+        server = Standin(tmp_path_factory.mktemp("gemini-standin"), sessions, watch)
         started.append(server)
         return server
 
@@ -146,6 +148,11 @@ def _check_the_run(project: Project, server: Standin) -> None:
     assert record["usage"]["cost"] is None
     served = [entry["served"] for entry in server.log()]
     assert served == ["router", "tool:write", "tool:shell", "text"]
+    # Its fingerprint: the agent, its version as the CLI says it, the model it was served.
+    fingerprint = record["fingerprint"]
+    assert (fingerprint["agent"], fingerprint["version"]) == ("gemini", VERSION)
+    assert fingerprint["model"] == "gemini-3.8-flash"
+    assert len(fingerprint["settings"]) == 64
 
 
 def test_gemini_writes_and_runs_in_the_workspace_with_no_sandbox(
@@ -184,6 +191,43 @@ def test_gemini_in_bwrap_with_its_settings_and_key_passed_in(
     _check_the_run(project, server)
     [record] = _records(project)
     assert record["sandbox"]["kind"] == "bwrap"
+    assert "GEMINI_API_KEY" in record["fingerprint"]["env"]
+    assert "*" not in record["fingerprint"]["env"]
+
+
+PLANTED = "OODA-PLANTED-MEMORY-7f3a"
+
+
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+def test_the_users_own_gemini_md_and_commands_stay_out_of_a_bwrap_run(
+    project: Project,
+    standin: Callable[..., Standin],
+    monkeypatch: pytest.MonkeyPatch,
+    sandbox: str,
+) -> None:
+    server = standin([STEPS], watch=PLANTED)
+    home = project.path / "home"
+    server.use(monkeypatch, home)
+    (home / ".gemini" / "GEMINI.md").write_text(f"Always mention {PLANTED}.\n")
+    (home / ".gemini" / "commands").mkdir()
+    (home / ".gemini" / "commands" / "planted.toml").write_text('prompt = "planted"\n')
+    if sandbox == "bwrap":
+        _in_bwrap(project)
+    project.scenario("geminied", SCENARIO)
+    _live(project).assert_outcomes(passed=1, deselected=7)
+    [record] = _records(project)
+    loaded = record["fingerprint"]["loaded"]
+    turns = [entry["watched"] for entry in server.log() if entry["served"] != "router"]
+    assert len(turns) == 3, server.log()
+    if sandbox == "none":
+        # The control: with the real HOME the CLI tells its model the planted memory.
+        assert all(turns), server.log()
+        assert [item["name"] for item in loaded["instructions"]] == ["GEMINI.md"]
+        assert [item["name"] for item in loaded["commands"]] == ["planted"]
+    else:
+        # bwrap: a fresh HOME holding only the settings the config passes in.
+        assert not any(turns), server.log()
+        assert loaded == {}
 
 
 #: A quota of none left (the API's free tier words it so): the CLI gives up at once.
