@@ -2,9 +2,11 @@
 driven offline by a stand-in of the Gemini API on 127.0.0.1 (``gemini_standin.py``):
 ``gemini --output-format stream-json --yolo`` writes a file and runs a command in the
 workspace for real, under no sandbox and inside bwrap; its tool calls and tokens reach
-the record; the API's 429 and 401 are infrastructure errors (``rate-limit``, ``auth``)
-read from the CLI's own words, never the prompt's failure; its model calls are recorded
-into a cassette and served back offline through the real CLI.
+the record (``--output-format json``'s tokens too), with its fingerprint; the user's own
+``GEMINI.md`` stays out of a bwrap run; the API's 429, 401 and 403 are infrastructure
+errors (``rate-limit``, ``auth``) read from the CLI's own words, and so is a missing key
+(a bwrap sandbox passing none is an ``auth`` error before any run); its model calls are
+recorded into a cassette and served back offline through the real CLI, in bwrap too.
 
 The CLI reads its base URL from ``GOOGLE_GEMINI_BASE_URL`` and its key from
 ``GEMINI_API_KEY``, once ``~/.gemini/settings.json`` selects that way of logging in."""
@@ -168,6 +170,30 @@ def test_gemini_writes_and_runs_in_the_workspace_with_no_sandbox(
     assert "tokens=5200in/260out" in result.stdout.str()
 
 
+def test_its_json_output_gives_the_answer_and_the_tokens(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = standin([STEPS])
+    server.use(monkeypatch, project.path / "home")
+    # The same run read from the one closing object: no tool calls, the same tokens.
+    project.scenario("geminied", SCENARIO.replace("  tools:", "  # tools:"))
+    command = "gemini --output-format json --yolo"
+    _live(project, command=command).assert_outcomes(passed=1, deselected=7)
+    [record] = _records(project)
+    assert record["outcome"] == "success", record.get("error_reason")
+    [iteration] = record["iterations"]
+    assert iteration["tool_calls"] == []
+    assert iteration["output_tail"].endswith("<promise>SUCCESS</promise>")
+    assert record["usage"]["input_tokens"] == 200 + 1000 + 1000 + 3000
+    assert record["usage"]["output_tokens"] == 10 + 50 + 50 + 150
+    assert [entry["served"] for entry in server.log()] == [
+        "router",
+        "tool:write",
+        "tool:shell",
+        "text",
+    ]
+
+
 def _in_bwrap(project: Project) -> None:
     """The project's runs in bwrap, with the CLI's settings, key and base URL passed in."""
     from sandbox_images import require_bwrap
@@ -313,6 +339,50 @@ def test_a_refused_key_is_an_auth_error_with_the_clis_words_whatever_the_policy(
     assert [entry["served"] for entry in server.log()][-1] == f"error:{status}"
     # The CLI's words are in the terminal summary, without -s.
     assert message in result.stdout.str()
+
+
+def test_a_missing_key_is_an_auth_error_in_the_clis_words_before_any_request(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = standin([STEPS])
+    server.use(monkeypatch, project.path / "home")
+    monkeypatch.delenv("GEMINI_API_KEY")
+    project.scenario("geminied", SCENARIO)
+    result = _live(project, "--ooda-retries=0")
+    assert result.ret != 0
+    [record] = _records(project)
+    assert record["outcome"] == "error", record
+    reason = str(record["error_reason"])
+    assert reason.startswith("auth: When using Gemini API, you must specify the GEMINI_API_KEY")
+    assert "you must specify the GEMINI_API_KEY" in result.stdout.str()
+    assert server.log() == []
+
+
+def test_a_bwrap_sandbox_passing_no_key_is_an_auth_error_before_any_run(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from sandbox_images import require_bwrap
+
+    require_bwrap()
+    server = standin([STEPS])
+    server.use(monkeypatch, project.path / "home")
+    config = project.path / "ooda-config.yml"
+    # The base URL and the settings go in; the key (set outside) does not.
+    config.write_text(
+        "loop:\n  sandbox: {kind: bwrap, env: [GOOGLE_GEMINI_BASE_URL],"
+        " home_files: [~/.gemini/settings.json]}\n" + config.read_text()
+    )
+    project.scenario("geminied", SCENARIO)
+    result = _live(project, "--ooda-retries=0")
+    assert result.ret != 0
+    [record] = _records(project)
+    assert record["outcome"] == "error", record
+    reason = str(record["error_reason"])
+    assert reason.startswith("auth: Gemini CLI has no credentials: set GEMINI_API_KEY"), reason
+    assert "the bwrap sandbox passes the agent none of them" in reason
+    assert record["iterations"] == []
+    assert server.log() == []  # the CLI never started
+    assert "Gemini CLI has no credentials" in result.stdout.str()
 
 
 @pytest.mark.parametrize("sandbox", ["none", "bwrap"])
