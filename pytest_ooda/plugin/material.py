@@ -38,20 +38,51 @@ if TYPE_CHECKING:
 __all__ = ["material_nodes"]
 
 
+#: What collection reads of each scenario of a config's procedures: its procedure, its
+#: file and the one-line values of the keys below (``scenario.declared_values``).
+_Scenario = tuple[str, Path, dict[str, str]]
+_KEYS = ("workspace", "prompt")
+
+
 def material_nodes(parent: pytest.Collector, loaded: LoadedFile) -> list[MaterialNode]:
     """A collector per material directory ``loaded``'s config names, then one per
     ``.claude/`` directory a scenario's workspace holds itself."""
+    scenarios = _scenarios(parent.config, loaded)
     named = [
         MaterialNode.from_parent(
-            parent, name=f"{section}[{path.name}]", section=section, root=path, loaded=loaded
+            parent,
+            name=f"{section}[{path.name}]",
+            section=section,
+            root=path,
+            loaded=loaded,
+            scenarios=scenarios,
         )
         for section, paths in loaded.config.material.items()
         for path in paths
     ]
-    return [*named, *_workspace_nodes(parent, loaded)]
+    return [*named, *_workspace_nodes(parent, loaded, scenarios)]
 
 
-def _workspace_nodes(parent: pytest.Collector, loaded: LoadedFile) -> list[MaterialNode]:
+def _scenarios(config: pytest.Config, loaded: LoadedFile) -> tuple[_Scenario, ...]:
+    """Every scenario file of ``loaded``'s procedures, with its workspace and prompt
+    lines — read only when the config has material or a scenario's workspace may."""
+    from pytest_ooda._types import SCENARIO_SUFFIXES
+    from pytest_ooda.scenario import declared_values
+    from pytest_ooda.settings import SCENARIO_DIR
+
+    root = config.stash[SESSION][SCENARIO_DIR] or loaded.path.parent / "scenarios"
+    found: list[_Scenario] = []
+    for procedure in loaded.declared:
+        directory = root / procedure.name
+        for file in sorted(directory.iterdir()) if directory.is_dir() else ():
+            if file.suffix in SCENARIO_SUFFIXES and not file.name.startswith("."):
+                found.append((procedure.name, file, declared_values(file, _KEYS)))
+    return tuple(found)
+
+
+def _workspace_nodes(
+    parent: pytest.Collector, loaded: LoadedFile, scenarios: tuple[_Scenario, ...]
+) -> list[MaterialNode]:
     """A collector per agent material directory the ``workspace:`` of a scenario of
     ``loaded``'s procedures holds (``.claude/``: the agent loads it as the project's, so
     it is checked and snapshot like named material), named by its path from the config
@@ -59,10 +90,7 @@ def _workspace_nodes(parent: pytest.Collector, loaded: LoadedFile) -> list[Mater
     config's section names it already."""
     import os
 
-    from pytest_ooda._types import SCENARIO_SUFFIXES
     from pytest_ooda.agents import WORKSPACE_MATERIAL
-    from pytest_ooda.scenario import declared_workspace
-    from pytest_ooda.settings import SCENARIO_DIR
 
     # A section may name the workspace's directory, or the workspace holding it.
     seen = {
@@ -72,41 +100,47 @@ def _workspace_nodes(parent: pytest.Collector, loaded: LoadedFile) -> list[Mater
         for found in (path.resolve(), (path / WORKSPACE_MATERIAL.get(section, "")).resolve())
     }
     base = loaded.path.parent
-    root = parent.config.stash[SESSION][SCENARIO_DIR] or base / "scenarios"
     nodes: list[MaterialNode] = []
-    for procedure in loaded.declared:
-        directory = root / procedure.name
-        files = sorted(directory.iterdir()) if directory.is_dir() else []
-        for file in files:
-            if file.suffix not in SCENARIO_SUFFIXES or file.name.startswith("."):
+    for _, file, values in scenarios:
+        if "workspace" not in values:
+            continue
+        workspace = (file.parent / values["workspace"]).resolve()
+        for section, name in WORKSPACE_MATERIAL.items():
+            held = workspace / name
+            if held in seen or not held.is_dir():
                 continue
-            workspace = declared_workspace(file)
-            for section, name in WORKSPACE_MATERIAL.items():
-                held = workspace / name if workspace is not None else None
-                if held is None or held in seen or not held.is_dir():
-                    continue
-                seen.add(held)
-                shown = Path(os.path.relpath(held, base)).as_posix()
-                nodes.append(
-                    MaterialNode.from_parent(
-                        parent,
-                        name=f"{section}[{shown}]",
-                        section=section,
-                        root=held,
-                        loaded=loaded,
-                    )
+            seen.add(held)
+            shown = Path(os.path.relpath(held, base)).as_posix()
+            nodes.append(
+                MaterialNode.from_parent(
+                    parent,
+                    name=f"{section}[{shown}]",
+                    section=section,
+                    root=held,
+                    loaded=loaded,
+                    scenarios=scenarios,
                 )
+            )
     return nodes
 
 
 class MaterialNode(pytest.Collector):
     """One plugin or ``.claude/`` directory."""
 
-    def __init__(self, *, section: str, root: Path, loaded: LoadedFile, **kwargs: Any) -> None:
+    def __init__(
+        self,
+        *,
+        section: str,
+        root: Path,
+        loaded: LoadedFile,
+        scenarios: tuple[_Scenario, ...] = (),
+        **kwargs: Any,
+    ) -> None:
         super().__init__(**kwargs)
         self.section = section
         self.root = root
         self.loaded = loaded
+        self.scenarios = scenarios
         self._findings: list[Finding] | None = None
         self._material: Material | None = None
 
@@ -126,7 +160,7 @@ class MaterialNode(pytest.Collector):
         items: list[pytest.Item] = [MaterialConfigItem.from_parent(self, name="config")]
         uses_syrupy = self.config.pluginmanager.hasplugin("syrupy")
         body = _with_snapshot if uses_syrupy else _without_snapshot
-        invoked = _invocations(self.loaded, material)
+        invoked = _invocations(self.loaded, material, self.scenarios)
         for item in material.items:
             items.append(MaterialConfigItem.from_parent(self, name=f"config[{item.key}]"))
             for suffix, arguments in (("", ""), *invoked.get(item.key, ())):
@@ -156,19 +190,30 @@ class MaterialNode(pytest.Collector):
         return self._findings
 
 
-def _invocations(loaded: LoadedFile, material: Material) -> dict[str, list[tuple[str, str]]]:
-    """Per item key, ``(@procedure, arguments)`` for each ``raw`` procedure of the file
-    whose prompt invokes it (``/name arguments``)."""
+def _invocations(
+    loaded: LoadedFile, material: Material, scenarios: tuple[_Scenario, ...]
+) -> dict[str, list[tuple[str, str]]]:
+    """Per item key, ``(suffix, arguments)`` for each ``raw`` procedure of the file whose
+    prompt invokes it (``/name arguments``: ``@procedure``), and each scenario whose
+    ``prompt:`` does (``@procedure:scenario``)."""
     from pytest_ooda.compose import assemble_prompt
 
-    found: dict[str, list[tuple[str, str]]] = {}
+    prompts: list[tuple[str, str]] = []
     for procedure in loaded.declared:
         if procedure.prompt_format != "raw":
             continue
         try:
-            text = assemble_prompt(procedure).lstrip()
+            prompts.append((f"@{procedure.name}", assemble_prompt(procedure)))
         except OodaError:
             continue
+    prompts += [
+        (f"@{procedure}:{file.stem}", values["prompt"])
+        for procedure, file, values in scenarios
+        if "prompt" in values
+    ]
+    found: dict[str, list[tuple[str, str]]] = {}
+    for suffix, prompt in prompts:
+        text = prompt.lstrip()
         if not text.startswith("/"):
             continue
         name, _, arguments = text[1:].partition(" ")
@@ -176,7 +221,7 @@ def _invocations(loaded: LoadedFile, material: Material) -> dict[str, list[tuple
         for kind in ("command", "skill"):
             item = material.find(kind, name)
             if item is not None:
-                found.setdefault(item.key, []).append((f"@{procedure.name}", arguments.strip()))
+                found.setdefault(item.key, []).append((suffix, arguments.strip()))
                 break
     return found
 
@@ -327,9 +372,12 @@ class MaterialPromptItem(pytest.Function):
         _, item = _find(node, self.key)
         root = self.config.rootpath
         shown = display_path(self.snapshot_path(), root)
-        what = item.shown + (
-            f" as procedure {self.name.split('@')[1][:-1]} invokes it" if "@" in self.name else ""
-        )
+        by = self.name.split("@")[1][:-1] if "@" in self.name else None
+        what = item.shown
+        if by is not None and ":" in by:
+            what += f" as scenario {by.replace(':', '/')} invokes it"
+        elif by is not None:
+            what += f" as procedure {by} invokes it"
         if recorded is None:
             return (
                 f"{node.name}: no snapshot of {what} yet ({shown})\n"

@@ -23,6 +23,7 @@ from pytest_ooda.scenario.drift import (
 from pytest_ooda.scenario.drive import TriggerCase, Triggers
 from pytest_ooda.scenario.fired import Assertion
 from pytest_ooda.scenario.locate import (
+    declared_values,
     declared_workspace,
     load_for,
     loose_scenario_error,
@@ -92,6 +93,7 @@ __all__ = [
     "check_drift",
     "check_replay",
     "check_writable",
+    "declared_values",
     "declared_workspace",
     "detect_drift",
     "failure_text",

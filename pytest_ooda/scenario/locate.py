@@ -17,6 +17,7 @@ if TYPE_CHECKING:
     from pytest_ooda.scenario.model import Scenario
 
 __all__ = [
+    "declared_values",
     "declared_workspace",
     "load_for",
     "loose_scenario_error",
@@ -137,26 +138,38 @@ def workspace_of(scenario: Scenario, *, root: Path | None = None) -> Path | None
     )
 
 
-def declared_workspace(path: Path) -> Path | None:
-    """The directory the scenario file at ``path`` names in its top-level ``workspace:``
-    (resolved against the file's directory), read from that one line without loading the
-    file: collection asks it of every scenario (a workspace's own ``.claude/`` is
-    collected as material), and a recorded scenario can be large. ``None`` when it names
-    none, or when the line or the file cannot be read — its scenario item says why."""
+def declared_values(path: Path, keys: Collection[str]) -> dict[str, str]:
+    """The one-line text values the scenario file at ``path`` gives its top-level
+    ``keys`` (``workspace``, ``prompt``), read from those lines without loading the file:
+    collection asks them of every scenario (a workspace's own ``.claude/`` is collected
+    as material, a slash command a ``prompt:`` sends is snapshot with its arguments), and
+    a recorded scenario can be large. A key left out, written over several lines, or a
+    file that cannot be read gives nothing — its scenario item says why."""
     import yaml
 
+    found: dict[str, str] = {}
     try:
         with path.open(encoding="utf-8") as handle:
-            line = next((text for text in handle if text.startswith("workspace:")), None)
+            for line in handle:
+                key = line.partition(":")[0]
+                if key not in keys or key in found:
+                    continue
+                try:
+                    value = yaml.safe_load(line)
+                except yaml.YAMLError:
+                    continue
+                text = value.get(key) if isinstance(value, dict) else None
+                if isinstance(text, str) and text.strip():
+                    found[key] = text
+                    if len(found) == len(keys):
+                        break
     except (OSError, UnicodeDecodeError):
-        return None
-    if line is None:
-        return None
-    try:
-        value = yaml.safe_load(line)
-    except yaml.YAMLError:
-        return None
-    found = value.get("workspace") if isinstance(value, dict) else None
-    if not isinstance(found, str) or not found.strip():
-        return None
-    return (path.parent / found).resolve()
+        return {}
+    return found
+
+
+def declared_workspace(path: Path) -> Path | None:
+    """The directory the scenario file at ``path`` names in its top-level ``workspace:``
+    (resolved against the file's directory; :func:`declared_values`), else ``None``."""
+    found = declared_values(path, ("workspace",)).get("workspace")
+    return (path.parent / found).resolve() if found is not None else None

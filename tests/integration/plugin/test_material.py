@@ -153,3 +153,25 @@ def test_a_scenario_workspace_s_own_claude_directory_is_collected_once(project: 
     broken.stdout.fnmatch_lines(
         ["scenarios/ship/repo/.claude/commands/deploy.md:3:1: OODA005 error: front matter *"]
     )
+
+
+def test_a_scenario_s_slash_prompt_is_snapshot_with_its_arguments(project: Project) -> None:
+    plugin = _plugin_project(project)
+    project.scenario("bob", "procedure: hello\nprompt: /greeter:hello Bob grumpy\n", "hello")
+    listed = project.run("--collect-only", "-q")
+    assert f"{NODE}::prompt[command/greeter:hello@hello:bob]" in listed.outlines
+    project.run("--snapshot-update", "-k", SECTION).assert_outcomes(passed=11)
+    stored = project.path / "__snapshots__" / "ooda-config" / f"{SECTION}[greeter]"
+    invoked = (stored / "command.greeter~hello@hello~bob.md").read_text()
+    assert "as a scenario invokes it: `/greeter:hello Bob grumpy`" in invoked
+    assert "Greet Bob in a grumpy mood (all arguments: Bob grumpy)." in invoked
+    # Kept, not reported unused, by the next update.
+    again = project.run("--snapshot-update", "-k", SECTION)
+    again.assert_outcomes(passed=11)
+    assert (stored / "command.greeter~hello@hello~bob.md").is_file()
+    command = plugin / "commands" / "hello.md"
+    command.write_text(command.read_text().replace("Greet $0", "Welcome $0"))
+    changed = project.run("-k", "bob", "-p", "no:cacheprovider")
+    changed.stdout.fnmatch_lines(
+        ["*command /greeter:hello as scenario hello/bob invokes it differs from its snapshot*"]
+    )
