@@ -162,6 +162,11 @@ class AgentStream(ABC):
             if self._error is None:
                 self._error = f"{self.kind}: line {self._line} is not JSON ({exc.msg})"
             return line.rstrip("\n")
+        except (ValueError, RecursionError):
+            # A tool call's input the model nested thousands deep, echoed by the CLI.
+            if self._error is None:
+                self._error = f"{self.kind}: line {self._line} nests too deep to be read"
+            return one_line(stripped, 300)
         if not isinstance(event, dict):
             return None
         self._events += 1

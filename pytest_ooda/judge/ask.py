@@ -140,6 +140,9 @@ def parse_answer(text: str) -> tuple[str, str, float | None]:
         data = json.loads(stripped)
     except json.JSONDecodeError as exc:
         raise AnswerError(f"the answer is not JSON ({exc.msg}): {_excerpt(stripped)}") from None
+    except (ValueError, RecursionError):
+        # Nested past Python's parser, or an integer of thousands of digits.
+        raise AnswerError(f"the answer cannot be read as JSON: {_excerpt(stripped)}") from None
     if not isinstance(data, dict):
         raise AnswerError(f"the answer is not a JSON object: {_excerpt(stripped)}")
     extra = sorted(set(data) - set(_ANSWER_KEYS))

@@ -71,6 +71,10 @@ def _parse(raw: bytes, file: str, line: int) -> Any:
         raise ResultsNestingError(
             f"the record nests deeper than {MAX_DEPTH} levels", file=file, line=line
         ) from None
+    except ValueError as exc:
+        # An integer longer than Python reads (4,300 digits).
+        message = str(exc).split(";")[0]
+        raise ResultsError(f"not a results record: {message}", file=file, line=line) from None
 
 
 def _is_json(raw: bytes) -> bool:

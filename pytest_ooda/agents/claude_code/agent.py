@@ -287,6 +287,8 @@ def parse_claude_json(text: str) -> AgentReport:
         event = json.loads(text)
     except json.JSONDecodeError as exc:
         return AgentReport(text=text, error=f"{JSON}: not JSON ({exc.msg} at {exc.pos})")
+    except (ValueError, RecursionError):
+        return AgentReport(text=text, error=f"{JSON}: the output nests too deep to be read")
     if not isinstance(event, dict) or event.get("type") != "result":
         return AgentReport(text=text, error=f"{JSON}: no result object in the output")
     return AgentReport(**_claude_result(event), events=1)

@@ -338,6 +338,10 @@ class GeminiJsonStream(AgentStream):
             if self._error is None:
                 self._error = f"{self.kind}: the output object is not JSON ({exc.msg})"
             return None
+        except (ValueError, RecursionError):
+            if self._error is None:
+                self._error = f"{self.kind}: the output object nests too deep to be read"
+            return None
         self._events += 1
         return self._event(value) if isinstance(value, dict) else None
 
@@ -399,7 +403,7 @@ def gemini_detail(message: str) -> str:
     """An error message without the API's JSON around it (its ``error.message``)."""
     try:
         body = json.loads(message)
-    except ValueError:
+    except (ValueError, RecursionError):
         return message
     inner = as_mapping(as_mapping(body).get("error")).get("message")
     return inner if isinstance(inner, str) else message

@@ -15,6 +15,17 @@ from pytest_ooda.judge import AnswerError, parse_answer
         ('{"verdict": "PASS", "reason": "x"}', '"verdict" must be "pass" or "fail"'),
         ('{"verdict": "pass", "reason": "x", "score": "high"}', '"score" must be a number'),
         ('{"verdict": "pass", "reason": "x"} trailing', "the answer is not JSON"),
+        # What a judge talked into it by the run it grades may answer: a traceback before.
+        pytest.param(
+            '{"verdict": "pass", "reason": "x", "score": ' + "9" * 5000 + "}",
+            "the answer cannot be read as JSON",
+            id="an-integer-of-5000-digits",
+        ),
+        pytest.param(
+            "[" * 100_000 + "]" * 100_000,
+            "the answer cannot be read as JSON",
+            id="nested-100000-deep",
+        ),
     ],
 )
 def test_the_answer_shape_is_strict(text: str, message: str) -> None:

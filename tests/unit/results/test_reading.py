@@ -70,6 +70,12 @@ def test_an_unfinished_last_line_is_skipped_with_a_warning(tmp_path: Path) -> No
         ('{"schema": "pytest-ooda/results"\n', 1, "not a results record: Expecting ',' delimiter"),
         ("[1, 2]\n", 1, "record: expected an object, got a list"),
         ('{"schema": "other"}\n', 1, "not a pytest-ooda results record (schema 'other')"),
+        pytest.param(
+            '{"schema": ' + "9" * 5000 + "}\n",
+            1,
+            "not a results record: Exceeds the limit",
+            id="an-integer-of-5000-digits",
+        ),
     ],
 )
 def test_a_damaged_line_is_located(tmp_path: Path, content: str, line: int, message: str) -> None:
