@@ -592,15 +592,15 @@ def remove_tree(path: Path) -> str | None:
     a file, a link, never followed) and everything under it: ``None`` when it is gone,
     else what was left and why, for a message that names it. What an agent did to keep
     a file — a directory it locked (``chmod 000``), an immutable or append-only file or
-    directory (``chattr +i``, as root under ``sandbox: none``), its parent's included —
-    is undone where this process may, and the removal tried again."""
+    directory (``chattr +i``, as root under ``sandbox: none``) — is undone where this
+    process may, and the removal tried again (the directory ``path`` is in is left as it
+    is: a temporary directory of the system's, for a run's)."""
     if not os.path.lexists(path):
         return None
     remove = os.unlink if os.path.islink(path) or not os.path.isdir(path) else shutil.rmtree
     with contextlib.suppress(OSError):
         remove(path)
         return None
-    _unpin(str(path.parent))
     _unpin_tree(path)
     try:
         remove(path)
