@@ -4,6 +4,7 @@ workspace directory, kept inside the project."""
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -140,32 +141,53 @@ def workspace_of(scenario: Scenario, *, root: Path | None = None) -> Path | None
 
 def declared_values(path: Path, keys: Collection[str]) -> dict[str, str]:
     """The one-line text values the scenario file at ``path`` gives its top-level
-    ``keys`` (``workspace``, ``prompt``), read from those lines without loading the file:
+    ``keys`` (``workspace``, ``prompt``), found in its text without loading it:
     collection asks them of every scenario (a workspace's own ``.claude/`` is collected
     as material, a slash command a ``prompt:`` sends is snapshot with its arguments), and
     a recorded scenario can be large. A key left out, written over several lines, or a
     file that cannot be read gives nothing — its scenario item says why."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return {}
+    found: dict[str, str] = {}
+    for key in keys:
+        head = f"{key}:".encode()
+        # The first line that starts with the key (bytes.find: a recording can be large).
+        at = 0 if data.startswith(head) else data.find(b"\n" + head) + 1
+        if at == 0 and not data.startswith(head):
+            continue
+        end = data.find(b"\n", at)
+        line = data[at + len(head) : end if end >= 0 else len(data)].strip(b" \t\r")
+        try:
+            value = _one_line_value(line.decode("utf-8"))
+        except UnicodeDecodeError:
+            continue
+        if value is not None:
+            found[key] = value
+    return found
+
+
+#: The first characters of a plain YAML scalar that reads as the text it shows (a path,
+#: a slash command, words); anything else is read by the YAML parser.
+_PLAIN = re.compile(r"[\w./][^#]*?(?=\s+#|\s*$)")
+_NOT_TEXT = frozenset({"null", "Null", "NULL", "~", "true", "True", "false", "False"})
+
+
+def _one_line_value(text: str) -> str | None:
+    """The text a one-line YAML value holds, ``None`` when it holds none (a block
+    scalar's indicator, a number, a mapping, YAML it cannot read)."""
+    plain = _PLAIN.match(text)
+    if plain is not None and plain.group() not in _NOT_TEXT:
+        return plain.group() if not plain.group().isdigit() else None
     import yaml
 
-    found: dict[str, str] = {}
     try:
-        with path.open(encoding="utf-8") as handle:
-            for line in handle:
-                key = line.partition(":")[0]
-                if key not in keys or key in found:
-                    continue
-                try:
-                    value = yaml.safe_load(line)
-                except yaml.YAMLError:
-                    continue
-                text = value.get(key) if isinstance(value, dict) else None
-                if isinstance(text, str) and text.strip():
-                    found[key] = text
-                    if len(found) == len(keys):
-                        break
-    except (OSError, UnicodeDecodeError):
-        return {}
-    return found
+        value = yaml.safe_load(f"v: {text}")
+    except yaml.YAMLError:
+        return None
+    found = value.get("v") if isinstance(value, dict) else None
+    return found if isinstance(found, str) and found.strip() else None
 
 
 def declared_workspace(path: Path) -> Path | None:

@@ -297,3 +297,30 @@ def test_a_workspace_s_own_claude_directory_is_part_of_the_prompt_s_identity(
     assert drifted is not None
     assert f"prompt of iteration 1 drifted from the recording (sha256 {recorded[:12]}" in drifted
     assert workspace_material(load_scenario_text("procedure: hello\n", path=path)) == ()
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("workspace: repo\n", {"workspace": "repo"}),
+        ("workspace: 'my repo'  # quoted\n", {"workspace": "my repo"}),
+        ('workspace: "a#b"\n', {"workspace": "a#b"}),
+        ("workspace: ../w/x # trailing\n", {"workspace": "../w/x"}),
+        ("prompt: /greeter:hello Ada happy\r\n", {"prompt": "/greeter:hello Ada happy"}),
+        ("prompt: |\n  /not one line\n", {}),
+        ("workspace: null\n", {}),
+        ("workspace: 12\n", {}),
+        ("workspace: [a, b]\n", {}),
+        ("  workspace: nested\n", {}),
+        ("workspace: 'unclosed\n", {}),
+    ],
+)
+def test_collection_reads_one_line_keys_without_loading_the_file(
+    tmp_path: Path, line: str, expected: dict[str, str]
+) -> None:
+    from pytest_ooda.scenario import declared_values
+
+    path = tmp_path / "s.yml"
+    path.write_text(f"procedure: p\n{line}iterations:\n  - output: 'workspace: no'\n")
+    assert declared_values(path, ("workspace", "prompt")) == expected
+    assert declared_values(tmp_path / "missing.yml", ("workspace",)) == {}
