@@ -17,6 +17,7 @@ reads only what a running session appended since it last looked.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -42,6 +43,9 @@ __all__ = [
 
 #: Bytes read from a results file at a time.
 _BUFFER = 1 << 20
+#: A surrogate escaped in JSON text (``\\ud800``): a pair is one character, but one
+#: alone is no text, and nothing holding it can be printed or written.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +65,12 @@ def _parse(raw: bytes, file: str, line: int) -> Any:
     except UnicodeDecodeError:
         raise ResultsError("not a results file: not UTF-8 text", file=file, line=line) from None
     try:
-        return json.loads(text)
+        value = json.loads(text)
+        if _SURROGATE_ESCAPE.search(text):
+            # Each lone surrogate becomes U+FFFD, as undecodable bytes do elsewhere.
+            fixed = json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")
+            value = json.loads(fixed.decode("utf-8", "replace"))
+        return value
     except json.JSONDecodeError as exc:
         raise ResultsError(
             f"not a results record: {exc.msg}", file=file, line=line, column=exc.colno

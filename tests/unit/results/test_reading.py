@@ -214,3 +214,19 @@ def test_a_line_nested_within_the_bound_is_read(tmp_path: Path) -> None:
     path.write_text(json.dumps({**fields, "expect": deep}) + "\n")
     [kept] = read_results([path]).records
     assert kept.head.expect is not None
+
+
+def test_a_lone_surrogate_is_read_as_a_replacement_character(tmp_path: Path) -> None:
+    # "\ud800" alone is valid JSON but no text: ooda report printed it with a
+    # UnicodeEncodeError traceback (found in issue 39's audit). A pair is a character.
+    fields = json.loads(record(True).to_line())
+    fields["procedure"] = "build\ud800"
+    fields["iterations"][0]["output_tail"] = "tail \udfff and \U0001f600"
+    path = tmp_path / "a.jsonl"
+    path.write_text(json.dumps(fields) + "\n")
+    assert "\\ud800" in path.read_text()
+    [kept] = read_results([path]).records
+    assert kept.head.procedure == "build\ufffd\ufffd\ufffd"
+    tail = kept.iterations[0].output_tail
+    assert tail == "tail \ufffd\ufffd\ufffd and \U0001f600"
+    (kept.head.procedure + tail).encode("utf-8")
