@@ -112,7 +112,8 @@ BUILTIN_RULES: tuple[ReplayRule, ...] = (
     ),
 )
 
-# Where a request keeps the results of tool calls.
+# Where a request keeps the results of tool calls (blocks of these types, and the
+# messages of role "tool" of the chat-completions API).
 _TOOL_RESULT_TYPES = frozenset({"tool_result", "function_call_output"})
 
 
@@ -133,7 +134,14 @@ def _walk(value: Any, rules: Sequence[ReplayRule], *, tool_result: bool) -> Any:
     if isinstance(value, list):
         return [_walk(item, rules, tool_result=tool_result) for item in value]
     if isinstance(value, dict):
-        inside = tool_result or value.get("type") in _TOOL_RESULT_TYPES
+        # A JSON schema's "type" may be a list (["string", "null"]): not a block type.
+        # A chat-completions message of role "tool" is a tool's result as a whole.
+        kind = value.get("type")
+        inside = (
+            tool_result
+            or (isinstance(kind, str) and kind in _TOOL_RESULT_TYPES)
+            or value.get("role") == "tool"
+        )
         return {
             key: _walk(item, rules, tool_result=inside and key != "type")
             for key, item in value.items()

@@ -9,6 +9,7 @@ a question is not answered by a built-in one (a plugin's agent, format or model 
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -190,9 +191,17 @@ def builtin_aliases() -> Mapping[str, str]:
 
 
 def model_apis() -> Mapping[str, ModelApi]:
-    """Every model API an agent calls, by its route name (the built-in agents' first)."""
+    """Every model API an agent calls, by its route name (the built-in agents' first).
+    Agents that call the same route (Codex and Qwen Code both call ``openai``) share the
+    first one's definition, with every agent's replay rules and run-id fields."""
     found: dict[str, ModelApi] = {}
     for agent in all_agents():
         for api in agent.model_apis:
-            found.setdefault(api.name, api)
+            first = found.setdefault(api.name, api)
+            if first is not api:
+                found[api.name] = replace(
+                    first,
+                    replay_rules=(*first.replay_rules, *api.replay_rules),
+                    run_id_fields=tuple(dict.fromkeys((*first.run_id_fields, *api.run_id_fields))),
+                )
     return MappingProxyType(found)

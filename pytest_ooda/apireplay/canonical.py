@@ -149,10 +149,11 @@ class Normaliser:
         """The placeholders of one run (``tmp`` defaults to the temporary directory,
         ``home`` to ``$HOME``); each path also by its resolved form. ``rules``: the
         config's and the scenario's ``replay_normalise:``, after the built-in ones."""
+        home = home if home is not None else os.environ.get("HOME")
         named: list[tuple[str, str | Path | None]] = [
             ("workspace", workspace),
             ("run", run_dir),
-            ("home", home if home is not None else os.environ.get("HOME")),
+            ("home", home),
             ("tmp", tmp if tmp is not None else tempfile.gettempdir()),
             *(extra or {}).items(),
         ]
@@ -164,6 +165,12 @@ class Normaliser:
                 pairs.append((f"<ooda:{name}>", form))
             if name == "workspace":
                 pairs.append(("<ooda:workspace-slug>", _slug(str(path))))
+        if workspace is not None and home:
+            # Home as a path relative to the workspace (Qwen Code names the files it
+            # loads so): as many "../" as the workspace is deep, which differs by run.
+            relative = os.path.relpath(home, workspace)
+            if relative.startswith(".."):
+                pairs.append(("<ooda:home-from-workspace>", relative))
         # Longest first: the workspace lies inside the run directory inside tmp.
         pairs.sort(key=lambda pair: len(pair[1]), reverse=True)
         return cls(tuple(pairs), (*BUILTIN_RULES, *rules))

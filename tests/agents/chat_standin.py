@@ -118,7 +118,9 @@ def _message(step: dict[str, Any], call_id: str, raw: bytes) -> dict[str, Any]:
 
 def _chunks(message: dict[str, Any], model: str, usage: dict[str, int]) -> list[dict[str, Any]]:
     """The streamed answer: text in two deltas (as the API streams it), a tool call's
-    arguments in two; the last chunk carries the finish reason, then one with the usage."""
+    arguments in two, cut between two members (a path cut in two would not be the run's
+    path to agent replay: docs/agents.md); the last chunk carries the finish reason, then
+    one with the usage."""
 
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         choice = {"index": 0, "delta": delta, "finish_reason": finish}
@@ -135,7 +137,8 @@ def _chunks(message: dict[str, Any], model: str, usage: dict[str, int]) -> list[
     if calls:
         call = calls[0]
         arguments = call["function"]["arguments"]
-        half = len(arguments) // 2
+        member = arguments.find('", "')
+        half = member + 2 if member >= 0 else len(arguments) // 2
         head = {
             "index": 0,
             "id": call["id"],

@@ -228,3 +228,35 @@ def test_a_missing_key_is_an_auth_error_before_any_request(
     assert str(record["error_reason"]).startswith("auth: "), record["error_reason"]
     assert "OPENAI_API_KEY" in result.stdout.str()
     assert server.log() == []
+
+
+def test_qwens_model_calls_are_recorded_and_replayed_offline_with_the_real_cli(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.unit.apireplay.helpers import Gone
+
+    server = standin([STEPS])
+    # The proxy's upstream: the stand-in (OPENAI_BASE_URL); the CLI is pointed at the proxy.
+    server.use(monkeypatch, project.path / "home")
+    path = project.scenario("qwened", SCENARIO)
+    recorded = _live(project, "--ooda-record-mode=once", "--ooda-record-api")
+    recorded.assert_outcomes(passed=1, deselected=7)
+    cassette = path.with_name("qwened.cassette.jsonl")
+    lines = [json.loads(line) for line in cassette.read_text().splitlines()]
+    exchanges = [line for line in lines if "exchange" in line]
+    assert [line["endpoint"] for line in exchanges] == ["openai POST /v1/chat/completions"] * 3
+    assert "sk-standin-qwen" not in cassette.read_text()
+    served = len(server.log())
+    server.stop()
+    # Offline: the stand-in stopped, its address a port that answers nothing, no key.
+    gone = Gone()
+    monkeypatch.setenv("OPENAI_BASE_URL", gone.url)
+    monkeypatch.delenv("OPENAI_API_KEY")
+    try:
+        for _ in range(2):
+            replayed = project.run("-k", "qwened", f"--ooda-ai-cmd={QWEN}", "--ooda-replay=agent")
+            replayed.assert_outcomes(passed=1, deselected=7)
+    finally:
+        gone.close()
+    assert served == 3
+    assert gone.connections == 0

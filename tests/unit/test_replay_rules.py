@@ -51,6 +51,25 @@ def test_builtin_rules_absorb_ls_dates_durations_and_temporary_names_in_tool_res
     assert body["input"][0]["output"] == "ran in <ooda:duration>"  # type: ignore[index]
 
 
+def test_a_tool_schema_whose_type_is_a_list_is_walked_too() -> None:
+    # Qwen Code declares its tools' parameters with "type": ["string", "null"].
+    schema = {"type": "object", "properties": {"path": {"type": ["string", "null"]}}}
+    tool = {"type": "function", "function": {"name": "f", "parameters": schema}}
+    body = apply_rules({"tools": [tool], "messages": []}, BUILTIN_RULES)
+    assert body == {"tools": [tool], "messages": []}
+
+
+def test_a_chat_completions_tool_message_is_a_tool_result() -> None:
+    rule = ReplayRule(r"PGID: \d+", "PGID: <n>", "tool_results")
+    messages = [
+        {"role": "user", "content": "PGID: 7"},
+        {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "PGID: 7"}]},
+    ]
+    body = apply_rules({"messages": messages}, [rule])
+    assert body["messages"][0]["content"] == "PGID: 7"  # type: ignore[index]
+    assert body["messages"][1]["content"][0]["text"] == "PGID: <n>"  # type: ignore[index]
+
+
 @pytest.mark.parametrize(
     ("scope", "in_result", "in_prompt"),
     [("tool_results", "v<n>", "v7"), ("requests", "v7", "v<n>"), ("both", "v<n>", "v<n>")],

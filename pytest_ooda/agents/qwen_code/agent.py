@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from pytest_ooda.agents.base import Agent, ConfigSource, ModelApi, OutputFormat
 from pytest_ooda.agents.qwen_code.stream import HINT, STREAM_JSON, QwenStream, qwen_fault
+from pytest_ooda.replay_rules import ReplayRule
 
 if TYPE_CHECKING:
     from collections.abc import Mapping, Sequence
@@ -28,6 +29,12 @@ if TYPE_CHECKING:
 __all__ = ["QwenAgent", "parse_qwen_stream_json"]
 
 _OUTPUT_OPTIONS = ("--output-format", "-o")
+#: What its shell tool reports that differs every run: the process group it ran in.
+_REPLAY_RULES = (
+    ReplayRule(
+        r"Process Group PGID: \d+", "Process Group PGID: <n>", "tool_results", "qwen: PGIDs"
+    ),
+)
 #: Where an administrator configures Qwen Code on Linux.
 SYSTEM_SETTINGS = Path("/etc/qwen-code/settings.json")
 
@@ -64,6 +71,7 @@ class QwenAgent(Agent):
             upstream="https://api.openai.com/v1",
             key_env="OPENAI_API_KEY",
             url_suffix="/v1",
+            replay_rules=_REPLAY_RULES,
         ),
     )
     credentials = ("OPENAI_API_KEY",)

@@ -80,6 +80,10 @@ def test_formats_aliases_and_apis_come_from_the_agents() -> None:
     assert {"anthropic", "openai", "gemini"} <= set(model_apis())
     assert model_apis()["gemini"].base_url_env == "GOOGLE_GEMINI_BASE_URL"
     assert model_apis()["openai"].url_suffix == "/v1"
+    # Codex and Qwen Code share the route; each one's replay rules hold on it.
+    origins = [rule.origin for rule in model_apis()["openai"].replay_rules]
+    assert "codex: chunk ids" in origins
+    assert "qwen: PGIDs" in origins
     assert {"Bash", "shell", "run_shell_command"} <= shell_tools()
     assert agent_names(plugins=False)[-1] == "command"
 

@@ -173,3 +173,17 @@ def test_the_kernel_build_in_an_environment_block_is_normalised() -> None:
     assert Normaliser().request("OS Version: Darwin 24.1\nnext") == (
         "OS Version: <ooda:os-version>\nnext"
     )
+
+
+def test_a_path_after_a_json_escape_and_home_relative_to_the_workspace(tmp_path: Path) -> None:
+    shallow, deep = tmp_path / "w" / "workspace", tmp_path / "s" / "runs" / "r" / "workspace"
+    home = tmp_path / "home"
+    seen = []
+    for workspace in (shallow, deep):
+        normaliser = Normaliser.for_run(workspace=workspace, home=home, tmp="/nowhere")
+        relative = f"../../{'../../' if workspace == deep else ''}home/.qwen/QWEN.md"
+        text = json.dumps({"text": f"Listing:\n{workspace}/\nContext from: {relative} ---"})
+        seen.append(json.loads(normaliser.request(text))["text"])
+    # The same text however deep the workspace lies; a name after "\n" is a whole name.
+    expected = "Listing:\n<ooda:workspace>/\nContext from: <ooda:home-from-workspace>/.qwen/"
+    assert seen[0] == seen[1] == expected + "QWEN.md ---"
