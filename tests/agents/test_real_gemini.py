@@ -401,6 +401,9 @@ def test_geminis_model_calls_are_recorded_and_replayed_offline_with_the_real_cli
     if sandbox == "bwrap":
         _in_bwrap(project)
     path = project.scenario("geminied", SCENARIO)
+    # Recorded where it is already tomorrow, replayed where it is still yesterday: the
+    # CLI tells its model a different day.
+    monkeypatch.setenv("TZ", "Etc/GMT-14")
     recorded = _live(project, "--ooda-record-mode=once", "--ooda-record-api")
     recorded.assert_outcomes(passed=1, deselected=7)
     cassette = path.with_name("geminied.cassette.jsonl")
@@ -417,6 +420,7 @@ def test_geminis_model_calls_are_recorded_and_replayed_offline_with_the_real_cli
     gone = Gone()
     monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", gone.url)
     monkeypatch.delenv("GEMINI_API_KEY")
+    monkeypatch.setenv("TZ", "Etc/GMT+12")
     try:
         for _ in range(2):
             replayed = project.run(

@@ -40,13 +40,20 @@ _OUTPUT_OPTIONS = ("--output-format", "-o")
 #: temporary directory, ``~/.gemini/tmp/NAME`` where NAME is the workspace's name, with
 #: ``-1``, ``-2`` … once another directory of that name has had one; and the id it gives
 #: a function call the API sent without one, ``NAME_<milliseconds since 1970>_<index>``;
-#: and the process group its shell tool reports.
+#: the process group its shell tool reports; and the day it tells the model it is, in
+#: the user's locale ("Monday, December 7, 2026"), so a cassette replays tomorrow.
 _REPLAY_RULES = (
     ReplayRule(
         r"(\.gemini/tmp/)[^/\s\"'`]+", r"\1<ooda:project>", "both", "gemini: project temp dir"
     ),
     ReplayRule(r"^(\w+?)_\d{12,}_(\d+)$", r"\1_<ooda:time>_\2", "both", "gemini: call ids"),
     ReplayRule(r"(Process Group PGID: )\d+", r"\1<ooda:pid>", "both", "gemini: shell pids"),
+    ReplayRule(
+        r"(Today's date is )[^\n]*?( \(formatted according to the user's locale\))",
+        r"\1<ooda:date>\2",
+        "both",
+        "gemini: today's date",
+    ),
 )
 
 
