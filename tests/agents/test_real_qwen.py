@@ -3,7 +3,9 @@ agent, driven offline by a stand-in of the OpenAI chat-completions API on 127.0.
 (``chat_standin.py``): ``qwen --output-format stream-json --yolo`` writes a file and runs
 a command in the workspace for real, under no sandbox and inside bwrap; its tool calls,
 tokens and fingerprint reach the record; the API's 401 and a missing key are ``auth``
-errors read from the CLI's own words, never the prompt's failure.
+errors read from the CLI's own words, never the prompt's failure, and a bwrap sandbox
+passing no key is one before any run; its model calls are recorded into a cassette and
+served back offline through the real CLI, with no sandbox and in bwrap.
 
 The CLI reads its base URL from ``OPENAI_BASE_URL``, its key from ``OPENAI_API_KEY`` and
 its model from ``OPENAI_MODEL``, once ``~/.qwen/settings.json`` selects that way of
@@ -174,20 +176,26 @@ def test_qwen_writes_and_runs_in_the_workspace_with_no_sandbox(
     assert "tokens=5000in/250out" in result.stdout.str()
 
 
-def test_qwen_in_bwrap_with_its_settings_and_key_passed_in(
-    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _in_bwrap(project: Project, env: str = "OPENAI_API_KEY, ") -> None:
+    """The project's runs in bwrap, given ``env`` (the key unless told otherwise), the
+    base URL, the model and the settings file."""
     from sandbox_images import require_bwrap
 
     require_bwrap()
-    server = standin([STEPS])
-    server.use(monkeypatch, project.path / "home")
     config = project.path / "ooda-config.yml"
     config.write_text(
-        "loop:\n  sandbox: {kind: bwrap,"
-        " env: [OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, QWEN_CODE_SUPPRESS_YOLO_WARNING],"
-        " home_files: [~/.qwen/settings.json]}\n" + config.read_text()
+        f"loop:\n  sandbox: {{kind: bwrap, env: [{env}OPENAI_BASE_URL, OPENAI_MODEL,"
+        " QWEN_CODE_SUPPRESS_YOLO_WARNING], home_files: [~/.qwen/settings.json]}\n"
+        + config.read_text()
     )
+
+
+def test_qwen_in_bwrap_with_its_settings_and_key_passed_in(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = standin([STEPS])
+    server.use(monkeypatch, project.path / "home")
+    _in_bwrap(project)
     project.scenario("qwened", SCENARIO)
     _live(project).assert_outcomes(passed=1, deselected=7)
     record = _check_the_run(project, server)
@@ -230,14 +238,39 @@ def test_a_missing_key_is_an_auth_error_before_any_request(
     assert server.log() == []
 
 
-def test_qwens_model_calls_are_recorded_and_replayed_offline_with_the_real_cli(
+def test_a_bwrap_sandbox_passing_no_key_is_an_auth_error_before_any_run(
     project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = standin([STEPS])
+    server.use(monkeypatch, project.path / "home")
+    _in_bwrap(project, env="")  # the key, set outside, does not go in
+    project.scenario("qwened", SCENARIO)
+    result = _live(project, "--ooda-retries=0")
+    assert result.ret != 0
+    [record] = _records(project)
+    assert record["outcome"] == "error", record
+    reason = str(record["error_reason"])
+    assert reason.startswith("auth: Qwen Code has no credentials: set OPENAI_API_KEY"), reason
+    assert "the bwrap sandbox passes the agent none of them" in reason
+    assert record["iterations"] == []
+    assert server.log() == []  # the CLI never started
+
+
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+def test_qwens_model_calls_are_recorded_and_replayed_offline_with_the_real_cli(
+    project: Project,
+    standin: Callable[..., Standin],
+    monkeypatch: pytest.MonkeyPatch,
+    sandbox: str,
 ) -> None:
     from tests.unit.apireplay.helpers import Gone
 
     server = standin([STEPS])
-    # The proxy's upstream: the stand-in (OPENAI_BASE_URL); the CLI is pointed at the proxy.
+    # The proxy's upstream: the stand-in (OPENAI_BASE_URL); the CLI is pointed at the
+    # proxy (inside bwrap too: the sandbox says how it reaches it).
     server.use(monkeypatch, project.path / "home")
+    if sandbox == "bwrap":
+        _in_bwrap(project)
     path = project.scenario("qwened", SCENARIO)
     recorded = _live(project, "--ooda-record-mode=once", "--ooda-record-api")
     recorded.assert_outcomes(passed=1, deselected=7)
