@@ -22,7 +22,8 @@ Which step a request gets is the number of ``tool`` messages it holds (a retried
 gets the same step). A session that runs out of steps answers ``Done.``. A request whose
 system prompt is not the agent's own (a side call: a memory or title helper of the CLI)
 is answered ``Nothing to add.`` outside the script. ``GET /_standin/log`` returns one
-line per request (session, step, what was served, the model asked, the key it sent).
+line per request (session, step, what was served, the model asked, the key it sent, and
+— when the script names a ``"watch"`` string — whether the request held it).
 
 Run: ``python chat_standin.py SCRIPT.json PORT_FILE``.
 """
@@ -58,7 +59,9 @@ class Script:
     """The steps of each invocation, and which invocation a request belongs to."""
 
     def __init__(self, path: Path) -> None:
-        self.sessions: list[list[dict[str, Any]]] = json.loads(path.read_text())["sessions"]
+        script = json.loads(path.read_text())
+        self.sessions: list[list[dict[str, Any]]] = script["sessions"]
+        self.watch: str | None = script.get("watch")
         self.session = 0
         self.failed: dict[tuple[int, int], int] = {}
         self.log: list[dict[str, Any]] = []
@@ -209,6 +212,8 @@ class Handler(BaseHTTPRequestHandler):
                     "model": model,
                     "key": key,
                 }
+                if self.script.watch:
+                    entry["watched"] = self.script.watch in raw.decode("utf-8", "replace")
                 tools = [m for m in body.get("messages") or () if m.get("role") == "tool"]
                 if tools:
                     entry["last_output"] = str(tools[-1].get("content"))[:400]

@@ -67,9 +67,11 @@ def require_qwen() -> None:
 class Standin:
     """One stand-in of the chat-completions API serving ``sessions``, on its own port."""
 
-    def __init__(self, directory: Path, sessions: list[list[dict[str, Any]]]) -> None:
+    def __init__(
+        self, directory: Path, sessions: list[list[dict[str, Any]]], watch: str | None = None
+    ) -> None:
         script = directory / "script.json"
-        script.write_text(json.dumps({"sessions": sessions}))
+        script.write_text(json.dumps({"sessions": sessions, "watch": watch}))
         port_file = directory / "port"
         self.process = subprocess.Popen(
             [sys.executable, str(STANDIN), str(script), str(port_file)],
@@ -114,8 +116,8 @@ def standin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., 
     require_qwen()
     started: list[Standin] = []
 
-    def start(sessions: list[list[dict[str, Any]]]) -> Standin:
-        server = Standin(tmp_path_factory.mktemp("chat-standin"), sessions)
+    def start(sessions: list[list[dict[str, Any]]], watch: str | None = None) -> Standin:
+        server = Standin(tmp_path_factory.mktemp("chat-standin"), sessions, watch)
         started.append(server)
         return server
 
@@ -203,6 +205,43 @@ def test_qwen_in_bwrap_with_its_settings_and_key_passed_in(
     # What the agent was given of the environment: the allow-list, its key among it.
     assert "OPENAI_API_KEY" in record["fingerprint"]["env"]
     assert "*" not in record["fingerprint"]["env"]
+
+
+#: A word only the user's own memory file holds.
+PLANTED = "zanzibar-planted-memory"
+
+
+@pytest.mark.parametrize("sandbox", ["none", "bwrap"])
+def test_the_users_own_qwen_md_and_skills_stay_out_of_a_bwrap_run(
+    project: Project,
+    standin: Callable[..., Standin],
+    monkeypatch: pytest.MonkeyPatch,
+    sandbox: str,
+) -> None:
+    server = standin([STEPS], watch=PLANTED)
+    home = project.path / "home"
+    server.use(monkeypatch, home)
+    (home / ".qwen" / "QWEN.md").write_text(f"Always mention {PLANTED}.\n")
+    skill = home / ".qwen" / "skills" / "planted"
+    skill.mkdir(parents=True)
+    (skill / "SKILL.md").write_text("---\nname: planted\ndescription: planted\n---\nPlanted.\n")
+    if sandbox == "bwrap":
+        _in_bwrap(project)
+    project.scenario("qwened", SCENARIO)
+    _live(project).assert_outcomes(passed=1, deselected=7)
+    [record] = _records(project)
+    loaded = record["fingerprint"]["loaded"]
+    turns = [entry["watched"] for entry in server.log()]
+    assert len(turns) == 3, server.log()
+    if sandbox == "none":
+        # The control: with the real HOME the CLI tells its model the planted memory.
+        assert all(turns), server.log()
+        assert [item["name"] for item in loaded["instructions"]] == ["QWEN.md"]
+        assert [item["name"] for item in loaded["skills"]] == ["planted"]
+    else:
+        # bwrap: a fresh HOME holding only the settings the config passes in.
+        assert not any(turns), server.log()
+        assert loaded == {}
 
 
 def test_a_key_the_api_refuses_is_an_auth_error_in_qwens_words(
