@@ -180,6 +180,7 @@ def test_text_is_passed_through_and_the_vocabulary_is_complete() -> None:
         "codex-json",
         "gemini-stream-json",
         "gemini-json",
+        "qwen-stream-json",
     )
 
 

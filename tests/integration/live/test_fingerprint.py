@@ -58,7 +58,10 @@ def test_every_record_carries_its_agents_fingerprint(
     project.write("ws/.claude/skills/greet/SKILL.md", "---\ndescription: Greets.\n---\nHi.\n")
     project.scenario("plain", "procedure: greet\nrepeat: 2\nexpect: {status: success}\n")
     project.scenario("rules", "procedure: greet\nworkspace: ../../ws\nexpect: {status: success}\n")
-    project.run("-m", "live", f"--ooda-ai-cmd={program} -p").assert_outcomes(passed=3, deselected=8)
+    # Deselected: the procedure's items, and those of the workspace's own .claude/.
+    project.run("-m", "live", f"--ooda-ai-cmd={program} -p").assert_outcomes(
+        passed=3, deselected=11
+    )
     found = {(record["scenario"], record["run"]): record for record in records(project)}
     plain, rules = found[("plain", 1)]["fingerprint"], found[("rules", 1)]["fingerprint"]
     assert plain == found[("plain", 2)]["fingerprint"]
