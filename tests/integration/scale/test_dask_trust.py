@@ -79,28 +79,57 @@ def test_a_session_runs_on_a_cluster_that_speaks_tls_only(
     assert all(record["worker"].startswith("dask:tls://") for record in found)
 
 
+#: A client in a process of its own: it tries the address with the certificate it is
+#: given (none: plain) and says whether the scheduler answered. (In one long-lived
+#: process, a refused ``Client`` lingers until the garbage collector closes it, and in the
+#: oldest supported ``distributed`` that can stall a later client's IO loop past its
+#: start-up time.)
+CLIENT = """
+import sys
+from distributed import Client
+from distributed.security import Security
+
+address, ca, cert, key = sys.argv[1:5]
+security = Security(tls_ca_file=ca, tls_client_cert=cert, tls_client_key=key,
+                    require_encryption=True) if cert else None
+try:
+    client = Client(address, timeout=5, security=security, set_as_default=False)
+except (OSError, TimeoutError, ValueError, TypeError) as error:
+    print("refused:", type(error).__name__, flush=True)
+    sys.exit(3)
+print("answered:", sum(client.nthreads().values()), "threads", flush=True)
+client.close()
+"""
+
+
+def _client(address: str, *tls: Path) -> subprocess.CompletedProcess[str]:
+    ca, cert, key = (str(path) for path in tls) if tls else ("", "", "")
+    return subprocess.run(
+        [sys.executable, "-c", CLIENT, address, ca, cert, key],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+
+
 def test_a_client_without_the_clusters_certificate_cannot_reach_the_scheduler(
     tls_cluster: DaskCluster, tmp_path: Path
 ) -> None:
-    from distributed import Client
-    from distributed.security import Security
-
     plain = tls_cluster.address.replace("tls://", "tcp://")
     for address in (tls_cluster.address, plain):
-        with pytest.raises((OSError, TimeoutError, ValueError, TypeError)):
-            Client(address, timeout=5, set_as_default=False)
+        refused = _client(address)
+        assert refused.returncode == 3, refused.stdout + refused.stderr
     # A certificate of its own, not the cluster's: the scheduler asks for the client's
-    # and refuses one its CA did not sign.
+    # and refuses one its CA did not sign -- at the connection (an OSError such as
+    # distributed's CommClosedError, or a timeout), not for how the client was asked.
+    assert tls_cluster.tls is not None
+    ca = tls_cluster.tls[0]
     _, cert, key = _certificate(tmp_path)
-    stranger = Security(
-        tls_ca_file=str(tls_cluster.tls[0]) if tls_cluster.tls else None,
-        tls_client_cert=str(cert), tls_client_key=str(key), require_encryption=True,
-    )  # fmt: skip
-    with pytest.raises((OSError, TimeoutError)):
-        Client(tls_cluster.address, timeout=5, security=stranger, set_as_default=False)
+    stranger = _client(tls_cluster.address, ca, cert, key)
+    assert stranger.returncode == 3, stranger.stdout + stranger.stderr
+    assert stranger.stdout.split()[1] not in ("ValueError", "TypeError"), stranger.stdout
     # With the cluster's own, it answers.
-    with Client(tls_cluster.address, timeout=30, security=tls_cluster.security()) as client:
-        assert client.nthreads()
+    member = _client(tls_cluster.address, *tls_cluster.tls)
+    assert member.returncode == 0, member.stdout + member.stderr
+    assert member.stdout.startswith("answered: 2 threads"), member.stdout
 
 
 def test_an_untracked_env_file_is_shipped_only_when_named(
