@@ -36,6 +36,7 @@ from pytest_ooda.settings import (
     BUDGET_TOKENS,
     BUILTIN,
     CHANGED,
+    CLAUDE_DIRS,
     CONFIG,
     DRIFT,
     EXECUTOR,
@@ -312,6 +313,13 @@ def pytest_configure(config: pytest.Config) -> None:
         "live: runs a procedure against the real AI command; only runs when selected with -m live",
     )
     settings = read_settings(config)
+    if settings[CLAUDE_DIRS] and config.inipath is None:
+        raise pytest.UsageError(
+            "ini option ooda_claude_dirs: its directories are collected with the ini file, "
+            "and this session has none (put the key in pytest.ini, tox.ini, setup.cfg or "
+            "pyproject.toml's [tool.pytest.ini_options], or name the directories in an "
+            "ooda-config.yml's claude: key)"
+        )
     config.stash[SESSION] = settings
     register_features(config, settings)
 
@@ -372,6 +380,11 @@ def register_features(config: pytest.Config, settings: SessionSettings) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path == parent.config.inipath and parent.config.stash[SESSION][CLAUDE_DIRS]:
+        # The ini file's ooda_claude_dirs: agent material without a procedure config.
+        from pytest_ooda.plugin.material import IniMaterial
+
+        return IniMaterial.from_parent(parent, path=file_path)
     if not collects(parent.config.stash[SESSION], file_path):
         return None
     # The first procedure file loads the library: collection and what it needs.

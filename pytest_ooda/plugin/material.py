@@ -14,6 +14,10 @@ command, skill and subagent its items::
 The checks, the lint and the rendering are the agent's (``pytest_ooda.agents``); this
 module only presents them as items. A directory that is no material is one failing
 ``config`` item.
+
+A project without a procedure config names its directories in the ini file
+(``ooda_claude_dirs``): they are collected under it, ``pytest.ini::claude[greeter]``,
+with no procedure or scenario to invoke them and the default lint severities.
 """
 
 from __future__ import annotations
@@ -35,7 +39,7 @@ if TYPE_CHECKING:
     from pytest_ooda.lint import Finding
     from pytest_ooda.plugin.state import LoadedFile
 
-__all__ = ["material_nodes"]
+__all__ = ["IniMaterial", "material_nodes"]
 
 
 #: What collection reads of each scenario of a config's procedures: its procedure, its
@@ -61,6 +65,28 @@ def material_nodes(parent: pytest.Collector, loaded: LoadedFile) -> list[Materia
         for path in paths
     ]
     return [*named, *_workspace_nodes(parent, loaded, scenarios)]
+
+
+class IniMaterial(pytest.File):
+    """The ini file, when its ``ooda_claude_dirs`` names material: a collector per
+    directory, named by the path as written (``claude[plugins/greeter]``)."""
+
+    def collect(self) -> Iterable[MaterialNode]:
+        import os
+
+        from pytest_ooda.settings import CLAUDE_DIRS
+
+        base = self.path.parent
+        return [
+            MaterialNode.from_parent(
+                self,
+                name=f"claude[{Path(os.path.relpath(root, base)).as_posix()}]",
+                section="claude",
+                root=root,
+                loaded=None,
+            )
+            for root in self.config.stash[SESSION][CLAUDE_DIRS]
+        ]
 
 
 def _scenarios(config: pytest.Config, loaded: LoadedFile) -> tuple[_Scenario, ...]:
@@ -132,7 +158,7 @@ class MaterialNode(pytest.Collector):
         *,
         section: str,
         root: Path,
-        loaded: LoadedFile,
+        loaded: LoadedFile | None,
         scenarios: tuple[_Scenario, ...] = (),
         **kwargs: Any,
     ) -> None:
@@ -183,7 +209,8 @@ class MaterialNode(pytest.Collector):
             from pytest_ooda.settings import LINT_SEVERITY
 
             overrides = lint.parse_severity_overrides(self.config.stash[SESSION][LINT_SEVERITY])
-            settings = lint.resolve_settings(self.loaded.config, severities=overrides)
+            config = None if self.loaded is None else self.loaded.config
+            settings = lint.resolve_settings(config, severities=overrides)
             out = lint.Collector(settings)
             lint.lint_material_dir(out, self.section, self.root)
             self._findings = out.findings
@@ -191,11 +218,13 @@ class MaterialNode(pytest.Collector):
 
 
 def _invocations(
-    loaded: LoadedFile, material: Material, scenarios: tuple[_Scenario, ...]
+    loaded: LoadedFile | None, material: Material, scenarios: tuple[_Scenario, ...]
 ) -> dict[str, list[tuple[str, str]]]:
     """Per item key, ``(suffix, arguments)`` for each ``raw`` procedure of the file whose
     prompt invokes it (``/name arguments``: ``@procedure``), and each scenario whose
     ``prompt:`` does (``@procedure:scenario``)."""
+    if loaded is None:
+        return {}  # the ini file's material: nothing invokes it
     from pytest_ooda.compose import assemble_prompt
 
     prompts: list[tuple[str, str]] = []

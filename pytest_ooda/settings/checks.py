@@ -177,6 +177,16 @@ def scenario_dir(value: Any, label: str) -> Path:
     return path
 
 
+def directories(value: Any, label: str) -> tuple[Path, ...]:
+    """Existing directories (each already made absolute from where it was given)."""
+    found = tuple(Path(item) for item in value)
+    for path in found:
+        if not path.is_dir():
+            what = "directory not found" if not path.exists() else "not a directory"
+            raise UsageError(f"{label}: {what}: {path}")
+    return found
+
+
 def results(value: Any, label: str) -> Path:
     path = Path(value)
     if path.exists() and not path.is_dir():

@@ -110,9 +110,10 @@ class Setting(Generic[T]):
                 )
             value = truth
         if self.path:
-            if not str(value).strip():
+            if not all(str(item).strip() for item in (value if self.kind == "list" else [value])):
                 raise UsageError(f"{given.label}: expected a path, got an empty value")
-            value = (given.base or Path.cwd()) / value
+            base = given.base or Path.cwd()
+            value = tuple(base / item for item in value) if self.kind == "list" else base / value
         if self.choices:
             value = choice(value, given.label, self.choices)
         return self.check(value, given.label)

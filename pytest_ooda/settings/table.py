@@ -414,6 +414,16 @@ SCENARIO_DIR: Setting[Path | None] = Setting(
     ini="ooda_scenario_dir",
     path=True,
 )
+CLAUDE_DIRS: Setting[tuple[Path, ...]] = Setting(
+    "claude_dirs",
+    "Claude Code plugins or .claude/ directories (relative to the ini file) collected "
+    "with the ini file, for a project without a procedure config",
+    checks.directories,
+    kind="list",
+    default=(),
+    ini="ooda_claude_dirs",
+    path=True,
+)
 
 #: Every setting, declared once, in the order ``--help`` lists them.
 SETTINGS: tuple[Setting[Any], ...] = (
@@ -453,6 +463,7 @@ SETTINGS: tuple[Setting[Any], ...] = (
     REGRADE,
     PROCEDURE_FILES,
     SCENARIO_DIR,
+    CLAUDE_DIRS,
 )
 
 
