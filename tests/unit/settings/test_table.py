@@ -107,6 +107,11 @@ def test_a_repeat_on_the_command_line_beats_a_scenarios(tmp_path: Path) -> None:
         ({"config": "."}, "ini option ooda_config: not a file: *"),
         ({"scenario_dir": "qa"}, "ini option ooda_scenario_dir: scenario directory not found: *qa"),
         ({"procedure_files": ("../x/*.yml",)}, "ini option ooda_procedure_files: '../x/*.yml'*"),
+        ({"claude_dirs": ("plugins/x",)}, "ini option ooda_claude_dirs: directory not found: *x"),
+        (
+            {"claude_dirs": ("ok", " ")},
+            "ini option ooda_claude_dirs: expected a path, got an empty*",
+        ),
         ({"procedure_files": ("/x/*.yml",)}, "ini option ooda_procedure_files: '/x/*.yml'*"),
         ({"ai_cmd": "a 'b"}, "ini option ooda_ai_cmd: cannot split*"),
         ({"ai_cmd": "  "}, "ini option ooda_ai_cmd: the AI command is empty"),
