@@ -121,7 +121,10 @@ def read_settings(
 ) -> SessionSettings:
     """The settings ``args`` give, decided by the table (a ``UsageError`` naming the
     flag when one is wrong), in the current directory; ``typed`` are values the command
-    decided itself."""
+    decided itself. A row's variable (``OODA_BUDGET``) gives it where the command has
+    the row's flag and the flag was not given, as in a pytest session."""
+    import os
+
     from pytest_ooda import settings
     from pytest_ooda.settings import Given, decide
 
@@ -129,10 +132,15 @@ def read_settings(
     here = Path.cwd()
     given: dict[str, Given] = {}
     for row in rows:
-        value = getattr(args, row.name, None) if row.ooda else None
+        if not row.ooda or not hasattr(args, row.name):
+            continue  # not one of this command's settings
+        value = getattr(args, row.name)
         if value is not None:
             value = tuple(value) if row.kind == "list" else value
             given[row.name] = Given(value, "cli", row.ooda[0], here)
+        elif row.env is not None and os.environ.get(row.env, "").strip():
+            label = f"environment variable {row.env}"
+            given[row.name] = Given(os.environ[row.env].strip(), "env", label, here)
     return decide(
         given, root=here, front="ooda", table=rows, typed=typed, show_ai_output=show_ai_output
     )

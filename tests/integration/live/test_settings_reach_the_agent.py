@@ -358,6 +358,15 @@ CASES_TABLE = (
         ooda=("--budget=0.5", "--max-cost=2"),
     ),
     Setting(
+        "budget (ooda run's, from the environment)",
+        0.25,
+        # OODA_BUDGET gives ooda run's --budget as it gives the session's --ooda-budget.
+        plan=lambda plan: plan.settings.max_cost,
+        agent=lambda run: run.done.result.max_cost,
+        ooda=("--max-cost=2",),
+        env=(("OODA_BUDGET", "0.25"),),
+    ),
+    Setting(
         "budget_tokens (ooda run's one run)",
         900,
         plan=lambda plan: plan.settings.max_tokens,
@@ -520,6 +529,22 @@ CASES_TABLE = (
         agent=lambda run: "qa" if run.dumps else "not run",
         ini="[pytest]\nooda_scenario_dir = qa\n",
         scenario_dir="qa",
+        pytest=(),
+    ),
+    Setting(
+        "claude_dirs",
+        True,
+        plan=None,
+        # Collected under the ini file: its command's prompt item asks for a snapshot.
+        agent=lambda run: (
+            "claude[plugins/greeter]: no snapshot of command /greeter:hello yet" in run.stdout
+        ),
+        ini="[pytest]\nooda_claude_dirs = plugins/greeter\n",
+        files=(
+            ("plugins/greeter/.claude-plugin/plugin.json", '{"name": "greeter"}\n'),
+            ("plugins/greeter/commands/hello.md", "---\ndescription: Hi\n---\nSay hello.\n"),
+        ),
+        live=False,
         pytest=(),
     ),
     Setting(
