@@ -33,10 +33,10 @@ from __future__ import annotations
 import json
 import re
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from standin_http import ScriptState, StandinHandler, serve
 
 DEFAULT_USAGE = {"prompt": 1000, "output": 50}
 #: How the agent's own system prompt begins (anything else is a side call).
@@ -55,17 +55,11 @@ ERROR_TYPES = {
 }
 
 
-class Script:
+class Script(ScriptState):
     """The steps of each invocation, and which invocation a request belongs to."""
 
     def __init__(self, path: Path) -> None:
-        script = json.loads(path.read_text())
-        self.sessions: list[list[dict[str, Any]]] = script["sessions"]
-        self.watch: str | None = script.get("watch")
-        self.session = 0
-        self.failed: dict[tuple[int, int], int] = {}
-        self.log: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
+        super().__init__(path)
         self.calls = 0
 
     def step(self, body: dict[str, Any]) -> tuple[int, int, dict[str, Any]]:
@@ -75,7 +69,7 @@ class Script:
             if isinstance(message, dict) and message.get("role") == "tool"
         )
         number = self.session
-        steps = self.sessions[number] if number < len(self.sessions) else []
+        steps = self.steps(number)
         return number, done, steps[done] if done < len(steps) else {"text": "Done."}
 
 
@@ -173,30 +167,17 @@ def error_body(status: int, message: str) -> bytes:
     return json.dumps({"error": detail}).encode()
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(StandinHandler):
     script: Script
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-    def do_GET(self) -> None:
-        if self.path == "/_standin/log":
-            with self.script.lock:
-                body = "".join(json.dumps(entry) + "\n" for entry in self.script.log).encode()
-            self._send(200, "application/x-ndjson", body)
-        else:
-            self._send(404, "application/json", error_body(404, "no such route"))
+    def error_body(self, status: int, message: str) -> bytes:
+        return error_body(status, message)
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = {}
+        raw, body = self.read_body()
         route = self.path.split("?", 1)[0]
         if not route.endswith("/chat/completions"):
-            self._send(404, "application/json", error_body(404, f"no route {route}"))
+            self.send(404, "application/json", error_body(404, f"no route {route}"))
             return
         model = str(body.get("model") or "")
         key = (self.headers.get("Authorization") or "").removeprefix("Bearer ")
@@ -217,14 +198,9 @@ class Handler(BaseHTTPRequestHandler):
                 tools = [m for m in body.get("messages") or () if m.get("role") == "tool"]
                 if tools:
                     entry["last_output"] = str(tools[-1].get("content"))[:400]
-                fail = step.get("fail")
-                done = self.script.failed.get((number, index), 0)
-                if fail and done < int(fail.get("times", 1)):
-                    self.script.failed[(number, index)] = done + 1
-                    self.script.log.append({**entry, "served": f"error:{fail['status']}"})
-                    message = fail.get("message", f"stand-in error {fail['status']}")
-                    status = int(fail["status"])
-                    self._send(status, "application/json", error_body(status, message))
+                fail = self.script.failure(number, index, step)
+                if fail is not None:
+                    self.refuse(entry, fail)
                     return
                 served = (
                     "text"
@@ -248,33 +224,13 @@ class Handler(BaseHTTPRequestHandler):
                 "usage": usage,
                 "choices": [{"index": 0, "message": message, "finish_reason": finish}],
             }
-            self._send(200, "application/json", json.dumps(answer).encode())
+            self.send(200, "application/json", json.dumps(answer).encode())
             return
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.end_headers()
-        for chunk in _chunks(message, model, usage):
-            self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-        self.wfile.write(b"data: [DONE]\n\n")
-        self.wfile.flush()
-        self.close_connection = True
-
-    def _send(self, status: int, content_type: str, body: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-def main(argv: list[str]) -> None:
-    script_path, port_file = Path(argv[0]), Path(argv[1])
-    Handler.script = Script(script_path)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    port_file.write_text(str(server.server_address[1]))
-    server.serve_forever()
+        events = [
+            f"data: {json.dumps(chunk)}\n\n".encode() for chunk in _chunks(message, model, usage)
+        ]
+        self.send_events([*events, b"data: [DONE]\n\n"])
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    serve(Handler, Script(Path(sys.argv[1])), Path(sys.argv[2]))

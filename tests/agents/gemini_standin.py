@@ -31,10 +31,10 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from standin_http import ScriptState, StandinHandler, serve
 
 DEFAULT_USAGE = {"prompt": 1000, "output": 50}
 ROUTER_USAGE = {"prompt": 200, "output": 10}
@@ -50,17 +50,8 @@ STATUS_NAMES = {
 }
 
 
-class Script:
+class Script(ScriptState):
     """The steps of each invocation, and which invocation a request belongs to."""
-
-    def __init__(self, path: Path) -> None:
-        script = json.loads(path.read_text())
-        self.sessions: list[list[dict[str, Any]]] = script["sessions"]
-        self.watch: str | None = script.get("watch")
-        self.session = 0
-        self.failed: dict[tuple[int, int], int] = {}
-        self.log: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
 
     def step(self, body: dict[str, Any]) -> tuple[int, int, dict[str, Any]]:
         done = sum(
@@ -71,7 +62,7 @@ class Script:
             if isinstance(part, dict) and "functionResponse" in part
         )
         number = self.session
-        steps = self.sessions[number] if number < len(self.sessions) else []
+        steps = self.steps(number)
         return number, done, steps[done] if done < len(steps) else {"text": "Done."}
 
 
@@ -129,36 +120,23 @@ def error_body(status: int, message: str) -> bytes:
     return json.dumps({"error": detail}).encode()
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(StandinHandler):
     script: Script
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-    def do_GET(self) -> None:
-        if self.path == "/_standin/log":
-            with self.script.lock:
-                body = "".join(json.dumps(entry) + "\n" for entry in self.script.log).encode()
-            self._send(200, "application/x-ndjson", body)
-        else:
-            self._send(404, "application/json", error_body(404, "no such route"))
+    def error_body(self, status: int, message: str) -> bytes:
+        return error_body(status, message)
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = {}
+        raw, body = self.read_body()
         route = self.path.split("?", 1)[0]
         model, _, method = route.rpartition("/")[2].partition(":")
         if method == "generateContent":
             with self.script.lock:
                 self.script.log.append({"served": "router", "model": model})
-            self._send(200, "application/json", json.dumps(_router_answer(model)).encode())
+            self.send(200, "application/json", json.dumps(_router_answer(model)).encode())
             return
         if method != "streamGenerateContent":
-            self._send(404, "application/json", error_body(404, f"no route {route}"))
+            self.send(404, "application/json", error_body(404, f"no route {route}"))
             return
         with self.script.lock:
             number, index, step = self.script.step(body)
@@ -173,14 +151,9 @@ class Handler(BaseHTTPRequestHandler):
             ]
             if responses:
                 entry["last_output"] = json.dumps(responses[-1].get("response"))[:400]
-            fail = step.get("fail")
-            if fail and self.script.failed.get((number, index), 0) < int(fail.get("times", 1)):
-                self.script.failed[(number, index)] = self.script.failed.get((number, index), 0) + 1
-                self.script.log.append({**entry, "served": f"error:{fail['status']}"})
-                message = fail.get("message", f"stand-in error {fail['status']}")
-                self._send(
-                    int(fail["status"]), "application/json", error_body(fail["status"], message)
-                )
+            fail = self.script.failure(number, index, step)
+            if fail is not None:
+                self.refuse(entry, fail)
                 return
             served = (
                 "text" if "text" in step else ("tool:write" if "write" in step else "tool:shell")
@@ -188,30 +161,10 @@ class Handler(BaseHTTPRequestHandler):
             self.script.log.append({**entry, "served": served})
             if served == "text":
                 self.script.session += 1
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.end_headers()
-        for chunk in _chunks(step, model):
-            self.wfile.write(f"data: {json.dumps(chunk)}\r\n\r\n".encode())
-        self.wfile.flush()
-        self.close_connection = True
-
-    def _send(self, status: int, content_type: str, body: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-def main(argv: list[str]) -> None:
-    script_path, port_file = Path(argv[0]), Path(argv[1])
-    Handler.script = Script(script_path)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    port_file.write_text(str(server.server_address[1]))
-    server.serve_forever()
+        self.send_events(
+            f"data: {json.dumps(chunk)}\r\n\r\n".encode() for chunk in _chunks(step, model)
+        )
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    serve(Handler, Script(Path(sys.argv[1])), Path(sys.argv[2]))

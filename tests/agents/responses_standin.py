@@ -26,24 +26,21 @@ from __future__ import annotations
 
 import json
 import sys
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
+
+from standin_http import ScriptState, StandinHandler, serve
 
 DEFAULT_USAGE = {"input_tokens": 1200, "output_tokens": 80}
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 
-class Script:
+class Script(ScriptState):
     """The steps of each invocation, and which invocation each session is."""
 
     def __init__(self, path: Path) -> None:
-        self.sessions: list[list[dict[str, Any]]] = json.loads(path.read_text())["sessions"]
+        super().__init__(path)
         self.seen: dict[str, int] = {}
-        self.failed: dict[tuple[int, int], int] = {}
-        self.log: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
 
     def step(self, session: str, body: dict[str, Any]) -> tuple[int, int, dict[str, Any]]:
         done = sum(
@@ -53,7 +50,7 @@ class Script:
         )
         with self.lock:
             number = self.seen.setdefault(session, len(self.seen))
-        steps = self.sessions[number] if number < len(self.sessions) else []
+        steps = self.steps(number)
         return number, done, steps[done] if done < len(steps) else {"text": "Done."}
 
 
@@ -119,33 +116,24 @@ def _events(step: dict[str, Any], index: int, model: str) -> list[tuple[str, dic
     ]
 
 
-class Handler(BaseHTTPRequestHandler):
+def error_body(status: int, message: str) -> bytes:
+    """An error in the Responses API's shape (``{"error": {message, type}}``)."""
+    return json.dumps({"error": {"message": message, "type": "standin_error"}}).encode()
+
+
+class Handler(StandinHandler):
     script: Script
 
-    def log_message(self, format: str, *args: Any) -> None:  # quiet
-        pass
-
-    def do_GET(self) -> None:
-        if self.path == "/_standin/log":
-            with self.script.lock:
-                body = "".join(json.dumps(entry) + "\n" for entry in self.script.log).encode()
-            self._send(200, "application/x-ndjson", body)
-        else:
-            self._send(404, "application/json", b'{"error": {"message": "not found"}}')
+    def error_body(self, status: int, message: str) -> bytes:
+        return error_body(status, message)
 
     def do_POST(self) -> None:
-        length = int(self.headers.get("Content-Length") or 0)
-        raw = self.rfile.read(length)
-        try:
-            body = json.loads(raw or b"{}")
-        except json.JSONDecodeError:
-            body = {}
+        _, body = self.read_body()
         if not self.path.rstrip("/").endswith("/responses"):
-            self._send(404, "application/json", b'{"error": {"message": "no such route"}}')
+            self.send(404, "application/json", error_body(404, "no such route"))
             return
         session = self.headers.get("session-id") or "-"
         number, index, step = self.script.step(session, body)
-        fail = step.get("fail")
         entry: dict[str, Any] = {"session": number, "step": index}
         outputs = [
             item
@@ -154,44 +142,19 @@ class Handler(BaseHTTPRequestHandler):
         ]
         if outputs:
             entry["last_output"] = str(outputs[-1].get("output"))[:400]
-        if fail:
-            key = (number, index)
-            with self.script.lock:
-                used = self.script.failed.get(key, 0)
-                if used < int(fail.get("times", 1)):
-                    self.script.failed[key] = used + 1
-                    self.script.log.append({**entry, "served": f"error:{fail['status']}"})
-                    message = fail.get("message", f"stand-in error {fail['status']}")
-                    error = {"error": {"message": message, "type": "standin_error"}}
-                    self._send(int(fail["status"]), "application/json", json.dumps(error).encode())
-                    return
-        served = "text" if "text" in step else "tool:exec"
         with self.script.lock:
+            fail = self.script.failure(number, index, step)
+            if fail is not None:
+                self.refuse(entry, fail)
+                return
+            served = "text" if "text" in step else "tool:exec"
             self.script.log.append({**entry, "served": served})
-        self.send_response(200)
-        self.send_header("Content-Type", "text/event-stream")
-        self.send_header("Cache-Control", "no-cache")
-        self.end_headers()
-        for name, data in _events(step, index, str(body.get("model", "standin"))):
-            self.wfile.write(f"event: {name}\ndata: {json.dumps(data)}\n\n".encode())
-        self.wfile.flush()
-        self.close_connection = True
-
-    def _send(self, status: int, content_type: str, body: bytes) -> None:
-        self.send_response(status)
-        self.send_header("Content-Type", content_type)
-        self.send_header("Content-Length", str(len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-
-def main(argv: list[str]) -> None:
-    script_path, port_file = Path(argv[0]), Path(argv[1])
-    Handler.script = Script(script_path)
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    port_file.write_text(str(server.server_address[1]))
-    server.serve_forever()
+        model = str(body.get("model", "standin"))
+        self.send_events(
+            f"event: {name}\ndata: {json.dumps(data)}\n\n".encode()
+            for name, data in _events(step, index, model)
+        )
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    serve(Handler, Script(Path(sys.argv[1])), Path(sys.argv[2]))

@@ -11,23 +11,19 @@ Codex reads no base-URL variable: the stand-in is its model provider in
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from ooda_project import greet_project
+from standin_client import Standin as StandinProcess, project, records, require_cli, started
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from ooda_project import Project
 
-STANDIN = Path(__file__).with_name("responses_standin.py")
+__all__ = ["project"]  # the fixture, from standin_client
+
 VERSION = "0.171.0"
 CODEX = "codex exec --json --dangerously-bypass-approvals-and-sandbox -"
 #: Writes hello.py and runs it: three answers, two tool calls, known token counts.
@@ -46,38 +42,14 @@ SCENARIO = (
 
 
 def require_codex() -> None:
-    found = shutil.which("codex")
-    if found is None:
-        message = f"the Codex CLI is not installed: npm install -g @openai/codex@{VERSION}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    require_cli("codex", "the Codex CLI", "@openai/codex", VERSION)
 
 
-class Standin:
-    """One stand-in of the Responses API serving ``sessions``, on a port of its own."""
+class Standin(StandinProcess):
+    """A stand-in of the OpenAI Responses API (``responses_standin.py``)."""
 
-    def __init__(self, directory: Path, sessions: list[list[dict[str, Any]]]) -> None:
-        script = directory / "script.json"
-        script.write_text(json.dumps({"sessions": sessions}))
-        port_file = directory / "port"
-        self.process = subprocess.Popen(
-            [sys.executable, str(STANDIN), str(script), str(port_file)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 15
-        while not (port_file.exists() and port_file.read_text().strip()):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("the Responses API stand-in did not start")
-            time.sleep(0.02)
-        self.port = int(port_file.read_text())
-
-    def log(self) -> list[dict[str, Any]]:
-        import urllib.request
-
-        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/_standin/log") as answer:
-            return [json.loads(line) for line in answer.read().decode().splitlines()]
+    script = Path(__file__).with_name("responses_standin.py")
+    title = "the Responses API stand-in"
 
     def use(self, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
         """A ``HOME`` whose Codex configuration names the stand-in as its provider."""
@@ -100,27 +72,7 @@ class Standin:
 @pytest.fixture
 def standin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Standin]]:
     require_codex()
-    started: list[Standin] = []
-
-    def start(sessions: list[list[dict[str, Any]]]) -> Standin:
-        server = Standin(tmp_path_factory.mktemp("responses-standin"), sessions)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.process.terminate()
-        server.process.wait(timeout=10)
-
-
-@pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
-    return greet_project(pytester, monkeypatch)
-
-
-def _records(project: Project) -> list[dict[str, Any]]:
-    [results] = (project.path / ".ooda/results").glob("*.jsonl")
-    return [json.loads(line) for line in results.read_text().splitlines()]
+    yield from started(Standin, tmp_path_factory)
 
 
 def _live(project: Project, *args: str) -> pytest.RunResult:
@@ -128,7 +80,7 @@ def _live(project: Project, *args: str) -> pytest.RunResult:
 
 
 def _check_the_run(project: Project, server: Standin) -> None:
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "success", record.get("error_reason")
     [iteration] = record["iterations"]
     calls = iteration["tool_calls"]
@@ -178,7 +130,7 @@ def test_codex_in_bwrap_with_its_config_and_key_passed_in(
     project.scenario("codexed", SCENARIO)
     _live(project).assert_outcomes(passed=1, deselected=7)
     _check_the_run(project, server)
-    [record] = _records(project)
+    [record] = records(project)
     assert record["sandbox"]["kind"] == "bwrap"
     # What the agent was given of the environment: the allow-list, its key among it.
     assert "OPENAI_API_KEY" in record["fingerprint"]["env"]
@@ -208,7 +160,7 @@ def test_the_apis_refusals_are_infrastructure_errors_in_codexs_words(
     path = project.scenario("codexed", SCENARIO)
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == ("error" if reason.startswith("auth:") else "failure")
     infra = [it for it in record["iterations"] if it["infra_error"]]
     assert infra, record["iterations"]
@@ -222,7 +174,7 @@ def test_the_apis_refusals_are_infrastructure_errors_in_codexs_words(
     again.use(monkeypatch, project.path / "home")
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "error"
     assert str(record["error_reason"]).startswith(reason), record["error_reason"]
     assert reason.split(": ", 1)[1] in result.stdout.str()

@@ -14,85 +14,44 @@ The CLI reads its base URL from ``GOOGLE_GEMINI_BASE_URL`` and its key from
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from ooda_project import greet_project
+from standin_client import (
+    GEMINI_FAMILY_SCENARIO as SCENARIO,
+    GEMINI_FAMILY_STEPS as STEPS,
+    Standin as StandinProcess,
+    project,
+    records,
+    require_cli,
+    started,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from ooda_project import Project
 
-STANDIN = Path(__file__).with_name("gemini_standin.py")
+__all__ = ["project"]  # the fixture, from standin_client
+
 VERSION = "0.61.0"
 GEMINI = "gemini --output-format stream-json --yolo"
 #: The CLI's settings: log in with an API key, trust the workspace without asking.
 SETTINGS = {
     "security": {"auth": {"selectedType": "gemini-api-key"}, "folderTrust": {"enabled": False}}
 }
-#: Writes hello.py and runs it: three answers, two tool calls, known token counts.
-STEPS: list[dict[str, Any]] = [
-    {"write": {"file_path": "hello.py", "content": "print(6 * 7)\n"}},
-    {"shell": "python3 hello.py > out.txt"},
-    {"text": "Wrote and ran hello.py.\n<promise>SUCCESS</promise>",
-     "usage": {"prompt": 3000, "output": 150}},
-]  # fmt: skip
-SCENARIO = (
-    "procedure: greet\nmax_iterations: 1\nexpect:\n  status: success\n"
-    "  files: {out.txt: {contains: '42'}}\n"
-    "  tools: {called: [write_file, run_shell_command], bash_matches: 'python3 hello.py',"
-    " max_calls: 2}\n"
-    "iterations: []\n"
-)
 
 
 def require_gemini() -> None:
-    if shutil.which("gemini") is None:
-        message = f"Gemini CLI is not installed: npm install -g @google/gemini-cli@{VERSION}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    require_cli("gemini", "Gemini CLI", "@google/gemini-cli", VERSION)
 
 
-class Standin:
-    """One stand-in of the Gemini API serving ``sessions``, on a port of its own."""
+class Standin(StandinProcess):
+    """A stand-in of the Gemini API (``gemini_standin.py``)."""
 
-    def __init__(
-        self, directory: Path, sessions: list[list[dict[str, Any]]], watch: str | None = None
-    ) -> None:
-        script = directory / "script.json"
-        script.write_text(json.dumps({"sessions": sessions, "watch": watch}))
-        port_file = directory / "port"
-        self.process = subprocess.Popen(
-            [sys.executable, str(STANDIN), str(script), str(port_file)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 15
-        while not (port_file.exists() and port_file.read_text().strip()):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("the Gemini API stand-in did not start")
-            time.sleep(0.02)
-        self.port = int(port_file.read_text())
-        self.url = f"http://127.0.0.1:{self.port}"
-
-    def log(self) -> list[dict[str, Any]]:
-        import urllib.request
-
-        with urllib.request.urlopen(f"{self.url}/_standin/log") as answer:
-            return [json.loads(line) for line in answer.read().decode().splitlines()]
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
+    script = Path(__file__).with_name("gemini_standin.py")
+    title = "the Gemini API stand-in"
 
     def use(self, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
         """A ``HOME`` whose Gemini CLI settings log in with the key, and the stand-in as
@@ -103,32 +62,13 @@ class Standin:
         for name in ("GEMINI_CLI_HOME", "GOOGLE_API_KEY", "GOOGLE_GENAI_USE_VERTEXAI"):
             monkeypatch.delenv(name, raising=False)
         monkeypatch.setenv("GEMINI_API_KEY", "standin-gemini-key")
-        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", self.url)
+        monkeypatch.setenv("GOOGLE_GEMINI_BASE_URL", self.base)
 
 
 @pytest.fixture
 def standin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Standin]]:
     require_gemini()
-    started: list[Standin] = []
-
-    def start(sessions: list[list[dict[str, Any]]], watch: str | None = None) -> Standin:
-        server = Standin(tmp_path_factory.mktemp("gemini-standin"), sessions, watch)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-
-
-@pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
-    return greet_project(pytester, monkeypatch)
-
-
-def _records(project: Project) -> list[dict[str, Any]]:
-    [results] = (project.path / ".ooda/results").glob("*.jsonl")
-    return [json.loads(line) for line in results.read_text().splitlines()]
+    yield from started(Standin, tmp_path_factory)
 
 
 def _live(project: Project, *args: str, command: str = GEMINI) -> pytest.RunResult:
@@ -136,7 +76,7 @@ def _live(project: Project, *args: str, command: str = GEMINI) -> pytest.RunResu
 
 
 def _check_the_run(project: Project, server: Standin) -> None:
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "success", record.get("error_reason")
     [iteration] = record["iterations"]
     calls = iteration["tool_calls"]
@@ -179,7 +119,7 @@ def test_its_json_output_gives_the_answer_and_the_tokens(
     project.scenario("geminied", SCENARIO.replace("  tools:", "  # tools:"))
     command = "gemini --output-format json --yolo"
     _live(project, command=command).assert_outcomes(passed=1, deselected=7)
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "success", record.get("error_reason")
     [iteration] = record["iterations"]
     assert iteration["tool_calls"] == []
@@ -215,7 +155,7 @@ def test_gemini_in_bwrap_with_its_settings_and_key_passed_in(
     project.scenario("geminied", SCENARIO)
     _live(project).assert_outcomes(passed=1, deselected=7)
     _check_the_run(project, server)
-    [record] = _records(project)
+    [record] = records(project)
     assert record["sandbox"]["kind"] == "bwrap"
     assert "GEMINI_API_KEY" in record["fingerprint"]["env"]
     assert "*" not in record["fingerprint"]["env"]
@@ -241,7 +181,7 @@ def test_the_users_own_gemini_md_and_commands_stay_out_of_a_bwrap_run(
         _in_bwrap(project)
     project.scenario("geminied", SCENARIO)
     _live(project).assert_outcomes(passed=1, deselected=7)
-    [record] = _records(project)
+    [record] = records(project)
     loaded = record["fingerprint"]["loaded"]
     turns = [entry["watched"] for entry in server.log() if entry["served"] != "router"]
     assert len(turns) == 3, server.log()
@@ -283,7 +223,7 @@ def test_a_429_in_the_clis_words_is_a_failure_unless_witnessed_or_taken_as_an_er
     path = project.scenario("geminied", SCENARIO)
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "failure"
     [iteration] = record["iterations"]
     assert str(iteration["infra_error"]).startswith(RATE_LIMIT), iteration["infra_error"]
@@ -294,7 +234,7 @@ def test_a_429_in_the_clis_words_is_a_failure_unless_witnessed_or_taken_as_an_er
     standin(_refused(429, QUOTA)).use(monkeypatch, project.path / "home")
     result = _live(project, "--ooda-retries=0", "--ooda-record-mode=all", "--ooda-record-api")
     assert result.ret != 0
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "error", record["iterations"]
     assert str(record["error_reason"]).startswith(RATE_LIMIT), record["error_reason"]
     assert record["iterations"][-1]["infra_evidence"] == "harness"
@@ -304,7 +244,7 @@ def test_a_429_in_the_clis_words_is_a_failure_unless_witnessed_or_taken_as_an_er
     standin(_refused(429, QUOTA)).use(monkeypatch, project.path / "home")
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "error"
     assert str(record["error_reason"]).startswith(RATE_LIMIT), record["error_reason"]
     assert "You exceeded your current quota." in result.stdout.str()
@@ -331,7 +271,7 @@ def test_a_refused_key_is_an_auth_error_with_the_clis_words_whatever_the_policy(
     # no prompt can make the CLI say that, and the run measured nothing.
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "error", record["iterations"]
     reason = str(record["error_reason"])
     assert reason.startswith(f"auth: API Error {status}: {message}"), reason
@@ -350,7 +290,7 @@ def test_a_missing_key_is_an_auth_error_in_the_clis_words_before_any_request(
     project.scenario("geminied", SCENARIO)
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "error", record
     reason = str(record["error_reason"])
     assert reason.startswith("auth: When using Gemini API, you must specify the GEMINI_API_KEY")
@@ -375,7 +315,7 @@ def test_a_bwrap_sandbox_passing_no_key_is_an_auth_error_before_any_run(
     project.scenario("geminied", SCENARIO)
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "error", record
     reason = str(record["error_reason"])
     assert reason.startswith("auth: Gemini CLI has no credentials: set GEMINI_API_KEY"), reason

@@ -14,23 +14,27 @@ logging in."""
 from __future__ import annotations
 
 import json
-import os
-import shutil
-import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
-from ooda_project import greet_project
+from standin_client import (
+    GEMINI_FAMILY_SCENARIO as SCENARIO,
+    GEMINI_FAMILY_STEPS as STEPS,
+    Standin as StandinProcess,
+    project,
+    records,
+    require_cli,
+    started,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
 
     from ooda_project import Project
 
-STANDIN = Path(__file__).with_name("chat_standin.py")
+__all__ = ["project"]  # the fixture, from standin_client
+
 VERSION = "0.24.4"
 QWEN = "qwen --output-format stream-json --yolo"
 MODEL = "qwen3-coder-standin"
@@ -40,63 +44,21 @@ SETTINGS = {
     "security": {"auth": {"selectedType": "openai"}},
     "memory": {"enableManagedAutoMemory": False},
 }
-#: Writes hello.py and runs it: three answers, two tool calls, known token counts.
-STEPS: list[dict[str, Any]] = [
-    {"write": {"file_path": "hello.py", "content": "print(6 * 7)\n"}},
-    {"shell": "python3 hello.py > out.txt"},
-    {"text": "Wrote and ran hello.py.\n<promise>SUCCESS</promise>",
-     "usage": {"prompt": 3000, "output": 150}},
-]  # fmt: skip
-SCENARIO = (
-    "procedure: greet\nmax_iterations: 1\nexpect:\n  status: success\n"
-    "  files: {out.txt: {contains: '42'}}\n"
-    "  tools: {called: [write_file, run_shell_command], bash_matches: 'python3 hello.py',"
-    " max_calls: 2}\n"
-    "iterations: []\n"
-)
 
 
 def require_qwen() -> None:
-    if shutil.which("qwen") is None:
-        message = f"Qwen Code is not installed: npm install -g @qwen-code/qwen-code@{VERSION}"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
+    require_cli("qwen", "Qwen Code", "@qwen-code/qwen-code", VERSION)
 
 
-class Standin:
-    """One stand-in of the chat-completions API serving ``sessions``, on its own port."""
+class Standin(StandinProcess):
+    """A stand-in of the OpenAI chat-completions API (``chat_standin.py``)."""
 
-    def __init__(
-        self, directory: Path, sessions: list[list[dict[str, Any]]], watch: str | None = None
-    ) -> None:
-        script = directory / "script.json"
-        script.write_text(json.dumps({"sessions": sessions, "watch": watch}))
-        port_file = directory / "port"
-        self.process = subprocess.Popen(
-            [sys.executable, str(STANDIN), str(script), str(port_file)],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 15
-        while not (port_file.exists() and port_file.read_text().strip()):
-            if self.process.poll() is not None or time.monotonic() > deadline:
-                pytest.fail("the chat-completions stand-in did not start")
-            time.sleep(0.02)
-        self.port = int(port_file.read_text())
-        self.url = f"http://127.0.0.1:{self.port}/v1"
+    script = Path(__file__).with_name("chat_standin.py")
+    title = "the chat-completions stand-in"
 
-    def log(self) -> list[dict[str, Any]]:
-        import urllib.request
-
-        url = self.url.removesuffix("/v1") + "/_standin/log"
-        with urllib.request.urlopen(url) as answer:
-            return [json.loads(line) for line in answer.read().decode().splitlines()]
-
-    def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.terminate()
-            self.process.wait(timeout=10)
+    @property
+    def url(self) -> str:
+        return f"{self.base}/v1"
 
     def use(self, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
         """A ``HOME`` whose Qwen Code settings log in with the key, and the stand-in as
@@ -114,26 +76,7 @@ class Standin:
 @pytest.fixture
 def standin(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[..., Standin]]:
     require_qwen()
-    started: list[Standin] = []
-
-    def start(sessions: list[list[dict[str, Any]]], watch: str | None = None) -> Standin:
-        server = Standin(tmp_path_factory.mktemp("chat-standin"), sessions, watch)
-        started.append(server)
-        return server
-
-    yield start
-    for server in started:
-        server.stop()
-
-
-@pytest.fixture
-def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
-    return greet_project(pytester, monkeypatch)
-
-
-def _records(project: Project) -> list[dict[str, Any]]:
-    [results] = (project.path / ".ooda/results").glob("*.jsonl")
-    return [json.loads(line) for line in results.read_text().splitlines()]
+    yield from started(Standin, tmp_path_factory)
 
 
 def _live(project: Project, *args: str) -> pytest.RunResult:
@@ -141,7 +84,7 @@ def _live(project: Project, *args: str) -> pytest.RunResult:
 
 
 def _check_the_run(project: Project, server: Standin) -> dict[str, Any]:
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "success", record.get("error_reason")
     [iteration] = record["iterations"]
     calls = iteration["tool_calls"]
@@ -229,7 +172,7 @@ def test_the_users_own_qwen_md_and_skills_stay_out_of_a_bwrap_run(
         _in_bwrap(project)
     project.scenario("qwened", SCENARIO)
     _live(project).assert_outcomes(passed=1, deselected=7)
-    [record] = _records(project)
+    [record] = records(project)
     loaded = record["fingerprint"]["loaded"]
     turns = [entry["watched"] for entry in server.log()]
     assert len(turns) == 3, server.log()
@@ -253,7 +196,7 @@ def test_a_key_the_api_refuses_is_an_auth_error_in_qwens_words(
     project.scenario("qwened", SCENARIO)
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
-    [record] = _records(project)
+    [record] = records(project)
     # An agent with no credentials measured nothing: an error, whatever the policy.
     assert record["outcome"] == "error", record
     assert str(record["error_reason"]).startswith("auth: [API Error: 401 Incorrect API key")
@@ -270,7 +213,7 @@ def test_a_missing_key_is_an_auth_error_before_any_request(
     project.scenario("qwened", SCENARIO)
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "error", record
     assert str(record["error_reason"]).startswith("auth: "), record["error_reason"]
     assert "OPENAI_API_KEY" in result.stdout.str()
@@ -286,7 +229,7 @@ def test_a_bwrap_sandbox_passing_no_key_is_an_auth_error_before_any_run(
     project.scenario("qwened", SCENARIO)
     result = _live(project, "--ooda-retries=0")
     assert result.ret != 0
-    [record] = _records(project)
+    [record] = records(project)
     assert record["outcome"] == "error", record
     reason = str(record["error_reason"])
     assert reason.startswith("auth: Qwen Code has no credentials: set OPENAI_API_KEY"), reason
