@@ -85,6 +85,12 @@ def claude_image() -> str:
     return _image("claude")
 
 
+def node_agent_image(agent: str) -> str:
+    """The image ``ooda sandbox image`` builds of a Node agent on PATH (``gemini``,
+    ``qwen``): node, the agent's npm package, bash, busybox."""
+    return _image(agent)
+
+
 def docker_env() -> dict[str, str]:
     """The environment for docker commands (DOCKER_HOST as the session has it)."""
     return {key: value for key, value in os.environ.items() if key.startswith("DOCKER_")}

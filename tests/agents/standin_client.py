@@ -24,8 +24,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "GEMINI_FAMILY_SCENARIO",
+    "GEMINI_FAMILY_SHELL_SCENARIO",
+    "GEMINI_FAMILY_SHELL_STEPS",
     "GEMINI_FAMILY_STEPS",
     "Standin",
+    "check_the_docker_run",
+    "in_docker",
     "project",
     "records",
     "require_cli",
@@ -48,6 +52,14 @@ GEMINI_FAMILY_SCENARIO = (
     " max_calls: 2}\n"
     "iterations: []\n"
 )
+#: The same task in an image with no Python (``ooda sandbox image``: node, the agent's
+#: package, bash and busybox): the shell does the sum.
+GEMINI_FAMILY_SHELL_STEPS: list[dict[str, Any]] = [
+    {"write": {"file_path": "hello.sh", "content": "echo $((6 * 7))\n"}},
+    {"shell": "sh hello.sh > out.txt"},
+    {"text": "Wrote and ran hello.sh.\n<promise>SUCCESS</promise>"},
+]
+GEMINI_FAMILY_SHELL_SCENARIO = GEMINI_FAMILY_SCENARIO.replace("python3 hello.py", "sh hello.sh")
 
 
 def require_cli(program: str, title: str, package: str, version: str) -> None:
@@ -123,6 +135,37 @@ def started(
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> Project:
     return greet_project(pytester, monkeypatch)
+
+
+def in_docker(project: Project, agent: str, env: str, home_files: str) -> str:
+    """The project's runs in the docker sandbox, from the image ``ooda sandbox image``
+    builds of ``agent`` (no registry, no build), with the host's network (the stand-in
+    is on 127.0.0.1), ``env`` and ``home_files`` passed in; the image's tag."""
+    from sandbox_images import node_agent_image, require_docker
+
+    require_docker()
+    image = node_agent_image(agent)
+    config = project.path / "ooda-config.yml"
+    config.write_text(
+        f"loop:\n  sandbox: {{kind: docker, image: '{image}', network: host, env: [{env}],"
+        f" home_files: [{home_files}]}}\n" + config.read_text()
+    )
+    return image
+
+
+def check_the_docker_run(project: Project, image: str) -> dict[str, Any]:
+    """The one record of a run of the shell task in ``image``: done, both tools called
+    and succeeded, in the docker sandbox."""
+    [record] = records(project)
+    assert record["outcome"] == "success", record.get("error_reason")
+    assert record["sandbox"]["kind"] == "docker"
+    assert record["sandbox"]["image"] == image
+    [iteration] = record["iterations"]
+    calls = iteration["tool_calls"]
+    assert [call["name"] for call in calls] == ["write_file", "run_shell_command"]
+    assert calls[1]["summary"] == "sh hello.sh > out.txt"
+    assert all(call["ok"] for call in calls)
+    return record
 
 
 def records(project: Project) -> list[dict[str, Any]]:

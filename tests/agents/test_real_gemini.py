@@ -20,8 +20,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from standin_client import (
     GEMINI_FAMILY_SCENARIO as SCENARIO,
+    GEMINI_FAMILY_SHELL_SCENARIO as SHELL_SCENARIO,
+    GEMINI_FAMILY_SHELL_STEPS as SHELL_STEPS,
     GEMINI_FAMILY_STEPS as STEPS,
     Standin as StandinProcess,
+    check_the_docker_run,
+    in_docker,
     project,
     records,
     require_cli,
@@ -159,6 +163,26 @@ def test_gemini_in_bwrap_with_its_settings_and_key_passed_in(
     assert record["sandbox"]["kind"] == "bwrap"
     assert "GEMINI_API_KEY" in record["fingerprint"]["env"]
     assert "*" not in record["fingerprint"]["env"]
+
+
+def test_gemini_in_docker_from_the_image_ooda_sandbox_image_builds(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = standin([SHELL_STEPS])
+    server.use(monkeypatch, project.path / "home")
+    image = in_docker(
+        project, "gemini", "GEMINI_API_KEY, GOOGLE_GEMINI_BASE_URL", "~/.gemini/settings.json"
+    )
+    project.scenario("geminied", SHELL_SCENARIO)
+    _live(project).assert_outcomes(passed=1, deselected=7)
+    record = check_the_docker_run(project, image)
+    assert "GEMINI_API_KEY" in record["fingerprint"]["env"]
+    assert [entry["served"] for entry in server.log()] == [
+        "router",
+        "tool:write",
+        "tool:shell",
+        "text",
+    ]
 
 
 PLANTED = "OODA-PLANTED-MEMORY-7f3a"

@@ -20,8 +20,12 @@ from typing import TYPE_CHECKING, Any
 import pytest
 from standin_client import (
     GEMINI_FAMILY_SCENARIO as SCENARIO,
+    GEMINI_FAMILY_SHELL_SCENARIO as SHELL_SCENARIO,
+    GEMINI_FAMILY_SHELL_STEPS as SHELL_STEPS,
     GEMINI_FAMILY_STEPS as STEPS,
     Standin as StandinProcess,
+    check_the_docker_run,
+    in_docker,
     project,
     records,
     require_cli,
@@ -148,6 +152,20 @@ def test_qwen_in_bwrap_with_its_settings_and_key_passed_in(
     # What the agent was given of the environment: the allow-list, its key among it.
     assert "OPENAI_API_KEY" in record["fingerprint"]["env"]
     assert "*" not in record["fingerprint"]["env"]
+
+
+def test_qwen_in_docker_from_the_image_ooda_sandbox_image_builds(
+    project: Project, standin: Callable[..., Standin], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    server = standin([SHELL_STEPS])
+    server.use(monkeypatch, project.path / "home")
+    env = "OPENAI_API_KEY, OPENAI_BASE_URL, OPENAI_MODEL, QWEN_CODE_SUPPRESS_YOLO_WARNING"
+    image = in_docker(project, "qwen", env, "~/.qwen/settings.json")
+    project.scenario("qwened", SHELL_SCENARIO)
+    _live(project).assert_outcomes(passed=1, deselected=7)
+    record = check_the_docker_run(project, image)
+    assert record["fingerprint"]["model"] == MODEL
+    assert [entry["served"] for entry in server.log()] == ["tool:write", "tool:shell", "text"]
 
 
 #: A word only the user's own memory file holds.

@@ -51,8 +51,17 @@ def test_a_script_or_a_missing_agent_is_refused(tmp_path: Path) -> None:
     script.chmod(0o755)
     done = _ooda("--agent", str(script))
     assert done.returncode == 2
-    assert "is not a native executable" in done.stderr
+    assert "is a script for sh, not a native executable or a Node script" in done.stderr
     assert "build: path/to/Dockerfile" in done.stderr
     missing = _ooda("--agent", "no-such-agent-here")
     assert missing.returncode == 2
     assert "no agent 'no-such-agent-here' here" in missing.stderr
+
+
+def test_a_node_script_outside_any_package_is_refused(tmp_path: Path) -> None:
+    script = tmp_path / "agent.js"
+    script.write_text("#!/usr/bin/env node\nconsole.log('hi')\n")
+    script.chmod(0o755)
+    done = _ooda("--agent", str(script))
+    assert done.returncode == 2
+    assert "is a Node script outside any package" in done.stderr
