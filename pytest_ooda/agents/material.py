@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pytest_ooda.agents.claude_code import Material
 
 __all__ = [
+    "INI_MATERIAL_SECTION",
     "MATERIAL_HELP",
     "MATERIAL_SECTIONS",
     "WORKSPACE_MATERIAL",
@@ -42,6 +43,8 @@ MATERIAL_HELP: Mapping[str, str] = MappingProxyType({"claude": "claude-code"})
 #: holding one is material the run uses (part of the prompt's identity) though nothing
 #: installs it.
 WORKSPACE_MATERIAL: Mapping[str, str] = MappingProxyType({"claude": ".claude"})
+#: The section whose directories the ini file names (``ooda_claude_dirs``).
+INI_MATERIAL_SECTION = "claude"
 
 
 def install(section: str, path: Path, workspace: Path) -> None:

@@ -36,11 +36,11 @@ from pytest_ooda.settings import (
     BUDGET_TOKENS,
     BUILTIN,
     CHANGED,
-    CLAUDE_DIRS,
     CONFIG,
     DRIFT,
     EXECUTOR,
     FRAGMENT_COVERAGE,
+    MATERIAL_DIRS,
     MAX_COST,
     MAX_TOKENS,
     RECORD_MODE,
@@ -313,12 +313,12 @@ def pytest_configure(config: pytest.Config) -> None:
         "live: runs a procedure against the real AI command; only runs when selected with -m live",
     )
     settings = read_settings(config)
-    if settings[CLAUDE_DIRS] and config.inipath is None:
+    if settings[MATERIAL_DIRS] and config.inipath is None:
         raise pytest.UsageError(
-            "ini option ooda_claude_dirs: its directories are collected with the ini file, "
-            "and this session has none (put the key in pytest.ini, tox.ini, setup.cfg or "
-            "pyproject.toml's [tool.pytest.ini_options], or name the directories in an "
-            "ooda-config.yml's claude: key)"
+            f"{settings.label(MATERIAL_DIRS.name)}: its directories are collected with the "
+            "ini file, and this session has none (put the key in pytest.ini, tox.ini, "
+            "setup.cfg or pyproject.toml's [tool.pytest.ini_options], or name the "
+            "directories in an ooda-config.yml's material section)"
         )
     config.stash[SESSION] = settings
     register_features(config, settings)
@@ -380,8 +380,8 @@ def register_features(config: pytest.Config, settings: SessionSettings) -> None:
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    if file_path == parent.config.inipath and parent.config.stash[SESSION][CLAUDE_DIRS]:
-        # The ini file's ooda_claude_dirs: agent material without a procedure config.
+    if file_path == parent.config.inipath and parent.config.stash[SESSION][MATERIAL_DIRS]:
+        # The ini file's material directories: agent material without a procedure config.
         from pytest_ooda.plugin.material import IniMaterial
 
         return IniMaterial.from_parent(parent, path=file_path)

@@ -68,24 +68,26 @@ def material_nodes(parent: pytest.Collector, loaded: LoadedFile) -> list[Materia
 
 
 class IniMaterial(pytest.File):
-    """The ini file, when its ``ooda_claude_dirs`` names material: a collector per
-    directory, named by the path as written (``claude[plugins/greeter]``)."""
+    """The ini file, when it names material directories (``ooda_claude_dirs``): a
+    collector per directory, named by its path from the ini file
+    (``claude[plugins/greeter]``)."""
 
     def collect(self) -> Iterable[MaterialNode]:
         import os
 
-        from pytest_ooda.settings import CLAUDE_DIRS
+        from pytest_ooda.agents.material import INI_MATERIAL_SECTION as SECTION
+        from pytest_ooda.settings import MATERIAL_DIRS
 
         base = self.path.parent
         return [
             MaterialNode.from_parent(
                 self,
-                name=f"claude[{Path(os.path.relpath(root, base)).as_posix()}]",
-                section="claude",
+                name=f"{SECTION}[{Path(os.path.relpath(root, base)).as_posix()}]",
+                section=SECTION,
                 root=root,
                 loaded=None,
             )
-            for root in self.config.stash[SESSION][CLAUDE_DIRS]
+            for root in self.config.stash[SESSION][MATERIAL_DIRS]
         ]
 
 

@@ -414,10 +414,10 @@ SCENARIO_DIR: Setting[Path | None] = Setting(
     ini="ooda_scenario_dir",
     path=True,
 )
-CLAUDE_DIRS: Setting[tuple[Path, ...]] = Setting(
+MATERIAL_DIRS: Setting[tuple[Path, ...]] = Setting(
     "claude_dirs",
-    "Claude Code plugins or .claude/ directories (relative to the ini file) collected "
-    "with the ini file, for a project without a procedure config",
+    "agent material directories (a plugin, a project's agent directory), relative to the "
+    "ini file, collected with it for a project without a procedure config",
     checks.directories,
     kind="list",
     default=(),
@@ -463,7 +463,7 @@ SETTINGS: tuple[Setting[Any], ...] = (
     REGRADE,
     PROCEDURE_FILES,
     SCENARIO_DIR,
-    CLAUDE_DIRS,
+    MATERIAL_DIRS,
 )
 
 

@@ -11,8 +11,6 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections import deque
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,16 +18,12 @@ from pytest_ooda.agents.base import Agent, ConfigSource, ModelApi, OutputFormat
 from pytest_ooda.agents.claude_code.fired import FiredWatch
 from pytest_ooda.agents.claude_code.loaded import configuration
 from pytest_ooda.agents.faults import Fault, infra_reason, kind_of_status
+from pytest_ooda.agents.message_stream import MessageStream
 from pytest_ooda.agents.report import AgentReport, ToolCall, tool_arguments
-from pytest_ooda.agents.stream import DEFAULT_MAX_LINE, AgentStream, as_int, as_mapping
+from pytest_ooda.agents.stream import DEFAULT_MAX_LINE, as_int, as_mapping
 from pytest_ooda.agents.text import (
-    ERROR_WIDTH,
-    SUMMARY_WIDTH,
     ToolTextBudget,
-    input_text,
     one_line,
-    result_text,
-    shown_lines,
     summarize,
 )
 
@@ -135,7 +129,7 @@ def _claude_infra(event: dict[str, Any], text: str) -> str | None:
     return fault.reason if fault is not None else None
 
 
-class ClaudeStream(AgentStream):
+class ClaudeStream(MessageStream):
     """``claude -p --output-format stream-json --verbose`` (or ``json``, whose one line is
     the ``result`` event alone): :meth:`feed` returns a readable line for a person
     watching (assistant text, ``→ Bash: pytest -q``, ``✗ Write: denied``) and
@@ -153,10 +147,6 @@ class ClaudeStream(AgentStream):
         super().__init__(max_line=max_line, budget=budget, watched=watched, redact=redact)
         self.kind = kind
         self.flags_hint = _HINTS[kind]
-        self._calls: dict[str, ToolCall] = {}
-        self._order: list[str] = []
-        # Only a stream cut off before its result needs these: the tail is enough.
-        self._texts: deque[str] = deque(maxlen=20)
         self._result: dict[str, Any] | None = None
         self._fired = FiredWatch()
         self._model: str | None = None
@@ -167,9 +157,9 @@ class ClaudeStream(AgentStream):
         if kind == "system" and isinstance(event.get("model"), str):
             self._model = event["model"]
         elif kind == "assistant":
-            return self._assistant(event)
+            return self._assistant(as_mapping(event.get("message")))
         elif kind == "user":
-            return self._tool_results(event)
+            return self._tool_results(as_mapping(event.get("message")))
         elif kind == "result":
             self._result = _claude_result(event)
             closing = _result_line(self._result)
@@ -181,58 +171,6 @@ class ClaudeStream(AgentStream):
             return closing
         return None
 
-    def _assistant(self, event: dict[str, Any]) -> str | None:
-        message = as_mapping(event.get("message"))
-        shown: list[str] = []
-        for block in message.get("content") or ():
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
-                self._texts.append(block["text"])
-                shown.append(block["text"])
-            elif block.get("type") == "tool_use":
-                call_id = str(block.get("id", len(self._order)))
-                name = str(block.get("name", "?"))
-                text, arguments, kept = self.budget.input(block.get("input"))
-                # The summary and the lines shown are made from the same argument.
-                source = input_text(block.get("input"))
-                call = ToolCall(
-                    name,
-                    one_line(source, SUMMARY_WIDTH),
-                    id=call_id,
-                    input=text,
-                    arguments=arguments,
-                    texts_kept=kept,
-                )
-                if call_id not in self._calls:
-                    self._order.append(call_id)
-                self._calls[call_id] = call
-                if self.watched:
-                    shown.append(shown_lines(f"→ {name}", self._clean(source)))
-        return "\n".join(shown) or None
-
-    def _tool_results(self, event: dict[str, Any]) -> str | None:
-        message = as_mapping(event.get("message"))
-        shown: list[str] = []
-        for block in message.get("content") or ():
-            if not isinstance(block, dict) or block.get("type") != "tool_result":
-                continue
-            call = self._calls.get(str(block.get("tool_use_id")))
-            if call is None:
-                continue
-            detail = result_text(block.get("content"))
-            failed = bool(block.get("is_error"))
-            # A call whose input was kept keeps its result while the budget lasts.
-            kept = call.texts_kept and not self.budget.spent
-            result = self.budget.result(detail, failed=failed)
-            error = one_line(detail, ERROR_WIDTH) if failed else None
-            self._calls[call.id or ""] = replace(
-                call, ok=not failed, error=error, result=result, texts_kept=kept
-            )
-            if failed and self.watched:
-                shown.append(shown_lines(f"✗ {call.name}", self._clean(detail)))
-        return "\n".join(shown) or None
-
     def _text_fault(self, text: str) -> Fault | None:
         return api_error_fault(text)
 
@@ -243,7 +181,7 @@ class ClaudeStream(AgentStream):
         return ROOT_REFUSAL_HINT if ROOT_REFUSAL in line else None
 
     def report(self) -> AgentReport:
-        calls = tuple(self._calls[call_id] for call_id in self._order)
+        calls = self._tool_calls()
         if self._result is None:
             what = (
                 "no result event"

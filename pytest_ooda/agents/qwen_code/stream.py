@@ -7,21 +7,15 @@ summed; no cost). What its error words mean is :func:`qwen_fault`."""
 
 from __future__ import annotations
 
-from collections import deque
-from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from pytest_ooda.agents.faults import Fault, message_fault
-from pytest_ooda.agents.report import AgentReport, ToolCall
-from pytest_ooda.agents.stream import DEFAULT_MAX_LINE, AgentStream, as_int, as_mapping
+from pytest_ooda.agents.message_stream import MessageStream
+from pytest_ooda.agents.report import AgentReport
+from pytest_ooda.agents.stream import DEFAULT_MAX_LINE, as_int, as_mapping
 from pytest_ooda.agents.text import (
-    ERROR_WIDTH,
-    SUMMARY_WIDTH,
     ToolTextBudget,
-    input_text,
     one_line,
-    result_text,
-    shown_lines,
 )
 
 if TYPE_CHECKING:
@@ -42,7 +36,7 @@ def qwen_fault(text: str) -> Fault | None:
     return message_fault(text)
 
 
-class QwenStream(AgentStream):
+class QwenStream(MessageStream):
     """``qwen --output-format stream-json``: :meth:`feed` returns a readable line for a
     person watching (the assistant's text, ``→ run_shell_command: pytest -q``, ``✗
     write_file: …``) and :meth:`report` the result."""
@@ -59,10 +53,6 @@ class QwenStream(AgentStream):
         redact: Callable[[str], str] | None = None,
     ) -> None:
         super().__init__(max_line=max_line, budget=budget, watched=watched, redact=redact)
-        self._calls: dict[str, ToolCall] = {}
-        self._order: list[str] = []
-        # Only a stream cut off before its result needs these: the tail is enough.
-        self._texts: deque[str] = deque(maxlen=20)
         self._result: dict[str, Any] | None = None
         self._model: str | None = None
 
@@ -82,60 +72,13 @@ class QwenStream(AgentStream):
     def _assistant(self, message: dict[str, Any]) -> str | None:
         if isinstance(message.get("model"), str):
             self._model = message["model"]
-        shown: list[str] = []
-        for block in message.get("content") or ():
-            if not isinstance(block, dict):
-                continue
-            if block.get("type") == "text" and isinstance(block.get("text"), str):
-                self._texts.append(block["text"])
-                shown.append(block["text"])
-            elif block.get("type") == "tool_use":
-                call_id = str(block.get("id", len(self._order)))
-                name = str(block.get("name", "?"))
-                text, arguments, kept = self.budget.input(block.get("input"))
-                source = input_text(block.get("input"))
-                if call_id not in self._calls:
-                    self._order.append(call_id)
-                self._calls[call_id] = ToolCall(
-                    name,
-                    one_line(source, SUMMARY_WIDTH),
-                    id=call_id,
-                    input=text,
-                    arguments=arguments,
-                    texts_kept=kept,
-                )
-                if self.watched:
-                    shown.append(shown_lines(f"→ {name}", self._clean(source)))
-        return "\n".join(shown) or None
-
-    def _tool_results(self, message: dict[str, Any]) -> str | None:
-        shown: list[str] = []
-        for block in message.get("content") or ():
-            if not isinstance(block, dict) or block.get("type") != "tool_result":
-                continue
-            call = self._calls.get(str(block.get("tool_use_id")))
-            if call is None:
-                continue
-            detail = result_text(block.get("content"))
-            failed = bool(block.get("is_error"))
-            kept = call.texts_kept and not self.budget.spent
-            result = self.budget.result(detail, failed=failed)
-            self._calls[call.id or ""] = replace(
-                call,
-                ok=not failed,
-                error=one_line(detail, ERROR_WIDTH) if failed else None,
-                result=result,
-                texts_kept=kept,
-            )
-            if failed and self.watched:
-                shown.append(shown_lines(f"✗ {call.name}", self._clean(detail)))
-        return "\n".join(shown) or None
+        return super()._assistant(message)
 
     def _text_fault(self, text: str) -> Fault | None:
         return qwen_fault(text)
 
     def report(self) -> AgentReport:
-        calls = tuple(self._calls[call_id] for call_id in self._order)
+        calls = self._tool_calls()
         if self._result is None:
             return AgentReport(
                 text="\n".join(self._texts),
