@@ -39,6 +39,7 @@ from pytest_ooda.agents.claude_code import (
 from pytest_ooda.agents.faults import Evidence, Fault, infra_reason, kind_of_status, message_fault
 from pytest_ooda.agents.fingerprint import Configuration, from_sources
 from pytest_ooda.agents.material import (
+    INI_MATERIAL_SECTION,
     MATERIAL_HELP,
     MATERIAL_SECTIONS,
     WORKSPACE_MATERIAL,
@@ -90,6 +91,7 @@ __all__ = [
     "DEFAULT_AGENT",
     "DEFAULT_MAX_LINE",
     "ERROR_WIDTH",
+    "INI_MATERIAL_SECTION",
     "MATERIAL_HELP",
     "MATERIAL_SECTIONS",
     "RUN_TOOL_TEXT",

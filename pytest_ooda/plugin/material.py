@@ -75,7 +75,7 @@ class IniMaterial(pytest.File):
     def collect(self) -> Iterable[MaterialNode]:
         import os
 
-        from pytest_ooda.agents.material import INI_MATERIAL_SECTION as SECTION
+        from pytest_ooda.agents import INI_MATERIAL_SECTION as SECTION
         from pytest_ooda.settings import MATERIAL_DIRS
 
         base = self.path.parent
