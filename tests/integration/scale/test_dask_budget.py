@@ -19,10 +19,13 @@ if TYPE_CHECKING:
 
 QUIET = ("-p", "no:cacheprovider", "-p", "no:benchmark", "-p", "no:hypothesispytest")
 
-#: $0.10 and 1,000 tokens a run, in Claude Code's stream-json.
+#: $0.10 and 1,000 tokens a run, in Claude Code's stream-json; a run lasts 1.5 s, so
+#: the controller has counted the third run before a fifth could begin (an instant run
+#: would let the cluster begin several in the time the controller takes to count one).
 AGENT = """\
-import json, sys
+import json, sys, time
 sys.stdin.read()
+time.sleep(1.5)
 text = "done <promise>SUCCESS</promise>"
 print(json.dumps({"type": "assistant", "message": {"content": [{"type": "text", "text": text}]}}))
 print(json.dumps({"type": "result", "is_error": False, "result": text, "num_turns": 1,
