@@ -11,6 +11,7 @@ from collections import deque
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+from pytest_ooda.agents.report import ToolCall
 from pytest_ooda.agents.stream import DEFAULT_MAX_LINE, AgentStream
 from pytest_ooda.agents.text import (
     ERROR_WIDTH,
@@ -24,7 +25,6 @@ from pytest_ooda.agents.text import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from pytest_ooda.agents.report import ToolCall
     from pytest_ooda.agents.text import ToolTextBudget
 
 __all__ = ["MessageStream"]
@@ -54,8 +54,6 @@ class MessageStream(AgentStream):
     def _assistant(self, message: dict[str, Any]) -> str | None:
         """An assistant message: its text shown, each ``tool_use`` a call (``→ Bash:
         pytest -q`` for a person watching)."""
-        from pytest_ooda.agents.report import ToolCall
-
         shown: list[str] = []
         for block in message.get("content") or ():
             if not isinstance(block, dict):

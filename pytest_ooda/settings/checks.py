@@ -169,22 +169,21 @@ def config_file(value: Any, label: str) -> Path:
     return path
 
 
-def scenario_dir(value: Any, label: str) -> Path:
+def _directory(value: Any, label: str, noun: str = "directory") -> Path:
+    """An existing directory (already made absolute from where it was given)."""
     path = Path(value)
     if not path.is_dir():
-        what = "scenario directory not found" if not path.exists() else "not a directory"
+        what = f"{noun} not found" if not path.exists() else "not a directory"
         raise UsageError(f"{label}: {what}: {path}")
     return path
 
 
+def scenario_dir(value: Any, label: str) -> Path:
+    return _directory(value, label, "scenario directory")
+
+
 def directories(value: Any, label: str) -> tuple[Path, ...]:
-    """Existing directories (each already made absolute from where it was given)."""
-    found = tuple(Path(item) for item in value)
-    for path in found:
-        if not path.is_dir():
-            what = "directory not found" if not path.exists() else "not a directory"
-            raise UsageError(f"{label}: {what}: {path}")
-    return found
+    return tuple(_directory(item, label) for item in value)
 
 
 def results(value: Any, label: str) -> Path:

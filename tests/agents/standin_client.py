@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import pytest
@@ -71,7 +72,7 @@ def require_cli(program: str, title: str, package: str, version: str) -> None:
         pytest.skip(message)
 
 
-class Standin:
+class Standin(ABC):
     """One stand-in serving ``sessions`` (``watch``: a word whose presence in each
     request it logs), on a port of its own. A subclass names its script and says how
     the CLI is pointed at it (``use``)."""
@@ -111,8 +112,9 @@ class Standin:
             self.process.terminate()
             self.process.wait(timeout=10)
 
+    @abstractmethod
     def use(self, monkeypatch: pytest.MonkeyPatch, home: Path) -> None:
-        raise NotImplementedError
+        """Point the CLI at this stand-in: its settings under ``home``, its variables."""
 
 
 def started(

@@ -44,7 +44,8 @@ class ScriptState:
 
 
 class StandinHandler(BaseHTTPRequestHandler):
-    """A stand-in's handler: its subclass answers ``do_POST`` and shapes errors."""
+    """A stand-in's handler: its subclass answers ``do_POST`` (and shapes errors as its
+    API does)."""
 
     script: ScriptState
 
@@ -52,7 +53,9 @@ class StandinHandler(BaseHTTPRequestHandler):
         pass
 
     def error_body(self, status: int, message: str) -> bytes:
-        raise NotImplementedError
+        """An error body: ``{"error": {"code", "message"}}``; a stand-in whose API
+        words its errors otherwise answers in that API's shape."""
+        return json.dumps({"error": {"code": status, "message": message}}).encode()
 
     def do_GET(self) -> None:
         if self.path == "/_standin/log":
